@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Runs every test/**/*.test.ts with node's own test runner (TypeScript through tsx).
+// Node 20's --test does not expand globs, so the files are collected here.
+// Usage: node scripts/run-tests.mjs [folder-or-file ...]   (default: test/)
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function collect(path, out) {
+  const st = statSync(path);
+  if (st.isDirectory()) {
+    for (const name of readdirSync(path).sort()) {
+      if (name === 'node_modules' || name === 'fixtures') continue;
+      collect(join(path, name), out);
+    }
+  } else if (/\.test\.(ts|mts|js|mjs)$/.test(path)) {
+    out.push(path);
+  }
+  return out;
+}
+
+const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+const files = (roots.length ? roots : ['test']).flatMap((r) => collect(resolve(r), []));
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const res = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files],
+  { stdio: 'inherit' },
+);
+process.exit(res.status ?? 1);
