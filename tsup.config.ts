@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+// One entry per public subpath (see package.json "exports") and one per bin.
+// Entries whose source file does not exist yet are skipped, so the build stays green while
+// an engine is being written.
+const candidates: Record<string, string> = {
+  index: 'src/index.ts',
+  'transports/index': 'transports/index.ts',
+  'transports/ssh': 'transports/ssh.ts',
+  'engines/ocaml/index': 'engines/ocaml/index.ts',
+  'engines/lispex/index': 'engines/lispex/index.ts',
+  'engines/lispex/worker': 'engines/lispex/worker.ts',
+  'engines/ultimate/index': 'engines/ultimate/index.ts',
+  'engines/ultimate/virtual/index': 'engines/ultimate/virtual/index.ts',
+  'adapters/topup/index': 'adapters/topup/index.ts',
+  'adapters/lispex/index': 'adapters/lispex/index.ts',
+  'bin/mcp-engines': 'bin/mcp-engines.ts',
+  'bin/topup': 'bin/topup.ts',
+  'bin/topup-opt': 'bin/topup-opt.ts',
+  'bin/lispex': 'bin/lispex.ts',
+  'bin/ultimate-tool': 'bin/ultimate-tool.ts',
+  'examples/echo-server': 'examples/echo-server.ts',
+};
+const entry = Object.fromEntries(Object.entries(candidates).filter(([, file]) => existsSync(file)));
+
+export default defineConfig({
+  entry,
+  format: ['esm', 'cjs'],
+  dts: { entry: Object.fromEntries(Object.entries(entry).filter(([k]) => !k.startsWith('bin/') && !k.endsWith('/worker'))) },
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  platform: 'node',
+  splitting: true,
+  shims: true,
+  outDir: 'dist',
+});
