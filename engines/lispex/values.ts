@@ -243,3 +243,11 @@ export function arrayFromList(v: Value): Value[] | null {
 export function isTruthy(v: Value): boolean {
   return v !== false;
 }
+
+/**
+ * Zero values: the result of definitions, `set!`, output procedures (display, write, newline,
+ * println: registry cardinality `discard`), and forms with no applicable branch (one-armed `if`
+ * with a false test, `cond`/`case` with no matching clause, `when`/`unless` skipped). Using it
+ * where one value is required is E320. The interactive CLI prints nothing for it.
+ */
+export const NO_VALUES = new MultipleValues([]);
