@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * The reference bin: every server of the package under one command.
+ *   mcp-engines <server> [args…]
+ * Each server is also installed under the command name its contract uses (topup, lispex,
+ * ultimate-tool); `mcp-engines <server> …` and `<server> …` behave the same.
+ */
+import { packageVersion } from '../src/package-info.js';
+
+type Subcommand = { summary: string; run: (argv: string[]) => Promise<void> };
+
+const SUBCOMMANDS: Record<string, Subcommand> = {
+  example: {
+    summary: 'the example echo server (stdio, or --socket PATH)',
+    run: async (argv) => (await import('../examples/echo-server.js')).runEchoServer(argv),
+  },
+};
+
+const HELP = `mcp-engines ${packageVersion()} — real execution engines behind the Model Context Protocol
+
+Usage:
+  mcp-engines <server> [options]     run one server (stdio unless the server says otherwise)
+  mcp-engines --help | --version
+
+Servers:
+${Object.entries(SUBCOMMANDS)
+  .map(([name, s]) => `  ${name.padEnd(16)} ${s.summary}`)
+  .join('\n')}
+
+Run "mcp-engines <server> --help" for a server's own options.
+Logs go to stderr; set MCP_ENGINES_LOG=error|warn|info|debug.
+`;
+
+export async function main(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (first === '--version' || first === '-V') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
+  const sub = SUBCOMMANDS[first];
+  if (!sub) {
+    process.stderr.write(`mcp-engines: unknown server "${first}"; expected one of: ${Object.keys(SUBCOMMANDS).join(', ')}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await sub.run(rest);
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  process.stderr.write(`mcp-engines: ${err.message}\n`);
+  process.exit(1);
+});

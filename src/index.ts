@@ -1,0 +1,33 @@
+// mcp-engines core: compose MCP servers from engines, tool sets and transports.
+export { McpServer, ServerSession, type McpServerOptions, type ClientInfo } from './mcp/server.js';
+export { McpClient, type CallOptions, type McpClientOptions } from './mcp/client.js';
+export {
+  ToolRegistry,
+  describeZodError,
+  type ToolDefinition,
+  type ToolContext,
+  type ToolDescriptor,
+  type ToolAnnotations,
+} from './tool-registry.js';
+export {
+  ToolError,
+  ToolResult,
+  RawToolResult,
+  toolResult,
+  rawResult,
+  parseToolPayload,
+  type CallToolResult,
+  type ContentBlock,
+  type TextContent,
+} from './tool-result.js';
+export { JsonRpcPeer, type RequestContext, type RequestOptions } from './jsonrpc/peer.js';
+export { ErrorCode, RpcError, RemoteError } from './jsonrpc/errors.js';
+export {
+  PROTOCOL_VERSIONS,
+  LATEST_PROTOCOL_VERSION,
+  negotiateVersion,
+  type ProtocolVersion,
+} from './mcp/protocol-version.js';
+export { createLogger, type Logger } from './logger.js';
+export type { Transport, JsonRpcMessage, JsonRpcId } from '../transports/transport.js';
+export { packageRoot, packageVersion } from "./package-info.js";

@@ -1,0 +1,156 @@
+import type { Transport, JsonRpcId } from '../../transports/transport.js';
+import { JsonRpcPeer } from '../jsonrpc/peer.js';
+import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { createLogger, type Logger } from '../logger.js';
+import type { ToolContext, ToolRegistry } from '../tool-registry.js';
+import { PROTOCOL_VERSIONS, negotiateVersion } from './protocol-version.js';
+
+export interface ClientInfo {
+  name?: string;
+  version?: string;
+  [key: string]: unknown;
+}
+
+export interface McpServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  /** Versions this server speaks; the first is its preferred one. Default: all known, newest first. */
+  protocolVersions?: readonly string[];
+  /** Sent in the initialize result; a function is called at each initialize (live state). */
+  instructions?: string | ((session: ServerSession) => string | undefined);
+  tools: ToolRegistry;
+  /**
+   * Sees every notifications/cancelled, with all its fields (e.g. topup's host/session), after
+   * the named request (if it is in flight on this session) has been aborted.
+   */
+  onCancelled?: (params: Record<string, unknown>, session: ServerSession) => void;
+  logger?: Logger;
+}
+
+/**
+ * An MCP server: the tools and identity, shared by every connection. Each `connect` creates a
+ * ServerSession; the server (and whatever engines its tools hold) outlives them.
+ */
+export class McpServer {
+  readonly sessions = new Set<ServerSession>();
+  readonly log: Logger;
+  readonly protocolVersions: readonly string[];
+
+  constructor(readonly options: McpServerOptions) {
+    this.log = options.logger ?? createLogger(options.name);
+    this.protocolVersions = options.protocolVersions?.length ? options.protocolVersions : PROTOCOL_VERSIONS;
+  }
+
+  /** Serve one connection. Resolves once the transport has started. */
+  async connect(transport: Transport): Promise<ServerSession> {
+    const session = new ServerSession(this, transport);
+    this.sessions.add(session);
+    session.onClose(() => this.sessions.delete(session));
+    await session.start();
+    return session;
+  }
+
+  /** Close every open session. */
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions].map((s) => s.close()));
+  }
+}
+
+/** One client's connection to an McpServer. */
+export class ServerSession {
+  private readonly peer: JsonRpcPeer;
+  /** Until initialize says otherwise, the server's preferred version. */
+  protocolVersion: string;
+  clientInfo?: ClientInfo;
+  clientCapabilities?: Record<string, unknown>;
+  initialized = false;
+
+  constructor(
+    readonly server: McpServer,
+    transport: Transport,
+  ) {
+    this.protocolVersion = server.protocolVersions[0]!;
+    this.peer = new JsonRpcPeer(transport, server.log);
+    const { options } = server;
+
+    this.peer.onRequest('initialize', (params) => {
+      this.protocolVersion = negotiateVersion(params.protocolVersion, server.protocolVersions);
+      this.clientInfo = isObject(params.clientInfo) ? (params.clientInfo as ClientInfo) : undefined;
+      this.clientCapabilities = isObject(params.capabilities) ? (params.capabilities as Record<string, unknown>) : {};
+      const instructions = typeof options.instructions === 'function' ? options.instructions(this) : options.instructions;
+      return {
+        protocolVersion: this.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: options.name, version: options.version, ...(options.title ? { title: options.title } : {}) },
+        ...(instructions ? { instructions } : {}),
+      };
+    });
+    this.peer.onNotification('notifications/initialized', () => {
+      this.initialized = true;
+    });
+    this.peer.onRequest('ping', () => ({}));
+    this.peer.onRequest('tools/list', () => ({ tools: options.tools.list(this.protocolVersion) }));
+    this.peer.onRequest('tools/call', (params, ctx) => {
+      const name = params.name;
+      if (typeof name !== 'string') throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string naming a tool');
+      if (!options.tools.has(name)) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      const args = params.arguments;
+      if (args !== undefined && !isObject(args)) {
+        throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
+      }
+      const meta = isObject(params._meta) ? (params._meta as Record<string, unknown>) : undefined;
+      return options.tools.call(name, args ?? {}, this.toolContext(ctx.id, ctx.signal, meta?.progressToken));
+    });
+    // The peer aborts the named request itself; the hook sees the full notification afterwards.
+    this.peer.onNotification('notifications/cancelled', (params) => options.onCancelled?.(params, this));
+  }
+
+  start(): Promise<void> {
+    return this.peer.start();
+  }
+
+  private toolContext(requestId: JsonRpcId, signal: AbortSignal, progressToken: unknown): ToolContext {
+    const hasToken = typeof progressToken === 'string' || typeof progressToken === 'number';
+    return {
+      signal,
+      requestId,
+      protocolVersion: this.protocolVersion,
+      clientInfo: this.clientInfo,
+      log: this.server.log,
+      progress: hasToken
+        ? (progress, total, message) => {
+            if (signal.aborted) return;
+            this.peer.notify('notifications/progress', {
+              progressToken,
+              progress,
+              ...(total !== undefined ? { total } : {}),
+              ...(message !== undefined ? { message } : {}),
+            });
+          }
+        : () => {},
+      notify: (method, params) => this.peer.notify(method, params),
+    };
+  }
+
+  /** A request to the client (e.g. ping). */
+  request(method: string, params?: Record<string, unknown>, options?: { signal?: AbortSignal; timeoutMs?: number }) {
+    return this.peer.request(method, params, options);
+  }
+
+  notify(method: string, params?: Record<string, unknown>): void {
+    this.peer.notify(method, params);
+  }
+
+  onClose(listener: () => void): void {
+    this.peer.onClose(listener);
+  }
+
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+}
+
+function isObject(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

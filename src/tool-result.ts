@@ -1,0 +1,61 @@
+/** MCP content and results, as they appear on the wire. */
+export type TextContent = { type: 'text'; text: string };
+export type ContentBlock = TextContent | { type: string; [key: string]: unknown };
+
+export interface CallToolResult {
+  content: ContentBlock[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * An error a tool reports to its caller: becomes an `isError: true` result whose JSON payload is
+ * `{ error: message, ...details }`. The server keeps serving.
+ */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  toPayload(): Record<string, unknown> {
+    return { error: this.message, ...this.details };
+  }
+}
+
+/** A handler's explicit result: a JSON payload and whether it is an error. */
+export class ToolResult {
+  constructor(
+    readonly payload: unknown,
+    readonly isError: boolean,
+  ) {}
+}
+
+/** A result passed through untouched, e.g. one that a routed peer already produced. */
+export class RawToolResult {
+  constructor(readonly result: CallToolResult) {}
+}
+
+export function toolResult(payload: unknown, options: { isError?: boolean } = {}): ToolResult {
+  return new ToolResult(payload, options.isError ?? false);
+}
+
+export function rawResult(result: CallToolResult): RawToolResult {
+  return new RawToolResult(result);
+}
+
+/** Read the JSON payload out of a result produced by this library (first text block). */
+export function parseToolPayload(result: CallToolResult): unknown {
+  const first = result.content?.[0];
+  if (!first || first.type !== 'text' || typeof first.text !== 'string') return undefined;
+  try {
+    return JSON.parse(first.text);
+  } catch {
+    return first.text;
+  }
+}

@@ -1,0 +1,251 @@
+// An SSH connection (ssh2) that behaves like the user's OpenSSH client: the host is resolved from
+// ~/.ssh/config, authentication uses the SSH agent (SSH_AUTH_SOCK) and the identity files, and the
+// server's host key must be listed in known_hosts (unknown or changed keys are refused, never
+// accepted). On top of it: running a remote command, and opening an OpenSSH stream-local channel
+// to a Unix socket on the remote host, exposed as an MCP Transport with NDJSON framing — the bytes
+// go through the SSH connection itself, no local TCP port is opened.
+import { readFileSync, existsSync } from 'node:fs';
+import { Client, utils, type AgentAuthMethod, type PublicKeyAuthMethod, type ClientChannel, type ConnectConfig } from 'ssh2';
+import { resolveSshHost, type ResolvedSshHost } from './ssh/config.js';
+import { KnownHosts, knownHostsName, algorithmsForKeyType, type HostKeyVerdict } from './ssh/known-hosts.js';
+import { StreamTransport } from './stream.js';
+import type { Transport } from './transport.js';
+
+export { resolveSshHost, type ResolvedSshHost } from './ssh/config.js';
+export { KnownHosts, knownHostsName, fingerprint } from './ssh/known-hosts.js';
+
+/** Where an SSH connection attempt failed. */
+export type SshPhase = 'config' | 'connect' | 'host-key' | 'auth';
+
+export class SshError extends Error {
+  override readonly name = 'SshError';
+  constructor(message: string, readonly phase: SshPhase) {
+    super(message);
+  }
+}
+
+export interface SshConnectOptions {
+  /** Local home whose .ssh/ is used (config, identities, known_hosts). */
+  home: string;
+  /** ssh config file (default <home>/.ssh/config). */
+  configPath?: string;
+  /** Agent socket (default: $SSH_AUTH_SOCK; empty string disables the agent). */
+  agentSocket?: string;
+  /** Replaces the known_hosts files from the config (tests, or callers with their own trust store). */
+  knownHostsFiles?: readonly string[];
+  /** Handshake deadline in ms (default: ConnectTimeout from the config, else 20 s). */
+  readyTimeoutMs?: number;
+  /** Diagnostics sink (stderr in the server); never receives key material. */
+  log?: (message: string) => void;
+}
+
+export interface ExecResult {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}
+
+const EXEC_OUTPUT_CAP = 256 * 1024;
+
+/** Single-quote a string for a POSIX shell. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+interface Identity {
+  method: AgentAuthMethod | PublicKeyAuthMethod;
+  label: string;
+}
+
+function identitiesFor(host: ResolvedSshHost, agentSocket: string | undefined, log: (m: string) => void): Identity[] {
+  const out: Identity[] = [];
+  if (agentSocket && !host.identitiesOnly) {
+    out.push({ method: { type: 'agent', username: host.user, agent: agentSocket }, label: `agent (${agentSocket})` });
+  }
+  for (const file of host.identityFiles) {
+    if (!existsSync(file)) continue;
+    let data: Buffer;
+    try {
+      data = readFileSync(file);
+    } catch (err) {
+      log(`ssh: cannot read identity ${file}: ${(err as Error).message}`);
+      continue;
+    }
+    const parsed = utils.parseKey(data);
+    if (parsed instanceof Error) {
+      // Encrypted keys need a passphrase we do not have; the agent is the way to use them.
+      log(`ssh: skipping identity ${file}: ${parsed.message}`);
+      continue;
+    }
+    out.push({ method: { type: 'publickey', username: host.user, key: data }, label: file });
+  }
+  return out;
+}
+
+export class SshConnection {
+  private closed = false;
+  private readonly closeListeners = new Set<(reason: string) => void>();
+
+  private constructor(
+    private readonly client: Client,
+    readonly host: ResolvedSshHost,
+  ) {
+    const onEnd = (reason: string) => {
+      if (this.closed) return;
+      this.closed = true;
+      for (const l of this.closeListeners) l(reason);
+    };
+    client.on('close', () => onEnd('the SSH connection closed'));
+    client.on('error', (err) => onEnd(`the SSH connection failed: ${err.message}`));
+  }
+
+  /** Resolve `alias` like OpenSSH, connect, verify the host key, authenticate. */
+  static connect(alias: string, options: SshConnectOptions): Promise<SshConnection> {
+    const log = options.log ?? (() => {});
+    let host: ResolvedSshHost;
+    try {
+      host = resolveSshHost(alias, { home: options.home, ...(options.configPath ? { configPath: options.configPath } : {}) });
+    } catch (err) {
+      return Promise.reject(new SshError((err as Error).message, 'config'));
+    }
+    const knownHosts = new KnownHosts(options.knownHostsFiles ?? [...host.userKnownHostsFiles, ...host.globalKnownHostsFiles]);
+    const lookupName = knownHostsName(host.hostname, host.port, host.hostKeyAlias);
+    const agentSocket = options.agentSocket ?? process.env.SSH_AUTH_SOCK;
+    const identities = identitiesFor(host, agentSocket || undefined, log);
+    const where = `${host.user}@${host.hostname}:${host.port}` + (alias !== host.hostname ? ` (host "${alias}")` : '');
+    if (identities.length === 0) {
+      return Promise.reject(
+        new SshError(
+          `no way to authenticate to ${where}: SSH_AUTH_SOCK is not set and no identity file exists ` +
+            `(looked for ${host.identityFiles.length ? host.identityFiles.join(', ') : '~/.ssh/id_*'}); add an IdentityFile to ~/.ssh/config or start an ssh-agent`,
+          'auth',
+        ),
+      );
+    }
+
+    // Ask for a host-key type we can check, as OpenSSH does when known_hosts has entries for the host.
+    const preferred = knownHosts.keyTypesFor(lookupName).flatMap(algorithmsForKeyType);
+    let verdict: HostKeyVerdict | undefined;
+    const config: ConnectConfig = {
+      host: host.hostname,
+      port: host.port,
+      username: host.user,
+      readyTimeout: options.readyTimeoutMs ?? host.connectTimeoutMs ?? 20_000,
+      keepaliveInterval: 15_000,
+      keepaliveCountMax: 4,
+      authHandler: identities.map((i) => i.method),
+      hostVerifier: (key: Buffer) => {
+        verdict = knownHosts.verify(lookupName, key);
+        if (verdict.ok) log(`ssh: host key for ${lookupName} matches ${verdict.file}:${verdict.line}`);
+        return verdict.ok;
+      },
+      ...(preferred.length ? { algorithms: { serverHostKey: { prepend: preferred } as never } } : {}),
+    };
+
+    return new Promise((resolve, reject) => {
+      const client = new Client();
+      let settled = false;
+      const fail = (err: SshError) => {
+        if (settled) return;
+        settled = true;
+        client.end();
+        reject(err);
+      };
+      client.once('ready', () => {
+        if (settled) return;
+        settled = true;
+        client.removeListener('error', onError);
+        resolve(new SshConnection(client, host));
+      });
+      const onError = (err: Error & { level?: string }) => {
+        if (verdict && !verdict.ok) return fail(new SshError(verdict.message, 'host-key'));
+        if (err.level === 'client-authentication') {
+          return fail(
+            new SshError(
+              `authentication to ${where} failed; tried ${identities.map((i) => i.label).join(', ')}. ` +
+                `Is the matching public key in the remote user's ~/.ssh/authorized_keys?`,
+              'auth',
+            ),
+          );
+        }
+        fail(new SshError(`cannot connect to ${where}: ${err.message}`, 'connect'));
+      };
+      client.on('error', onError);
+      client.once('close', () => fail(new SshError(`connection to ${where} closed during the handshake`, verdict && !verdict.ok ? 'host-key' : 'connect')));
+      try {
+        client.connect(config);
+      } catch (err) {
+        fail(new SshError(`cannot connect to ${where}: ${(err as Error).message}`, 'connect'));
+      }
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Called once when the connection ends for any reason (not called for close() itself). */
+  onClose(listener: (reason: string) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  /** Run `command` through the remote user's shell; collects (capped) output and the exit status. */
+  exec(command: string, options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error('the SSH connection is closed'));
+      this.client.exec(command, (err, channel) => {
+        if (err) return reject(err);
+        let stdout = '';
+        let stderr = '';
+        const timer = options.timeoutMs
+          ? setTimeout(() => {
+              channel.close();
+              reject(new Error(`remote command did not finish within ${options.timeoutMs} ms`));
+            }, options.timeoutMs)
+          : undefined;
+        channel.on('data', (b: Buffer) => {
+          if (stdout.length < EXEC_OUTPUT_CAP) stdout += b.toString();
+        });
+        channel.stderr.on('data', (b: Buffer) => {
+          if (stderr.length < EXEC_OUTPUT_CAP) stderr += b.toString();
+        });
+        let code: number | null = null;
+        let signal: string | null = null;
+        channel.on('exit', (c: number | null, s?: string) => {
+          code = c;
+          signal = s ?? null;
+        });
+        channel.on('close', () => {
+          if (timer) clearTimeout(timer);
+          resolve({ code, signal, stdout, stderr });
+        });
+      });
+    });
+  }
+
+  /** A raw stream-local channel to `socketPath` on the remote host (OpenSSH direct-streamlocal). */
+  openStreamLocal(socketPath: string): Promise<ClientChannel> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error('the SSH connection is closed'));
+      this.client.openssh_forwardOutStreamLocal(socketPath, (err, channel) => (err ? reject(err) : resolve(channel)));
+    });
+  }
+
+  /** An MCP Transport (NDJSON) over a stream-local channel to the remote Unix socket `socketPath`. */
+  async streamLocalTransport(socketPath: string): Promise<Transport> {
+    const channel = await this.openStreamLocal(socketPath);
+    return new StreamTransport(channel, channel, {
+      onClose: () => {
+        channel.end();
+      },
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.client.end();
+  }
+}

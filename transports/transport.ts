@@ -1,0 +1,38 @@
+/**
+ * The one interface every wire implements. It has the same shape as the official MCP SDK's
+ * `Transport` (start/send/close + onmessage/onclose/onerror), so the SDK's Client and Server can
+ * run over our transports and our McpServer/McpClient over the SDK's.
+ */
+export type JsonRpcId = string | number;
+
+/** A JSON-RPC message as it travels. Transports do not validate it: the session does. */
+export type JsonRpcMessage = { jsonrpc?: unknown; id?: unknown; method?: unknown; [key: string]: unknown };
+
+export interface Transport {
+  /** Begin receiving. Handlers must be set before this is called. */
+  start(): Promise<void>;
+  /** Hand one message to the wire. Resolves once handed off — never waits for the peer to process it. */
+  send(message: JsonRpcMessage): Promise<void>;
+  /** Close the wire; `onclose` fires once. */
+  close(): Promise<void>;
+  onmessage?: (message: JsonRpcMessage, extra?: unknown) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  sessionId?: string;
+}
+
+/** A line that was not valid JSON (or not valid UTF-8). The session answers -32700. */
+export class JsonParseError extends Error {
+  override readonly name = 'JsonParseError';
+  constructor(readonly line: string, cause?: unknown) {
+    super(`malformed JSON: ${cause instanceof Error ? cause.message : String(cause ?? 'invalid')}`);
+  }
+}
+
+/** A message longer than the transport's line limit. It was discarded without being buffered whole. */
+export class MessageTooLargeError extends Error {
+  override readonly name = 'MessageTooLargeError';
+  constructor(readonly limitBytes: number) {
+    super(`message exceeds the maximum line size of ${limitBytes} bytes and was discarded`);
+  }
+}
