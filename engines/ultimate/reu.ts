@@ -1,0 +1,183 @@
+// The DMA service on TCP port 64 ("socket DMA"): frames of `u16 LE command (FFxx), u16 LE length,
+// payload`. With a network password set the firmware drops the connection on any command before a
+// successful FF1F authentication, which answers one byte (1 = accepted, 0 = refused, after a
+// one-second throttle). Only FF1F, FF0E (identify) and FF76 (debug register) answer at all; the
+// other commands are fire-and-forget, so a write is "reported" by the byte count we framed and sent,
+// and made certain by a round-trip command afterwards (FF0E), which the firmware only answers once
+// every earlier command on the connection has been performed.
+import net from 'node:net';
+import { UltimateError, networkError } from './errors.js';
+
+export const DMA_COMMANDS = {
+  dmaLoad: 0xff01,
+  dmaRun: 0xff02,
+  keyboard: 0xff03,
+  reset: 0xff04,
+  wait: 0xff05,
+  dmaWrite: 0xff06,
+  reuWrite: 0xff07,
+  dmaJump: 0xff09,
+  identify: 0xff0e,
+  authenticate: 0xff1f,
+  debugStreamOn: 0xff22,
+  debugStreamOff: 0xff32,
+  debugRegister: 0xff76,
+} as const;
+
+/** Largest REU payload in one frame: 65535 minus the 3-byte REU offset. */
+export const REU_MAX_CHUNK = 65532;
+/** REU offsets are 24-bit. */
+export const REU_SPACE = 0x1000000;
+
+export interface DmaOptions {
+  host: string;
+  port?: number;
+  password?: string;
+  timeoutMs?: number;
+}
+
+export class DmaConnection {
+  readonly #socket: net.Socket;
+  readonly #timeoutMs: number;
+  #buffer: Buffer = Buffer.alloc(0);
+  #waiter?: { n: number; resolve: (b: Buffer) => void; reject: (e: Error) => void };
+  #closedError?: UltimateError;
+
+  private constructor(socket: net.Socket, timeoutMs: number) {
+    this.#socket = socket;
+    this.#timeoutMs = timeoutMs;
+    socket.on('data', (d: Buffer) => {
+      this.#buffer = this.#buffer.length ? Buffer.concat([this.#buffer, d]) : d;
+      this.#drain();
+    });
+    const fail = (e: UltimateError) => {
+      this.#closedError ??= e;
+      const w = this.#waiter;
+      this.#waiter = undefined;
+      w?.reject(this.#closedError);
+    };
+    socket.on('error', (e) => fail(networkError(e, 'DMA connection')));
+    socket.on('close', () => fail(new UltimateError('network', 'DMA connection closed by the device')));
+  }
+
+  /** Connects and, when a password is given, authenticates with FF1F. */
+  static async open(opts: DmaOptions): Promise<DmaConnection> {
+    const port = opts.port ?? 64;
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const s = net.connect({ host: opts.host, port });
+      const timer = setTimeout(() => { s.destroy(); reject(new UltimateError('timeout', `DMA connect ${opts.host}:${port}: no answer within ${timeoutMs} ms`)); }, timeoutMs);
+      s.once('connect', () => { clearTimeout(timer); resolve(s); });
+      s.once('error', (e) => { clearTimeout(timer); reject(networkError(e, `DMA connect ${opts.host}:${port}`, timeoutMs)); });
+    });
+    socket.setNoDelay(true);
+    const conn = new DmaConnection(socket, timeoutMs);
+    if (opts.password) {
+      conn.send(DMA_COMMANDS.authenticate, Buffer.from(opts.password, 'utf8'));
+      const [ok] = await conn.#read(1, 'FF1F authenticate').catch((e: UltimateError) => {
+        // A refused password is answered with 0 and then the connection closes; a close before any
+        // byte means the same thing from the client's side.
+        throw e.kind === 'network' ? new UltimateError('forbidden', 'DMA authentication refused (wrong network password)') : e;
+      });
+      if (ok !== 1) {
+        conn.close();
+        throw new UltimateError('forbidden', 'DMA authentication refused (wrong network password)');
+      }
+    }
+    return conn;
+  }
+
+  /** Frames and sends one command. */
+  send(command: number, payload: Uint8Array = new Uint8Array(0)): void {
+    if (payload.length > 0xffff) throw new UltimateError('bad-input', `DMA payload of ${payload.length} bytes exceeds 65535`);
+    if (this.#closedError) throw this.#closedError;
+    const head = Buffer.alloc(4);
+    head.writeUInt16LE(command, 0);
+    head.writeUInt16LE(payload.length, 2);
+    this.#socket.write(head);
+    if (payload.length) this.#socket.write(payload);
+  }
+
+  #drain(): void {
+    const w = this.#waiter;
+    if (w && this.#buffer.length >= w.n) {
+      const out = this.#buffer.subarray(0, w.n);
+      this.#buffer = this.#buffer.subarray(w.n);
+      this.#waiter = undefined;
+      w.resolve(out);
+    }
+  }
+
+  #read(n: number, operation: string): Promise<Buffer> {
+    if (this.#waiter) return Promise.reject(new UltimateError('protocol', 'concurrent DMA reads'));
+    return new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiter = undefined;
+        reject(new UltimateError('timeout', `${operation}: no answer within ${this.#timeoutMs} ms`, { operation }));
+      }, this.#timeoutMs);
+      this.#waiter = {
+        n,
+        resolve: (b) => { clearTimeout(timer); resolve(b); },
+        reject: (e) => { clearTimeout(timer); reject(e); },
+      };
+      if (this.#closedError) { this.#waiter = undefined; clearTimeout(timer); reject(this.#closedError); return; }
+      this.#drain();
+    });
+  }
+
+  /** FF0E: the product title string. Also serves as a barrier after fire-and-forget commands. */
+  async identify(): Promise<string> {
+    this.send(DMA_COMMANDS.identify);
+    const [len] = await this.#read(1, 'FF0E identify');
+    const title = len ? await this.#read(len!, 'FF0E identify') : Buffer.alloc(0);
+    return title.toString('latin1');
+  }
+
+  /** FF76: reads the debug register, optionally writing a new value after the read. */
+  async debugRegister(write?: number): Promise<number> {
+    this.send(DMA_COMMANDS.debugRegister, write === undefined ? undefined : Uint8Array.of(write & 0xff));
+    const [v] = await this.#read(1, 'FF76 debug register');
+    return v!;
+  }
+
+  /**
+   * Writes `bytes` into REU memory at the 24-bit `offset`, in frames of ≤65532 bytes, then waits for
+   * an identify round trip so every frame is known to be performed. Returns the bytes written.
+   */
+  async writeReu(offset: number, bytes: Uint8Array): Promise<{ offset: number; bytesWritten: number; frames: number }> {
+    if (!Number.isInteger(offset) || offset < 0 || offset >= REU_SPACE) {
+      throw new UltimateError('bad-input', `REU offset must be 0..0xFFFFFF, got ${offset}`);
+    }
+    if (offset + bytes.length > REU_SPACE) {
+      throw new UltimateError('bad-input', `REU image of ${bytes.length} bytes at offset ${offset} runs past the 16 MiB REU space`);
+    }
+    let frames = 0;
+    for (let at = 0; at < bytes.length; at += REU_MAX_CHUNK) {
+      const chunk = bytes.subarray(at, Math.min(bytes.length, at + REU_MAX_CHUNK));
+      const frame = Buffer.alloc(3 + chunk.length);
+      const o = offset + at;
+      frame[0] = o & 0xff; frame[1] = (o >> 8) & 0xff; frame[2] = (o >> 16) & 0xff;
+      frame.set(chunk, 3);
+      this.send(DMA_COMMANDS.reuWrite, frame);
+      frames++;
+    }
+    await this.identify();
+    return { offset, bytesWritten: bytes.length, frames };
+  }
+
+  /** FF06: raw DMA write into C64 memory. */
+  async writeMemory(address: number, bytes: Uint8Array): Promise<void> {
+    if (!Number.isInteger(address) || address < 0 || address > 0xffff || address + bytes.length > 0x10000) {
+      throw new UltimateError('bad-input', `DMA write of ${bytes.length} bytes at ${address} must stay within $0000-$FFFF`);
+    }
+    const frame = Buffer.alloc(2 + bytes.length);
+    frame.writeUInt16LE(address, 0);
+    frame.set(bytes, 2);
+    this.send(DMA_COMMANDS.dmaWrite, frame);
+    await this.identify();
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+}
