@@ -1,0 +1,483 @@
+// The session router: one topup registration driving many toplevels. It owns the registry of named
+// local sessions (child topups on stdio) and remote hosts (topup daemons behind SSH), the 8 public
+// management/transfer tools and the 2 hidden blob tools, and forwards routed calls unchanged.
+import { homedir } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { ToolError, ToolRegistry, parseToolPayload } from '../../../src/index.js';
+import type { CallToolResult, ToolContext } from '../../../src/index.js';
+import type { RouteTarget, TopupRouter } from '../router.js';
+import { LocalSession, type ChildCommand } from './local-session.js';
+import { RemoteHost, DEFAULT_REMOTE_SOCKET } from './remote-host.js';
+import { SessionStore, type SessionConfig } from './session-store.js';
+import { HostStore } from './host-store.js';
+import { blobTools } from './blob-tools.js';
+import { transferPolicy, resolveTransferPath, readCapped, decodeCapped, writeTransferred, expandHome } from './transfer-policy.js';
+import type { RoutedPeer } from './routed-peer.js';
+
+export interface SessionRouterOptions {
+  /** The local user's home: ~/.topup (stores, xfer) and ~/.ssh live here. Default: os.homedir(). */
+  home?: string;
+  /** Environment for TOPUP_XFER_* and for child sessions. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** How to run a child topup for a named session. Default: this very bin (process.argv[1]) with the same node flags. */
+  childCommand?: ChildCommand;
+  /** Shell command that runs topup on a remote host. Default: `topup`. */
+  remoteCommand?: string;
+  ssh?: {
+    /** Default <home>/.ssh/config. */
+    configPath?: string;
+    /** Replace the known_hosts files named by the config. */
+    knownHostsFiles?: string[];
+    /** Default $SSH_AUTH_SOCK. */
+    agentSocket?: string;
+  };
+  /** Deadline for a child's or a daemon's start (ms). */
+  startTimeoutMs?: number;
+  log?: (message: string) => void;
+}
+
+/** Names of targets: letters, digits, `.`, `_`, `-`; not starting with `.` or `-`; not `local`. */
+const TARGET_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+function checkName(kind: 'host' | 'session', name: string): void {
+  if (!TARGET_NAME.test(name) || name.length > 128) {
+    throw new ToolError(`${kind} "${name}" is not a valid name; expected letters, digits, ".", "_" or "-" (not starting with "." or "-")`, { phase: 'route' });
+  }
+  if (name === 'local') throw new ToolError(`"local" names the in-process toplevel; omit ${kind} to use it`, { phase: 'route' });
+}
+
+function defaultChildCommand(): ChildCommand {
+  const script = process.argv[1];
+  if (!script) throw new ToolError('cannot tell how this topup was started (process.argv[1] is empty); configure childCommand', { phase: 'spawn' });
+  return { command: process.execPath, args: [...process.execArgv, script] };
+}
+
+/** Members of a pooled session: the primary and <name>.1 … <name>.(pool-1). */
+function poolMembers(name: string, pool: number): string[] {
+  return [name, ...Array.from({ length: Math.max(0, pool - 1) }, (_, i) => `${name}.${i + 1}`)];
+}
+
+const hostField = z.string().min(1).describe('registered remote host (ssh alias)');
+
+export class SessionRouter implements TopupRouter {
+  readonly tools = new ToolRegistry();
+  private readonly home: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly log: (message: string) => void;
+  private readonly sessionStore: SessionStore;
+  private readonly hostStore: HostStore;
+  private readonly hosts = new Map<string, RemoteHost>();
+  private readonly sessions = new Map<string, LocalSession>();
+  /** Family (primary name + settings) of each running member, for restarts and instructions. */
+  private readonly families = new Map<string, { primary: string; prewarm?: string; pool: number }>();
+  private readonly starting = new Map<string, Promise<unknown>>();
+  private closed = false;
+
+  constructor(private readonly options: SessionRouterOptions = {}) {
+    this.home = options.home ?? homedir();
+    this.env = options.env ?? process.env;
+    this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
+    const topupDir = join(this.home, '.topup');
+    this.sessionStore = new SessionStore(topupDir);
+    this.hostStore = new HostStore(topupDir);
+    this.defineHostTools();
+    this.defineSessionTools();
+    this.defineTransferTools();
+    this.tools.mount(blobTools({ env: this.env, home: this.home }));
+  }
+
+  // ---------------------------------------------------------------- routing
+
+  async forward(target: RouteTarget, tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+    const { host: _h, session: _s, ...rest } = args;
+    return this.peerFor(target).call(tool, rest, ctx.signal);
+  }
+
+  async cancel(target: RouteTarget, _params: Record<string, unknown>): Promise<void> {
+    const peer = target.kind === 'host' ? this.hosts.get(target.host) : this.sessions.get(target.session);
+    if (!peer?.alive) return;
+    // No local request is in flight for it, so interrupt whatever the target is evaluating.
+    await peer.call('cancel', {}).catch((err: Error) => this.log(`topup routing: cancel on ${peer.label} failed: ${err.message}`));
+  }
+
+  private peerFor(target: RouteTarget): RoutedPeer {
+    if (target.kind === 'host') {
+      const peer = this.hosts.get(target.host);
+      if (peer) return peer;
+      throw this.unknownTarget('host', target.host);
+    }
+    const peer = this.sessions.get(target.session);
+    if (peer) return peer;
+    throw this.unknownTarget('session', target.session);
+  }
+
+  private unknownTarget(kind: 'host' | 'session', name: string): ToolError {
+    if (kind === 'host') {
+      const stored = this.safeRead(() => Object.keys(this.hostStore.all()), []);
+      if (stored.includes(name)) {
+        return new ToolError(`host "${name}" is registered but not connected; bring it up with start_session {"host": "${name}"}`, { phase: 'route' });
+      }
+      const known = [...new Set([...this.hosts.keys(), ...stored])].sort();
+      return new ToolError(`unknown host "${name}"; registered hosts: ${known.length ? known.join(', ') : '(none)'}. Start one with start_session {"host": …}`, { phase: 'route' });
+    }
+    const stored = this.safeRead(() => Object.keys(this.sessionStore.all()), []);
+    if (stored.includes(name)) {
+      return new ToolError(`session "${name}" is registered but not running; bring it up with start_local_session {"session": "${name}"}`, { phase: 'route' });
+    }
+    const known = [...new Set([...this.sessions.keys(), ...stored])].sort();
+    return new ToolError(`unknown session "${name}"; registered sessions: ${known.length ? known.join(', ') : '(none)'}. Start one with start_local_session {"session": …}`, { phase: 'route' });
+  }
+
+  private safeRead<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (err) {
+      this.log(`topup routing: ${(err as Error).message}`);
+      return fallback;
+    }
+  }
+
+  /** One start at a time per target; concurrent callers share it. */
+  private once<T>(key: string, start: () => Promise<T>): Promise<T> {
+    const running = this.starting.get(key) as Promise<T> | undefined;
+    if (running) return running;
+    const p = start().finally(() => this.starting.delete(key));
+    this.starting.set(key, p);
+    return p;
+  }
+
+  // ---------------------------------------------------------------- instructions
+
+  describe(): string {
+    const lines: string[] = [];
+    const storedHosts = this.safeRead(() => this.hostStore.all(), {});
+    const hostNames = [...new Set([...Object.keys(storedHosts), ...this.hosts.keys()])].sort();
+    if (hostNames.length) {
+      lines.push('Remote hosts (pass "host": <name> to route a tool there):');
+      for (const name of hostNames) {
+        const meta = storedHosts[name] ?? {};
+        const peer = this.hosts.get(name);
+        const state = peer?.alive ? 'connected' : peer ? `down (${peer.deathReason}; restart_session)` : 'not connected (start_session)';
+        const details = [meta.os ? `os: ${meta.os}` : '', meta.description ? meta.description : ''].filter(Boolean).join('; ');
+        lines.push(`- ${name}: ${state}${details ? ` — ${details}` : ''}`);
+      }
+    }
+    const storedSessions = this.safeRead(() => this.sessionStore.all(), {} as Record<string, SessionConfig>);
+    const sessionNames = [...new Set([...Object.keys(storedSessions), ...this.sessions.keys()])].sort();
+    if (sessionNames.length) {
+      lines.push('Named local sessions (pass "session": <name> to route a tool there):');
+      for (const name of sessionNames) {
+        const cfg = storedSessions[name];
+        const family = this.families.get(name);
+        const peer = this.sessions.get(name);
+        const state = peer?.alive ? 'running' : peer ? `down (${peer.deathReason}; restart_local_session)` : 'not running (start_local_session)';
+        const details: string[] = [];
+        if (family && family.primary !== name) details.push(`pool sibling of ${family.primary}`);
+        const prewarm = cfg?.prewarm ?? family?.prewarm;
+        if (prewarm) details.push(`prewarm ${prewarm}`);
+        const pool = cfg?.pool ?? (family?.primary === name ? family.pool : undefined);
+        if (pool && pool > 1) details.push(`pool ${pool}`);
+        lines.push(`- ${name}: ${state}${details.length ? ` — ${details.join('; ')}` : ''}`);
+      }
+    }
+    if (lines.length === 0) {
+      return 'No remote hosts or named local sessions are registered yet: start_session {"host"} adds a remote toplevel over SSH, start_local_session {"session"} a local subprocess.';
+    }
+    return lines.join('\n');
+  }
+
+  // ---------------------------------------------------------------- remote hosts
+
+  private sshOptions() {
+    const ssh = this.options.ssh ?? {};
+    return {
+      home: this.home,
+      ...(ssh.configPath ? { configPath: ssh.configPath } : {}),
+      ...(ssh.knownHostsFiles ? { knownHostsFiles: ssh.knownHostsFiles } : {}),
+      ...(ssh.agentSocket !== undefined ? { agentSocket: ssh.agentSocket } : this.env.SSH_AUTH_SOCK ? { agentSocket: this.env.SSH_AUTH_SOCK } : { agentSocket: '' }),
+      log: this.log,
+    };
+  }
+
+  private async bringUpHost(host: string, remoteSocket: string): Promise<RemoteHost> {
+    if (this.closed) throw new ToolError('the router is shutting down', { phase: 'route' });
+    const peer = await RemoteHost.start(host, {
+      ssh: this.sshOptions(),
+      remoteSocket,
+      remoteCommand: this.options.remoteCommand ?? 'topup',
+      ...(this.options.startTimeoutMs ? { spawnTimeoutMs: this.options.startTimeoutMs } : {}),
+      log: this.log,
+    });
+    this.hosts.set(host, peer);
+    await this.hostStore.set(host, { remote_socket: remoteSocket });
+    return peer;
+  }
+
+  private defineHostTools(): void {
+    this.tools.define({
+      name: 'start_session',
+      title: 'Start remote session',
+      description:
+        'Bring up a remote topup on host over SSH (OpenSSH config, agent, known_hosts verification), starting `topup --socket <remote_socket>` there when nothing listens, and perform the initialize handshake. Idempotent against a live connection. Failures carry phase: config, connect, host-key, auth, spawn or handshake.',
+      input: z.strictObject({
+        host: hostField,
+        remote_socket: z.string().min(1).optional().describe(`remote socket path (default ${DEFAULT_REMOTE_SOCKET})`),
+      }),
+      handler: async ({ host, remote_socket }) => {
+        checkName('host', host);
+        const live = this.hosts.get(host);
+        if (live?.alive) return { host, remote_socket: live.remoteSocket, already_running: true };
+        const socket = remote_socket ?? this.safeRead(() => this.hostStore.get(host)?.remote_socket, undefined) ?? DEFAULT_REMOTE_SOCKET;
+        const peer = await this.once(`host:${host}`, async () => {
+          if (live) await live.stop('replaced by start_session');
+          return this.bringUpHost(host, socket);
+        });
+        return { host, remote_socket: peer.remoteSocket, already_running: false };
+      },
+    });
+
+    this.tools.define({
+      name: 'restart_session',
+      title: 'Restart remote session',
+      description:
+        'Tear down the SSH connection for host and bring it up again (also when the remote daemon crashed: a new one is started). The remote daemon\'s OCaml state survives a restart while it is alive; use reset for a fresh environment.',
+      input: z.strictObject({ host: hostField }),
+      handler: async ({ host }) => {
+        checkName('host', host);
+        const live = this.hosts.get(host);
+        const stored = this.safeRead(() => this.hostStore.get(host), undefined);
+        if (!live && !stored) throw this.unknownTarget('host', host);
+        const socket = live?.remoteSocket ?? stored?.remote_socket ?? DEFAULT_REMOTE_SOCKET;
+        const peer = await this.once(`host:${host}`, async () => {
+          if (live) {
+            this.hosts.delete(host);
+            await live.stop('restarted');
+          }
+          return this.bringUpHost(host, socket);
+        });
+        return { host, remote_socket: peer.remoteSocket, restarted: true };
+      },
+    });
+
+    this.tools.define({
+      name: 'update_host',
+      title: 'Update host metadata',
+      description: 'Set or replace the description and/or os of a registered host (only the fields given change); persisted and shown in the instructions of the next initialize.',
+      input: z.strictObject({
+        host: hostField,
+        description: z.string().optional(),
+        os: z.string().optional(),
+      }),
+      handler: async ({ host, description, os }) => {
+        checkName('host', host);
+        if (!this.hosts.has(host) && !this.hostStore.get(host)) throw this.unknownTarget('host', host);
+        if (description === undefined && os === undefined) {
+          throw new ToolError('update_host needs description and/or os; nothing to change', { phase: 'route' });
+        }
+        const record = await this.hostStore.set(host, { ...(description !== undefined ? { description } : {}), ...(os !== undefined ? { os } : {}) });
+        return { host, ...(record.description !== undefined ? { description: record.description } : {}), ...(record.os !== undefined ? { os: record.os } : {}) };
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------- named local sessions
+
+  private resolvePrewarm(prewarm: string | undefined): string | undefined {
+    if (prewarm === undefined) return undefined;
+    const path = expandHome(prewarm, this.home);
+    const abs = isAbsolute(path) ? path : resolve(path);
+    if (!existsSync(abs)) throw new ToolError(`prewarm file ${abs} does not exist`, { phase: 'prewarm' });
+    return abs;
+  }
+
+  /** Start every member of the family that is not running; on failure stop those just started. */
+  private async startFamily(session: string, prewarm: string | undefined, pool: number): Promise<{ members: string[]; started: string[] }> {
+    if (this.closed) throw new ToolError('the router is shutting down', { phase: 'route' });
+    const members = poolMembers(session, pool);
+    const missing = members.filter((m) => !this.sessions.get(m)?.alive);
+    const command = this.options.childCommand ?? defaultChildCommand();
+    const results = await Promise.allSettled(
+      missing.map((m) =>
+        LocalSession.start(m, {
+          command,
+          env: this.env,
+          ...(prewarm !== undefined ? { prewarm } : {}),
+          ...(this.options.startTimeoutMs ? { startTimeoutMs: this.options.startTimeoutMs } : {}),
+        }),
+      ),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(results.map((r) => (r.status === 'fulfilled' ? r.value.stop('a pool member failed to start') : undefined)));
+      throw failed.reason;
+    }
+    for (const r of results) {
+      if (r.status !== 'fulfilled') continue;
+      const old = this.sessions.get(r.value.name);
+      if (old) await old.stop('replaced');
+      this.sessions.set(r.value.name, r.value);
+    }
+    for (const m of members) this.families.set(m, { primary: session, ...(prewarm !== undefined ? { prewarm } : {}), pool });
+    return { members, started: missing };
+  }
+
+  private defineSessionTools(): void {
+    const sessionField = z.string().min(1).describe('session name');
+    this.tools.define({
+      name: 'start_local_session',
+      title: 'Start named local session',
+      description:
+        'Bring up a named local topup subprocess. prewarm: a file #use-d in it before returning (a failing prewarm stops it and returns the error). pool > 1 also starts siblings <session>.1 … <session>.(pool-1) with the same prewarm, so restore on a sibling branches off without a cold load. Idempotent against a live session.',
+      input: z.strictObject({
+        session: sessionField,
+        prewarm: z.string().min(1).optional().describe('path of an OCaml file to #use in the new session'),
+        pool: z.number().int().min(1).max(16).optional().describe('number of processes: the session plus pool-1 siblings'),
+      }),
+      handler: async (args) => {
+        checkName('session', args.session);
+        const stored = this.safeRead(() => this.sessionStore.get(args.session), undefined);
+        const prewarm = this.resolvePrewarm(args.prewarm ?? stored?.prewarm);
+        const pool = args.pool ?? stored?.pool ?? 1;
+        const { members, started } = await this.once(`session:${args.session}`, () => this.startFamily(args.session, prewarm, pool));
+        await this.sessionStore.set(args.session, { ...(prewarm !== undefined ? { prewarm } : {}), pool });
+        return {
+          session: args.session,
+          members,
+          already_running: started.length === 0,
+          ...(prewarm !== undefined ? { prewarm } : {}),
+          pool,
+        };
+      },
+    });
+
+    this.tools.define({
+      name: 'restart_local_session',
+      title: 'Restart named local session',
+      description: 'Kill the subprocess(es) of session (the whole pool when it is a pool\'s primary) and start them again with the stored prewarm and pool.',
+      input: z.strictObject({ session: sessionField }),
+      handler: async ({ session }) => {
+        checkName('session', session);
+        const family = this.families.get(session);
+        const primary = family?.primary ?? session;
+        const stored = this.safeRead(() => this.sessionStore.get(primary), undefined);
+        if (!family && !stored) throw this.unknownTarget('session', session);
+        const prewarm = this.resolvePrewarm(stored?.prewarm ?? family?.prewarm);
+        const pool = stored?.pool ?? family?.pool ?? 1;
+        // A sibling restarts alone; the primary restarts its whole pool.
+        const targets = primary === session ? poolMembers(session, pool) : [session];
+        const result = await this.once(`session:${primary}`, async () => {
+          for (const m of targets) {
+            const old = this.sessions.get(m);
+            this.sessions.delete(m);
+            if (old) await old.stop('restarted');
+          }
+          if (primary === session) return this.startFamily(session, prewarm, pool);
+          await this.startFamily(primary, prewarm, Math.max(pool, Number(session.slice(primary.length + 1)) + 1));
+          return { members: targets, started: targets };
+        });
+        return { session, members: result.members, restarted: true, ...(prewarm !== undefined ? { prewarm } : {}), pool };
+      },
+    });
+
+    this.tools.define({
+      name: 'update_local_session',
+      title: 'Update named local session',
+      description: 'Set or replace the prewarm path and/or pool size of a registered session (persisted to ~/.topup/sessions.json). The running subprocess is not touched; restart_local_session applies the change.',
+      input: z.strictObject({
+        session: sessionField,
+        prewarm: z.string().min(1).optional(),
+        pool: z.number().int().min(1).max(16).optional(),
+      }),
+      handler: async ({ session, prewarm, pool }) => {
+        checkName('session', session);
+        if (!this.sessions.has(session) && !this.sessionStore.get(session)) throw this.unknownTarget('session', session);
+        if (prewarm === undefined && pool === undefined) throw new ToolError('update_local_session needs prewarm and/or pool; nothing to change', { phase: 'route' });
+        const record = await this.sessionStore.set(session, {
+          ...(prewarm !== undefined ? { prewarm: this.resolvePrewarm(prewarm)! } : {}),
+          ...(pool !== undefined ? { pool } : {}),
+        });
+        return { session, ...record, applies_after: 'restart_local_session' };
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------- file transfer
+
+  private transferHost(tool: string, host: string | undefined, session: string | undefined): RemoteHost {
+    if (session !== undefined) {
+      throw new ToolError(`${tool} moves files between this machine and a remote host; named local sessions share this machine's file system, so pass host, not session`, { phase: 'route' });
+    }
+    if (host === undefined || host === 'local') {
+      throw new ToolError(`${tool} needs host: a purely local copy is refused (use the file system directly)`, { phase: 'route' });
+    }
+    const peer = this.peerFor({ kind: 'host', host });
+    return peer as RemoteHost;
+  }
+
+  private defineTransferTools(): void {
+    this.tools.define({
+      name: 'push_file',
+      title: 'Push file to host',
+      description: 'Copy a file from this machine to a remote host, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (default 16 MiB, checked before reading); written atomically; remote_path defaults to $TOPUP_XFER_DIR/<basename> on the host.',
+      input: z.strictObject({
+        host: z.string().min(1).optional().describe('remote host (required)'),
+        session: z.string().optional().describe('not accepted: transfers need a host'),
+        local_path: z.string().min(1).describe('file on this machine (absolute or ~/…)'),
+        remote_path: z.string().min(1).optional().describe('destination on the host (absolute or ~/…)'),
+      }),
+      handler: async (args, ctx) => {
+        const peer = this.transferHost('push_file', args.host, args.session);
+        const policy = transferPolicy(this.env, this.home);
+        const localPath = resolveTransferPath(policy, args.local_path, args.local_path, 'local_path');
+        const data = await readCapped(localPath, policy.maxBytes, 'local file');
+        const result = await peer.call('_recv_blob', { ...(args.remote_path !== undefined ? { path: args.remote_path } : {}), name: basename(localPath), data: data.toString('base64') }, ctx.signal);
+        const payload = parseToolPayload(result) as { path?: string; bytes?: number; error?: string; phase?: string } | undefined;
+        if (result.isError || !payload || typeof payload.path !== 'string') {
+          const { error: _e, ...details } = payload && typeof payload === 'object' ? payload : ({} as Record<string, unknown>);
+          throw new ToolError(`push_file to host "${peer.name}" failed: ${payload?.error ?? JSON.stringify(payload)}`, { ...details, phase: payload?.phase ?? 'remote' });
+        }
+        return { remote_path: payload.path, bytes: payload.bytes ?? data.length };
+      },
+    });
+
+    this.tools.define({
+      name: 'pull_file',
+      title: 'Pull file from host',
+      description: 'Copy a file from a remote host to this machine, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (checked on the host before reading); written atomically; local_path defaults to $TOPUP_XFER_DIR/<basename>.',
+      input: z.strictObject({
+        host: z.string().min(1).optional().describe('remote host (required)'),
+        session: z.string().optional().describe('not accepted: transfers need a host'),
+        remote_path: z.string().min(1).describe('file on the host (absolute or ~/…)'),
+        local_path: z.string().min(1).optional().describe('destination on this machine (absolute or ~/…)'),
+      }),
+      handler: async (args, ctx) => {
+        const peer = this.transferHost('pull_file', args.host, args.session);
+        const policy = transferPolicy(this.env, this.home);
+        // Resolve the destination first: with TOPUP_XFER_DIR=off and no local_path nothing is fetched.
+        const localPath = resolveTransferPath(policy, args.local_path, args.remote_path, 'local_path');
+        const result = await peer.call('_send_blob', { path: args.remote_path, max_bytes: policy.maxBytes }, ctx.signal);
+        const payload = parseToolPayload(result) as { path?: string; bytes?: number; data?: string; error?: string; phase?: string } | undefined;
+        if (result.isError || !payload || typeof payload.data !== 'string') {
+          const { error: _e, ...details } = payload && typeof payload === 'object' ? payload : ({} as Record<string, unknown>);
+          throw new ToolError(`pull_file from host "${peer.name}" failed: ${payload?.error ?? JSON.stringify(payload)}`, { ...details, phase: payload?.phase ?? 'remote' });
+        }
+        const bytes = decodeCapped(payload.data, policy.maxBytes);
+        await writeTransferred(localPath, bytes);
+        return { local_path: localPath, bytes: bytes.length };
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------- shutdown
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled(this.starting.values());
+    const peers: RoutedPeer[] = [...this.hosts.values(), ...this.sessions.values()];
+    this.hosts.clear();
+    this.sessions.clear();
+    await Promise.allSettled(peers.map((p) => p.stop('the server is shutting down')));
+  }
+}
