@@ -112,6 +112,15 @@ export const UNSPECIFIED = Unspecified.instance;
 /** A primitive's implementation. Arity is checked by the caller (E302) before `fn` runs. */
 export type PrimitiveFn = (args: Value[], rt: Runtime) => Value;
 
+/**
+ * Control-family operations that need the machine (continuations, handlers, winders, tail
+ * calls). A primitive with a non-null `control` is dispatched by the evaluator itself; its `fn`
+ * is never called by the routes. See control-primitives.ts.
+ */
+export type ControlOp =
+  | 'apply' | 'call/cc' | 'call-with-values' | 'dynamic-wind' | 'with-exception-handler'
+  | 'error' | 'raise' | 'raise-continuable';
+
 export class Primitive {
   constructor(
     readonly name: string,
@@ -119,6 +128,7 @@ export class Primitive {
     /** `Infinity` for `n+` arities. */
     readonly maxArgs: number,
     readonly fn: PrimitiveFn,
+    readonly control: ControlOp | null = null,
   ) {}
 }
 
