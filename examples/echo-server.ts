@@ -4,6 +4,7 @@
  *   node --import tsx examples/echo-server.ts            (or: mcp-engines example)
  * or on a Unix socket:
  *   node --import tsx examples/echo-server.ts --socket /tmp/echo.sock
+ * Option: --max-line-bytes N (largest accepted message; default 32 MiB).
  */
 import { z } from 'zod';
 import { McpServer, ToolError, ToolRegistry } from '../src/index.js';
@@ -49,17 +50,22 @@ export function createEchoServer(): McpServer {
 
 export async function runEchoServer(argv: string[]): Promise<void> {
   const server = createEchoServer();
+  const m = argv.indexOf('--max-line-bytes');
+  const maxLineBytes = m >= 0 ? Number(argv[m + 1]) : undefined;
+  if (maxLineBytes !== undefined && !(Number.isInteger(maxLineBytes) && maxLineBytes > 0)) {
+    throw new Error('--max-line-bytes needs a positive whole number of bytes');
+  }
   const i = argv.indexOf('--socket');
   if (i >= 0) {
     const path = argv[i + 1];
     if (!path) throw new Error('--socket needs a path');
-    const listener = await serveUnixSocket(path, (t) => server.connect(t));
+    const listener = await serveUnixSocket(path, (t) => server.connect(t), { maxLineBytes });
     const stop = () => void listener.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     return;
   }
-  const session = await server.connect(new StdioServerTransport());
+  const session = await server.connect(new StdioServerTransport({ maxLineBytes }));
   session.onClose(() => process.exit(0));
 }
 

@@ -5,7 +5,8 @@
 // to a Unix socket on the remote host, exposed as an MCP Transport with NDJSON framing — the bytes
 // go through the SSH connection itself, no local TCP port is opened.
 import { readFileSync, existsSync } from 'node:fs';
-import { Client, utils, type AgentAuthMethod, type PublicKeyAuthMethod, type ClientChannel, type ConnectConfig } from 'ssh2';
+import ssh2 from 'ssh2';
+import type { AgentAuthMethod, PublicKeyAuthMethod, ClientChannel, ConnectConfig, Client as Ssh2Client } from 'ssh2';
 import { resolveSshHost, type ResolvedSshHost } from './ssh/config.js';
 import { KnownHosts, knownHostsName, algorithmsForKeyType, type HostKeyVerdict } from './ssh/known-hosts.js';
 import { StreamTransport } from './stream.js';
@@ -82,6 +83,10 @@ function identitiesFor(host: ResolvedSshHost, agentSocket: string | undefined, l
   }
   return out;
 }
+
+// ssh2 is CommonJS: take its members off the default export (named ESM imports are not detected).
+const { Client, utils } = ssh2;
+type Client = Ssh2Client;
 
 export class SshConnection {
   private closed = false;

@@ -43,7 +43,10 @@ export async function serveUnixSocket(
   await removeStaleSocket(path);
 
   let active: Socket | null = null;
+  const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     if (active) {
       socket.end(
         encodeMessage({
@@ -99,8 +102,9 @@ export async function serveUnixSocket(
     async close() {
       if (closed) return;
       closed = true;
-      (active as Socket | null)?.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closing = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closing;
       await unlink(path).catch(() => {});
     },
   };

@@ -267,7 +267,7 @@ export class JsonRpcPeer {
       // An error about something we sent that the peer could not attribute (e.g. "server busy").
       const err = m.error as { message?: unknown } | undefined;
       this.lastPeerError = typeof err?.message === 'string' ? err.message : 'peer reported an error';
-      this.log.warn(`peer error: ${this.lastPeerError}`);
+      this.log.debug(`peer error: ${this.lastPeerError}`);
       return;
     }
     this.client.receive(m as unknown as JSONRPCResponse);

@@ -1,0 +1,117 @@
+// The Unix-socket transport: owner-only file, reconnect keeps server state, stale file replaced,
+// live one refused, a second client refused as documented.
+import { test, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createConnection } from 'node:net';
+import { createEchoServer } from '../../examples/echo-server.js';
+import { McpClient, parseToolPayload } from '../../src/index.js';
+import { connectUnixSocket, serveUnixSocket, SocketInUseError, SOCKET_BUSY_CODE, type UnixSocketListener } from '../../transports/index.js';
+
+let dir: string;
+let path: string;
+let listener: UnixSocketListener | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcp-sock-'));
+  path = join(dir, 'server.sock');
+});
+afterEach(async () => {
+  await listener?.close();
+  listener = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function connectClient(): Promise<McpClient> {
+  const client = new McpClient({ name: 't', version: '1' });
+  await client.connect(await connectUnixSocket(path));
+  return client;
+}
+
+test('the socket file is created with mode 0600', async () => {
+  const previous = process.umask(0o000); // even under a permissive umask
+  try {
+    listener = await serveUnixSocket(path, () => {});
+  } finally {
+    process.umask(previous);
+  }
+  const info = await stat(path);
+  assert.ok(info.isSocket());
+  assert.equal(info.mode & 0o777, 0o600);
+});
+
+test('server state outlives connections: reconnect and continue', async () => {
+  const server = createEchoServer();
+  listener = await serveUnixSocket(path, (t) => server.connect(t));
+  const first = await connectClient();
+  const a = parseToolPayload(await first.callTool('echo', { text: 'a' })) as any;
+  assert.equal(a.calls, 1);
+  await first.close();
+  // The listener notices the disconnect before it accepts the next client.
+  const second = await connectWhenFree();
+  const b = parseToolPayload(await second.callTool('echo', { text: 'b' })) as any;
+  assert.equal(b.calls, 2, 'the counter kept in the server survived the reconnect');
+  await second.close();
+});
+
+async function connectWhenFree(): Promise<McpClient> {
+  for (let i = 0; i < 200; i++) {
+    if (!listener!.busy) return connectClient();
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error('listener stayed busy after the client disconnected');
+}
+
+test('a second client gets one -32001 "server busy" error and is disconnected; the first is unaffected', async () => {
+  const server = createEchoServer();
+  listener = await serveUnixSocket(path, (t) => server.connect(t));
+  const first = await connectClient();
+  const raw = createConnection(path);
+  let text = '';
+  raw.setEncoding('utf8');
+  raw.on('data', (c) => (text += c));
+  await once(raw, 'close');
+  const message = JSON.parse(text.trim());
+  assert.equal(message.id, null);
+  assert.equal(message.error.code, SOCKET_BUSY_CODE);
+  assert.match(message.error.message, /one client at a time/);
+  // Our client reports the reason when refused.
+  const refused = new McpClient({ name: 'second', version: '1' });
+  await assert.rejects(refused.connect(await connectUnixSocket(path)), /server busy/);
+  const r = parseToolPayload(await first.callTool('echo', { text: 'still mine' })) as any;
+  assert.equal(r.text, 'still mine');
+  await first.close();
+});
+
+test('a stale socket file left by a dead process is replaced', async () => {
+  const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => console.log('up'))`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await once(child.stdout!, 'data');
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+  assert.ok((await stat(path)).isSocket(), 'the dead process left its socket file');
+  const server = createEchoServer();
+  listener = await serveUnixSocket(path, (t) => server.connect(t));
+  const client = await connectClient();
+  assert.equal((parseToolPayload(await client.callTool('echo', { text: 'x' })) as any).text, 'x');
+  await client.close();
+});
+
+test('a live socket is refused with a clear error', async () => {
+  listener = await serveUnixSocket(path, () => {});
+  await assert.rejects(serveUnixSocket(path, () => {}), (e: Error) => e instanceof SocketInUseError && /already listening/.test(e.message));
+});
+
+test('a path that is not a socket is never replaced', async () => {
+  await writeFile(path, 'precious');
+  await assert.rejects(serveUnixSocket(path, () => {}), /not a socket/);
+  assert.equal((await stat(path)).size, 'precious'.length);
+});
+
+test('connecting to nothing names the problem', async () => {
+  await assert.rejects(connectUnixSocket(path), /no socket at/);
+});
