@@ -15,9 +15,11 @@ export interface Transport {
   send(message: JsonRpcMessage): Promise<void>;
   /** Close the wire; `onclose` fires once. */
   close(): Promise<void>;
-  onmessage?: (message: JsonRpcMessage, extra?: unknown) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
+  // Method syntax on purpose: parameters stay bivariant, so the SDK's transports (typed with its
+  // own JSONRPCMessage) are assignable to this interface and ours to theirs.
+  onmessage?(message: JsonRpcMessage, extra?: unknown): void;
+  onclose?(): void;
+  onerror?(error: Error): void;
   sessionId?: string;
 }
 
