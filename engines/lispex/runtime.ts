@@ -7,10 +7,13 @@ import type { Value } from './values.js';
 export interface Runtime {
   /**
    * Call a guest procedure (closure, primitive or continuation) with `args` and return its
-   * single result. Re-entrant: used by the higher-order family (map, for-each, fold-left, …).
-   * Arity errors, machine-transition charges and recursion-limit apply as for any call; a
-   * continuation invoked inside unwinds through this call (the JS exception passes through —
-   * primitives must not catch exceptions they did not throw).
+   * result AS IS: usually one value, but a `MultipleValues` when the procedure returned zero
+   * values (e.g. a lambda ending in `display`, see NO_VALUES) or several. A primitive that
+   * discards the result (for-each, vector-for-each, string-for-each) ignores it; one that keeps
+   * or tests it (map, filter, fold, any?, …) must raise E320 for a MultipleValues.
+   * Re-entrant: used by the higher-order family. Arity errors, machine-transition charges and
+   * recursion-limit apply as for any call; an escape (continuation, guard) or error passes
+   * through as a JS exception — primitives must not catch exceptions they did not throw.
    */
   apply(proc: Value, args: Value[]): Value;
   /** Append `text` to stdout; charges the output-byte meter (UTF-8 length) before appending. */
