@@ -1,0 +1,470 @@
+// The virtual C64 inside the virtual Ultimate 64: a 6510 on a bus with 64 KiB of RAM, the
+// processor port at $00/$01 choosing what the CPU sees, a stand-in BASIC/KERNAL ROM (our own
+// code, see kernal-standin.asm — no Commodore ROM is included), a minimal VIC-II (raster counter
+// and raster interrupt), colour RAM, and the Ultimate 64's debug register at $D7FF.
+//
+// Every CPU clock is one bus access; when `onBusCycle` is set each one is reported as a
+// debug-stream entry (bit layout in DEVICE.md):
+//   bit 31 PHI2 (always 1: this stream is the "6510 only" view), 30 GAME#, 29 EXROM#, 28 BA,
+//   27 IRQ#, 26 ROM# (0 when the access hits a ROM), 25 NMI#, 24 R/W# (1 = read),
+//   23-16 data, 15-0 address.
+
+import { Cpu6510, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
+import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
+
+/** What the CPU sees in one 256-byte page, recomputed when $00/$01 change (plain numbers: hot path). */
+const REGION_RAM = 0;
+const REGION_BASIC = 1;
+const REGION_KERNAL = 2;
+const REGION_CHAR = 3;
+const REGION_IO = 4;
+const REGION_ZP = 5;
+
+export const PAL_CYCLES_PER_LINE = 63;
+export const PAL_LINES = 312;
+export const PAL_CYCLES_PER_FRAME = PAL_CYCLES_PER_LINE * PAL_LINES;
+/** The real PAL C64's CPU clock in Hz. */
+export const PAL_CLOCK_HZ = 985_248;
+
+export const DEBUG_REGISTER_ADDRESS = 0xd7ff;
+
+const PHI2 = 0x80000000;
+const GAME_HIGH = 1 << 30;
+const EXROM_HIGH = 1 << 29;
+const BA_HIGH = 1 << 28;
+const IRQ_HIGH = 1 << 27;
+const ROM_HIGH = 1 << 26;
+const NMI_HIGH = 1 << 25;
+const READ = 1 << 24;
+/** Lines that never change here: no cartridge (GAME#, EXROM# high), no VIC DMA (BA high). */
+const STATIC_LINES = PHI2 | GAME_HIGH | EXROM_HIGH | BA_HIGH | NMI_HIGH;
+
+/** Levels of the processor-port pins while they are inputs: pull-ups on 0-2, cassette sense (4) open. */
+const PORT_INPUT_LEVELS = 0x17;
+
+/** Why the last `run()` returned. */
+export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
+
+export interface C64MachineOptions {
+  /** Called once per clock with the debug-stream entry of that bus cycle. */
+  onBusCycle?: (entry: number) => void;
+}
+
+export class C64Machine implements CpuBus {
+  /** The 64 KiB of RAM (what a DMA or debugger write lands in). */
+  readonly ram = new Uint8Array(0x10000);
+  /** Colour RAM, 1 KiB of 4-bit cells at $D800. */
+  readonly colorRam = new Uint8Array(0x400);
+  readonly cpu: Cpu6510;
+
+  /** The Ultimate 64's debug register ($D7FF): the program writes it, the host reads it. */
+  debugRegister = 0;
+  onDebugRegisterWrite?: (value: number) => void;
+  /**
+   * Called before each instruction with its address; return true to stop `run()` before the
+   * instruction executes (breakpoints, checkpoints). Costs one call per instruction when set.
+   */
+  onExec?: (pc: number) => boolean;
+  /** Set from the constructor or later; undefined costs nothing. */
+  onBusCycle?: (entry: number) => void;
+  /** Why the last `run()` returned. */
+  lastStop: StopReason = 'cycles';
+
+  private portDdr = 0;
+  private portData = 0;
+  private readonly regions = new Uint8Array(256);
+  private readonly vic = new Uint8Array(0x40);
+  private readonly cia1 = new Uint8Array(16);
+  private readonly cia2 = new Uint8Array(16);
+  private rasterCompare = 0;
+  /** The cycle at which the raster next reaches the compare line. */
+  private nextRasterMatch = 0;
+
+  constructor(opts: C64MachineOptions = {}) {
+    this.onBusCycle = opts.onBusCycle;
+    this.cpu = new Cpu6510(this);
+    this.reset();
+  }
+
+  // --- the bus -----------------------------------------------------------------------------------
+
+  read(addr: number): number {
+    const region = this.regions[addr >>> 8];
+    let v: number;
+    let rom = false;
+    switch (region) {
+      case REGION_RAM: v = this.ram[addr]; break;
+      case REGION_ZP: v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]; break;
+      case REGION_BASIC: v = BASIC_ROM[addr - 0xa000]; rom = true; break;
+      case REGION_KERNAL: v = KERNAL_ROM[addr - 0xe000]; rom = true; break;
+      case REGION_CHAR: v = 0; rom = true; break; // no character generator ROM is included
+      default: v = this.ioRead(addr); break;
+    }
+    const cb = this.onBusCycle;
+    if (cb !== undefined) {
+      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (rom ? 0 : ROM_HIGH) | READ | (v << 16) | addr) >>> 0);
+    }
+    return v;
+  }
+
+  write(addr: number, value: number): void {
+    const region = this.regions[addr >>> 8];
+    if (region === REGION_IO) {
+      this.ioWrite(addr, value);
+    } else {
+      // ROM regions: writes go to the RAM underneath, as on the real machine.
+      this.ram[addr] = value;
+      if (addr < 2) this.portWrite(addr, value);
+    }
+    const cb = this.onBusCycle;
+    if (cb !== undefined) {
+      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | ROM_HIGH | (value << 16) | addr) >>> 0);
+    }
+  }
+
+  // --- the processor port and banking --------------------------------------------------------
+
+  private portValue(): number {
+    return (this.portData & this.portDdr) | (PORT_INPUT_LEVELS & ~this.portDdr);
+  }
+
+  private portWrite(addr: number, value: number): void {
+    if (addr === 0) this.portDdr = value;
+    else this.portData = value;
+    this.updateBanking();
+  }
+
+  /** The LORAM/HIRAM/CHAREN lines as the PLA sees them (inputs read as pulled high). */
+  private updateBanking(): void {
+    const lines = (this.portData | ~this.portDdr) & 7;
+    const loram = (lines & 1) !== 0;
+    const hiram = (lines & 2) !== 0;
+    const charen = (lines & 4) !== 0;
+    const r = this.regions;
+    r.fill(REGION_RAM);
+    r[0] = REGION_ZP;
+    if (loram && hiram) r.fill(REGION_BASIC, 0xa0, 0xc0);
+    if (loram || hiram) r.fill(charen ? REGION_IO : REGION_CHAR, 0xd0, 0xe0);
+    if (hiram) r.fill(REGION_KERNAL, 0xe0, 0x100);
+  }
+
+  // --- the I/O area ------------------------------------------------------------------------------
+
+  /** The raster line the beam is on at the current cycle. */
+  rasterLine(): number {
+    return Math.floor((this.cpu.cycles % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
+  }
+
+  private ioRead(addr: number): number {
+    const page = addr & 0xfc00;
+    if (page === 0xd000) return this.vicRead(addr & 0x3f);
+    if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
+    if (page === 0xd800) return this.colorRam[addr & 0x3ff];
+    if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr & 0x0f);
+    if ((addr & 0xff00) === 0xdd00) return this.ciaRead(this.cia2, addr & 0x0f);
+    return 0xff; // I/O 1 and 2: nothing plugged in
+  }
+
+  private ioWrite(addr: number, value: number): void {
+    const page = addr & 0xfc00;
+    if (page === 0xd000) this.vicWrite(addr & 0x3f, value);
+    else if (page === 0xd400) {
+      if (addr === DEBUG_REGISTER_ADDRESS) {
+        this.debugRegister = value;
+        this.onDebugRegisterWrite?.(value);
+      }
+    } else if (page === 0xd800) this.colorRam[addr & 0x3ff] = value & 0x0f;
+    else if ((addr & 0xff00) === 0xdc00) this.cia1[addr & 0x0f] = value;
+    else if ((addr & 0xff00) === 0xdd00) this.cia2[addr & 0x0f] = value;
+  }
+
+  /** The CIAs are not emulated: ports read as nothing pressed, interrupt status reads as none. */
+  private ciaRead(regs: Uint8Array, reg: number): number {
+    if (reg <= 1) return 0xff;
+    if (reg === 0x0d) return 0;
+    return regs[reg];
+  }
+
+  private vicRead(reg: number): number {
+    switch (reg) {
+      case 0x11: return (this.vic[0x11] & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
+      case 0x12: return this.rasterLine() & 0xff;
+      case 0x19: return this.vic[0x19] | 0x70 | ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0 ? 0x80 : 0);
+      case 0x1a: return this.vic[0x1a] | 0xf0;
+      case 0x1e: case 0x1f: return 0; // no sprite collisions without sprite graphics
+      default: return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg] | 0xf0 : this.vic[reg];
+    }
+  }
+
+  private vicWrite(reg: number, value: number): void {
+    switch (reg) {
+      case 0x11:
+        this.vic[0x11] = value;
+        this.setRasterCompare((this.rasterCompare & 0xff) | ((value & 0x80) << 1));
+        break;
+      case 0x12:
+        this.setRasterCompare((this.rasterCompare & 0x100) | value);
+        break;
+      case 0x19: // writing 1s acknowledges
+        this.vic[0x19] &= ~value & 0x0f;
+        this.updateVicIrq();
+        break;
+      case 0x1a:
+        this.vic[0x1a] = value & 0x0f;
+        this.updateVicIrq();
+        break;
+      default:
+        this.vic[reg] = value;
+    }
+  }
+
+  private setRasterCompare(line: number): void {
+    this.rasterCompare = line;
+    this.scheduleRasterMatch();
+  }
+
+  private scheduleRasterMatch(): void {
+    if (this.rasterCompare >= PAL_LINES) {
+      this.nextRasterMatch = Number.POSITIVE_INFINITY;
+      return;
+    }
+    const now = this.cpu.cycles;
+    const frameStart = now - (now % PAL_CYCLES_PER_FRAME);
+    let at = frameStart + this.rasterCompare * PAL_CYCLES_PER_LINE;
+    if (at <= now) at += PAL_CYCLES_PER_FRAME;
+    this.nextRasterMatch = at;
+  }
+
+  private updateVicIrq(): void {
+    if ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0) this.cpu.irqLines |= IRQ_SOURCE_VIC;
+    else this.cpu.irqLines &= ~IRQ_SOURCE_VIC;
+  }
+
+  private rasterMatched(): void {
+    this.vic[0x19] |= 0x01;
+    this.updateVicIrq();
+    this.nextRasterMatch += PAL_CYCLES_PER_FRAME;
+  }
+
+  // --- debugger and DMA access (no side effects, no bus cycles) ----------------------------------
+
+  /**
+   * What the CPU would read at `addr` with the current banking, without side effects: ROM where
+   * ROM is mapped, I/O registers as they would read (the raster at this cycle), RAM otherwise.
+   */
+  peek(addr: number): number {
+    addr &= 0xffff;
+    switch (this.regions[addr >>> 8]) {
+      case REGION_RAM: return this.ram[addr];
+      case REGION_ZP: return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
+      case REGION_BASIC: return BASIC_ROM[addr - 0xa000];
+      case REGION_KERNAL: return KERNAL_ROM[addr - 0xe000];
+      case REGION_CHAR: return 0;
+      default: return this.ioRead(addr);
+    }
+  }
+
+  /** A write as the CPU would do it (I/O registers included), without a bus cycle. */
+  poke(addr: number, value: number): void {
+    addr &= 0xffff;
+    value &= 0xff;
+    if (this.regions[addr >>> 8] === REGION_IO) {
+      this.ioWrite(addr, value);
+      this.checkRasterNow();
+    } else {
+      this.ram[addr] = value;
+      if (addr < 2) this.portWrite(addr, value);
+    }
+  }
+
+  /**
+   * DMA read as the Ultimate does it (REST readmem): the device's DMA sees the C64 memory map with
+   * the banking that is in effect, so ROM reads as ROM and $D000-$DFFF as I/O when mapped.
+   */
+  readMem(addr: number, len: number): Uint8Array {
+    checkRange(addr, len);
+    const out = new Uint8Array(len);
+    for (let i = 0; i < len; i++) out[i] = this.peek(addr + i);
+    return out;
+  }
+
+  /** DMA write (REST writemem): lands in RAM, or in I/O registers where I/O is mapped. */
+  writeMem(addr: number, bytes: Uint8Array): void {
+    checkRange(addr, bytes.length);
+    for (let i = 0; i < bytes.length; i++) this.poke(addr + i, bytes[i]);
+  }
+
+  private checkRasterNow(): void {
+    if (this.cpu.cycles >= this.nextRasterMatch) this.rasterMatched();
+  }
+
+  // --- running -----------------------------------------------------------------------------------
+
+  /**
+   * Execute at least `cycles` clocks (the last instruction is completed) unless a hook stops it
+   * first. Returns the clocks executed. A jammed CPU keeps the clock running: each cycle is a read
+   * of $FFFF on the bus, as on a halted NMOS 6502, and `lastStop` is 'jam'.
+   */
+  run(cycles: number, until?: (machine: C64Machine) => boolean): number {
+    const cpu = this.cpu;
+    const start = cpu.cycles;
+    const target = start + cycles;
+    const hook = this.onExec;
+    this.lastStop = 'cycles';
+    while (cpu.cycles < target) {
+      if (cpu.jammed) {
+        while (cpu.cycles < target) cpu.jamCycle();
+        this.lastStop = 'jam';
+        break;
+      }
+      if (hook !== undefined && hook(cpu.pc)) {
+        this.lastStop = 'exec-hook';
+        break;
+      }
+      cpu.step();
+      if (cpu.cycles >= this.nextRasterMatch) this.rasterMatched();
+      if (until !== undefined && until(this)) {
+        this.lastStop = 'until';
+        break;
+      }
+    }
+    if (cpu.jammed && this.lastStop === 'cycles') this.lastStop = 'jam';
+    return cpu.cycles - start;
+  }
+
+  /** Execute exactly one instruction (or interrupt entry); returns its clocks (0 when jammed). */
+  stepInstruction(): number {
+    const n = this.cpu.step();
+    if (this.cpu.cycles >= this.nextRasterMatch) this.rasterMatched();
+    return n;
+  }
+
+  /**
+   * Cold reset: chips to their power-on state, RAM kept (as on a real reset), and the stand-in
+   * KERNAL run until BASIC's READY prompt waits for input.
+   */
+  reset(): void {
+    this.portDdr = 0;
+    this.portData = 0;
+    this.updateBanking();
+    this.vic.fill(0);
+    this.cia1.fill(0);
+    this.cia2.fill(0);
+    this.colorRam.fill(0);
+    this.rasterCompare = 0;
+    this.cpu.irqLines = 0;
+    this.debugRegister = 0;
+    this.scheduleRasterMatch();
+    this.cpu.reset();
+    this.runUntilReady();
+  }
+
+  /** True while BASIC sits in its input loop waiting for a key. */
+  isReady(): boolean {
+    const pc = this.cpu.pc;
+    return pc >= STANDIN_LABELS.waitKeyStart && pc < STANDIN_LABELS.waitKeyEnd && this.ram[0xc6] === 0;
+  }
+
+  private runUntilReady(limit = 2_000_000): void {
+    const hook = this.onExec;
+    this.onExec = undefined;
+    try {
+      this.run(limit, (m) => m.isReady());
+    } finally {
+      this.onExec = hook;
+    }
+    if (!this.isReady()) throw new Error('virtual C64: the stand-in KERNAL did not reach READY');
+  }
+
+  /**
+   * Put keys into the KERNAL keyboard buffer ($0277, count at $C6), as the Ultimate does to type
+   * RUN. PETSCII codes; at most 10 at a time (the buffer's size).
+   */
+  typeKeys(petscii: Uint8Array | number[]): void {
+    const count = this.ram[0xc6];
+    if (count + petscii.length > 10) {
+      throw new RangeError(`keyboard buffer holds 10 keys; ${count} queued, ${petscii.length} more given`);
+    }
+    for (let i = 0; i < petscii.length; i++) this.ram[0x277 + count + i] = petscii[i] & 0xff;
+    this.ram[0xc6] = count + petscii.length;
+  }
+
+  /**
+   * DMA-load a PRG (2-byte little-endian load address, then data) into RAM. For a program at the
+   * BASIC start ($0801) the BASIC end-of-program pointers are set as LOAD would.
+   */
+  loadPrg(bytes: Uint8Array): { start: number; end: number } {
+    if (bytes.length < 3) throw new RangeError(`a PRG needs a 2-byte load address and data; got ${bytes.length} bytes`);
+    const start = bytes[0] | (bytes[1] << 8);
+    const data = bytes.subarray(2);
+    const end = start + data.length;
+    if (end > 0x10000) {
+      throw new RangeError(`PRG of ${data.length} bytes at $${hex4(start)} runs past $FFFF`);
+    }
+    this.ram.set(data, start);
+    if (start === 0x0801) {
+      // VARTAB, ARYTAB and STREND: the end of the program, as BASIC's LOAD leaves them.
+      for (const zp of [0x2d, 0x2f, 0x31]) {
+        this.ram[zp] = end & 0xff;
+        this.ram[zp + 1] = end >> 8;
+      }
+    }
+    return { start, end };
+  }
+
+  /**
+   * Run a PRG as the Ultimate's run_prg does: reset, DMA-load, then start it — "RUN" typed into
+   * the keyboard buffer for a program at $0801 (a BASIC SYS stub), otherwise "SYS <load address>".
+   */
+  runPrg(bytes: Uint8Array): { start: number; end: number } {
+    this.reset();
+    const loaded = this.loadPrg(bytes);
+    const command = loaded.start === 0x0801 ? 'RUN\r' : `SYS${loaded.start}\r`;
+    this.typeKeys([...command].map((c) => c.charCodeAt(0)));
+    return loaded;
+  }
+
+  // --- looking at the screen ---------------------------------------------------------------------
+
+  /** The 25 text lines of the screen at $0400 (or wherever $0288 points), trailing spaces cut. */
+  screenLines(): string[] {
+    const base = this.ram[0x288] << 8;
+    const lower = (this.vic[0x18] & 0x02) !== 0;
+    const lines: string[] = [];
+    for (let row = 0; row < 25; row++) {
+      let s = '';
+      for (let col = 0; col < 40; col++) s += screenCodeToText(this.ram[base + row * 40 + col], lower);
+      lines.push(s.replace(/\s+$/, ''));
+    }
+    return lines;
+  }
+
+  screenText(): string {
+    return this.screenLines().join('\n').replace(/\n+$/, '');
+  }
+}
+
+/** One screen code as text (reverse video ignored), for the uppercase or the lowercase charset. */
+export function screenCodeToText(code: number, lowercaseCharset: boolean): string {
+  const c = code & 0x7f;
+  if (c === 0) return '@';
+  if (c < 0x1b) return String.fromCharCode((lowercaseCharset ? 0x60 : 0x40) + c);
+  if (c < 0x20) return '[£]^←'[c - 0x1b] ?? '?';
+  if (c < 0x40) return String.fromCharCode(c);
+  if (lowercaseCharset && c >= 0x41 && c <= 0x5a) return String.fromCharCode(c);
+  if (c === 0x40) return '─';
+  return c === 0x60 ? ' ' : '·';
+}
+
+function checkRange(addr: number, len: number): void {
+  if (!Number.isInteger(addr) || addr < 0 || addr > 0xffff) {
+    throw new RangeError(`address must be an integer in $0000-$FFFF; got ${addr}`);
+  }
+  if (!Number.isInteger(len) || len < 0 || addr + len > 0x10000) {
+    throw new RangeError(`length ${len} at $${hex4(addr)} runs past $FFFF`);
+  }
+}
+
+function hex4(n: number): string {
+  return n.toString(16).toUpperCase().padStart(4, '0');
+}
