@@ -89,8 +89,10 @@ function waitForListening(child: ChildProcess, port: number, deadlineMs: number)
       clearTimeout(timer);
       child.stderr?.off('data', onData);
       child.off('exit', onExit);
-      // Keep draining stderr so sshd never blocks on a full pipe.
-      child.stderr?.on('data', () => {});
+      // Keep draining stderr so sshd never blocks on a full pipe (TOPUP_TEST_SSHD_LOG=1 shows it).
+      child.stderr?.on('data', (b: Buffer) => {
+        if (process.env.TOPUP_TEST_SSHD_LOG) process.stderr.write(`[sshd] ${b}`);
+      });
       if (err) reject(err);
       else resolve();
     }
@@ -153,7 +155,9 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
         'PubkeyAuthentication yes',
         'PermitRootLogin prohibit-password',
         'AllowStreamLocalForwarding yes',
-        'AllowTcpForwarding no',
+        // sshd ties the stream-local permission check to the TCP forwarding permissions (PermitOpen
+        // any); with AllowTcpForwarding no every direct-streamlocal request is denied.
+        'AllowTcpForwarding local',
         'X11Forwarding no',
         'PrintMotd no',
         'LogLevel VERBOSE',

@@ -81,7 +81,7 @@ export class RemoteHost extends RoutedPeer {
         try {
           transport = await ssh.streamLocalTransport(socket);
         } catch (err) {
-          throw remoteError(name, 'spawn', `the daemon was started but ${socket} refused the forwarded connection: ${(err as Error).message}`);
+          throw remoteError(name, 'spawn', `the daemon is listening on ${socket}, but the forwarded connection to it failed: ${(err as Error).message} (the host's sshd must allow stream-local forwarding: AllowStreamLocalForwarding yes, and AllowTcpForwarding not "no", which OpenSSH also applies to Unix sockets)`);
         }
       }
       const client = new McpClient({ name: `topup-host-${name}`, version: '0.1.0' });
