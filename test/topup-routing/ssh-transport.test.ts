@@ -5,6 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync, truncateSync, mkdirSync } from 'node:fs';
+import { spawn, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startSshd, type SshdFixture } from '../helpers/sshd.js';
@@ -88,6 +89,25 @@ describe('SSH connection to a real sshd', () => {
       assert.ok(err.message.includes(sshd.unauthorizedKeyPath));
       return true;
     });
+  });
+
+  test('authenticates with the SSH agent when SSH_AUTH_SOCK is given and no identity file exists', async () => {
+    const agentSock = join(sshd.root, 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', agentSock], { stdio: ['ignore', 'ignore', 'ignore'] });
+    try {
+      await waitFor('ssh-agent to listen', () => existsSync(agentSock));
+      execFileSync('ssh-add', ['-q', join(sshd.clientHome, '.ssh', 'id_ed25519')], { env: { ...process.env, SSH_AUTH_SOCK: agentSock }, stdio: 'ignore' });
+      const configPath = join(sshd.root, 'agent-config');
+      writeFileSync(configPath, `Host ${sshd.hostAlias}\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${join(sshd.root, 'no-such-key')}\n`);
+      const conn = await SshConnection.connect(sshd.hostAlias, { home: sshd.clientHome, configPath, agentSocket: agentSock });
+      const res = await conn.exec('echo via-agent');
+      conn.close();
+      assert.equal(res.stdout.trim(), 'via-agent');
+    } finally {
+      const exited = new Promise((r) => agent.once('exit', r));
+      agent.kill('SIGTERM');
+      await exited;
+    }
   });
 
   test('a closed port is a connect-phase error', async () => {
