@@ -1,0 +1,118 @@
+// `ultimate-tool virtual-device`: runs the virtual Ultimate 64 until SIGINT/SIGTERM (or stdin closes
+// with --exit-on-stdin-close). Prints the chosen ports as ONE JSON line on stdout, so scripts and
+// tests can find them; everything else goes to stderr.
+import { readFileSync } from 'node:fs';
+import { VirtualUltimate, type VirtualUltimateOptions } from './index.js';
+
+export const VIRTUAL_DEVICE_USAGE = `usage: ultimate-tool virtual-device [options]
+
+Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
+
+  --host ADDR           loopback address to bind (default 127.0.0.1)
+  --http-port N         REST port (default 0 = any free port)
+  --ftp-port N          FTP port (default 0)
+  --dma-port N          DMA service port (default 0)
+  --vice-port N         VICE binary monitor port (default 0)
+  --no-vice             do not serve the VICE binary monitor
+  --password-file PATH  network password, read from a file (first line)
+  --password TEXT       network password (visible in the process list; prefer --password-file)
+  --speed X             clock as a multiple of the PAL C64 (default 1), or "max"
+  --slice-ms N          clock slice length in ms (default 5)
+  --drop-every N        drop every Nth debug-stream datagram on purpose (loss testing)
+  --exit-on-stdin-close stop when stdin reaches end of file
+  --help                this text
+
+On start, one JSON line goes to stdout: {"host":…,"http":…,"ftp":…,"dma":…,"vice":…}.`;
+
+class UsageError extends Error {}
+
+function intArg(name: string, v: string | undefined, min: number, max: number): number {
+  const n = Number(v);
+  if (v === undefined || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} expects an integer ${min}..${max}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+  return n;
+}
+
+export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltimateOptions; exitOnStdinClose: boolean } | 'help' {
+  const options: VirtualUltimateOptions = {};
+  let exitOnStdinClose = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case '--help': case '-h': return 'help';
+      case '--host': options.host = value(); break;
+      case '--http-port': options.httpPort = intArg(flag, value(), 0, 65535); break;
+      case '--ftp-port': options.ftpPort = intArg(flag, value(), 0, 65535); break;
+      case '--dma-port': options.dmaPort = intArg(flag, value(), 0, 65535); break;
+      case '--vice-port': options.vicePort = intArg(flag, value(), 0, 65535); break;
+      case '--no-vice': options.vicePort = null; break;
+      case '--password': options.password = value(); break;
+      case '--password-file': {
+        const p = value();
+        if (!p) throw new UsageError('--password-file expects a path');
+        try { options.password = readFileSync(p, 'utf8').split(/\r?\n/)[0]; } catch (e) { throw new UsageError(`--password-file: cannot read ${p}: ${(e as Error).message}`); }
+        break;
+      }
+      case '--speed': {
+        const v = value();
+        if (v === 'max') options.speed = 'max';
+        else {
+          const n = Number(v);
+          if (!Number.isFinite(n) || n <= 0 || n > 1000) throw new UsageError(`--speed expects a number in (0, 1000] or "max", got ${JSON.stringify(v)}`);
+          options.speed = n;
+        }
+        break;
+      }
+      case '--slice-ms': options.sliceMs = intArg(flag, value(), 1, 1000); break;
+      case '--drop-every': {
+        const n = intArg(flag, value(), 2, 1_000_000);
+        options.dropDatagram = (_seq, ordinal) => ordinal % n === n - 1;
+        break;
+      }
+      case '--exit-on-stdin-close': exitOnStdinClose = true; break;
+      default: throw new UsageError(`unknown option ${JSON.stringify(a)}`);
+    }
+  }
+  return { options, exitOnStdinClose };
+}
+
+/** Runs the CLI; resolves with the exit code once the device has stopped. */
+export async function runVirtualDeviceCli(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseVirtualDeviceArgs>;
+  try {
+    parsed = parseVirtualDeviceArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`ultimate-tool virtual-device: ${e.message}\n${VIRTUAL_DEVICE_USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (parsed === 'help') {
+    process.stdout.write(`${VIRTUAL_DEVICE_USAGE}\n`);
+    return 0;
+  }
+  let device: VirtualUltimate;
+  try {
+    device = await VirtualUltimate.start(parsed.options);
+  } catch (e) {
+    process.stderr.write(`ultimate-tool virtual-device: cannot start: ${(e as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(`${JSON.stringify(device.ports)}\n`);
+  process.stderr.write(`virtual Ultimate 64 listening on ${device.host} (REST ${device.ports.http}, FTP ${device.ports.ftp}, DMA ${device.ports.dma}, VICE ${device.ports.vice ?? 'off'})\n`);
+  await new Promise<void>((resolve) => {
+    const done = () => resolve();
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    if (parsed.exitOnStdinClose) {
+      process.stdin.on('end', done);
+      process.stdin.on('close', done);
+      process.stdin.resume();
+    }
+  });
+  await device.stop();
+  return 0;
+}

@@ -1,0 +1,125 @@
+// Runs the emulated machine in real time: slices of clocks paced against the wall clock at the
+// C64's PAL rate (985 248 Hz) times `speed`, or as fast as the host allows with speed 'max'.
+// Pausing is reference-counted by reason (REST pause, an attached VICE monitor, power-off), so two
+// parties holding the machine never release each other's hold.
+import { performance } from 'node:perf_hooks';
+import type { MachineSeam } from './machine-seam.js';
+
+export const PAL_CLOCK_HZ = 985_248;
+
+export type HoldReason = 'rest-pause' | 'monitor' | 'power-off' | 'menu';
+
+export interface ClockOptions {
+  /** Multiple of the PAL clock, or 'max' for unpaced (default 1). */
+  speed?: number | 'max';
+  /** Wall-clock length of one slice in ms (default 5). */
+  sliceMs?: number;
+  /** Called after each slice (the streamer flushes, the monitor checks for stops). */
+  afterSlice?: (executed: number) => void;
+}
+
+export class MachineClock {
+  readonly #machine: MachineSeam;
+  readonly #speed: number | 'max';
+  readonly #sliceMs: number;
+  readonly #afterSlice?: (executed: number) => void;
+  readonly #holds = new Set<HoldReason>();
+  #timer?: NodeJS.Timeout | NodeJS.Immediate;
+  #stopped = true;
+  /** Wall-clock origin and clocks owed since then, re-based on every resume. */
+  #originMs = 0;
+  #executedSinceOrigin = 0;
+  /** Total clocks executed under this clock. */
+  executed = 0;
+
+  constructor(machine: MachineSeam, opts: ClockOptions = {}) {
+    this.#machine = machine;
+    const speed = opts.speed ?? 1;
+    if (speed !== 'max' && (!Number.isFinite(speed) || speed <= 0 || speed > 1000)) {
+      throw new Error(`speed must be a positive multiple of the PAL clock (≤ 1000) or 'max', got ${speed}`);
+    }
+    this.#speed = speed;
+    this.#sliceMs = opts.sliceMs ?? 5;
+    this.#afterSlice = opts.afterSlice;
+  }
+
+  get running(): boolean { return !this.#stopped && this.#holds.size === 0; }
+  get holds(): HoldReason[] { return [...this.#holds]; }
+  get hz(): number { return this.#speed === 'max' ? Infinity : PAL_CLOCK_HZ * this.#speed; }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#rebase();
+    this.#schedule();
+  }
+
+  /** Stops the loop for good (used on shutdown). */
+  stop(): void {
+    this.#stopped = true;
+    this.#cancel();
+  }
+
+  hold(reason: HoldReason): void {
+    this.#holds.add(reason);
+    this.#cancel();
+  }
+
+  release(reason: HoldReason): void {
+    if (!this.#holds.delete(reason)) return;
+    if (this.running) { this.#rebase(); this.#schedule(); }
+  }
+
+  isHeld(reason: HoldReason): boolean { return this.#holds.has(reason); }
+
+  #rebase(): void {
+    this.#originMs = performance.now();
+    this.#executedSinceOrigin = 0;
+  }
+
+  #cancel(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer as NodeJS.Timeout);
+      clearImmediate(this.#timer as NodeJS.Immediate);
+      this.#timer = undefined;
+    }
+  }
+
+  #schedule(): void {
+    this.#cancel();
+    if (!this.running) return;
+    if (this.#speed === 'max') this.#timer = setImmediate(() => this.#tick());
+    else this.#timer = setTimeout(() => this.#tick(), this.#sliceMs);
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    if (!this.running) return;
+    let budget: number;
+    if (this.#speed === 'max') {
+      budget = 200_000;
+    } else {
+      const due = Math.floor(((performance.now() - this.#originMs) / 1000) * PAL_CLOCK_HZ * this.#speed);
+      budget = due - this.#executedSinceOrigin;
+      // After a stall (GC, a long synchronous request) do not try to catch up more than 100 ms.
+      const cap = Math.ceil(PAL_CLOCK_HZ * this.#speed * 0.1);
+      if (budget > cap) {
+        this.#executedSinceOrigin += budget - cap;
+        budget = cap;
+      }
+    }
+    if (budget > 0) {
+      const done = this.runNow(budget);
+      this.#executedSinceOrigin += done;
+    }
+    this.#schedule();
+  }
+
+  /** Runs clocks synchronously (also used by the monitor to step); reports to afterSlice. */
+  runNow(clocks: number): number {
+    const done = this.#machine.run(clocks);
+    this.executed += done;
+    this.#afterSlice?.(done);
+    return done;
+  }
+}

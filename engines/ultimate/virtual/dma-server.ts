@@ -1,0 +1,150 @@
+// The DMA service (TCP port 64 on hardware), following the firmware's socket_dma.cc: frames of
+// `u16 LE command (FFxx), u16 LE length, payload`; a word without FF in its high byte is skipped.
+// With a network password, any command before a successful FF1F closes the connection; FF1F
+// answers one byte (1 accepted / 0 refused — refused after a 1 s throttle, then the connection is
+// closed). Implemented: DMA load/run/jump (FF01/02/09), keyboard (FF03), reset (FF04), wait (FF05),
+// DMA write (FF06), REU write (FF07), identify (FF0E), debug stream on/off (FF22/FF32) and the debug
+// register (FF76). Other commands are read and ignored, as the firmware ignores unknown ones.
+import net from 'node:net';
+import { parseDestination } from './debug-streamer.js';
+
+export interface DmaDevice {
+  loadPrg(bytes: Uint8Array, then: 'none' | 'run' | 'jump'): void;
+  writeMemory(address: number, bytes: Uint8Array): void;
+  typeKeys(petscii: number[]): void;
+  reset(): void;
+  writeReu(offset: number, bytes: Uint8Array): void;
+  identify(): string;
+  debugRegister: number;
+  startDebugStream(dest: { host: string; port: number }): Promise<void>;
+  stopDebugStream(): void;
+}
+
+export interface DmaServerOptions {
+  device: DmaDevice;
+  password?: string;
+  host?: string;
+  port?: number;
+  /** Delay before answering a refused password (default 1000 ms, the firmware's throttle). */
+  authThrottleMs?: number;
+}
+
+class DmaSession {
+  #buf: Buffer = Buffer.alloc(0);
+  #authenticated: boolean;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly sock: net.Socket, private readonly opts: DmaServerOptions) {
+    this.#authenticated = !opts.password;
+    sock.on('data', (d: Buffer) => {
+      this.#buf = this.#buf.length ? Buffer.concat([this.#buf, d]) : d;
+      this.#chain = this.#chain.then(() => this.#process()).catch(() => { sock.destroy(); });
+    });
+    sock.on('error', () => undefined);
+  }
+
+  async #process(): Promise<void> {
+    for (;;) {
+      if (this.sock.destroyed) return;
+      if (this.#buf.length < 2) return;
+      const cmd = this.#buf.readUInt16LE(0);
+      if ((cmd & 0xff00) !== 0xff00) { this.#buf = this.#buf.subarray(2); continue; }
+      if (this.#buf.length < 4) return;
+      const len = this.#buf.readUInt16LE(2);
+      if (this.#buf.length < 4 + len) return;
+      const payload = Buffer.from(this.#buf.subarray(4, 4 + len));
+      this.#buf = this.#buf.subarray(4 + len);
+      if (!(await this.#perform(cmd, payload))) { this.sock.destroy(); return; }
+    }
+  }
+
+  /** Returns false to close the connection. */
+  async #perform(cmd: number, p: Buffer): Promise<boolean> {
+    const dev = this.opts.device;
+    if (!this.#authenticated && cmd !== 0xff1f) return false;
+    switch (cmd) {
+      case 0xff1f: {
+        const pw = this.opts.password ?? '';
+        if (!pw || p.toString('utf8') === pw) {
+          this.#authenticated = true;
+          this.sock.write(Uint8Array.of(1));
+          return true;
+        }
+        await new Promise((r) => setTimeout(r, this.opts.authThrottleMs ?? 1000));
+        this.sock.write(Uint8Array.of(0));
+        return false;
+      }
+      case 0xff0e: {
+        const title = Buffer.from(dev.identify().slice(0, 250), 'latin1');
+        this.sock.write(Buffer.concat([Uint8Array.of(title.length), title]));
+        return true;
+      }
+      case 0xff01: case 0xff02: case 0xff09:
+        if (p.length >= 3) dev.loadPrg(p, cmd === 0xff01 ? 'none' : cmd === 0xff02 ? 'run' : 'jump');
+        return true;
+      case 0xff03:
+        dev.typeKeys([...p.subarray(0, 10)]);
+        return true;
+      case 0xff04:
+        dev.reset();
+        return true;
+      case 0xff05:
+        // The firmware waits `length` ticks; capped so a client cannot stall the session for long.
+        await new Promise((r) => setTimeout(r, Math.min(p.length, 5000)));
+        return true;
+      case 0xff06:
+        if (p.length >= 2) {
+          const addr = p.readUInt16LE(0);
+          const data = p.subarray(2, 2 + Math.max(0, 0x10000 - addr));
+          if (data.length) dev.writeMemory(addr, data);
+        }
+        return true;
+      case 0xff07:
+        if (p.length >= 3) dev.writeReu(p[0]! | (p[1]! << 8) | (p[2]! << 16), p.subarray(3));
+        return true;
+      case 0xff22: {
+        const dest = parseDestination(p.length > 2 ? p.subarray(2).toString('latin1').replace(/\0.*$/, '') : '239.0.1.66:11002');
+        if (dest) await dev.startDebugStream(dest);
+        return true;
+      }
+      case 0xff32:
+        dev.stopDebugStream();
+        return true;
+      case 0xff76:
+        this.sock.write(Uint8Array.of(dev.debugRegister & 0xff));
+        if (p.length > 0) dev.debugRegister = p[0]!;
+        return true;
+      default:
+        return true;
+    }
+  }
+}
+
+export class VirtualDmaServer {
+  readonly #server: net.Server;
+  readonly #sockets = new Set<net.Socket>();
+  port = 0;
+
+  constructor(private readonly opts: DmaServerOptions) {
+    this.#server = net.createServer((s) => {
+      this.#sockets.add(s);
+      s.on('close', () => this.#sockets.delete(s));
+      s.setNoDelay(true);
+      new DmaSession(s, opts);
+    });
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => { this.#server.off('error', reject); resolve(); });
+    });
+    this.port = (this.#server.address() as net.AddressInfo).port;
+    return this.port;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#sockets) s.destroy();
+    await new Promise<void>((r) => this.#server.close(() => r()));
+  }
+}

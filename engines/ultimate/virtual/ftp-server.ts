@@ -1,0 +1,281 @@
+// The virtual device's FTP server, modelled on the firmware's command set: USER PASS QUIT PORT CWD
+// CDUP PWD NLST LIST RETR STOR NOOP SYST ABOR TYPE RNFR RNTO MKD RMD DELE SIZE PASV MLST MLSD FEAT.
+// EPSV EPRT REST APPE MDTM STRU OPTS SITE AUTH answer 502, as on the firmware; anything else 500.
+// Any user name; the password must equal the network password when one is set. A zero-byte STOR
+// answers 226 but creates no file — the firmware's behaviour, kept so clients are tested against it.
+// Passive data connections listen on the control connection's local address (loopback).
+import net from 'node:net';
+import { posix } from 'node:path';
+import { FsError, type VirtualFs } from './virtual-fs.js';
+
+const REFUSED = new Set(['EPSV', 'EPRT', 'REST', 'APPE', 'MDTM', 'STRU', 'OPTS', 'SITE', 'AUTH']);
+const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT', 'FEAT', 'SYST', 'NOOP']);
+const MAX_LINE = 4096;
+
+export interface FtpServerOptions {
+  fs: VirtualFs;
+  password?: string;
+  host?: string;
+  port?: number;
+  /** Largest single upload accepted (default 16 MiB). */
+  maxUploadBytes?: number;
+}
+
+type DataChannel =
+  | { kind: 'passive'; server: net.Server; socket: Promise<net.Socket> }
+  | { kind: 'active'; host: string; port: number };
+
+function fsReply(err: unknown): string {
+  if (err instanceof FsError) return err.code === 'full' ? `452 ${err.message}` : `550 ${err.message}`;
+  return `451 ${(err as Error).message}`;
+}
+
+function unixLine(e: { name: string; dir: boolean; size: number; mtime: Date }): string {
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const d = e.mtime;
+  const date = `${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  return `${e.dir ? 'drwxrwxrwx' : '-rw-rw-rw-'}   1 user     ftp  ${String(e.size).padStart(10, ' ')} ${date} ${e.name}`;
+}
+
+function mlsxFacts(e: { name: string; dir: boolean; size: number }): string {
+  return `type=${e.dir ? 'dir' : 'file'};size=${e.size}; ${e.name}`;
+}
+
+class FtpSession {
+  #cwd = '/';
+  #loggedIn = false;
+  #userGiven = false;
+  #data?: DataChannel;
+  #renameFrom?: string;
+  #buf = '';
+  #busy: Promise<void> = Promise.resolve();
+
+  constructor(private readonly sock: net.Socket, private readonly opts: Required<Omit<FtpServerOptions, 'password'>> & { password: string }) {
+    sock.setEncoding('latin1');
+    sock.on('data', (chunk: string) => {
+      this.#buf += chunk;
+      if (this.#buf.length > MAX_LINE && !this.#buf.includes('\n')) { this.reply('500 Line too long.'); sock.destroy(); return; }
+      let i: number;
+      while ((i = this.#buf.indexOf('\n')) >= 0) {
+        const line = this.#buf.slice(0, i).replace(/\r$/, '');
+        this.#buf = this.#buf.slice(i + 1);
+        // Commands run one after another; a transfer finishes before the next command is read.
+        this.#busy = this.#busy.then(() => this.handle(line)).catch(() => { this.reply('451 Local error.'); });
+      }
+    });
+    sock.on('error', () => undefined);
+    sock.on('close', () => this.closeData());
+    this.reply('220 Virtual Ultimate 64 FTP server (mcp-engines emulation, not hardware) ready.');
+  }
+
+  reply(s: string): void {
+    if (!this.sock.destroyed) this.sock.write(`${s}\r\n`, 'latin1');
+  }
+
+  closeData(): void {
+    const d = this.#data;
+    this.#data = undefined;
+    if (d?.kind === 'passive') {
+      d.server.close();
+      void d.socket.then((s) => s.destroy(), () => undefined);
+    }
+  }
+
+  async openData(): Promise<net.Socket | undefined> {
+    const d = this.#data;
+    this.#data = undefined;
+    if (!d) { this.reply("425 Use PORT or PASV first."); return undefined; }
+    try {
+      if (d.kind === 'passive') {
+        const s = await Promise.race([
+          d.socket,
+          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 10_000)),
+        ]);
+        d.server.close();
+        return s;
+      }
+      return await new Promise<net.Socket>((resolve, reject) => {
+        const s = net.connect({ host: d.host, port: d.port }, () => resolve(s));
+        s.once('error', reject);
+      });
+    } catch {
+      if (d.kind === 'passive') d.server.close();
+      this.reply("425 Can't open data connection.");
+      return undefined;
+    }
+  }
+
+  async handle(line: string): Promise<void> {
+    const sp = line.indexOf(' ');
+    const cmd = (sp < 0 ? line : line.slice(0, sp)).toUpperCase();
+    const arg = sp < 0 ? '' : line.slice(sp + 1);
+    if (!cmd) return;
+    if (REFUSED.has(cmd)) return this.reply(`502 Command not implemented.`);
+    if (!this.#loggedIn && !BEFORE_LOGIN.has(cmd)) return this.reply('530 Not logged in.');
+    const fs = this.opts.fs;
+    const path = () => fs.resolve(this.#cwd, arg || '.');
+    switch (cmd) {
+      case 'USER': this.#userGiven = true; return this.reply('331 User name okay, need password.');
+      case 'PASS':
+        if (!this.#userGiven) return this.reply('503 Login with USER first.');
+        if (this.opts.password && arg !== this.opts.password) return this.reply('530 Login incorrect.');
+        this.#loggedIn = true;
+        return this.reply('230 User logged in.');
+      case 'QUIT': this.reply('221 Goodbye.'); this.sock.end(); return;
+      case 'NOOP': return this.reply('200 OK.');
+      case 'SYST': return this.reply('215 UNIX Type: L8');
+      case 'FEAT': return this.reply('211-Features:\r\n MLST type*;size*;\r\n MLSD\r\n SIZE\r\n PASV\r\n211 End');
+      case 'TYPE': return this.reply(/^[AI]/i.test(arg) ? `200 Type set to ${arg.toUpperCase()}.` : '504 Type not supported.');
+      case 'PWD': return this.reply(`257 "${this.#cwd}" is the current directory.`);
+      case 'CWD':
+      case 'CDUP': {
+        let target: string;
+        try { target = cmd === 'CDUP' ? fs.resolve(this.#cwd, '..') : path(); } catch (e) { return this.reply(fsReply(e)); }
+        const st = fs.stat(target);
+        if (!st?.dir) return this.reply(`550 ${target}: no such directory.`);
+        this.#cwd = target;
+        return this.reply(`250 Directory changed to ${target}.`);
+      }
+      case 'PASV': {
+        this.closeData();
+        const server = net.createServer();
+        const socket = new Promise<net.Socket>((resolve, reject) => {
+          server.once('connection', resolve);
+          server.once('error', reject);
+        });
+        socket.catch(() => undefined);
+        const host = this.sock.localAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
+        await new Promise<void>((r) => server.listen(0, host, () => r()));
+        const port = (server.address() as net.AddressInfo).port;
+        this.#data = { kind: 'passive', server, socket };
+        return this.reply(`227 Entering Passive Mode (${host.split('.').join(',')},${port >> 8},${port & 0xff}).`);
+      }
+      case 'PORT': {
+        const n = arg.split(',').map(Number);
+        if (n.length !== 6 || n.some((v) => !Number.isInteger(v) || v < 0 || v > 255)) return this.reply('501 Syntax error in PORT.');
+        this.closeData();
+        this.#data = { kind: 'active', host: n.slice(0, 4).join('.'), port: n[4]! * 256 + n[5]! };
+        return this.reply('200 PORT command successful.');
+      }
+      case 'LIST':
+      case 'NLST':
+      case 'MLSD': {
+        let dir: string;
+        let entries: ReturnType<VirtualFs['list']>;
+        const target = arg.replace(/^-\S+\s*/, '');
+        try {
+          dir = fs.resolve(this.#cwd, target || '.');
+          const st = fs.stat(dir);
+          if (st && !st.dir && cmd !== 'MLSD') entries = [{ name: posix.basename(dir), ...st }];
+          else entries = fs.list(dir);
+        } catch (e) { this.closeData(); return this.reply(fsReply(e)); }
+        const data = await this.openData();
+        if (!data) return;
+        this.reply('150 Opening data connection for directory listing.');
+        const text = entries.map((e) => (cmd === 'LIST' ? unixLine(e) : cmd === 'MLSD' ? mlsxFacts(e) : e.name)).join('\r\n');
+        await new Promise<void>((r) => data.end(text ? `${text}\r\n` : '', 'latin1', () => r()));
+        return this.reply('226 Transfer complete.');
+      }
+      case 'MLST': {
+        try {
+          const p = path();
+          const st = fs.stat(p);
+          if (!st) return this.reply(`550 ${p}: not found.`);
+          return this.reply(`250-Listing ${p}\r\n ${mlsxFacts({ name: p, ...st })}\r\n250 End`);
+        } catch (e) { return this.reply(fsReply(e)); }
+      }
+      case 'SIZE': {
+        try {
+          const p = path();
+          const st = fs.stat(p);
+          if (!st || st.dir) return this.reply(`550 ${p}: not a plain file.`);
+          return this.reply(`213 ${st.size}`);
+        } catch (e) { return this.reply(fsReply(e)); }
+      }
+      case 'RETR': {
+        let bytes: Uint8Array;
+        try { bytes = fs.read(path()); } catch (e) { this.closeData(); return this.reply(fsReply(e)); }
+        const data = await this.openData();
+        if (!data) return;
+        this.reply(`150 Opening BINARY data connection (${bytes.length} bytes).`);
+        await new Promise<void>((r) => data.end(Buffer.from(bytes), () => r()));
+        return this.reply('226 Transfer complete.');
+      }
+      case 'STOR': {
+        let target: string;
+        try { target = path(); } catch (e) { this.closeData(); return this.reply(fsReply(e)); }
+        const data = await this.openData();
+        if (!data) return;
+        this.reply('150 Ready to receive.');
+        const chunks: Buffer[] = [];
+        let total = 0;
+        let tooBig = false;
+        await new Promise<void>((resolve) => {
+          data.on('data', (c: Buffer) => {
+            total += c.length;
+            if (total > this.opts.maxUploadBytes) { tooBig = true; data.destroy(); resolve(); return; }
+            chunks.push(c);
+          });
+          data.on('end', () => resolve());
+          data.on('close', () => resolve());
+          data.on('error', () => resolve());
+        });
+        if (tooBig) return this.reply(`552 Upload exceeds ${this.opts.maxUploadBytes} bytes.`);
+        // The firmware opens the file on the first data block: an empty upload creates nothing.
+        if (total === 0) return this.reply('226 Transfer complete.');
+        try { fs.write(target, Buffer.concat(chunks)); } catch (e) { return this.reply(fsReply(e)); }
+        return this.reply('226 Transfer complete.');
+      }
+      case 'DELE':
+        try { fs.remove(path()); return this.reply('250 File deleted.'); } catch (e) { return this.reply(fsReply(e)); }
+      case 'MKD':
+        try { const p = path(); fs.mkdir(p); return this.reply(`257 "${p}" created.`); } catch (e) { return this.reply(fsReply(e)); }
+      case 'RMD':
+        try { fs.rmdir(path()); return this.reply('250 Directory removed.'); } catch (e) { return this.reply(fsReply(e)); }
+      case 'RNFR':
+        try {
+          const p = path();
+          if (!fs.stat(p)) return this.reply(`550 ${p}: not found.`);
+          this.#renameFrom = p;
+          return this.reply('350 Ready for RNTO.');
+        } catch (e) { return this.reply(fsReply(e)); }
+      case 'RNTO': {
+        const from = this.#renameFrom;
+        this.#renameFrom = undefined;
+        if (!from) return this.reply('503 RNFR first.');
+        try { fs.rename(from, path()); return this.reply('250 Rename successful.'); } catch (e) { return this.reply(fsReply(e)); }
+      }
+      case 'ABOR': this.closeData(); return this.reply('226 Abort successful.');
+      default: return this.reply(`500 Unknown command ${cmd}.`);
+    }
+  }
+}
+
+export class VirtualFtpServer {
+  readonly #server: net.Server;
+  readonly #sessions = new Set<net.Socket>();
+  port = 0;
+
+  constructor(private readonly opts: FtpServerOptions) {
+    const resolved = { fs: opts.fs, password: opts.password ?? '', host: opts.host ?? '127.0.0.1', port: opts.port ?? 0, maxUploadBytes: opts.maxUploadBytes ?? 16 * 1024 * 1024 };
+    this.#server = net.createServer((sock) => {
+      this.#sessions.add(sock);
+      sock.on('close', () => this.#sessions.delete(sock));
+      new FtpSession(sock, resolved);
+    });
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => { this.#server.off('error', reject); resolve(); });
+    });
+    this.port = (this.#server.address() as net.AddressInfo).port;
+    return this.port;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#sessions) s.destroy();
+    await new Promise<void>((r) => this.#server.close(() => r()));
+  }
+}

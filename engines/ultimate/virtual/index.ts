@@ -1,0 +1,229 @@
+// The virtual Ultimate 64: U1's emulated C64 (machine.ts) behind the device's network services —
+// REST (HTTP), FTP, the DMA port, the UDP debug stream and a VICE binary monitor — all bound to
+// loopback on configurable ports (0 = ephemeral, reported back). Its /v1/info says plainly that it
+// is virtual; it never pretends to be hardware.
+import { randomBytes } from 'node:crypto';
+import { C64Machine } from './machine.js';
+import type { MachineSeam } from './machine-seam.js';
+import { MachineClock } from './clock.js';
+import { DebugStreamer, type StreamDestination } from './debug-streamer.js';
+import { VirtualFs } from './virtual-fs.js';
+import { ConfigStore } from './config-store.js';
+import { VirtualHttpServer } from './device-server.js';
+import { VirtualFtpServer } from './ftp-server.js';
+import { VirtualDmaServer, type DmaDevice } from './dma-server.js';
+import { ViceMonitorServer } from './vice-monitor-server.js';
+import type { DriveState, RestDevice } from './rest-routes.js';
+
+export const VIRTUAL_PRODUCT = 'Ultimate 64 (virtual, mcp-engines emulation)';
+export const VIRTUAL_FIRMWARE = '0.1.0-virtual';
+
+export interface VirtualUltimateOptions {
+  /** Bind address (default 127.0.0.1). Only loopback addresses are accepted. */
+  host?: string;
+  httpPort?: number;
+  ftpPort?: number;
+  dmaPort?: number;
+  /** VICE binary monitor port; null disables the monitor. */
+  vicePort?: number | null;
+  /** Network password for REST, FTP and the DMA port. */
+  password?: string;
+  /** Clock speed as a multiple of the PAL C64 (default 1), or 'max'. */
+  speed?: number | 'max';
+  /** Clock slice length in ms (default 5). */
+  sliceMs?: number;
+  /** Drop debug-stream datagrams on purpose (loss tests). */
+  dropDatagram?: (sequence: number, ordinal: number) => boolean;
+  /** Unique id reported by /v1/info (default: random per instance). */
+  uniqueId?: string;
+  hostname?: string;
+  /** Largest REST body (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** Throttle before a refused DMA password is answered (default 1000 ms, as the firmware). */
+  dmaAuthThrottleMs?: number;
+  /** Start the clock (default true); false leaves the machine stopped until clock.start(). */
+  autoStart?: boolean;
+}
+
+export interface VirtualPorts { host: string; http: number; ftp: number; dma: number; vice: number | null }
+
+const REU_BYTES = 16 * 1024 * 1024;
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
+}
+
+export class VirtualUltimate implements RestDevice {
+  readonly machine: MachineSeam;
+  readonly clock: MachineClock;
+  readonly streamer: DebugStreamer;
+  readonly fs = new VirtualFs();
+  readonly config = new ConfigStore();
+  readonly drives = new Map<string, DriveState>([
+    ['a', { enabled: true, type: '1541' }],
+    ['b', { enabled: false, type: '1541' }],
+  ]);
+  /** REU memory (16 MiB, allocated on first write). */
+  #reu?: Uint8Array;
+  readonly #uniqueId: string;
+  readonly #hostname: string;
+  readonly #http: VirtualHttpServer;
+  readonly #ftp: VirtualFtpServer;
+  readonly #dma: VirtualDmaServer;
+  readonly #vice?: ViceMonitorServer;
+  readonly host: string;
+  ports!: VirtualPorts;
+
+  private constructor(opts: VirtualUltimateOptions) {
+    this.host = opts.host ?? '127.0.0.1';
+    if (!isLoopback(this.host)) throw new Error(`the virtual device binds loopback only; got host ${this.host}`);
+    this.#uniqueId = opts.uniqueId ?? randomBytes(4).toString('hex').toUpperCase();
+    this.#hostname = opts.hostname ?? 'virtual-u64';
+    this.streamer = new DebugStreamer({ drop: opts.dropDatagram, bindAddress: this.host });
+    const streamer = this.streamer;
+    let vice: ViceMonitorServer | undefined;
+    // One bus-cycle sink: the stream while it runs, the monitor's load/store watch while it has any.
+    const machine = new C64Machine({
+      onBusCycle: (entry: number) => {
+        if (streamer.active) streamer.push(entry);
+        if (vice !== undefined && vice.watching) vice.watchBus(entry);
+      },
+    });
+    machine.reset();
+    this.machine = machine as unknown as MachineSeam;
+    this.clock = new MachineClock(this.machine, {
+      speed: opts.speed ?? 1,
+      sliceMs: opts.sliceMs,
+      afterSlice: () => vice?.afterSlice(),
+    });
+    const password = opts.password || undefined;
+    this.#http = new VirtualHttpServer({ device: this, password, host: this.host, port: opts.httpPort ?? 0, maxBodyBytes: opts.maxBodyBytes });
+    this.#ftp = new VirtualFtpServer({ fs: this.fs, password, host: this.host, port: opts.ftpPort ?? 0 });
+    this.#dma = new VirtualDmaServer({ device: this.#dmaDevice(), password, host: this.host, port: opts.dmaPort ?? 0, authThrottleMs: opts.dmaAuthThrottleMs });
+    if (opts.vicePort !== null) {
+      vice = new ViceMonitorServer({
+        machine: this.machine,
+        clock: this.clock,
+        host: this.host,
+        port: opts.vicePort ?? 0,
+        loadFile: (name) => {
+          try { return this.fs.read(this.fs.resolve('/', name)); } catch { return undefined; }
+        },
+      });
+      this.#vice = vice;
+    }
+  }
+
+  /** Builds the device, binds every service and starts the clock. */
+  static async start(opts: VirtualUltimateOptions = {}): Promise<VirtualUltimate> {
+    const dev = new VirtualUltimate(opts);
+    const started: Array<{ close(): Promise<void> }> = [];
+    try {
+      const http = await dev.#http.listen(); started.push(dev.#http);
+      const ftp = await dev.#ftp.listen(); started.push(dev.#ftp);
+      const dma = await dev.#dma.listen(); started.push(dev.#dma);
+      const vice = dev.#vice ? await dev.#vice.listen() : null;
+      dev.ports = { host: dev.host, http, ftp, dma, vice };
+    } catch (err) {
+      for (const s of started) await s.close().catch(() => undefined);
+      await dev.streamer.close();
+      throw err;
+    }
+    if (opts.autoStart !== false) dev.clock.start();
+    return dev;
+  }
+
+  identity(): Record<string, unknown> {
+    return {
+      product: VIRTUAL_PRODUCT,
+      firmware_version: VIRTUAL_FIRMWARE,
+      fpga_version: 'virtual',
+      core_version: 'virtual',
+      hostname: String(this.config.get('Network Settings', 'Host Name') ?? this.#hostname),
+      unique_id: this.#uniqueId,
+      virtual: true,
+      notice: 'This is an emulation (mcp-engines virtual Ultimate 64), not hardware.',
+    };
+  }
+
+  /** Reset as the menu's reset does; applies the REU preload when configured. */
+  reset(): void {
+    this.machine.reset();
+    this.#preloadReu();
+    this.clock.release('power-off');
+  }
+
+  reboot(): void { this.reset(); }
+
+  powerOff(): void {
+    this.stopDebugStream();
+    this.clock.hold('power-off');
+  }
+
+  async startDebugStream(dest: StreamDestination): Promise<void> { await this.streamer.start(dest); }
+  stopDebugStream(): void { this.streamer.stop(); }
+
+  /** REU contents (for inspection; the C64 side has no REU controller in this emulation). */
+  readReu(offset: number, length: number): Uint8Array {
+    const out = new Uint8Array(length);
+    if (this.#reu) for (let i = 0; i < length; i++) out[i] = this.#reu[(offset + i) & 0xffffff]!;
+    return out;
+  }
+
+  writeReu(offset: number, bytes: Uint8Array): void {
+    this.#reu ??= new Uint8Array(REU_BYTES);
+    if (offset + bytes.length <= REU_BYTES) this.#reu.set(bytes, offset);
+    else for (let i = 0; i < bytes.length; i++) this.#reu[(offset + i) & 0xffffff] = bytes[i]!;
+  }
+
+  #preloadReu(): void {
+    const on = (item: string) => String(this.config.get('C64 and Cartridge Settings', item)) === 'Enabled';
+    if (!on('RAM Expansion Unit') || !on('REU Preload')) return;
+    const image = String(this.config.get('C64 and Cartridge Settings', 'REU Preload Image') ?? '');
+    const offset = Number(this.config.get('C64 and Cartridge Settings', 'REU Preload Offset') ?? 0);
+    try {
+      this.writeReu(offset, this.fs.read(this.fs.resolve('/', image)));
+    } catch {
+      // The firmware also starts without the image when it cannot be read.
+    }
+  }
+
+  #dmaDevice(): DmaDevice {
+    const dev = this;
+    return {
+      loadPrg(bytes, then) {
+        try {
+          if (then === 'run') dev.machine.runPrg(bytes);
+          else {
+            const { start } = dev.machine.loadPrg(bytes);
+            if (then === 'jump') dev.machine.cpu.pc = start;
+          }
+        } catch {
+          // A PRG past $FFFF is ignored (the DMA port has no way to answer).
+        }
+      },
+      writeMemory: (a, b) => dev.machine.writeMem(a, b),
+      typeKeys: (k) => { try { dev.machine.typeKeys(k); } catch { /* buffer full: dropped, as keys typed too fast */ } },
+      reset: () => dev.reset(),
+      writeReu: (o, b) => dev.writeReu(o, b),
+      identify: () => VIRTUAL_PRODUCT,
+      get debugRegister() { return dev.machine.debugRegister; },
+      set debugRegister(v: number) { dev.machine.debugRegister = v & 0xff; },
+      startDebugStream: (d) => dev.startDebugStream(d),
+      stopDebugStream: () => dev.stopDebugStream(),
+    };
+  }
+
+  /** Stops the clock and closes every service. */
+  async stop(): Promise<void> {
+    this.clock.stop();
+    await Promise.all([this.#http.close(), this.#ftp.close(), this.#dma.close(), this.#vice?.close()]);
+    await this.streamer.close();
+  }
+}
+
+export { MachineClock, PAL_CLOCK_HZ } from './clock.js';
+export { DebugStreamer, parseDestination } from './debug-streamer.js';
+export { VirtualFs, ROOTS } from './virtual-fs.js';
+export type { MachineSeam } from './machine-seam.js';
+export { runVirtualDeviceCli } from './cli.js';

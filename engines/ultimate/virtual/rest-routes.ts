@@ -1,0 +1,319 @@
+// The virtual device's REST route table, modelled on the firmware's API_CALL table
+// (software/api/route_*.cc): a call is identified by method + route + command; an unknown one gets a
+// bare 404 with no body. Query parameters are checked against the call's declared list first
+// ("Function <cmd> does not have parameter <p>" / "... requires parameter <p>", 400), then the
+// handler validates values the way the firmware does — including parsing numbers like C's strtol,
+// so a malformed address gets the firmware's own answer rather than a friendlier one.
+import type { MachineSeam } from './machine-seam.js';
+import type { MachineClock } from './clock.js';
+import type { VirtualFs } from './virtual-fs.js';
+import { FsError } from './virtual-fs.js';
+import type { ConfigStore } from './config-store.js';
+import { parseDestination } from './debug-streamer.js';
+
+export interface DriveState { enabled: boolean; type: string; image?: string; mode?: string }
+
+/** What the routes need from the virtual device. */
+export interface RestDevice {
+  readonly machine: MachineSeam;
+  readonly clock: MachineClock;
+  readonly fs: VirtualFs;
+  readonly config: ConfigStore;
+  readonly drives: Map<string, DriveState>;
+  identity(): Record<string, unknown>;
+  reset(): void;
+  reboot(): void;
+  powerOff(): void;
+  startDebugStream(dest: { host: string; port: number }): Promise<void>;
+  stopDebugStream(): void;
+}
+
+export type Answer =
+  | { status: number; json: Record<string, unknown> }
+  | { status: number; binary: Uint8Array };
+
+export interface CallInput {
+  args: Map<string, string>;
+  /** The path part between the route and the command (`a` in `/v1/drives/a:mount`). */
+  path: string;
+  body?: Uint8Array;
+}
+
+interface Call {
+  method: 'GET' | 'PUT' | 'POST';
+  route: string;
+  /** '' for calls without a `:command` (GET /v1/version, /v1/configs/...). */
+  command: string;
+  params: Array<{ name: string; required: boolean }>;
+  /** True for POST calls that take the request body (an empty body gets 412). */
+  body?: boolean;
+  /** True when the call takes a sub-path (/v1/drives/<x>:mount, /v1/configs/<cat>/<item>). */
+  subPath?: boolean;
+  /** When set, the call answers only this exact sub-path (/v1/streams/debug:start). */
+  pathMatch?: string;
+  handle(dev: RestDevice, input: CallInput): Answer | Promise<Answer>;
+}
+
+const ok = (extra: Record<string, unknown> = {}): Answer => ({ status: 200, json: { ...extra, errors: [] } });
+const fail = (status: number, ...errors: string[]): Answer => ({ status, json: { errors } });
+
+/** C's strtol: leading blanks, optional sign, optional 0x for base 16, digits until the first non-digit. */
+export function strtol(s: string | undefined, base: 10 | 16): number {
+  if (s === undefined) return 0;
+  const m = base === 16 ? /^\s*([+-]?)(?:0[xX])?([0-9a-fA-F]*)/.exec(s) : /^\s*([+-]?)([0-9]*)/.exec(s);
+  if (!m || !m[2]) return 0;
+  const v = parseInt(m[2], base);
+  const clamped = Math.min(v, 0x7fffffff);
+  return m[1] === '-' ? -clamped : clamped;
+}
+
+function hexNibble(c: string | undefined): number {
+  if (c === undefined) return 0xff;
+  const v = parseInt(c, 16);
+  return /^[0-9a-fA-F]$/.test(c) ? v : 0xff;
+}
+
+function loadFile(dev: RestDevice, path: string | undefined): Uint8Array | Answer {
+  try {
+    return dev.fs.read(dev.fs.resolve('/', path ?? ''));
+  } catch (e) {
+    if (e instanceof FsError) return fail(404, 'Cannot open file');
+    throw e;
+  }
+}
+
+function prgCheck(bytes: Uint8Array): Answer | undefined {
+  if (bytes.length < 3) return fail(415, 'Error detected in file format');
+  return undefined;
+}
+
+function machineCommand(command: string, act: (d: RestDevice) => void): Call {
+  return { method: 'PUT', route: 'machine', command, params: [], handle: (d) => { act(d); return ok(); } };
+}
+
+function writeMem(dev: RestDevice, address: number, data: Uint8Array): Answer {
+  const h = (n: number) => n.toString(16).padStart(4, '0');
+  dev.machine.writeMem(address, data);
+  return ok({ address: `${h(address)}-${h(address + data.length - 1)}` });
+}
+
+const CALLS: Call[] = [
+  { method: 'GET', route: 'version', command: '', params: [], handle: () => ok({ version: '0.1' }) },
+  { method: 'GET', route: 'info', command: '', params: [], handle: (d) => ok(d.identity()) },
+
+  machineCommand('reset', (d) => d.reset()),
+  machineCommand('reboot', (d) => d.reboot()),
+  machineCommand('pause', (d) => d.clock.hold('rest-pause')),
+  machineCommand('resume', (d) => d.clock.release('rest-pause')),
+  machineCommand('poweroff', (d) => d.powerOff()),
+  // The virtual device has no menu; the button freezes/unfreezes the machine as opening and
+  // closing the menu does on hardware.
+  machineCommand('menu_button', (d) => (d.clock.isHeld('menu') ? d.clock.release('menu') : d.clock.hold('menu'))),
+  {
+    method: 'PUT', route: 'machine', command: 'writemem', params: [{ name: 'address', required: true }, { name: 'data', required: true }],
+    handle(dev, { args }) {
+      const address = strtol(args.get('address'), 16);
+      if (address < 0 || address > 65535) return fail(400, 'Invalid address');
+      const data = args.get('data') ?? '';
+      const len = data.length >> 1;
+      if (len > 128) return fail(400, 'Maximum length of 128 bytes exceeded. Consider using POST method with attachment.');
+      if (len < 1) return fail(400, 'Use this API call to write at least one byte!');
+      if (address + len > 65536) return fail(400, 'Memory write exceeds location $FFFF');
+      const buf = new Uint8Array(len);
+      for (let i = 0; i < len; i++) {
+        const b1 = hexNibble(data[2 * i]);
+        if (b1 === 0xff) return fail(400, `Invalid char '${data[2 * i]}' at position ${2 * i}.`);
+        const b2 = hexNibble(data[2 * i + 1]);
+        if (b2 === 0xff) return fail(400, `Invalid char '${data[2 * i + 1]}' at position ${2 * i + 1}.`);
+        buf[i] = (b1 << 4) | b2;
+      }
+      return writeMem(dev, address, buf);
+    },
+  },
+  {
+    method: 'POST', route: 'machine', command: 'writemem', params: [{ name: 'address', required: true }], body: true,
+    handle(dev, { args, body }) {
+      const address = strtol(args.get('address'), 16);
+      if (address < 0 || address > 65535) return fail(400, 'Invalid address');
+      const data = body!;
+      if (address + data.length > 65536) return fail(400, 'Memory write exceeds location $FFFF');
+      return writeMem(dev, address, data);
+    },
+  },
+  {
+    method: 'GET', route: 'machine', command: 'readmem', params: [{ name: 'address', required: true }, { name: 'length', required: false }],
+    handle(dev, { args }) {
+      const address = strtol(args.get('address'), 16);
+      if (address < 0 || address > 65535) return fail(400, 'Invalid address');
+      const length = args.has('length') ? strtol(args.get('length'), 10) : 256;
+      if (length < 0 || length > 65536) return fail(400, 'Invalid length');
+      if (address + length > 65536) return fail(400, 'Memory read exceeds location $FFFF');
+      return { status: 200, binary: dev.machine.readMem(address, length) };
+    },
+  },
+  {
+    method: 'GET', route: 'machine', command: 'debugreg', params: [],
+    handle: (d) => ok({ value: d.machine.debugRegister.toString(16).toUpperCase().padStart(2, '0') }),
+  },
+  {
+    method: 'PUT', route: 'machine', command: 'debugreg', params: [{ name: 'value', required: true }],
+    handle(d, { args }) {
+      d.machine.debugRegister = strtol(args.get('value'), 16) & 0xff;
+      return ok({ value: d.machine.debugRegister.toString(16).toUpperCase().padStart(2, '0') });
+    },
+  },
+
+  // Runners: PUT names a file on the device, POST carries it.
+  ...(['load_prg', 'run_prg'] as const).flatMap((command): Call[] => {
+    const start = (d: RestDevice, bytes: Uint8Array): Answer => {
+      const bad = prgCheck(bytes);
+      if (bad) return bad;
+      if (command === 'run_prg') d.machine.runPrg(bytes);
+      else d.machine.loadPrg(bytes);
+      d.clock.release('power-off');
+      return ok();
+    };
+    return [
+      { method: 'PUT', route: 'runners', command, params: [{ name: 'file', required: true }], handle(d, { args }) {
+        const f = loadFile(d, args.get('file'));
+        return f instanceof Uint8Array ? start(d, f) : f;
+      } },
+      { method: 'POST', route: 'runners', command, params: [], body: true, handle: (d, { body }) => start(d, body!) },
+    ];
+  }),
+  ...(['run_crt', 'sidplay', 'modplay'] as const).flatMap((command): Call[] => {
+    // The virtual machine has no cartridge port, SID player or sampler: say so with 501.
+    const what = command === 'run_crt' ? 'Cartridges are' : command === 'sidplay' ? 'The SID player is' : 'Sampler module is';
+    const refuse = (): Answer => fail(501, `${what} not emulated by the virtual device`);
+    const params = command === 'sidplay' ? [{ name: 'songnr', required: false }] : [];
+    return [
+      { method: 'PUT', route: 'runners', command, params: [{ name: 'file', required: true }, ...params], handle(d, { args }) {
+        const f = loadFile(d, args.get('file'));
+        return f instanceof Uint8Array ? refuse() : f;
+      } },
+      { method: 'POST', route: 'runners', command, params, body: true, handle: refuse },
+    ];
+  }),
+
+  // Drives: state only (the virtual machine has no serial bus; mounting records the image).
+  {
+    method: 'GET', route: 'drives', command: '', params: [],
+    handle: (d) => ok({ drives: [...d.drives].map(([id, s]) => ({ [id]: { enabled: s.enabled, type: s.type, image_file: s.image ?? '', mode: s.mode ?? '' } })) }),
+  },
+  {
+    method: 'PUT', route: 'drives', command: 'mount', subPath: true, params: [{ name: 'image', required: true }, { name: 'type', required: false }, { name: 'mode', required: false }],
+    handle(d, { args, path }) {
+      const drive = d.drives.get(decodeURIComponent(path));
+      if (!drive) return fail(404, `Drive '${path}' does not exist`);
+      const image = args.get('image')!;
+      const st = d.fs.stat(safeResolve(d, image));
+      if (!st || st.dir) return fail(404, 'Cannot open file');
+      drive.image = safeResolve(d, image);
+      drive.mode = args.get('mode') ?? 'readwrite';
+      return ok();
+    },
+  },
+  ...(['reset', 'remove', 'on', 'off'] as const).map((command): Call => ({
+    method: 'PUT', route: 'drives', command, subPath: true, params: [],
+    handle(d, { path }) {
+      const drive = d.drives.get(decodeURIComponent(path));
+      if (!drive) return fail(404, `Drive '${path}' does not exist`);
+      if (command === 'remove') { drive.image = undefined; drive.mode = undefined; }
+      if (command === 'on') drive.enabled = true;
+      if (command === 'off') drive.enabled = false;
+      return ok();
+    },
+  })),
+
+  // Configuration.
+  { method: 'GET', route: 'configs', command: '', subPath: true, params: [], handle(d, { path }) {
+    if (!path) return ok({ categories: d.config.categories() });
+    const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
+    if (rest.length) return fail(404, 'Too many path components');
+    const c = d.config.category(cat!);
+    if (!c) return fail(404, `No categories found matching '${cat}'`);
+    if (item === undefined) return ok({ [c[0]]: Object.fromEntries([...c[1]].map(([k, v]) => [k, v.current])) });
+    const it = d.config.item(cat!, item);
+    if (!it) return fail(404, `No items found matching '${item}'`);
+    return ok({ [c[0]]: { [it[0]]: d.config.describe(it[1]) } });
+  } },
+  { method: 'PUT', route: 'configs', command: '', subPath: true, params: [{ name: 'value', required: true }], handle(d, { path, args }) {
+    const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
+    if (!cat || !item || rest.length) return fail(400, 'Expected /v1/configs/<category>/<item>');
+    if (!d.config.category(cat)) return fail(404, `No categories found matching '${cat}'`);
+    const err = d.config.set(cat, item, args.get('value')!);
+    return err ? fail(err.startsWith('Item') ? 404 : 400, err) : ok();
+  } },
+  { method: 'POST', route: 'configs', command: '', params: [], body: true, handle(d, { body }) {
+    let parsed: unknown;
+    try { parsed = JSON.parse(new TextDecoder().decode(body)); } catch { return fail(400, 'Body is not valid JSON'); }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return fail(400, 'Expected a JSON object of categories');
+    const errors: string[] = [];
+    for (const [cat, items] of Object.entries(parsed as Record<string, unknown>)) {
+      if (!items || typeof items !== 'object') { errors.push(`Category '${cat}' must map to an object of items`); continue; }
+      for (const [item, value] of Object.entries(items as Record<string, unknown>)) {
+        const err = d.config.set(cat, item, String(value));
+        if (err) errors.push(err);
+      }
+    }
+    return errors.length ? fail(400, ...errors) : ok();
+  } },
+  { method: 'PUT', route: 'configs', command: 'save_to_flash', params: [], handle: () => ok() },
+
+  // Files.
+  { method: 'GET', route: 'files', command: 'info', subPath: true, params: [], handle(d, { path }) {
+    const p = safeResolve(d, `/${decodeURIComponent(path)}`);
+    const st = d.fs.stat(p);
+    if (!st) return fail(404, 'File not found');
+    const name = p.split('/').pop() ?? '';
+    return ok({ files: { path: p, filename: name, size: st.size, extension: name.includes('.') ? name.split('.').pop()!.toUpperCase() : '' } });
+  } },
+
+  // Streams: the virtual device produces the debug stream only.
+  ...(['video', 'audio', 'debug'] as const).flatMap((kind): Call[] => [
+    { method: 'PUT', route: 'streams', command: 'start', subPath: true, pathMatch: kind, params: [{ name: 'ip', required: false }], async handle(d, { args }) {
+      if (kind !== 'debug') return fail(501, `The virtual device does not produce a ${kind} stream`);
+      const raw = args.get('ip') ?? String(d.config.get('Data Streams', 'Stream Debug to'));
+      const dest = parseDestination(raw);
+      if (!dest) return fail(400, `Invalid destination '${raw}'; expected an IPv4 address with optional :port`);
+      await d.startDebugStream(dest);
+      return ok();
+    } },
+    { method: 'PUT', route: 'streams', command: 'stop', subPath: true, pathMatch: kind, params: [], handle(d) {
+      if (kind === 'debug') d.stopDebugStream();
+      return ok();
+    } },
+  ]),
+];
+
+function safeResolve(d: RestDevice, p: string): string {
+  try { return d.fs.resolve('/', p); } catch { return '/'; }
+}
+
+/** Splits `/v1/<route>[/<path>][:<command>]`; undefined when the URL is not of that shape. */
+export function parseApiPath(pathname: string): { route: string; path: string; command: string } | undefined {
+  const m = /^\/v1\/([a-z_]+)(?:\/([^:]*))?(?::([a-z_0-9]+))?$/.exec(pathname);
+  if (!m) return undefined;
+  return { route: m[1]!, path: m[2] ?? '', command: m[3] ?? '' };
+}
+
+/** Finds the call for a request, or undefined (the server then answers a bare 404). */
+export function findCall(method: string, route: string, path: string, command: string): Call | undefined {
+  return CALLS.find((c) => c.method === method && c.route === route && c.command === command
+    && (c.pathMatch !== undefined ? c.pathMatch === path : c.subPath ? true : path === ''));
+}
+
+/** Checks the query against the call's parameters, with the firmware's messages. */
+export function checkParams(call: Call, args: Map<string, string>): string[] {
+  const errors: string[] = [];
+  const name = call.command || call.route;
+  for (const k of args.keys()) {
+    if (!call.params.some((p) => p.name === k)) errors.push(`Function ${name} does not have parameter ${k}`);
+  }
+  for (const p of call.params) {
+    if (p.required && !args.has(p.name)) errors.push(`Function ${name} requires parameter ${p.name}`);
+  }
+  return errors;
+}
+
+export type { Call };

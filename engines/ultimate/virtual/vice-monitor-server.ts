@@ -1,0 +1,379 @@
+// The VICE binary monitor protocol (API 2) served over the virtual machine, so the VICE client is
+// tested against a real protocol peer. As in VICE, any command stops the emulation (a 'monitor'
+// hold on the clock) until EXIT (0xAA); entering the stopped state sends a register-info event and
+// a STOPPED event, EXIT sends RESUMED. Checkpoints: exec checkpoints stop before the instruction at
+// the address; load/store checkpoints watch the CPU's bus cycles and stop at the next instruction
+// boundary (opcode and operand fetches count as loads — the bus does not say which is which).
+// Differences from VICE, by design: memspaces other than the main CPU answer "invalid memspace"
+// (there is no drive CPU); AUTOSTART takes a path in the virtual device's file system; QUIT ends
+// the monitor session (the virtual device is shared with REST and keeps running).
+import net from 'node:net';
+import type { MachineSeam } from './machine-seam.js';
+import type { MachineClock } from './clock.js';
+import {
+  API_VERSION, EVENT_REQUEST_ID, FrameReader, ViceCommand, ViceError, ViceRegister, ViceResponse,
+  encodeCheckpointInfo, encodeRegisters, encodeResponse, type CheckpointInfo,
+} from '../vice/protocol.js';
+
+export interface ViceServerOptions {
+  machine: MachineSeam;
+  clock: MachineClock;
+  /** Resolves an AUTOSTART file name to PRG bytes (undefined when it does not exist). */
+  loadFile(name: string): Uint8Array | undefined;
+  host?: string;
+  port?: number;
+}
+
+interface RequestFrame { requestId: number; command: number; body: Buffer; api: number }
+
+/** ASCII to PETSCII for keyboard feed: letters to upper case, newline to RETURN. */
+function toPetscii(text: string): number[] {
+  return [...text].map((c) => (c === '\n' ? 13 : c.toUpperCase().charCodeAt(0) & 0xff));
+}
+
+export class ViceMonitorServer {
+  readonly #server: net.Server;
+  readonly #sessions = new Set<net.Socket>();
+  readonly #checkpoints = new Map<number, CheckpointInfo>();
+  #nextCheckpoint = 1;
+  #stopped = false;
+  #hit?: CheckpointInfo;
+  #memHit?: CheckpointInfo;
+  #skipPc = -1;
+  #jamReported = false;
+  /** True while load/store checkpoints exist: the device then feeds bus cycles to watchBus(). */
+  watching = false;
+  port = 0;
+
+  constructor(private readonly opts: ViceServerOptions) {
+    this.#server = net.createServer((s) => this.#accept(s));
+  }
+
+  get stopped(): boolean { return this.#stopped; }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => { this.#server.off('error', reject); resolve(); });
+    });
+    this.port = (this.#server.address() as net.AddressInfo).port;
+    return this.port;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#sessions) s.destroy();
+    this.opts.machine.onExec = undefined;
+    this.watching = false;
+    await new Promise<void>((r) => this.#server.close(() => r()));
+  }
+
+  // ---- hooks called by the device ----
+
+  /** Bus-cycle watch for load/store checkpoints (called only while `watching`). */
+  watchBus(entry: number): void {
+    if (this.#memHit) return;
+    const flags = entry >>> 24;
+    const op = (flags & 0x91) === 0x91 ? 0x01 : (flags & 0x81) === 0x80 ? 0x02 : 0;
+    if (!op) return;
+    const addr = entry & 0xffff;
+    for (const c of this.#checkpoints.values()) {
+      if (c.enabled && (c.op & op) && addr >= c.start && addr <= c.end) {
+        c.hitCount++;
+        if (c.stopWhenHit) { this.#memHit = c; return; }
+      }
+    }
+  }
+
+  /** Called by the clock after every slice: turns a checkpoint hit or a jam into a stop. */
+  afterSlice(): void {
+    const m = this.opts.machine;
+    if (this.#hit) {
+      const hit = this.#hit;
+      this.#hit = undefined;
+      if (hit.temporary) this.#checkpoints.delete(hit.number), this.#installHooks();
+      this.#enterStopped({ ...hit, currentlyHit: true });
+    } else if (m.cpu.jammed && !this.#jamReported && this.#sessions.size > 0) {
+      this.#jamReported = true;
+      this.#enterStopped(undefined, true);
+    }
+    if (!m.cpu.jammed) this.#jamReported = false;
+  }
+
+  #onExec = (pc: number): boolean => {
+    if (this.#skipPc >= 0) {
+      // The first instruction after a resume or step is the one we stopped before: run it.
+      const skip = pc === this.#skipPc;
+      this.#skipPc = -1;
+      if (skip) return false;
+    }
+    if (this.#memHit) {
+      this.#hit = this.#memHit;
+      this.#memHit = undefined;
+      return true;
+    }
+    for (const c of this.#checkpoints.values()) {
+      if (c.enabled && (c.op & 0x04) && pc >= c.start && pc <= c.end) {
+        c.hitCount++;
+        if (c.stopWhenHit) { this.#hit = c; return true; }
+      }
+    }
+    return false;
+  };
+
+  #installHooks(): void {
+    const any = this.#checkpoints.size > 0;
+    this.watching = [...this.#checkpoints.values()].some((c) => c.op & 0x03);
+    this.opts.machine.onExec = any ? this.#onExec : undefined;
+  }
+
+  // ---- stop / resume ----
+
+  #broadcast(frame: Buffer): void {
+    for (const s of this.#sessions) if (!s.destroyed) s.write(frame);
+  }
+
+  #registersBody(): Buffer {
+    const m = this.opts.machine;
+    const c = m.cpu;
+    return encodeRegisters([
+      { id: ViceRegister.PC, value: c.pc },
+      { id: ViceRegister.A, value: c.a },
+      { id: ViceRegister.X, value: c.x },
+      { id: ViceRegister.Y, value: c.y },
+      { id: ViceRegister.SP, value: c.sp },
+      { id: ViceRegister.ZERO, value: m.peek(0) },
+      { id: ViceRegister.ONE, value: m.peek(1) },
+      { id: ViceRegister.FL, value: c.p },
+      { id: ViceRegister.LIN, value: m.rasterLine() },
+      { id: ViceRegister.CYC, value: c.cycles % 63 },
+    ]);
+  }
+
+  #pcBody(): Buffer {
+    const b = Buffer.alloc(2);
+    b.writeUInt16LE(this.opts.machine.cpu.pc & 0xffff, 0);
+    return b;
+  }
+
+  #enterStopped(hit?: CheckpointInfo, jam = false): void {
+    const wasStopped = this.#stopped;
+    this.#stopped = true;
+    this.opts.clock.hold('monitor');
+    if (hit) this.#broadcast(encodeResponse(ViceResponse.checkpointInfo, 0, EVENT_REQUEST_ID, encodeCheckpointInfo(hit)));
+    if (wasStopped && !hit && !jam) return;
+    this.#broadcast(encodeResponse(ViceResponse.registerInfo, 0, EVENT_REQUEST_ID, this.#registersBody()));
+    this.#broadcast(encodeResponse(jam ? ViceResponse.jam : ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
+  }
+
+  #resume(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#skipPc = this.opts.machine.cpu.pc;
+    this.#broadcast(encodeResponse(ViceResponse.resumed, 0, EVENT_REQUEST_ID, this.#pcBody()));
+    this.opts.clock.release('monitor');
+  }
+
+  // ---- sessions ----
+
+  #accept(s: net.Socket): void {
+    this.#sessions.add(s);
+    s.setNoDelay(true);
+    const reader = new FrameReader<RequestFrame>('request', 1024 * 1024);
+    s.on('data', (chunk: Buffer) => {
+      let frames: RequestFrame[];
+      try { frames = reader.push(chunk); } catch { s.destroy(); return; }
+      for (const f of frames) {
+        try {
+          this.#handle(s, f);
+        } catch {
+          s.write(encodeResponse(f.command, ViceError.generalFailure, f.requestId));
+        }
+      }
+    });
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      this.#sessions.delete(s);
+      // The last monitor gone: nobody can send EXIT any more, so let the machine run.
+      if (this.#sessions.size === 0 && this.#stopped) {
+        this.#stopped = false;
+        this.#skipPc = this.opts.machine.cpu.pc;
+        this.opts.clock.release('monitor');
+      }
+    });
+  }
+
+  #handle(s: net.Socket, f: RequestFrame): void {
+    const reply = (type: number, body?: Uint8Array, error: number = ViceError.ok): void => { s.write(encodeResponse(type, error, f.requestId, body)); };
+    const err = (code: number): void => reply(f.command, undefined, code);
+    if (f.api !== API_VERSION && f.api !== 0x01) return err(ViceError.invalidApiVersion);
+    const m = this.opts.machine;
+    const b = f.body;
+    if (!this.#stopped && f.command !== ViceCommand.exit) this.#enterStopped();
+
+    switch (f.command) {
+      case ViceCommand.ping: return reply(f.command);
+      case ViceCommand.exit: reply(f.command); return this.#resume();
+      case ViceCommand.quit:
+        reply(f.command);
+        this.#resume();
+        s.end();
+        return;
+      case ViceCommand.memoryGet: {
+        if (b.length < 8) return err(ViceError.invalidLength);
+        const start = b.readUInt16LE(1), end = b.readUInt16LE(3);
+        if (start > end) return err(ViceError.invalidParameter);
+        if (b[5] !== 0) return err(ViceError.invalidMemspace);
+        const len = end - start + 1;
+        const out = Buffer.alloc(2 + len);
+        out.writeUInt16LE(len & 0xffff, 0);
+        for (let i = 0; i < len; i++) out[2 + i] = m.peek(start + i);
+        return reply(f.command, out);
+      }
+      case ViceCommand.memorySet: {
+        if (b.length < 8) return err(ViceError.invalidLength);
+        const start = b.readUInt16LE(1), end = b.readUInt16LE(3);
+        if (start > end) return err(ViceError.invalidParameter);
+        if (b[5] !== 0) return err(ViceError.invalidMemspace);
+        const len = end - start + 1;
+        if (b.length < 8 + len) return err(ViceError.invalidLength);
+        for (let i = 0; i < len; i++) m.poke(start + i, b[8 + i]!);
+        return reply(f.command);
+      }
+      case ViceCommand.checkpointSet: {
+        if (b.length < 8) return err(ViceError.invalidLength);
+        if (b.length >= 9 && b[8] !== 0) return err(ViceError.invalidMemspace);
+        const start = b.readUInt16LE(0), end = b.readUInt16LE(2);
+        if (start > end || (b[6]! & 0x07) === 0) return err(ViceError.invalidParameter);
+        const c: CheckpointInfo = {
+          number: this.#nextCheckpoint++, currentlyHit: false, start, end,
+          stopWhenHit: b[4] !== 0, enabled: b[5] !== 0, op: b[6]! & 0x07, temporary: b[7] !== 0,
+          hitCount: 0, ignoreCount: 0, hasCondition: false, memspace: 0,
+        };
+        this.#checkpoints.set(c.number, c);
+        this.#installHooks();
+        return reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+      }
+      case ViceCommand.checkpointGet: {
+        if (b.length < 4) return err(ViceError.invalidLength);
+        const c = this.#checkpoints.get(b.readUInt32LE(0));
+        return c ? reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c)) : err(ViceError.objectMissing);
+      }
+      case ViceCommand.checkpointDelete: {
+        if (b.length < 4) return err(ViceError.invalidLength);
+        if (!this.#checkpoints.delete(b.readUInt32LE(0))) return err(ViceError.objectMissing);
+        this.#installHooks();
+        return reply(f.command);
+      }
+      case ViceCommand.checkpointToggle: {
+        if (b.length < 5) return err(ViceError.invalidLength);
+        const c = this.#checkpoints.get(b.readUInt32LE(0));
+        if (!c) return err(ViceError.objectMissing);
+        c.enabled = b[4] !== 0;
+        return reply(f.command);
+      }
+      case ViceCommand.checkpointList: {
+        for (const c of this.#checkpoints.values()) reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+        const n = Buffer.alloc(4);
+        n.writeUInt32LE(this.#checkpoints.size, 0);
+        return reply(f.command, n);
+      }
+      case ViceCommand.registersGet: {
+        if (b.length < 1) return err(ViceError.invalidLength);
+        if (b[0] !== 0) return err(ViceError.invalidMemspace);
+        return reply(ViceResponse.registerInfo, this.#registersBody());
+      }
+      case ViceCommand.registersSet: {
+        if (b.length < 3) return err(ViceError.invalidLength);
+        if (b[0] !== 0) return err(ViceError.invalidMemspace);
+        const count = b.readUInt16LE(1);
+        const items: Array<[number, number]> = [];
+        let at = 3;
+        for (let i = 0; i < count; i++) {
+          if (at + 4 > b.length) return err(ViceError.invalidLength);
+          const size = b[at]!;
+          if (size < 3) return err(ViceError.invalidParameter);
+          items.push([b[at + 1]!, b.readUInt16LE(at + 2)]);
+          at += size + 1;
+        }
+        const known = new Set<number>([ViceRegister.A, ViceRegister.X, ViceRegister.Y, ViceRegister.PC, ViceRegister.SP, ViceRegister.FL, ViceRegister.ZERO, ViceRegister.ONE]);
+        if (items.some(([id]) => !known.has(id))) return err(ViceError.objectMissing);
+        for (const [id, v] of items) {
+          if (id === ViceRegister.A) m.cpu.a = v & 0xff;
+          else if (id === ViceRegister.X) m.cpu.x = v & 0xff;
+          else if (id === ViceRegister.Y) m.cpu.y = v & 0xff;
+          else if (id === ViceRegister.PC) m.cpu.pc = v & 0xffff;
+          else if (id === ViceRegister.SP) m.cpu.sp = v & 0xff;
+          else if (id === ViceRegister.FL) m.cpu.p = v & 0xff;
+          else if (id === ViceRegister.ZERO) m.poke(0, v & 0xff);
+          else if (id === ViceRegister.ONE) m.poke(1, v & 0xff);
+        }
+        return reply(ViceResponse.registerInfo, this.#registersBody());
+      }
+      case ViceCommand.advanceInstructions: {
+        if (b.length < 3) return err(ViceError.invalidLength);
+        const stepOver = b[0] !== 0;
+        const count = b.readUInt16LE(1);
+        reply(f.command);
+        this.#step(count, stepOver);
+        this.#broadcast(encodeResponse(ViceResponse.registerInfo, 0, EVENT_REQUEST_ID, this.#registersBody()));
+        this.#broadcast(encodeResponse(ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
+        return;
+      }
+      case ViceCommand.keyboardFeed: {
+        if (b.length < 1 || b.length < 1 + b[0]!) return err(ViceError.invalidLength);
+        try { m.typeKeys(toPetscii(b.subarray(1, 1 + b[0]!).toString('latin1'))); } catch { return err(ViceError.invalidParameter); }
+        return reply(f.command);
+      }
+      case ViceCommand.reset: {
+        m.reset();
+        return reply(f.command);
+      }
+      case ViceCommand.autostart: {
+        if (b.length < 4 || b.length < 4 + b[3]!) return err(ViceError.invalidLength);
+        const name = b.subarray(4, 4 + b[3]!).toString('utf8');
+        const bytes = this.opts.loadFile(name);
+        if (!bytes) return err(ViceError.objectMissing);
+        try {
+          if (b[0] !== 0) m.runPrg(bytes);
+          else m.loadPrg(bytes);
+        } catch {
+          return err(ViceError.invalidParameter);
+        }
+        reply(f.command);
+        if (b[0] !== 0) this.#resume();
+        return;
+      }
+      default:
+        return err(ViceError.unknownCommand);
+    }
+  }
+
+  /** Executes instructions with the hooks off (a step never stops on its own checkpoint). */
+  #step(count: number, stepOver: boolean): void {
+    const m = this.opts.machine;
+    const hook = m.onExec;
+    m.onExec = undefined;
+    try {
+      for (let i = 0; i < count && !m.cpu.jammed; i++) {
+        const pc = m.cpu.pc;
+        if (stepOver && m.peek(pc) === 0x20) {
+          const ret = (pc + 3) & 0xffff;
+          let budget = 2_000_000;
+          do { budget -= this.#stepOne(); } while (m.cpu.pc !== ret && budget > 0 && !m.cpu.jammed);
+        } else {
+          this.#stepOne();
+        }
+      }
+    } finally {
+      m.onExec = hook;
+      this.#memHit = undefined;
+      this.#skipPc = m.cpu.pc;
+    }
+  }
+
+  #stepOne(): number {
+    const n = this.opts.machine.stepInstruction();
+    this.opts.clock.executed += n;
+    return Math.max(1, n);
+  }
+}
