@@ -1,0 +1,202 @@
+// LispexHost: evaluation in worker threads. The engine is synchronous; running it in a worker is
+// what lets the wall clock and cancellation stop anything — even one huge bignum operation — by
+// terminating the worker, while the calling thread (an MCP server, say) keeps answering. Each
+// worker's memory is bounded by V8 resourceLimits, so a runaway allocation kills only that worker.
+
+import { performance } from 'node:perf_hooks';
+import type { HostOutcome, WorkerFailureReason } from './outcome.js';
+import type { EvaluationJob, TransferBounds, WorkerReply } from './protocol.js';
+import { WorkerPool, type PooledWorker } from './worker-pool.js';
+import {
+  DEFAULT_WORKER_MEMORY,
+  locateWorkerScript,
+  type WorkerMemoryLimits,
+  type WorkerScript,
+} from './worker-script.js';
+
+/** The fixed evaluation wall clock of the MCP contract. */
+export const DEFAULT_WALL_CLOCK_MS = 5_000;
+
+/** No transfer bound: the observation is delivered whatever its size. */
+export const UNBOUNDED_TRANSFER: TransferBounds = {
+  maxRecords: Number.MAX_SAFE_INTEGER,
+  maxObservationBytes: Number.MAX_SAFE_INTEGER,
+};
+
+export interface LispexHostOptions {
+  /** Workers kept started ahead of need (default 2: one comparison runs two routes at once). */
+  readonly warmWorkers?: number;
+  /** Most evaluations running at once; more wait in arrival order (default 4). */
+  readonly maxConcurrent?: number;
+  /** Wall clock per evaluation, from the moment the job reaches its worker (default 5,000 ms). */
+  readonly wallClockMs?: number;
+  readonly memory?: WorkerMemoryLimits;
+  /** Bounds the worker checks before sending an observation (default: none). */
+  readonly bounds?: TransferBounds;
+  /** The worker script (default: engines/lispex/worker found next to this module). */
+  readonly script?: WorkerScript;
+}
+
+export interface EvaluateOptions {
+  /** Aborting terminates the worker and answers `cancelled`. */
+  readonly signal?: AbortSignal;
+  readonly wallClockMs?: number;
+  readonly bounds?: TransferBounds;
+}
+
+export class LispexHost {
+  private readonly pool: WorkerPool;
+  private readonly wallClockMs: number;
+  private readonly maxConcurrent: number;
+  private readonly bounds: TransferBounds;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private nextJobId = 1;
+  private closed = false;
+
+  constructor(options: LispexHostOptions = {}) {
+    this.wallClockMs = options.wallClockMs ?? DEFAULT_WALL_CLOCK_MS;
+    this.maxConcurrent = Math.max(1, options.maxConcurrent ?? 4);
+    this.bounds = options.bounds ?? UNBOUNDED_TRANSFER;
+    this.pool = new WorkerPool({
+      script: options.script ?? locateWorkerScript(),
+      memory: options.memory ?? DEFAULT_WORKER_MEMORY,
+      warm: Math.max(0, options.warmWorkers ?? 2),
+    });
+    this.pool.topUp();
+  }
+
+  /** Workers started since construction (each evaluation consumes one). */
+  get workersStarted(): number {
+    return this.pool.started;
+  }
+
+  /** Workers alive right now (warm, starting or busy). */
+  get workersAlive(): number {
+    return this.pool.size;
+  }
+
+  /** Evaluate one job in a fresh worker. Never rejects: every failure is an outcome. */
+  async evaluate(job: EvaluationJob, options: EvaluateOptions = {}): Promise<HostOutcome> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round((performance.now() - started) * 1000) / 1000;
+    const { signal } = options;
+    if (signal?.aborted) return { kind: 'cancelled', hostMs: elapsed() };
+    if (this.closed) return this.closedOutcome(elapsed());
+
+    const admitted = await this.admit(signal);
+    if (!admitted) return { kind: 'cancelled', hostMs: elapsed() };
+    let worker: PooledWorker;
+    try {
+      worker = await this.pool.take();
+    } catch (error) {
+      this.release();
+      if (this.closed) return this.closedOutcome(elapsed());
+      const message = error instanceof Error ? error.message : String(error);
+      return { kind: 'worker-failure', reason: 'start-failed', message: `the evaluation worker did not start: ${message}`, hostMs: elapsed() };
+    }
+    if (signal?.aborted) {
+      this.pool.retire(worker);
+      this.release();
+      return { kind: 'cancelled', hostMs: elapsed() };
+    }
+    return this.runOn(worker, job, options, elapsed);
+  }
+
+  /** Terminate every worker; later evaluations answer `worker-failure` / `host-closed`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const wake of this.waiting.splice(0)) wake();
+    await this.pool.close();
+  }
+
+  private runOn(
+    worker: PooledWorker,
+    job: EvaluationJob,
+    options: EvaluateOptions,
+    elapsed: () => number,
+  ): Promise<HostOutcome> {
+    const id = this.nextJobId++;
+    const limitMs = options.wallClockMs ?? this.wallClockMs;
+    const { signal } = options;
+    return new Promise<HostOutcome>((resolve) => {
+      let settled = false;
+      const finish = (outcome: HostOutcome): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pool.retire(worker);
+        this.release();
+        resolve(outcome);
+      };
+      const onAbort = (): void => finish({ kind: 'cancelled', hostMs: elapsed() });
+      const timer = setTimeout(() => finish({ kind: 'wall-clock-exceeded', limitMs, hostMs: elapsed() }), limitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.onReply = (reply: WorkerReply) => {
+        if (reply.type === 'ready' || reply.id !== id) return;
+        switch (reply.type) {
+          case 'observation':
+            return finish({ kind: 'completed', observation: reply.observation, hostMs: elapsed() });
+          case 'over-bound':
+            return finish({ kind: 'over-bound', excess: reply.excess, hostMs: elapsed() });
+          case 'engine-failure':
+            return finish({ kind: 'worker-failure', reason: 'engine-threw', message: reply.message, hostMs: elapsed() });
+        }
+      };
+      worker.onDeath = (error, exitCode) => {
+        const reason: WorkerFailureReason =
+          (error as NodeJS.ErrnoException | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out-of-memory' : 'exited';
+        const message =
+          reason === 'out-of-memory'
+            ? 'the evaluation worker ran out of memory and was stopped'
+            : `the evaluation worker exited (code ${exitCode})${error ? `: ${error.message}` : ''}`;
+        finish({ kind: 'worker-failure', reason, message, hostMs: elapsed() });
+      };
+      worker.worker.postMessage({ type: 'job', id, job, bounds: options.bounds ?? this.bounds });
+    });
+  }
+
+  /** Wait for a concurrency slot; false when cancelled (or closed) while waiting. */
+  private admit(signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.running < this.maxConcurrent) {
+      this.running++;
+      return Promise.resolve(true);
+    }
+    return new Promise<boolean>((resolve) => {
+      const wake = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        if (this.closed) return resolve(false);
+        this.running++;
+        resolve(true);
+      };
+      const onAbort = (): void => {
+        const at = this.waiting.indexOf(wake);
+        if (at >= 0) this.waiting.splice(at, 1);
+        resolve(false);
+      };
+      this.waiting.push(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private release(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+
+  private closedOutcome(hostMs: number): HostOutcome {
+    return { kind: 'worker-failure', reason: 'host-closed', message: 'the Lispex host is closed', hostMs };
+  }
+}
+
+let defaultHost: LispexHost | undefined;
+
+/**
+ * Evaluate one job on a process-wide host (created on first use, one warm worker, idle workers
+ * do not keep the process alive). For servers, construct a `LispexHost` and close it on exit.
+ */
+export function evaluateInWorker(job: EvaluationJob, options: EvaluateOptions = {}): Promise<HostOutcome> {
+  defaultHost ??= new LispexHost({ warmWorkers: 1 });
+  return defaultHost.evaluate(job, options);
+}

@@ -1,0 +1,79 @@
+// Where the evaluation worker's script is, and how to start it. The same code runs from source
+// (tsx: engines/lispex/host/*.ts next to engines/lispex/worker.ts) and from the build (tsup may
+// place this code in a shared chunk anywhere under dist/, next to dist/engines/lispex/worker.js),
+// so the script is found by walking up from this module rather than by one fixed relative URL.
+
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+export interface WorkerScript {
+  readonly url: URL;
+  /** A `.ts` script needs tsx inside the worker (Node 20 does not hand tsx's hooks to workers). */
+  readonly typescript: boolean;
+}
+
+/** Memory bounds of one worker (V8 `resourceLimits`); exceeding them kills only that worker. */
+export interface WorkerMemoryLimits {
+  readonly maxOldGenerationSizeMb: number;
+  readonly maxYoungGenerationSizeMb: number;
+  readonly stackSizeMb: number;
+}
+
+export const DEFAULT_WORKER_MEMORY: WorkerMemoryLimits = {
+  maxOldGenerationSizeMb: 512,
+  maxYoungGenerationSizeMb: 64,
+  stackSizeMb: 4,
+};
+
+/** Find `engines/lispex/worker.{ts,js}` by walking up from `moduleUrl` (this module by default). */
+export function locateWorkerScript(moduleUrl: string = import.meta.url): WorkerScript {
+  const modulePath = fileURLToPath(moduleUrl);
+  const typescript = modulePath.endsWith('.ts');
+  const file = typescript ? 'worker.ts' : 'worker.js';
+  let dir = dirname(modulePath);
+  for (;;) {
+    const candidate = join(dir, 'engines', 'lispex', file);
+    if (existsSync(candidate)) return { url: pathToFileURL(candidate), typescript };
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new Error(`lispex worker script engines/lispex/${file} not found above ${dirname(modulePath)}`);
+}
+
+/** Script evaluated in a worker started from source: register tsx, then load the real entry. */
+const TSX_BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsxApi)
+  .then((api) => { api.register(); return import(workerData.entry); })
+  .catch((error) => { setImmediate(() => { throw error; }); });
+`;
+
+/**
+ * Start one worker. Its ambient configuration is cleared: an empty environment, no argv, no
+ * execArgv (nothing of the server's own flags or variables reaches guest evaluation), and its
+ * stdout/stderr are piped so nothing it prints can reach the server's stdout (the MCP channel).
+ */
+export function startWorker(script: WorkerScript, memory: WorkerMemoryLimits): Worker {
+  const options = {
+    env: {},
+    argv: [],
+    execArgv: [],
+    stdout: true,
+    stderr: true,
+    resourceLimits: { ...memory },
+  };
+  const worker = script.typescript
+    ? new Worker(TSX_BOOTSTRAP, {
+        ...options,
+        eval: true,
+        workerData: { tsxApi: import.meta.resolve('tsx/esm/api'), entry: script.url.href },
+      })
+    : new Worker(script.url, options);
+  // Anything the worker prints is a diagnostic aid for the operator: stderr only.
+  worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  worker.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  return worker;
+}

@@ -1,0 +1,150 @@
+// LispexHost: worker threads with a wall clock, cancellation, memory bounds and transfer bounds.
+// Uses a scripted worker (fixtures/scripted-worker.ts) so every failure mode is reachable.
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { LispexHost, locateWorkerScript } from '../../engines/lispex/host/index.js';
+
+const script = { url: new URL('./fixtures/scripted-worker.ts', import.meta.url), typescript: true };
+
+describe('LispexHost', () => {
+  const host = new LispexHost({ script, warmWorkers: 2, wallClockMs: 1_500 });
+  after(() => host.close());
+
+  test('a job completes with the observation', async () => {
+    const outcome = await host.evaluate({ source: 'hello', route: 'vm', input: '(1 2)' });
+    assert.equal(outcome.kind, 'completed');
+    assert.ok(outcome.kind === 'completed');
+    assert.equal(outcome.observation.stdout, 'vm:(1 2)');
+    assert.deepEqual(outcome.observation.values[0]?.value, { kind: 'integer', value: '5' });
+  });
+
+  test('each worker runs exactly one job (single use)', async () => {
+    const before = host.workersStarted;
+    await host.evaluate({ source: 'a', route: 'tree' });
+    await host.evaluate({ source: 'b', route: 'tree' });
+    assert.equal(host.workersStarted - before, 2);
+  });
+
+  test('a plain JS infinite loop is stopped by the wall clock and the host keeps working', async () => {
+    const outcome = await host.evaluate({ source: 'spin', route: 'tree' });
+    assert.equal(outcome.kind, 'wall-clock-exceeded');
+    assert.ok(outcome.kind === 'wall-clock-exceeded');
+    assert.equal(outcome.limitMs, 1_500);
+    const next = await host.evaluate({ source: 'ok', route: 'tree' });
+    assert.equal(next.kind, 'completed');
+  });
+
+  test('one enormous bignum operation is stopped mid-operation', async () => {
+    const outcome = await host.evaluate({ source: 'bignum', route: 'vm' }, { wallClockMs: 500 });
+    assert.equal(outcome.kind, 'wall-clock-exceeded');
+  });
+
+  test('cancellation terminates a running job; other jobs run meanwhile', async () => {
+    const controller = new AbortController();
+    const spinning = host.evaluate({ source: 'spin', route: 'tree' }, { signal: controller.signal, wallClockMs: 60_000 });
+    const other = await host.evaluate({ source: 'meanwhile', route: 'tree' });
+    assert.equal(other.kind, 'completed');
+    controller.abort();
+    assert.equal((await spinning).kind, 'cancelled');
+  });
+
+  test('an already aborted signal never starts the job', async () => {
+    const before = host.workersStarted;
+    const outcome = await host.evaluate({ source: 'spin', route: 'tree' }, { signal: AbortSignal.abort() });
+    assert.equal(outcome.kind, 'cancelled');
+    assert.equal(host.workersStarted, before);
+  });
+
+  test('a worker that exhausts its memory bound is a worker failure, not a crash of the host', async () => {
+    const small = new LispexHost({
+      script,
+      warmWorkers: 0,
+      memory: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      wallClockMs: 60_000,
+    });
+    try {
+      const outcome = await small.evaluate({ source: 'allocate', route: 'tree' });
+      assert.equal(outcome.kind, 'worker-failure');
+      assert.ok(outcome.kind === 'worker-failure');
+      assert.equal(outcome.reason, 'out-of-memory');
+      assert.equal((await small.evaluate({ source: 'fine', route: 'tree' })).kind, 'completed');
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('an engine that throws, or a worker that exits, is reported as a worker failure', async () => {
+    const thrown = await host.evaluate({ source: 'throw', route: 'tree' });
+    assert.ok(thrown.kind === 'worker-failure');
+    assert.equal(thrown.reason, 'engine-threw');
+    assert.match(thrown.message, /scripted engine defect/);
+    const exited = await host.evaluate({ source: 'exit', route: 'tree' });
+    assert.ok(exited.kind === 'worker-failure');
+    assert.equal(exited.reason, 'exited');
+  });
+
+  test('transfer bounds: too many records or too many bytes are measured, not transferred', async () => {
+    const bounds = { maxRecords: 256, maxObservationBytes: 1_000_000 };
+    const atLimit = await host.evaluate({ source: 'warnings:256', route: 'tree' }, { bounds });
+    assert.equal(atLimit.kind, 'completed');
+    const records = await host.evaluate({ source: 'warnings:257', route: 'tree' }, { bounds });
+    assert.ok(records.kind === 'over-bound');
+    assert.deepEqual(
+      { bound: records.excess.bound, actual: records.excess.actual, limit: records.excess.limit },
+      { bound: 'diagnostics-and-warnings', actual: 257, limit: 256 },
+    );
+    const small = { maxRecords: 256, maxObservationBytes: 10_000 };
+    assert.equal((await host.evaluate({ source: 'bytes:1000', route: 'tree' }, { bounds: small })).kind, 'completed');
+    const bytes = await host.evaluate({ source: 'bytes:20000', route: 'tree' }, { bounds: small });
+    assert.ok(bytes.kind === 'over-bound');
+    assert.equal(bytes.excess.bound, 'observation-bytes');
+    assert.ok(bytes.excess.actual > 10_000);
+  });
+
+  test('concurrency beyond the limit waits in arrival order', async () => {
+    const narrow = new LispexHost({ script, warmWorkers: 1, maxConcurrent: 1, wallClockMs: 60_000 });
+    try {
+      const order: string[] = [];
+      const jobs = ['one', 'two', 'three'].map((s) =>
+        narrow.evaluate({ source: s, route: 'tree' }).then((o) => {
+          order.push(s);
+          return o.kind;
+        }),
+      );
+      assert.deepEqual(await Promise.all(jobs), ['completed', 'completed', 'completed']);
+      assert.deepEqual(order, ['one', 'two', 'three']);
+    } finally {
+      await narrow.close();
+    }
+  });
+
+  test('close terminates every worker and later jobs answer host-closed', async () => {
+    const temp = new LispexHost({ script, warmWorkers: 2 });
+    assert.equal((await temp.evaluate({ source: 'x', route: 'tree' })).kind, 'completed');
+    await temp.close();
+    assert.equal(temp.workersAlive, 0);
+    const outcome = await temp.evaluate({ source: 'x', route: 'tree' });
+    assert.ok(outcome.kind === 'worker-failure');
+    assert.equal(outcome.reason, 'host-closed');
+  });
+
+  test('a worker script that cannot load is a start failure', async () => {
+    const broken = new LispexHost({
+      script: { url: new URL('./fixtures/does-not-exist.ts', import.meta.url), typescript: true },
+      warmWorkers: 0,
+    });
+    try {
+      const outcome = await broken.evaluate({ source: 'x', route: 'tree' });
+      assert.ok(outcome.kind === 'worker-failure');
+      assert.equal(outcome.reason, 'start-failed');
+    } finally {
+      await broken.close();
+    }
+  });
+
+  test('the real worker script is found from source', () => {
+    const found = locateWorkerScript();
+    assert.equal(found.typescript, true);
+    assert.match(found.url.pathname, /\/engines\/lispex\/worker\.ts$/);
+  });
+});
