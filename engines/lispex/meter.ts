@@ -6,6 +6,7 @@
 
 import profilesJson from './contracts/resource-profiles.v1.json' with { type: 'json' };
 import meterJson from './contracts/meter-manifest.v3.json' with { type: 'json' };
+import type { SourcePosition } from './diagnostics.js';
 import type { MeterAxis, ResourceLimits, ResourceUsage } from './observation.js';
 
 export const METER_ID: string = meterJson.meter_id;
@@ -48,6 +49,8 @@ export const EXHAUSTION_CODES: Readonly<Record<MeterAxis, string>> = Object.from
 
 /** Thrown when a reservation is denied. Never caught by guest code (not a guest condition). */
 export class ResourceExhausted extends Error {
+  /** Source position of the denied event, filled by the stage that knows it. */
+  at?: SourcePosition;
   constructor(readonly axis: MeterAxis) {
     super(`${EXHAUSTION_CODES[axis]}: ${axis} limit exceeded`);
     this.name = 'ResourceExhausted';

@@ -5,7 +5,7 @@
 // so deeply nested input cannot overflow the JS stack.
 
 import { LispexError, type SourcePosition, type Span } from './diagnostics.js';
-import type { Meter } from './meter.js';
+import { ResourceExhausted, type Meter } from './meter.js';
 import { EOF, SourceCursor } from './source.js';
 import {
   Bytevector, Char, Flonum, LString, LVector, NIL, Pair, Ratnum, Sym, normalizeInteger, type Value,
@@ -161,7 +161,13 @@ type Frame =
 
 /** Read every top-level datum of a source. Throws LispexError (reader phase) or ResourceExhausted. */
 export function readAll(bytes: Uint8Array, meter: Meter): Syntax[] {
-  return new Reader(new SourceCursor(bytes, meter), meter).readAll();
+  const cursor = new SourceCursor(bytes, meter);
+  try {
+    return new Reader(cursor, meter).readAll();
+  } catch (e) {
+    if (e instanceof ResourceExhausted) e.at ??= cursor.position();
+    throw e;
+  }
 }
 
 class Reader {

@@ -1,0 +1,267 @@
+// LispexEvaluator: the whole pipeline for one run — source bytes → reader → normalizer → core IR
+// → the chosen route (tree evaluator or bytecode VM) → Observation. Synchronous, in the calling
+// thread; the worker host (host/) adds wall-clock limits and cancellation around it.
+
+import packageJson from '../../package.json' with { type: 'json' };
+import { makeControlPrimitives } from './control-primitives.js';
+import type { Core, CoreProgram } from './core-ir.js';
+import {
+  DEFAULT_MESSAGES, LispexError, exitStatusOf, renderDiagnostic, type SourcePosition, type WarningCode,
+} from './diagnostics.js';
+import { Globals } from './globals.js';
+import {
+  DEFAULT_PROFILE_ID, EXHAUSTION_CODES, CALL_DEPTH_LIMIT, LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID, Meter,
+  ResourceExhausted, profileById,
+} from './meter.js';
+import { normalizeProgram, type IntrinsicName } from './normalizer.js';
+import type {
+  DiagnosticPhase, DiagnosticRecord, Observation, ObservationStatus, ProjectedValue, ResourceLimits, ResourceOutcome,
+  Route, ValueRecord,
+} from './observation.js';
+import { buildPrimitiveRegistry, type PrimitiveTable } from './primitives/registry.js';
+import { writeValue } from './printer.js';
+import { readAll, syntaxToValue } from './reader.js';
+import { RunContext } from './run-context.js';
+import { encodeSource, sha256Hex } from './source.js';
+import { TreeMachine } from './tree/machine.js';
+import {
+  Bytevector, Char, Closure, Continuation, ErrorObject, Flonum, LString, LVector, MultipleValues, NIL, Pair, Primitive,
+  Ratnum, Sym, type Value,
+} from './values.js';
+import { VmRoute } from './vm/route.js';
+
+export interface RunOptions {
+  readonly route: Route;
+  /** Text of one datum, bound to the global `input`. */
+  readonly input?: string;
+  /** Logical source id used in diagnostics (never a host path). Default `source`. */
+  readonly sourceId?: string;
+  /** Overrides the profile's limits (tests use small limits to exhaust each axis). */
+  readonly limits?: ResourceLimits;
+}
+
+/** What a route offers the evaluator: evaluate one top-level form; the site to blame. */
+export interface RouteRunner {
+  evalForm(form: Core): Value;
+  currentSite(): SourcePosition;
+}
+
+export const ENGINE_VERSION: string = packageJson.version;
+
+/** The primitive table shared by every run: L2's registry with the machine's control family. */
+function buildPrimitives(): Map<string, Primitive> {
+  const control = makeControlPrimitives();
+  const controlFns: Record<string, Primitive['fn']> = {};
+  for (const p of control.values()) controlFns[p.name] = p.fn;
+  const registry = buildPrimitiveRegistry(controlFns as PrimitiveTable);
+  const out = new Map<string, Primitive>();
+  for (const [name, prim] of registry.byName) out.set(name, control.get(name) ?? prim);
+  return out;
+}
+
+let primitivesCache: Map<string, Primitive> | null = null;
+export function primitiveTable(): ReadonlyMap<string, Primitive> {
+  if (primitivesCache === null) primitivesCache = buildPrimitives();
+  return primitivesCache;
+}
+
+type Phase = 'reader' | 'normalizer' | 'runtime';
+
+export class LispexEvaluator {
+  private readonly primitives = primitiveTable();
+
+  run(source: string | Uint8Array, opts: RunOptions): Observation {
+    const started = performance.now();
+    const bytes = typeof source === 'string' ? encodeSource(source) : source;
+    const sourceId = opts.sourceId ?? 'source';
+    const profile = profileById(DEFAULT_PROFILE_ID);
+    const limits = opts.limits ?? profile.limits;
+    const meter = new Meter(limits);
+    const globals = new Globals();
+    for (const [name, prim] of this.primitives) globals.define(name, prim);
+    const ctx = new RunContext(meter, globals);
+    const inputBytes = opts.input === undefined ? undefined : encodeSource(opts.input);
+
+    let status: ObservationStatus = 'ok';
+    let error: { code: string; phase: DiagnosticPhase; at: SourcePosition; message: string; irritants: Value[] } | null = null;
+    let limitHit: ResourceOutcome['limit'];
+    let lastValues: Value[] = [];
+    let interactive = '';
+    let forms = 0;
+    let phase: Phase = 'reader';
+    let runner: RouteRunner | null = null;
+    const intrinsic = (name: IntrinsicName): Primitive => this.primitives.get(name)!;
+
+    try {
+      const roots = readAll(bytes, meter);
+      let inputValue: Value | undefined;
+      if (inputBytes !== undefined) {
+        const data = readAll(inputBytes, meter);
+        if (data.length !== 1) {
+          throw new LispexError('E100', `input must be exactly one datum (got ${data.length})`, [], { line: 1, column: 1 });
+        }
+        inputValue = syntaxToValue(data[0]!);
+      }
+      phase = 'normalizer';
+      const program: CoreProgram = normalizeProgram(roots, meter, intrinsic);
+      forms = program.forms.length;
+      phase = 'runtime';
+      if (inputValue !== undefined) globals.define('input', inputValue);
+      runner = opts.route === 'tree' ? new TreeMachine(ctx) : new VmRoute(ctx, program, this.primitives);
+      for (const form of program.forms) {
+        const before = ctx.stdout().length;
+        const v = runner.evalForm(form);
+        lastValues = v instanceof MultipleValues ? v.values.slice() : [v];
+        interactive += ctx.stdout().slice(before);
+        for (const x of lastValues) interactive += writeValue(x) + '\n';
+      }
+    } catch (e) {
+      lastValues = [];
+      const site = runner?.currentSite() ?? { line: 1, column: 1 };
+      if (e instanceof ResourceExhausted) {
+        status = 'resource';
+        limitHit = e.axis;
+        error = { code: EXHAUSTION_CODES[e.axis], phase: 'resource', at: e.at ?? site, message: `${e.axis} limit exceeded`, irritants: [] };
+      } else if (e instanceof LispexError && e.code === 'recursion-limit') {
+        status = 'resource';
+        limitHit = 'non-tail-call-depth';
+        error = { code: e.code, phase: 'resource', at: e.span ?? site, message: e.message, irritants: [] };
+      } else if (e instanceof LispexError) {
+        status = phase === 'runtime' ? 'runtime-error' : 'source-error';
+        error = { code: e.code, phase, at: e.span ?? site, message: e.message, irritants: e.irritants };
+      } else if (e instanceof RangeError) {
+        // The JS stack ran out outside the machines' own checks (deeply nested data in a
+        // primitive or the normalizer): the host-safety limit, never a crash.
+        status = 'resource';
+        limitHit = 'non-tail-call-depth';
+        error = { code: 'recursion-limit', phase: 'resource', at: site, message: DEFAULT_MESSAGES['recursion-limit'], irritants: [] };
+      } else {
+        status = 'infrastructure-error';
+        error = { code: 'infrastructure-error', phase: 'runtime', at: site, message: e instanceof Error ? e.message : String(e), irritants: [] };
+      }
+    }
+
+    const stdoutText = status === 'resource' || status === 'source-error' ? '' : ctx.stdout();
+    if (status === 'resource' || status === 'source-error') interactive = '';
+    const diagnostics: DiagnosticRecord[] = [];
+    if (error !== null) {
+      const irritants = error.irritants.map(safeWrite);
+      diagnostics.push({
+        code: error.code, severity: 'error', phase: error.phase, source: sourceId, line: error.at.line,
+        column: error.at.column, message: error.message, irritants,
+        rendered: renderDiagnostic(error.code, sourceId, error.at, error.message, irritants),
+      });
+    }
+    const warnings: DiagnosticRecord[] = ctx.warnings.map((w) => warningRecord(w.code, sourceId, w.at));
+    const exit = status === 'ok' ? 0 : status === 'resource' ? 2 : status === 'infrastructure-error' ? 3 : error ? exitStatusOf(error.code) : 1;
+    const values: ValueRecord[] = status === 'ok' ? lastValues.map(projectValueRecord) : [];
+
+    return {
+      status,
+      stdout: stdoutText,
+      stdout_bytes: Buffer.byteLength(stdoutText, 'utf8'),
+      diagnostics,
+      warnings,
+      exit_status: exit,
+      values,
+      interactive_stdout: interactive,
+      resource_outcome: {
+        status: status === 'resource' ? 'limit-exceeded' : 'within-limits',
+        ...(limitHit !== undefined ? { limit: limitHit } : {}),
+        profile_id: profile.id,
+        purpose: profile.purpose,
+        limits,
+        usage: meter.usage(),
+      },
+      metrics: {
+        max_call_depth: ctx.maxDepth,
+        call_depth_limit: CALL_DEPTH_LIMIT,
+        forms,
+        wall_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      },
+      identity: {
+        source_sha256: sha256Hex(bytes),
+        ...(inputBytes !== undefined ? { input_sha256: sha256Hex(inputBytes) } : {}),
+        profile_id: profile.id,
+        meter_id: METER_ID,
+        meter_manifest_id: METER_MANIFEST_ID,
+        route: opts.route,
+        engine: `mcp-engines/lispex-${opts.route}`,
+        engine_version: ENGINE_VERSION,
+        language_profile: LANGUAGE_PROFILE,
+      },
+    };
+  }
+}
+
+function warningRecord(code: WarningCode, source: string, at: SourcePosition): DiagnosticRecord {
+  const message = DEFAULT_MESSAGES[code];
+  return {
+    code, severity: 'warning', phase: 'runtime', source, line: at.line, column: at.column, message, irritants: [],
+    rendered: renderDiagnostic(code, source, at, message),
+  };
+}
+
+function safeWrite(v: Value): string {
+  try {
+    return writeValue(v);
+  } catch {
+    return '#<unprintable>';
+  }
+}
+
+function projectValueRecord(v: Value): ValueRecord {
+  const value = project(v, new Set());
+  return { portable: isPortable(value), value, printed: safeWrite(v) };
+}
+
+function isPortable(p: ProjectedValue): boolean {
+  switch (p.kind) {
+    case 'proper-list':
+    case 'vector':
+      return p.items.every(isPortable);
+    case 'improper-list':
+      return p.items.every(isPortable) && isPortable(p.tail);
+    case 'procedure':
+    case 'continuation':
+    case 'error-object':
+    case 'unspecified':
+    case 'cyclic':
+      return false;
+    default:
+      return true;
+  }
+}
+
+/** Structured JSON of a value. Lists are walked iteratively; `seen` breaks vector cycles. */
+function project(v: Value, seen: Set<LVector>): ProjectedValue {
+  if (typeof v === 'number' || typeof v === 'bigint') return { kind: 'integer', value: String(v) };
+  if (typeof v === 'boolean') return { kind: 'boolean', value: v };
+  if (v === NIL) return { kind: 'nil' };
+  if (v instanceof Ratnum) return { kind: 'rational', numerator: String(v.num), denominator: String(v.den) };
+  if (v instanceof Flonum) return { kind: 'finite-real', value: v.value };
+  if (v instanceof Char) return { kind: 'character', value: String.fromCodePoint(v.codePoint), code_point: v.codePoint };
+  if (v instanceof Sym) return { kind: 'symbol', name: v.name };
+  if (v instanceof LString) return { kind: 'string', value: v.value };
+  if (v instanceof Bytevector) return { kind: 'bytevector', bytes: Array.from(v.bytes) };
+  if (v instanceof Pair) {
+    const items: ProjectedValue[] = [];
+    let x: Value = v;
+    while (x instanceof Pair) {
+      items.push(project(x.car, seen));
+      x = x.cdr;
+    }
+    return x === NIL ? { kind: 'proper-list', items } : { kind: 'improper-list', items, tail: project(x, seen) };
+  }
+  if (v instanceof LVector) {
+    if (seen.has(v)) return { kind: 'cyclic' };
+    seen.add(v);
+    const items = v.items.map((x) => project(x, seen));
+    seen.delete(v);
+    return { kind: 'vector', items };
+  }
+  if (v instanceof Closure || v instanceof Primitive) return { kind: 'procedure' };
+  if (v instanceof Continuation) return { kind: 'continuation' };
+  if (v instanceof ErrorObject) return { kind: 'error-object' };
+  return { kind: 'unspecified' };
+}

@@ -1,0 +1,40 @@
+// The single global environment of a run (all top-level forms share it): one mutable cell per
+// global name, pre-bound to the primitives. Both routes resolve a global to its cell once (the VM
+// at compile time) and read `cell.value` afterwards.
+
+import { Sym, type Value } from './values.js';
+
+/** Marker for "no value yet": an unbound global (E300/E303) or an uninitialized letrec slot (E321). */
+export class Unassigned {
+  static readonly instance = new Unassigned();
+  private constructor() {}
+}
+/** `Unassigned` typed as a Value so it can sit in value slots; never escapes to guest code. */
+export const UNASSIGNED = Unassigned.instance as unknown as Value;
+
+export class GlobalCell {
+  value: Value = UNASSIGNED;
+  constructor(readonly name: Sym) {}
+}
+
+export class Globals {
+  private readonly cells = new Map<Sym, GlobalCell>();
+
+  cell(name: Sym): GlobalCell {
+    let c = this.cells.get(name);
+    if (c === undefined) {
+      c = new GlobalCell(name);
+      this.cells.set(name, c);
+    }
+    return c;
+  }
+
+  define(name: Sym | string, value: Value): void {
+    this.cell(typeof name === 'string' ? Sym.of(name) : name).value = value;
+  }
+
+  lookup(name: Sym): Value | undefined {
+    const c = this.cells.get(name);
+    return c === undefined || c.value === UNASSIGNED ? undefined : c.value;
+  }
+}

@@ -1,0 +1,602 @@
+// The tree route: an evaluator over the normalized core IR, written as a CEK-style machine with
+// an explicit, heap-allocated continuation stack. Nothing recurses in JS per guest call, so
+// proper tail calls and deep non-tail recursion (up to CALL_DEPTH_LIMIT) cost heap, not JS
+// stack. Each evaluation step and each delivery of a value to a frame charges one machine
+// transition; each condition transfer (raise, escape) charges one as well.
+
+import {
+  EscapeSignal, GuardTarget, conditionFromError, continuationPayload, isCatchable, makeErrorObject,
+  spreadValues, uncaughtError, type HandlerNode, type WindNode,
+} from '../control-primitives.js';
+import type { CGuard, CLambda, Core, Name } from '../core-ir.js';
+import { LispexError, type SourcePosition, type WarningCode } from '../diagnostics.js';
+import { UNASSIGNED } from '../globals.js';
+import { CALL_DEPTH_LIMIT, REENTRY_LIMIT } from '../meter.js';
+import type { RunContext } from '../run-context.js';
+import type { Runtime } from '../runtime.js';
+import type { RouteRunner } from '../evaluator.js';
+import {
+  Closure, Continuation, MultipleValues, NIL, NO_VALUES, Pair, Primitive, Sym, arrayFromList, isProcedure,
+  type ClosureCode, type Value,
+} from '../values.js';
+
+/** A lexical environment frame: parallel name/value arrays and a parent. */
+class Env {
+  constructor(
+    readonly names: readonly Name[],
+    readonly values: Value[],
+    readonly parent: Env | null,
+  ) {}
+}
+
+/** The closure code of the tree route: the lambda node itself plus its arity. */
+class TreeCode implements ClosureCode {
+  readonly name: string | null;
+  readonly required: number;
+  readonly rest: boolean;
+  constructor(readonly lambda: CLambda) {
+    this.name = lambda.name;
+    this.required = lambda.params.length;
+    this.rest = lambda.rest !== null;
+  }
+}
+
+// Frame kinds.
+const F_BOUNDARY = 0, F_RETURN = 1, F_IF = 2, F_BEGIN = 3, F_ARGS = 4, F_LET = 5, F_LETREC = 6, F_SET = 7,
+  F_DEFINE = 8, F_VALUES = 9, F_CALLCC = 10, F_GUARD = 11, F_HANDLER = 12, F_RAISE_RETURN = 13, F_WIND = 14,
+  F_CWV = 15;
+
+/** One continuation frame. A single shape for every kind keeps the machine monomorphic. */
+class Frame {
+  constructor(
+    readonly kind: number,
+    readonly node: Core | null,
+    readonly env: Env | null,
+    public index: number,
+    readonly vals: Value[] | null,
+    /** Kind-specific: Continuation (call/cc), consumer (cwv), WindNode (wind), flag (raise). */
+    readonly aux: unknown,
+    /** Handler stack and winders at frame creation (restored by escapes landing here). */
+    readonly handlers: HandlerNode | null,
+    readonly winders: WindNode | null,
+  ) {}
+}
+
+const EVAL = 0, DELIVER = 1, APPLY = 2, RAISE = 3;
+
+const codes = new WeakMap<CLambda, TreeCode>();
+function codeOf(l: CLambda): TreeCode {
+  let c = codes.get(l);
+  if (c === undefined) {
+    c = new TreeCode(l);
+    codes.set(l, c);
+  }
+  return c;
+}
+
+export class TreeMachine implements Runtime, RouteRunner {
+  private readonly stack: Frame[] = [];
+  private handlers: HandlerNode | null = null;
+  private winders: WindNode | null = null;
+  private depth = 0;
+  private reentries = 0;
+  /** The current call site (span of errors raised by primitives and of warnings). */
+  private site: SourcePosition = { line: 1, column: 1 };
+
+  constructor(private readonly ctx: RunContext) {}
+
+  /** The position to blame for a fault with no span of its own. */
+  currentSite(): SourcePosition {
+    return this.site;
+  }
+
+  /** Evaluate one top-level form; returns its value (possibly MultipleValues). */
+  evalForm(node: Core): Value {
+    return this.execute(EVAL, node, null, null, null);
+  }
+
+  // Runtime -----------------------------------------------------------------------------------
+
+  apply(proc: Value, args: Value[]): Value {
+    if (this.reentries >= REENTRY_LIMIT) {
+      throw new LispexError('recursion-limit', 'primitive re-entry depth limit exceeded', [], this.site);
+    }
+    this.reentries++;
+    const site = this.site;
+    try {
+      return this.execute(APPLY, null, null, proc, args);
+    } finally {
+      this.reentries--;
+      this.site = site;
+    }
+  }
+
+  writeOut(text: string): void {
+    this.ctx.writeOut(text);
+  }
+
+  warn(code: WarningCode): void {
+    this.ctx.warn(code, this.site);
+  }
+
+  // The machine -------------------------------------------------------------------------------
+
+  private push(kind: number, node: Core | null, env: Env | null, index: number, vals: Value[] | null, aux: unknown): void {
+    this.stack.push(new Frame(kind, node, env, index, vals, aux, this.handlers, this.winders));
+  }
+
+  /** Drop frames from `to` upward: deactivate their continuations and release their depth. */
+  private truncate(to: number): void {
+    const st = this.stack;
+    for (let i = st.length - 1; i >= to; i--) {
+      const f = st[i]!;
+      if (f.kind === F_RETURN) this.depth--;
+      else if (f.kind === F_CALLCC) (f.aux as Continuation).active = false;
+    }
+    st.length = to;
+  }
+
+  /** Run `after` thunks of dynamic-winds being left, innermost first, until `target`. */
+  private unwindTo(target: WindNode | null): void {
+    while (this.winders !== target && this.winders !== null) {
+      const w = this.winders;
+      this.winders = w.next;
+      this.handlers = w.handlers;
+      this.apply(w.after, []);
+    }
+  }
+
+  private lookup(name: Name, env: Env | null, at: SourcePosition): Value {
+    for (let e = env; e !== null; e = e.parent) {
+      const names = e.names;
+      for (let i = 0; i < names.length; i++) {
+        if (names[i] === name) {
+          const v = e.values[i]!;
+          if (v === UNASSIGNED) {
+            throw new LispexError('E321', `letrec variable read before initialization: ${(name as Sym).name ?? 'temporary'}`, name instanceof Sym ? [name] : [], at);
+          }
+          return v;
+        }
+      }
+    }
+    const v = name instanceof Sym ? this.ctx.globals.lookup(name) : undefined;
+    if (v === undefined) throw new LispexError('E300', `unbound variable ${(name as Sym).name}`, [name as Sym], at);
+    return v;
+  }
+
+  private assign(name: Name, env: Env | null, value: Value, at: SourcePosition): void {
+    for (let e = env; e !== null; e = e.parent) {
+      const i = e.names.indexOf(name);
+      if (i >= 0) {
+        e.values[i] = value;
+        return;
+      }
+    }
+    const sym = name as Sym;
+    if (this.ctx.globals.lookup(sym) === undefined) throw new LispexError('E303', `set! of unbound variable ${sym.name}`, [sym], at);
+    this.ctx.globals.define(sym, value);
+  }
+
+  /**
+   * The machine loop. Starts in `mode` (EVAL a node, or APPLY a procedure) on top of a fresh
+   * boundary frame and returns the value delivered to that boundary.
+   */
+  private execute(startMode: number, startNode: Core | null, startEnv: Env | null, startFn: Value | null, startArgs: Value[] | null): Value {
+    const st = this.stack;
+    const meter = this.ctx.meter;
+    const base = st.length;
+    this.push(F_BOUNDARY, null, null, 0, null, null);
+    let mode = startMode;
+    let node = startNode as Core;
+    let env = startEnv;
+    let fn = startFn as Value;
+    let args = startArgs as Value[];
+    let val: Value = NIL;
+    let raiseContinuable = false;
+    for (;;) {
+      try {
+        for (;;) {
+          if (mode === EVAL) {
+            meter.chargeMachine();
+            switch (node.k) {
+              case 'literal':
+              case 'quote':
+                val = node.value;
+                mode = DELIVER;
+                break;
+              case 'variable':
+                val = this.lookup(node.name, env, node.span);
+                mode = DELIVER;
+                break;
+              case 'if':
+                this.push(F_IF, node, env, 0, null, null);
+                node = node.test;
+                break;
+              case 'lambda':
+                val = new Closure(codeOf(node), env);
+                mode = DELIVER;
+                break;
+              case 'begin':
+                this.push(F_BEGIN, node, env, 1, null, null);
+                node = node.body[0]!;
+                break;
+              case 'set!':
+              case 'define':
+                this.push(node.k === 'set!' ? F_SET : F_DEFINE, node, env, 0, null, null);
+                node = node.value;
+                break;
+              case 'let':
+              case 'values':
+                if (node.k === 'let' ? node.inits.length === 0 : node.args.length === 0) {
+                  if (node.k === 'values') {
+                    val = NO_VALUES;
+                    mode = DELIVER;
+                  } else {
+                    env = new Env([], [], env);
+                    node = node.body;
+                  }
+                  break;
+                }
+                this.push(node.k === 'let' ? F_LET : F_VALUES, node, env, 0, [], null);
+                node = node.k === 'let' ? node.inits[0]! : node.args[0]!;
+                break;
+              case 'letrec': {
+                const slots = node.names.map(() => UNASSIGNED);
+                env = new Env(node.names, slots, env);
+                if (node.inits.length === 0) {
+                  node = node.body;
+                  break;
+                }
+                this.push(F_LETREC, node, env, 0, null, null);
+                node = node.inits[0]!;
+                break;
+              }
+              case 'application':
+                this.push(F_ARGS, node, env, 0, new Array<Value>(node.args.length + 1), null);
+                node = node.fn;
+                break;
+              case 'guard': {
+                const target = new GuardTarget(st.length);
+                this.push(F_GUARD, node, env, 0, null, null);
+                this.handlers = { handler: target, next: this.handlers };
+                node = node.body;
+                break;
+              }
+            }
+            continue;
+          }
+
+          if (mode === DELIVER) {
+            meter.chargeMachine();
+            const f = st[st.length - 1]!;
+            switch (f.kind) {
+              case F_BOUNDARY:
+                st.length--;
+                return val;
+              case F_RETURN:
+                st.length--;
+                this.depth--;
+                continue;
+              case F_IF: {
+                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                st.length--;
+                const n = f.node as Extract<Core, { k: 'if' }>;
+                env = f.env;
+                if (val !== false) node = n.then;
+                else if (n.else_ !== null) node = n.else_;
+                else {
+                  val = NO_VALUES;
+                  continue;
+                }
+                mode = EVAL;
+                continue;
+              }
+              case F_BEGIN: {
+                const n = f.node as Extract<Core, { k: 'begin' }>;
+                env = f.env;
+                node = n.body[f.index]!;
+                if (++f.index >= n.body.length) st.length--;
+                mode = EVAL;
+                continue;
+              }
+              case F_ARGS: {
+                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                const n = f.node as Extract<Core, { k: 'application' }>;
+                const vals = f.vals!;
+                vals[f.index] = val;
+                if (f.index < n.args.length) {
+                  env = f.env;
+                  node = n.args[f.index++]!;
+                  mode = EVAL;
+                  continue;
+                }
+                st.length--;
+                fn = vals[0]!;
+                args = vals.slice(1);
+                this.site = n.span;
+                mode = APPLY;
+                continue;
+              }
+              case F_LET:
+              case F_VALUES: {
+                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                const vals = f.vals!;
+                vals.push(val);
+                const n = f.node!;
+                const list = n.k === 'let' ? n.inits : (n as Extract<Core, { k: 'values' }>).args;
+                env = f.env;
+                if (vals.length < list.length) {
+                  node = list[vals.length]!;
+                  mode = EVAL;
+                  continue;
+                }
+                st.length--;
+                if (n.k === 'let') {
+                  env = new Env(n.names, vals, env);
+                  node = n.body;
+                  mode = EVAL;
+                } else {
+                  val = vals.length === 1 ? vals[0]! : new MultipleValues(vals);
+                }
+                continue;
+              }
+              case F_LETREC: {
+                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                const n = f.node as Extract<Core, { k: 'letrec' }>;
+                env = f.env;
+                env!.values[f.index] = val;
+                if (++f.index < n.inits.length) node = n.inits[f.index]!;
+                else {
+                  st.length--;
+                  node = n.body;
+                }
+                mode = EVAL;
+                continue;
+              }
+              case F_SET: {
+                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                st.length--;
+                const n = f.node as Extract<Core, { k: 'set!' }>;
+                this.assign(n.name, f.env, val, n.span);
+                val = NO_VALUES;
+                continue;
+              }
+              case F_DEFINE: {
+                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                st.length--;
+                const n = f.node as Extract<Core, { k: 'define' }>;
+                this.ctx.globals.define(n.name, val);
+                val = NO_VALUES;
+                continue;
+              }
+              case F_CALLCC:
+                st.length--;
+                (f.aux as Continuation).active = false;
+                continue;
+              case F_GUARD:
+              case F_HANDLER:
+                st.length--;
+                this.handlers = f.handlers;
+                continue;
+              case F_RAISE_RETURN:
+                st.length--;
+                if (f.aux === true) {
+                  this.handlers = f.handlers;
+                  continue;
+                }
+                throw new LispexError('E332', 'handler returned from a non-continuable raise', [f.vals![0]!], this.site);
+              case F_WIND: {
+                st.length--;
+                const w = f.aux as WindNode;
+                this.winders = w.next;
+                this.handlers = w.handlers;
+                const result: Value = val;
+                this.apply(w.after, []);
+                val = result;
+                continue;
+              }
+              case F_CWV:
+                st.length--;
+                fn = f.aux as Value;
+                args = spreadValues(val);
+                mode = APPLY;
+                continue;
+            }
+            throw new Error(`internal: unknown tree frame kind ${f.kind}`);
+          }
+
+          if (mode === APPLY) {
+            meter.chargeMachine();
+            if (fn instanceof Closure) {
+              const code = fn.code as TreeCode;
+              const lam = code.lambda;
+              const n = args.length;
+              if (n < code.required || (!code.rest && n > code.required)) throw this.arityError(fn, n);
+              let values: Value[];
+              let names: readonly Name[];
+              if (code.rest) {
+                values = args.slice(0, code.required);
+                let rest: Value = NIL;
+                for (let i = n - 1; i >= code.required; i--) rest = new Pair(args[i]!, rest);
+                values.push(rest);
+                names = [...lam.params, lam.rest!];
+              } else {
+                values = args;
+                names = lam.params;
+              }
+              // A call whose continuation is already a procedure return is a tail call.
+              if (st[st.length - 1]!.kind !== F_RETURN) {
+                if (++this.depth > CALL_DEPTH_LIMIT) {
+                  this.depth--;
+                  throw new LispexError('recursion-limit', 'non-tail call depth limit exceeded', [], this.site);
+                }
+                if (this.depth > this.ctx.maxDepth) this.ctx.maxDepth = this.depth;
+                this.push(F_RETURN, null, null, 0, null, null);
+              }
+              env = new Env(names, values, fn.env as Env | null);
+              node = lam.body;
+              mode = EVAL;
+              continue;
+            }
+            if (fn instanceof Primitive) {
+              const n = args.length;
+              if (n < fn.minArgs || n > fn.maxArgs) throw this.arityError(fn, n);
+              if (fn.control === null) {
+                val = fn.fn(args, this);
+                mode = DELIVER;
+                continue;
+              }
+              switch (fn.control) {
+                case 'apply': {
+                  const spread = arrayFromList(args[n - 1]!);
+                  if (spread === null) throw new LispexError('E312', 'apply: last argument must be a proper list', [args[n - 1]!], this.site);
+                  fn = args[0]!;
+                  args = args.slice(1, n - 1).concat(spread);
+                  continue;
+                }
+                case 'call/cc': {
+                  this.checkProcedure('call/cc', args[0]!);
+                  const k = new Continuation(st.length, 0);
+                  this.push(F_CALLCC, null, null, 0, null, k);
+                  fn = args[0]!;
+                  args = [k];
+                  continue;
+                }
+                case 'call-with-values':
+                  this.checkProcedure('call-with-values', args[0]!);
+                  this.checkProcedure('call-with-values', args[1]!);
+                  this.push(F_CWV, null, null, 0, null, args[1]!);
+                  fn = args[0]!;
+                  args = [];
+                  continue;
+                case 'dynamic-wind': {
+                  for (const p of args) this.checkProcedure('dynamic-wind', p);
+                  const [before, thunk, after] = args as [Value, Value, Value];
+                  this.apply(before, []);
+                  const w: WindNode = { after, next: this.winders, handlers: this.handlers };
+                  this.push(F_WIND, null, null, 0, null, w);
+                  this.winders = w;
+                  fn = thunk;
+                  args = [];
+                  continue;
+                }
+                case 'with-exception-handler': {
+                  this.checkProcedure('with-exception-handler', args[0]!);
+                  this.checkProcedure('with-exception-handler', args[1]!);
+                  this.push(F_HANDLER, null, null, 0, null, null);
+                  this.handlers = { handler: args[0]!, next: this.handlers };
+                  fn = args[1]!;
+                  args = [];
+                  continue;
+                }
+                case 'error':
+                  val = makeErrorObject(args);
+                  raiseContinuable = false;
+                  mode = RAISE;
+                  continue;
+                case 'raise':
+                case 'raise-continuable':
+                  val = args[0]!;
+                  raiseContinuable = fn.control === 'raise-continuable';
+                  mode = RAISE;
+                  continue;
+              }
+            }
+            if (fn instanceof Continuation) {
+              meter.chargeMachine();
+              if (!fn.active) throw new LispexError('E340', 'escape continuation no longer active', [], this.site);
+              const target = fn.frame as number;
+              const payload = continuationPayload(args);
+              this.escape(target, payload, false, base);
+              this.land(target, false);
+              val = payload;
+              mode = DELIVER;
+              continue;
+            }
+            throw new LispexError('E301', 'attempt to apply a non-procedure', [fn], this.site);
+          }
+
+          // RAISE: deliver `val` to the innermost handler.
+          meter.chargeMachine();
+          const h = this.handlers;
+          if (h === null) throw uncaughtError(val, this.site);
+          if (h.handler instanceof GuardTarget) {
+            const target = h.handler.frame;
+            this.escape(target, val, true, base);
+            const landed = this.land(target, true);
+            const g = landed.guard!;
+            env = new Env([g.name], [val], landed.env);
+            node = g.handler;
+            mode = EVAL;
+            continue;
+          }
+          this.push(F_RAISE_RETURN, null, null, 0, [val], raiseContinuable);
+          this.handlers = h.next;
+          fn = h.handler;
+          args = [val];
+          mode = APPLY;
+        }
+      } catch (e) {
+        if (e instanceof EscapeSignal && e.frame > base && e.frame < st.length) {
+          const landed = this.land(e.frame, e.toGuard);
+          if (e.toGuard) {
+            const g = landed.guard!;
+            env = new Env([g.name], [e.payload], landed.env);
+            node = g.handler;
+            mode = EVAL;
+          } else {
+            val = e.payload;
+            mode = DELIVER;
+          }
+          continue;
+        }
+        if (e instanceof LispexError && e.span === undefined) e.span = this.site;
+        if (e instanceof LispexError && isCatchable(e) && this.handlers !== null && e.payload === undefined) {
+          val = conditionFromError(e);
+          raiseContinuable = false;
+          mode = RAISE;
+          continue;
+        }
+        if (e instanceof RangeError && this.reentries === 0) {
+          this.truncate(base);
+          throw new LispexError('recursion-limit', 'host stack exhausted', [], this.site);
+        }
+        this.truncate(base);
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Leave the dynamic extent down to frame `target`: run the `after` thunks of winders entered
+   * since, then, when the frame belongs to an outer run, unwind the JS stack to that run.
+   */
+  private escape(target: number, payload: Value, toGuard: boolean, base: number): void {
+    const frame = this.stack[target]!;
+    this.unwindTo(frame.winders);
+    if (target < base) {
+      throw new EscapeSignal(target, payload, toGuard);
+    }
+  }
+
+  /** Pop everything from `target` up (inclusive) and restore that frame's handler stack. */
+  private land(target: number, toGuard: boolean): { env: Env | null; guard: CGuard | null } {
+    const frame = this.stack[target]!;
+    this.truncate(target);
+    this.handlers = frame.handlers;
+    this.winders = frame.winders;
+    return { env: frame.env, guard: toGuard ? (frame.node as CGuard) : null };
+  }
+
+  private mvMisuse(node: Core): LispexError {
+    return new LispexError('E320', 'multiple values where one value is required', [], node.span);
+  }
+
+  private arityError(fn: Value, n: number): LispexError {
+    return new LispexError('E302', `wrong number of arguments (${n})`, [fn], this.site);
+  }
+
+  private checkProcedure(who: string, v: Value): void {
+    if (!isProcedure(v)) throw new LispexError('E312', `${who}: expected a procedure`, [v], this.site);
+  }
+}
