@@ -29,6 +29,34 @@ export interface RequestOptions {
 /** Requests are cancelled with this method (MCP). */
 const CANCELLED = 'notifications/cancelled';
 
+/**
+ * A request being served. Its AbortSignal is created only when a handler asks for it: most
+ * requests finish without anyone looking, and an AbortController per request is the single
+ * largest cost of a trivial call.
+ */
+class IncomingRequest implements RequestContext {
+  private controller?: AbortController;
+  private abortReason?: unknown;
+  aborted = false;
+
+  constructor(readonly id: JsonRpcId) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
 /** Key for the in-flight table: 0 and "0" are different ids, and both must work. */
 const key = (id: JsonRpcId) => (typeof id === 'number' ? `n${id}` : `s${id}`);
 
@@ -46,7 +74,7 @@ export class JsonRpcPeer {
   private readonly client: JSONRPCClient<void>;
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly knownNotifications = new Set<string>();
-  private readonly inFlight = new Map<string, AbortController>();
+  private readonly inFlight = new Map<string, IncomingRequest>();
   private nextId = 0;
   private closed = false;
   private lastPeerError?: string;
@@ -230,16 +258,16 @@ export class JsonRpcPeer {
       this.replyError(id, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(id)} is already in use by a request in progress`);
       return;
     }
-    const controller = new AbortController();
-    this.inFlight.set(k, controller);
+    const incoming = new IncomingRequest(id);
+    this.inFlight.set(k, incoming);
     let response: JSONRPCResponse | null;
     try {
-      response = await this.server.receive(request, { id, signal: controller.signal });
+      response = await this.server.receive(request, incoming);
     } finally {
       this.inFlight.delete(k);
     }
     // A cancelled request gets no response at all (MCP), and a closed session cannot answer.
-    if (controller.signal.aborted || this.closed || !response) return;
+    if (incoming.aborted || this.closed || !response) return;
     this.sendRaw(response);
   }
 
@@ -256,10 +284,10 @@ export class JsonRpcPeer {
   private cancelIncoming(params: Record<string, unknown>): void {
     const id = params.requestId;
     if (typeof id !== 'string' && typeof id !== 'number') return;
-    const controller = this.inFlight.get(key(id));
-    if (!controller) return;
+    const incoming = this.inFlight.get(key(id));
+    if (!incoming) return;
     const reason = typeof params.reason === 'string' ? params.reason : 'cancelled by the client';
-    controller.abort(new DOMException(reason, 'AbortError'));
+    incoming.abort(new DOMException(reason, 'AbortError'));
   }
 
   private receiveResponse(m: JsonRpcMessage): void {
@@ -290,7 +318,7 @@ export class JsonRpcPeer {
   private onTransportClose(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const controller of this.inFlight.values()) controller.abort(new DOMException('connection closed', 'AbortError'));
+    for (const incoming of this.inFlight.values()) incoming.abort(new DOMException('connection closed', 'AbortError'));
     this.client.rejectAllPendingRequests(this.closedMessage());
     const listeners = this.closeListeners;
     this.closeListeners = [];

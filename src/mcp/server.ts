@@ -1,5 +1,5 @@
-import type { Transport, JsonRpcId } from '../../transports/transport.js';
-import { JsonRpcPeer } from '../jsonrpc/peer.js';
+import type { Transport } from '../../transports/transport.js';
+import { JsonRpcPeer, type RequestContext } from '../jsonrpc/peer.js';
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { ToolContext, ToolRegistry } from '../tool-registry.js';
@@ -100,7 +100,7 @@ export class ServerSession {
         throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
       }
       const meta = isObject(params._meta) ? (params._meta as Record<string, unknown>) : undefined;
-      return options.tools.call(name, args ?? {}, this.toolContext(ctx.id, ctx.signal, meta?.progressToken));
+      return options.tools.call(name, args ?? {}, this.toolContext(ctx, meta?.progressToken));
     });
     // The peer aborts the named request itself; the hook sees the full notification afterwards.
     this.peer.onNotification('notifications/cancelled', (params) => options.onCancelled?.(params, this));
@@ -110,27 +110,8 @@ export class ServerSession {
     return this.peer.start();
   }
 
-  private toolContext(requestId: JsonRpcId, signal: AbortSignal, progressToken: unknown): ToolContext {
-    const hasToken = typeof progressToken === 'string' || typeof progressToken === 'number';
-    return {
-      signal,
-      requestId,
-      protocolVersion: this.protocolVersion,
-      clientInfo: this.clientInfo,
-      log: this.server.log,
-      progress: hasToken
-        ? (progress, total, message) => {
-            if (signal.aborted) return;
-            this.peer.notify('notifications/progress', {
-              progressToken,
-              progress,
-              ...(total !== undefined ? { total } : {}),
-              ...(message !== undefined ? { message } : {}),
-            });
-          }
-        : () => {},
-      notify: (method, params) => this.peer.notify(method, params),
-    };
+  private toolContext(request: RequestContext, progressToken: unknown): ToolContext {
+    return new CallContext(this, request, typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined);
   }
 
   /** A request to the client (e.g. ping). */
@@ -153,4 +134,44 @@ export class ServerSession {
 
 function isObject(v: unknown): boolean {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The ToolContext of one tools/call. A class (not closures) because one is made per call. */
+class CallContext implements ToolContext {
+  constructor(
+    private readonly session: ServerSession,
+    private readonly request: RequestContext,
+    private readonly progressToken: string | number | undefined,
+  ) {}
+
+  /** Created on first use: most tools never look at it. */
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+  get requestId() {
+    return this.request.id;
+  }
+  get protocolVersion() {
+    return this.session.protocolVersion;
+  }
+  get clientInfo() {
+    return this.session.clientInfo;
+  }
+  get log() {
+    return this.session.server.log;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    if (this.progressToken === undefined || this.request.signal.aborted) return;
+    this.session.notify('notifications/progress', {
+      progressToken: this.progressToken,
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message !== undefined ? { message } : {}),
+    });
+  }
+
+  notify(method: string, params?: Record<string, unknown>): void {
+    this.session.notify(method, params);
+  }
 }
