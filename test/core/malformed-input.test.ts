@@ -97,6 +97,9 @@ for (const [name, line, expected] of cases) {
   test(`malformed input: ${name}`, async () => {
     wire.drain();
     wire.write(typeof line === 'string' ? line + '\n' : Buffer.concat([line, Buffer.from('\n')]));
+    // Requests are answered asynchronously, so wait for the expected id first; then a ping
+    // shows that nothing else was sent and that the server still serves.
+    if (expected !== 'nothing' && expected.id !== null) await wire.waitFor((m) => m.id === expected.id);
     const id = pingId++;
     wire.send({ jsonrpc: '2.0', id, method: 'ping' });
     await wire.waitFor((m) => m.id === id);

@@ -82,16 +82,18 @@ export function base64DecodedLength(b64: string): number {
   return Math.floor((b64.length * 3) / 4) - padding;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 /** Decode a base64 payload after checking its size against the cap and its alphabet. */
 export function decodeCapped(b64: string, maxBytes: number): Buffer {
   const size = base64DecodedLength(b64);
   if (size > maxBytes) {
     throw new ToolError(`the transferred file is ${size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES)`, { phase: 'cap', bytes: size, max_bytes: maxBytes });
   }
-  if (b64.length % 4 !== 0 || !BASE64.test(b64)) throw new ToolError('data is not valid base64', { phase: 'decode' });
-  return Buffer.from(b64, 'base64');
+  // Buffer.from skips characters outside the alphabet, so a payload with any of them (or bad
+  // padding) decodes to a different length than its text implies: one O(1) check after decoding
+  // instead of a regex pass over megabytes.
+  const bytes = Buffer.from(b64, 'base64');
+  if (b64.length % 4 !== 0 || bytes.length !== size) throw new ToolError('data is not valid base64', { phase: 'decode' });
+  return bytes;
 }
 
 export async function writeTransferred(path: string, data: Buffer): Promise<void> {
