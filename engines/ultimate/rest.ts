@@ -195,7 +195,7 @@ export class RestClient {
   }
 
   // ---- runners ----
-  private runner(command: 'load_prg' | 'run_prg' | 'run_crt', source: FileSource): Promise<DeviceAnswer> {
+  private async runner(command: 'load_prg' | 'run_prg' | 'run_crt', source: FileSource): Promise<DeviceAnswer> {
     if ('path' in source) return this.json('PUT', `/v1/runners:${command}`, { file: source.path });
     if (source.bytes.length === 0) throw new UltimateError('bad-input', `${command}: the uploaded file is empty`);
     return this.json('POST', `/v1/runners:${command}`, undefined, source.bytes);

@@ -168,8 +168,14 @@ const CALLS: Call[] = [
     const start = (d: RestDevice, bytes: Uint8Array): Answer => {
       const bad = prgCheck(bytes);
       if (bad) return bad;
-      if (command === 'run_prg') d.machine.runPrg(bytes);
-      else d.machine.loadPrg(bytes);
+      try {
+        if (command === 'run_prg') d.machine.runPrg(bytes);
+        else d.machine.loadPrg(bytes);
+      } catch (e) {
+        // The machine refuses a PRG that would load past $FFFF.
+        if (e instanceof RangeError) return fail(415, 'Error detected in file format');
+        throw e;
+      }
       d.clock.release('power-off');
       return ok();
     };

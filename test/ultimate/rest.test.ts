@@ -1,0 +1,189 @@
+// The REST client against the virtual device: identity, memory, debug register, configs, drives,
+// streams — and bad input, each answered the device's own way, with nothing crashing.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { startRig, type Rig } from './helpers.js';
+import { RestClient, UltimateDevice, UltimateError } from '../../engines/ultimate/index.js';
+
+async function expectError(p: Promise<unknown>, check: Partial<Pick<UltimateError, 'kind' | 'status'>> & { deviceErrors?: string[] }): Promise<UltimateError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof UltimateError, `expected UltimateError, got ${String(e)}`);
+    if (check.kind) assert.equal(e.kind, check.kind, e.message);
+    if (check.status) assert.equal(e.status, check.status, e.message);
+    if (check.deviceErrors) assert.deepEqual(e.deviceErrors, check.deviceErrors);
+    return e;
+  }
+  assert.fail('expected an error');
+}
+
+describe('REST client against the virtual device', () => {
+  let rig: Rig;
+  let base: string;
+  before(async () => {
+    rig = await startRig();
+    base = `http://127.0.0.1:${rig.virtual.ports.http}`;
+  });
+  after(async () => { await rig.close(); });
+
+  test('probe returns the identity snapshot and says the device is virtual', async () => {
+    const p = await rig.device.probe();
+    assert.equal(p.apiVersion, '0.1');
+    assert.match(p.product, /virtual/i);
+    assert.equal(p.virtual, true);
+    assert.equal(p.hostname, 'virtual-u64');
+    assert.match(p.uniqueId ?? '', /^[0-9A-F]{8}$/);
+    assert.equal(typeof p.firmwareVersion, 'string');
+    assert.equal(typeof p.fpgaVersion, 'string');
+  });
+
+  test('write then read memory: PUT for ≤128 bytes, POST beyond', async () => {
+    const small = Uint8Array.from({ length: 128 }, (_, i) => (i * 5) & 0xff);
+    const w1 = await rig.device.rest.writeMemory(0x4000, small);
+    assert.equal(w1.address, '4000-407f');
+    assert.deepEqual(await rig.device.rest.readMemory(0x4000, 128), small);
+    const big = Uint8Array.from({ length: 5000 }, (_, i) => (i * 13 + 7) & 0xff);
+    const w2 = await rig.device.rest.writeMemory(0x5000, big);
+    assert.equal(w2.address, '5000-6387');
+    assert.deepEqual(await rig.device.rest.readMemory(0x5000, 5000), big);
+    // The very top of memory is reachable; one byte further is not.
+    await rig.device.rest.writeMemory(0xffff, Uint8Array.of(0x12));
+    const top = await rig.device.rest.readMemory(0xfff0, 16);
+    assert.equal(top.length, 16);
+  });
+
+  test('debug register: set and read back', async () => {
+    assert.equal(await rig.device.rest.setDebugRegister(0x3c), 0x3c);
+    assert.equal(await rig.device.rest.debugRegister(), 0x3c);
+  });
+
+  test('client-side validation rejects bad ranges before sending', async () => {
+    await expectError(rig.device.rest.readMemory(0xfff0, 17), { kind: 'bad-input' });
+    await expectError(rig.device.rest.readMemory(-1, 1), { kind: 'bad-input' });
+    await expectError(rig.device.rest.readMemory(0x10000, 1), { kind: 'bad-input' });
+    await expectError(rig.device.rest.writeMemory(0xffff, Uint8Array.of(1, 2)), { kind: 'bad-input' });
+    await expectError(rig.device.rest.setDebugRegister(256), { kind: 'bad-input' });
+    assert.throws(() => new RestClient({ baseUrl: 'not a url' }), UltimateError);
+  });
+
+  test("malformed input gets the firmware's own answers", async () => {
+    const r = rig.device.rest;
+    // Length past $FFFF.
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: 'FFF0', length: 17 } }), { kind: 'device', status: 400, deviceErrors: ['Memory read exceeds location $FFFF'] });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '0', length: 65537 } }), { kind: 'device', status: 400, deviceErrors: ['Invalid length'] });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '10000' } }), { status: 400, deviceErrors: ['Invalid address'] });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '-5' } }), { status: 400, deviceErrors: ['Invalid address'] });
+    // A non-hex address parses as 0 (C's strtol), exactly as the firmware reads it.
+    const zero = await r.request('GET', '/v1/machine:readmem', { query: { address: 'zz', length: 2 }, binary: true });
+    assert.deepEqual(zero, await r.readMemory(0, 2));
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '12G4' } }), { status: 400, deviceErrors: ["Invalid char 'G' at position 2."] });
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'FFFF', data: '0102' } }), { status: 400, deviceErrors: ['Memory write exceeds location $FFFF'] });
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '' } }), { status: 400, deviceErrors: ['Use this API call to write at least one byte!'] });
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '00'.repeat(129) } }), { status: 400, deviceErrors: ['Maximum length of 128 bytes exceeded. Consider using POST method with attachment.'] });
+    await expectError(r.request('POST', '/v1/machine:writemem', { query: { address: 'FF00' }, body: new Uint8Array(257) }), { status: 400, deviceErrors: ['Memory write exceeds location $FFFF'] });
+    await expectError(r.request('POST', '/v1/machine:writemem', { query: { address: 'C000' } }), { status: 412, deviceErrors: ['Expected Body, but got none.'] });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '0', bogus: '1' } }), { status: 400, deviceErrors: ['Function readmem does not have parameter bogus'] });
+    await expectError(r.request('GET', '/v1/machine:readmem'), { status: 400, deviceErrors: ['Function readmem requires parameter address'] });
+  });
+
+  test('unknown routes, commands and methods are a bare 404 → unknown-route', async () => {
+    const r = rig.device.rest;
+    await expectError(r.request('GET', '/v1/nonsense'), { kind: 'unknown-route', status: 404 });
+    await expectError(r.request('PUT', '/v1/machine:explode'), { kind: 'unknown-route' });
+    await expectError(r.request('DELETE', '/v1/machine:reset'), { kind: 'unknown-route' });
+    await expectError(r.request('PUT', '/v1/streams/hologram:start'), { kind: 'unknown-route' });
+    const raw = await fetch(`${base}/v1/nonsense`);
+    assert.equal(raw.status, 404);
+    assert.equal((await raw.arrayBuffer()).byteLength, 0);
+  });
+
+  test('oversized bodies are refused with 507 before they are stored', async () => {
+    const r = rig.device.rest;
+    await expectError(r.request('POST', '/v1/runners:run_prg', { body: new Uint8Array(4 * 1024 * 1024 + 1) }), { kind: 'device', status: 507 });
+    // The device is still fine afterwards.
+    assert.equal(await r.version(), '0.1');
+  });
+
+  test('runner errors: missing file 404, bad PRG 415, no cartridge emulation 501', async () => {
+    const r = rig.device.rest;
+    await expectError(r.runPrg({ path: '/Usb0/none.prg' }), { status: 404, deviceErrors: ['Cannot open file'] });
+    await expectError(r.runPrg({ bytes: Uint8Array.of(1, 8) }), { status: 415 });
+    await expectError(r.loadPrg({ bytes: Uint8Array.of(0xf0, 0xff, ...new Uint8Array(32)) }), { status: 415 });
+    await expectError(r.runPrg({ bytes: new Uint8Array(0) }), { kind: 'bad-input' });
+    await expectError(r.runCrt({ bytes: Uint8Array.of(1, 2, 3) }), { status: 501 });
+  });
+
+  test('configuration categories and items', async () => {
+    const r = rig.device.rest;
+    const cats = await r.configCategories();
+    assert.ok(cats.includes('C64 and Cartridge Settings'));
+    await r.setConfigItem('C64 and Cartridge Settings', 'REU Size', '16 MB');
+    const item = await r.configItem('C64 and Cartridge Settings', 'REU Size');
+    assert.equal((item['C64 and Cartridge Settings'] as Record<string, { current: string }>)['REU Size']!.current, '16 MB');
+    await expectError(r.setConfigItem('C64 and Cartridge Settings', 'REU Size', '3 MB'), { status: 400 });
+    await expectError(r.configCategory('No Such Category'), { kind: 'device', status: 404 });
+    await r.setConfigs({ 'Network Settings': { 'Host Name': 'renamed' } });
+    assert.equal((await r.info()).hostname, 'renamed');
+    await r.setConfigs({ 'Network Settings': { 'Host Name': 'virtual-u64' } });
+  });
+
+  test('drives: list, mount an uploaded image, remove', async () => {
+    const r = rig.device.rest;
+    await rig.device.ftp.upload('/Usb0/disk.d64', new Uint8Array(174848));
+    await r.mount('a', '/Usb0/disk.d64');
+    const drives = await r.drives();
+    assert.equal(JSON.stringify(drives).includes('/Usb0/disk.d64'), true);
+    await expectError(r.mount('a', '/Usb0/missing.d64'), { status: 404 });
+    await r.driveCommand('a', 'remove');
+    assert.equal(JSON.stringify(await r.drives()).includes('disk.d64'), false);
+  });
+
+  test('pause and resume stop and restart the clock', async () => {
+    const r = rig.device.rest;
+    await r.pause();
+    const at = rig.virtual.clock.executed;
+    await new Promise((res) => setTimeout(res, 50));
+    assert.equal(rig.virtual.clock.executed, at);
+    await r.resume();
+    assert.equal(rig.virtual.clock.running, true);
+  });
+});
+
+describe('password, timeouts and refused connections', () => {
+  let rig: Rig;
+  before(async () => { rig = await startRig({ password: 'sekret' }); });
+  after(async () => { await rig.close(); });
+
+  test('the right password works; a wrong or missing one is 403 Forbidden', async () => {
+    assert.equal(await rig.device.rest.version(), '0.1');
+    const wrong = new UltimateDevice({ host: '127.0.0.1', httpPort: rig.virtual.ports.http, password: 'nope' });
+    await expectError(wrong.rest.version(), { kind: 'forbidden', status: 403, deviceErrors: ['Forbidden.'] });
+    const none = new UltimateDevice({ host: '127.0.0.1', httpPort: rig.virtual.ports.http });
+    await expectError(none.rest.readMemory(0, 1), { kind: 'forbidden', status: 403 });
+  });
+
+  test('a device that never answers is a timeout', async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((s) => { sockets.add(s); });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const port = (silent.address() as net.AddressInfo).port;
+    try {
+      const client = new RestClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 300 });
+      await expectError(client.version(), { kind: 'timeout' });
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
+
+  test('nothing listening is connection-refused', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const client = new RestClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 2000 });
+    await expectError(client.version(), { kind: 'connection-refused' });
+  });
+});
