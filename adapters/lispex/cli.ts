@@ -1,0 +1,142 @@
+// The `lispex` command line:
+//   lispex mcp serve [product options]   the MCP server on stdio
+//   lispex run <file> [--route tree|vm] [--input DATUM]
+//       runs a whole source with the interactive-output contract (INTERACTIVE-OUTPUT-1): for each
+//       successful top-level form its explicit output, then each result value written with
+//       `write` and a LF; warnings and diagnostics on stderr; exit 0 / 1 / 2.
+//   lispex check <file> [--route tree|vm] [--input DATUM]
+//       the same run, but prints only the diagnostics and warnings (no stdout), same exit status.
+//   lispex --help | --version
+
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { packageVersion } from '../../src/index.js';
+import type { Observation } from '../../engines/lispex/observation.js';
+import { StartupOptionError } from './products.js';
+import { SERVE_HELP, serveLispexMcp } from './server.js';
+
+export const LISPEX_HELP = `lispex ${packageVersion()} — the Lispex 1.5 language (mcp-engines)
+
+Usage:
+  lispex run <file> [--route tree|vm] [--input DATUM]
+      Run a program; print each top-level form's output, then its values (write), one per line.
+  lispex check <file> [--route tree|vm] [--input DATUM]
+      Run a program and print only its diagnostics and warnings.
+  lispex mcp serve [--topaz-vm PATH] [--topaz-compiler PATH --rust-tools PATH]
+      Serve the Lispex MCP tools over stdio.
+  lispex --help | --version
+
+Exit status: 0 ok, 1 source or runtime error, 2 resource limit, 64 usage error.
+Diagnostics and warnings go to stderr as "CODE source:line:column message".
+`;
+
+/** Exit status of a command-line usage error (BSD sysexits EX_USAGE). */
+const USAGE = 64;
+
+interface RunOptions {
+  readonly file: string;
+  readonly route: 'tree' | 'vm';
+  readonly input?: string;
+}
+
+function parseRunOptions(command: string, args: readonly string[]): RunOptions {
+  let file: string | undefined;
+  let route: 'tree' | 'vm' = 'tree';
+  let input: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--route') {
+      const value = args[++i];
+      if (value !== 'tree' && value !== 'vm') throw new UsageError(`--route needs tree or vm; got ${JSON.stringify(value ?? '')}`);
+      route = value;
+    } else if (arg === '--input') {
+      const value = args[++i];
+      if (value === undefined) throw new UsageError('--input needs the text of one datum');
+      input = value;
+    } else if (arg.startsWith('-') && arg !== '-') {
+      throw new UsageError(`unknown option ${JSON.stringify(arg)} for lispex ${command}`);
+    } else if (file === undefined) {
+      file = arg;
+    } else {
+      throw new UsageError(`lispex ${command} takes one file; got a second: ${JSON.stringify(arg)}`);
+    }
+  }
+  if (file === undefined) throw new UsageError(`lispex ${command} needs a file`);
+  return { file, route, ...(input !== undefined ? { input } : {}) };
+}
+
+class UsageError extends Error {}
+
+async function runFile(options: RunOptions): Promise<Observation> {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(options.file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${options.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  // Loaded here rather than at the top so `lispex mcp serve` does not load the engine in the
+  // server thread (it evaluates in workers only).
+  const { LispexEvaluator } = await import('../../engines/lispex/index.js');
+  // The logical source id is the file's name, never its host path.
+  return new LispexEvaluator().run(bytes, {
+    route: options.route,
+    sourceId: basename(options.file),
+    ...(options.input !== undefined ? { input: options.input } : {}),
+  });
+}
+
+/** Warnings in occurrence order, then the error that stopped the run (which came last). */
+function writeDiagnostics(observation: Observation): void {
+  let text = '';
+  for (const w of observation.warnings) text += `${w.rendered}\n`;
+  for (const d of observation.diagnostics) text += `${d.rendered}\n`;
+  if (text) process.stderr.write(text);
+}
+
+/** Run the command line; resolves to the exit status. Never calls process.exit. */
+export async function runLispexCli(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stdout.write(LISPEX_HELP);
+        return command === undefined ? USAGE : 0;
+      case '--version':
+      case '-V':
+        process.stdout.write(`${packageVersion()}\n`);
+        return 0;
+      case 'run': {
+        const observation = await runFile(parseRunOptions('run', rest));
+        process.stdout.write(observation.interactive_stdout);
+        writeDiagnostics(observation);
+        return observation.exit_status;
+      }
+      case 'check': {
+        const observation = await runFile(parseRunOptions('check', rest));
+        writeDiagnostics(observation);
+        return observation.exit_status;
+      }
+      case 'mcp': {
+        const [sub, ...flags] = rest;
+        if (sub !== 'serve') throw new UsageError(`unknown command "lispex mcp ${sub ?? ''}"; expected "lispex mcp serve"`);
+        if (flags.includes('--help') || flags.includes('-h')) {
+          process.stdout.write(SERVE_HELP);
+          return 0;
+        }
+        await serveLispexMcp(flags);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; expected run, check or mcp serve`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof StartupOptionError) {
+      process.stderr.write(`lispex: ${error.message}\n`);
+      return USAGE;
+    }
+    throw error;
+  }
+}

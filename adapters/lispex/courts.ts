@@ -1,0 +1,64 @@
+// The three closed comparison courts and whether this server can hold each one. Only tree-rust
+// runs here (our tree and our bytecode VM, which fills the court's "Rust VM" member); the courts
+// with external members answer court_available:false without attempting any route.
+
+import type { Court, CourtMember } from './result-schemas.js';
+import type { ProductFlag, StartupProducts } from './products.js';
+
+export interface CourtDefinition {
+  readonly court: Court;
+  readonly members: readonly CourtMember[];
+  readonly prerequisite: readonly ProductFlag[];
+}
+
+export const COURTS: readonly CourtDefinition[] = [
+  { court: 'tree-rust', members: ['tree', 'rust-vm'], prerequisite: [] },
+  { court: 'rust-topaz', members: ['rust-vm', 'topaz-vm'], prerequisite: ['--topaz-vm'] },
+  {
+    court: 'all-four',
+    members: ['tree', 'rust-vm', 'topaz-vm', 'fresh-aot'],
+    prerequisite: ['--topaz-vm', '--topaz-compiler', '--rust-tools'],
+  },
+];
+
+export interface CourtAvailability {
+  readonly available: boolean;
+  readonly reason: null | {
+    readonly code: 'missing-startup-product' | 'external-route-not-implemented';
+    readonly message: string;
+    readonly missing_startup_options: string[];
+  };
+}
+
+export function courtDefinition(court: Court): CourtDefinition {
+  return COURTS.find((c) => c.court === court)!;
+}
+
+export function courtAvailability(court: Court, products: StartupProducts): CourtAvailability {
+  const definition = courtDefinition(court);
+  if (definition.prerequisite.length === 0) return { available: true, reason: null };
+  const configured: Record<ProductFlag, boolean> = {
+    '--topaz-vm': products.topazVm !== undefined,
+    '--topaz-compiler': products.topazCompiler !== undefined,
+    '--rust-tools': products.rustTools !== undefined,
+  };
+  const missing = definition.prerequisite.filter((flag) => !configured[flag]);
+  if (missing.length > 0) {
+    return {
+      available: false,
+      reason: {
+        code: 'missing-startup-product',
+        message: `court ${court} needs the startup option${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+        missing_startup_options: [...missing],
+      },
+    };
+  }
+  return {
+    available: false,
+    reason: {
+      code: 'external-route-not-implemented',
+      message: `court ${court} has its startup products, but this version does not implement the external Topaz VM and fresh AOT routes`,
+      missing_startup_options: [],
+    },
+  };
+}

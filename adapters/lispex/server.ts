@@ -1,0 +1,74 @@
+// `lispex mcp serve`: the Lispex tools over stdio, MCP 2025-11-25, tools only.
+
+import { McpServer, packageVersion } from '../../src/index.js';
+import { StdioServerTransport } from '../../transports/index.js';
+import { LispexHost } from '../../engines/lispex/host/index.js';
+import { FIXED_BOUNDS } from './bounds.js';
+import { COURTS, courtAvailability } from './courts.js';
+import { parseStartupProducts, type StartupProducts } from './products.js';
+import { createLispexTools, type EvaluationHost } from './tools.js';
+
+/** The one protocol version of the contract. */
+export const LISPEX_PROTOCOL_VERSIONS = ['2025-11-25'] as const;
+
+export const LISPEX_SERVER_NAME = 'mcp-engines-lispex';
+
+export interface LispexServerOptions {
+  readonly products: StartupProducts;
+  /** Evaluation host; by default a LispexHost with the contract's wall clock. */
+  readonly host?: EvaluationHost;
+}
+
+function instructions(products: StartupProducts): string {
+  const available = COURTS.filter((c) => courtAvailability(c.court, products).available).map((c) => c.court);
+  return [
+    'Lispex 1.5 (lispex-profile-1.5) on the lispex-mcp-local-authoring/v1 resource profile.',
+    'lispex_reference answers forms, procedures, reader, resources and routes; lispex_diagnostic explains a code;',
+    `lispex_eval runs source on the tree route (wall clock ${FIXED_BOUNDS.evalWallClockMs} ms);`,
+    `lispex_compare_routes runs a closed court (available here: ${available.join(', ')}).`,
+    'Trusted source only: this server is not a sandbox for adversarial programs. Source is never retained.',
+  ].join(' ');
+}
+
+export function createLispexServer(options: LispexServerOptions): { server: McpServer; host: EvaluationHost & { close?: () => Promise<void> } } {
+  const host = options.host ?? new LispexHost({ wallClockMs: FIXED_BOUNDS.evalWallClockMs });
+  const tools = createLispexTools({ host, products: options.products });
+  const server = new McpServer({
+    name: LISPEX_SERVER_NAME,
+    title: 'mcp-engines Lispex',
+    version: packageVersion(),
+    protocolVersions: LISPEX_PROTOCOL_VERSIONS,
+    instructions: instructions(options.products),
+    tools,
+  });
+  return { server, host };
+}
+
+export const SERVE_HELP = `Usage: lispex mcp serve [--topaz-vm PATH] [--topaz-compiler PATH --rust-tools PATH]
+
+Serve the Lispex MCP tools (lispex_reference, lispex_eval, lispex_diagnostic,
+lispex_compare_routes) over stdio, protocol 2025-11-25, tools only.
+
+Options (each an absolute path to an existing executable, validated before start):
+  --topaz-vm PATH          the Topaz VM product (court rust-topaz)
+  --topaz-compiler PATH    the Topaz compiler (court all-four; needs --rust-tools)
+  --rust-tools PATH        the Rust tools (court all-four; needs --topaz-compiler)
+No product is ever discovered through PATH or the environment.
+`;
+
+/**
+ * Validate the startup options (throws StartupOptionError before anything starts), then serve
+ * one stdio session. Resolves when the client disconnects and every worker has stopped.
+ */
+export async function serveLispexMcp(argv: readonly string[]): Promise<void> {
+  const products = parseStartupProducts(argv);
+  const { server, host } = createLispexServer({ products });
+  const session = await server.connect(new StdioServerTransport());
+  await new Promise<void>((resolve) => {
+    session.onClose(resolve);
+    const stop = (): void => void session.close();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await host.close?.();
+}

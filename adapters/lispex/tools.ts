@@ -1,0 +1,361 @@
+// The four closed Lispex tools: lispex_reference, lispex_eval, lispex_diagnostic,
+// lispex_compare_routes. Every request object is closed (z.strictObject: an extra field is an
+// error, not ignored); bounds are checked before any evaluation starts; evaluation happens in
+// worker threads through the host; submitted source is never logged, kept or echoed.
+
+import { z } from 'zod';
+import { ToolError, ToolRegistry, packageVersion } from '../../src/index.js';
+import type { EvaluateOptions, EvaluationJob, HostOutcome } from '../../engines/lispex/host/index.js';
+import { FIXED_BOUNDS, checkTextField, utf8Length } from './bounds.js';
+import { compareObservations } from './comparison.js';
+import { courtAvailability, courtDefinition } from './courts.js';
+import { DIAGNOSTIC_CODE_PATTERN, diagnosticAnswer } from './diagnostic-reference.js';
+import type { StartupProducts } from './products.js';
+import { REFERENCE_TOPICS, profileIdentity, referenceAnswer } from './reference.js';
+import {
+  COMPARISON_RESULT_SCHEMA_ID,
+  ComparisonResultSchema,
+  CourtSchema,
+  EVAL_RESULT_SCHEMA_ID,
+  EvalResultSchema,
+  type ComparisonResult,
+  type CourtMember,
+  type EvalResult,
+} from './result-schemas.js';
+import { ROUTE_ROLE, routeObservation, sha256Hex } from './route-observation.js';
+
+/** What the tools need from the evaluation host (LispexHost, or a test double). */
+export interface EvaluationHost {
+  evaluate(job: EvaluationJob, options?: EvaluateOptions): Promise<HostOutcome>;
+}
+
+export interface LispexToolsOptions {
+  readonly host: EvaluationHost;
+  readonly products: StartupProducts;
+}
+
+/** Logical source id of submitted source in rendered diagnostics (never a path). */
+export const MCP_SOURCE_ID = 'source';
+
+const FALLBACK_COUNTS = { backend: 0, route: 0, profile: 0, retry: 0 } as const;
+const FLAGS = { source_retained: false, semantic_equivalence_proved: false, vouch_authority: false } as const;
+
+function product(): EvalResult['product'] {
+  return { name: 'mcp-engines', version: packageVersion(), server: 'lispex mcp serve' };
+}
+
+/**
+ * How much observation a worker may send back. The final result bound is checked exactly on the
+ * built result; this cap only keeps an absurd observation from crossing threads at all (the
+ * observation also carries the interactive rendering, so it may be up to about twice the result).
+ */
+const EVAL_TRANSFER = { maxRecords: FIXED_BOUNDS.diagnosticsAndWarnings, maxObservationBytes: 3 * FIXED_BOUNDS.evalResultBytes };
+const COMPARISON_TRANSFER = {
+  maxRecords: FIXED_BOUNDS.diagnosticsAndWarnings,
+  maxObservationBytes: 2 * FIXED_BOUNDS.comparisonResultBytes,
+};
+
+const sourceField = z.string().describe(`Lispex program text (UTF-8, at most ${FIXED_BOUNDS.sourceBytes} bytes)`);
+const inputField = z
+  .string()
+  .optional()
+  .describe(`text of one Lispex datum, bound as the variable input (at most ${FIXED_BOUNDS.inputDatumBytes} bytes)`);
+
+/** The error payload of an evaluation that produced no observation (or one past a bound). */
+function failureError(outcome: Exclude<HostOutcome, { kind: 'completed' }>, what: string): ToolError {
+  const common = { decision: null, retried: false, source_retained: false };
+  switch (outcome.kind) {
+    case 'wall-clock-exceeded':
+      return new ToolError(`${what} stopped: the ${outcome.limitMs} ms wall clock ran out and the worker was terminated`, {
+        failure: 'wall-clock-exceeded',
+        status: 'infrastructure-error',
+        limit_ms: outcome.limitMs,
+        ...common,
+      });
+    case 'cancelled':
+      return new ToolError(`${what} cancelled; the worker was terminated`, {
+        failure: 'cancelled',
+        status: 'infrastructure-error',
+        ...common,
+      });
+    case 'worker-failure':
+      return new ToolError(`${what} failed: ${outcome.message}`, {
+        failure: `worker-${outcome.reason}`,
+        status: 'infrastructure-error',
+        ...common,
+      });
+    case 'over-bound': {
+      const { excess } = outcome;
+      const unit = excess.bound === 'diagnostics-and-warnings' ? 'diagnostics and warnings' : 'bytes of observation';
+      return new ToolError(`${what} result not delivered: ${excess.actual} ${unit} exceed the fixed bound of ${excess.limit}`, {
+        failure: 'bound-exceeded',
+        bound: excess.bound === 'diagnostics-and-warnings' ? 'diagnostics-and-warnings' : 'evaluation-result',
+        limit: excess.limit,
+        actual: excess.actual,
+        status: excess.status,
+        exit_status: excess.exit_status,
+        ...common,
+      });
+    }
+  }
+}
+
+function resultTooLarge(bound: 'evaluation-result' | 'comparison-result', bytes: number, limit: number, detail: Record<string, unknown>): ToolError {
+  return new ToolError(`result not delivered: it would be ${bytes} bytes, over the fixed bound of ${limit} bytes`, {
+    failure: 'bound-exceeded',
+    bound,
+    limit,
+    actual: bytes,
+    ...detail,
+    decision: null,
+    retried: false,
+    source_retained: false,
+  });
+}
+
+function requestIdentity(source: string, input: string | undefined): ComparisonResult['request'] {
+  return { source_sha256: sha256Hex(source), input_sha256: input === undefined ? null : sha256Hex(input) };
+}
+
+function job(source: string, input: string | undefined, route: 'tree' | 'vm'): EvaluationJob {
+  return { source, route, sourceId: MCP_SOURCE_ID, ...(input !== undefined ? { input } : {}) };
+}
+
+/** Link a parent signal into a new controller (aborting either aborts the child). */
+function childController(parent: AbortSignal): { controller: AbortController; dispose: () => void } {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(parent.reason);
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return { controller, dispose: () => parent.removeEventListener('abort', onAbort) };
+}
+
+export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
+  const { host, products } = options;
+  const tools = new ToolRegistry();
+
+  tools.define({
+    name: 'lispex_reference',
+    title: 'Lispex reference',
+    description:
+      'The installed Lispex profile and registry. Without arguments: an overview. With a topic (forms, procedures, ' +
+      'reader, resources, routes): its entries. With a topic and an exact name: that one entry, or known:false.',
+    input: z
+      .strictObject({
+        topic: z.enum(REFERENCE_TOPICS).optional().describe('one of forms, procedures, reader, resources, routes'),
+        name: z.string().optional().describe('an exact entry name within the topic (requires topic)'),
+      })
+      .refine((args) => args.name === undefined || args.topic !== undefined, {
+        message: 'name requires topic',
+        path: ['name'],
+      }),
+    output: z.looseObject({
+      schema: z.literal('lispex.mcp-reference-result/v1'),
+      topic: z.enum(REFERENCE_TOPICS).nullable(),
+      name: z.string().nullable(),
+      known: z.boolean(),
+    }),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    handler: ({ topic, name }) => referenceAnswer(topic, name, { products }),
+  });
+
+  tools.define({
+    name: 'lispex_diagnostic',
+    title: 'Lispex diagnostic',
+    description:
+      'The exact diagnostic-catalog row of a code (E100…E340, W330, W331) and the condition that raises it; unknown codes answer known:false.',
+    input: z.strictObject({
+      code: z.string().regex(DIAGNOSTIC_CODE_PATTERN, 'code must match ^[EW][0-9]{3}$').describe('e.g. E300 or W330'),
+    }),
+    output: z.strictObject({
+      code: z.string(),
+      known: z.boolean(),
+      catalog: z.string(),
+      row: z
+        .strictObject({
+          code: z.string(),
+          severity: z.enum(['error', 'warning']),
+          phase: z.string(),
+          family: z.string(),
+          render_template: z.string(),
+          irritant_projection: z.string(),
+          source_span: z.string(),
+          exit_status: z.number().int(),
+        })
+        .nullable(),
+      raising_condition: z.string().nullable(),
+    }),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    handler: ({ code }) => diagnosticAnswer(code),
+  });
+
+  tools.define({
+    name: 'lispex_eval',
+    title: 'Evaluate Lispex',
+    description:
+      'Evaluate a Lispex program on the tree route (profile lispex-mcp-local-authoring/v1, 5,000 ms wall clock) and ' +
+      'return lispex.mcp-eval-result/v1: values of the last top-level form, stdout, diagnostics, warnings, status, ' +
+      'exit status, resource outcome, metrics and identities. Trusted source only: this is not a sandbox.',
+    input: z.strictObject({ source: sourceField, input: inputField }),
+    output: EvalResultSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    handler: async ({ source, input }, ctx): Promise<EvalResult> => {
+      checkTextField('source', source);
+      if (input !== undefined) checkTextField('input', input);
+      const outcome = await host.evaluate(job(source, input, 'tree'), {
+        signal: ctx.signal,
+        wallClockMs: FIXED_BOUNDS.evalWallClockMs,
+        bounds: EVAL_TRANSFER,
+      });
+      if (outcome.kind !== 'completed') throw failureError(outcome, 'evaluation');
+      const result: EvalResult = {
+        schema: EVAL_RESULT_SCHEMA_ID,
+        product: product(),
+        profile: profileIdentity(),
+        ...routeObservation(outcome.observation, outcome.hostMs),
+        forbidden_fallback_counts: { ...FALLBACK_COUNTS },
+        ...FLAGS,
+      };
+      const bytes = utf8Length(JSON.stringify(result));
+      if (bytes > FIXED_BOUNDS.evalResultBytes) {
+        throw resultTooLarge('evaluation-result', bytes, FIXED_BOUNDS.evalResultBytes, {
+          status: result.status,
+          exit_status: result.exit_status,
+        });
+      }
+      return result;
+    },
+  });
+
+  tools.define({
+    name: 'lispex_compare_routes',
+    title: 'Compare Lispex routes',
+    description:
+      'Run one closed comparison court on the same source and input and report each member observation, the ' +
+      'mismatch axes and agreement, without selecting an answer. tree-rust runs the built-in tree and the built-in ' +
+      'bytecode VM (which fills the court\'s Rust VM member). rust-topaz and all-four need startup products and ' +
+      'answer court_available:false here.',
+    input: z.strictObject({
+      court: CourtSchema.describe('tree-rust, rust-topaz or all-four'),
+      source: sourceField,
+      input: inputField,
+    }),
+    output: ComparisonResultSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    handler: async ({ court, source, input }, ctx): Promise<ComparisonResult> => {
+      checkTextField('source', source);
+      if (input !== undefined) checkTextField('input', input);
+      const definition = courtDefinition(court);
+      const availability = courtAvailability(court, products);
+      const members = definition.members.map((member) => memberDescription(member));
+      const base = {
+        schema: COMPARISON_RESULT_SCHEMA_ID,
+        product: product(),
+        profile: profileIdentity(),
+        court,
+        members,
+        request: requestIdentity(source, input),
+        answer_selected: false,
+        partial_comparison: false,
+        forbidden_fallback_counts: { ...FALLBACK_COUNTS },
+        ...FLAGS,
+      } as const;
+      if (!availability.available) {
+        return {
+          ...base,
+          court_available: false,
+          unavailable_reason: availability.reason,
+          attempted_routes: [],
+          observations: [],
+          axes: [],
+          mismatch_axes: [],
+          agreement: null,
+          cleanup: { workspace_created: false, workers_terminated: 0, processes_started: 0, complete: true },
+        };
+      }
+
+      // tree-rust: both routes at once, each in its own worker with the evaluation wall clock,
+      // the whole court under the comparison wall clock. A member that fails stops the other:
+      // a comparison is complete or it is not given at all (partial_comparison stays false).
+      const { controller, dispose } = childController(ctx.signal);
+      const courtTimer = setTimeout(() => controller.abort(), FIXED_BOUNDS.comparisonWallClockMs);
+      const run = (route: 'tree' | 'vm'): Promise<HostOutcome> =>
+        host
+          .evaluate(job(source, input, route), {
+            signal: controller.signal,
+            wallClockMs: FIXED_BOUNDS.evalWallClockMs,
+            bounds: COMPARISON_TRANSFER,
+          })
+          .then((outcome) => {
+            if (outcome.kind !== 'completed') controller.abort();
+            return outcome;
+          });
+      let outcomes: HostOutcome[];
+      try {
+        outcomes = await Promise.all([run('tree'), run('vm')]);
+      } finally {
+        clearTimeout(courtTimer);
+        dispose();
+      }
+      const routeMembers: CourtMember[] = ['tree', 'rust-vm'];
+      const failed = outcomes.findIndex((o) => o.kind !== 'completed');
+      if (failed >= 0) {
+        const first = outcomes[failed] as Exclude<HostOutcome, { kind: 'completed' }>;
+        const error = failureError(first, `comparison member ${routeMembers[failed]}`);
+        throw new ToolError(error.message, {
+          ...error.details,
+          court,
+          members: outcomes.map((o, i) => ({ member: routeMembers[i], outcome: o.kind })),
+          agreement: null,
+          answer_selected: false,
+          partial_comparison: false,
+        });
+      }
+      const observations = outcomes.map((o, i) => {
+        const completed = o as Extract<HostOutcome, { kind: 'completed' }>;
+        return { member: routeMembers[i]!, ...routeObservation(completed.observation, completed.hostMs) };
+      });
+      const axes = compareObservations(observations);
+      const mismatch = axes.filter((a) => !a.agreement).map((a) => a.axis);
+      const result: ComparisonResult = {
+        ...base,
+        court_available: true,
+        unavailable_reason: null,
+        attempted_routes: routeMembers,
+        observations,
+        axes,
+        mismatch_axes: mismatch,
+        agreement: mismatch.length === 0,
+        cleanup: { workspace_created: false, workers_terminated: observations.length, processes_started: 0, complete: true },
+      };
+      const bytes = utf8Length(JSON.stringify(result));
+      if (bytes > FIXED_BOUNDS.comparisonResultBytes) {
+        throw resultTooLarge('comparison-result', bytes, FIXED_BOUNDS.comparisonResultBytes, {
+          court,
+          agreement: result.agreement,
+          mismatch_axes: mismatch,
+        });
+      }
+      return result;
+    },
+  });
+
+  return tools;
+}
+
+function memberDescription(member: CourtMember): ComparisonResult['members'][number] {
+  switch (member) {
+    case 'tree':
+      return { member, available: true, route: 'tree', implementation: `mcp-engines built-in tree evaluator (${ROUTE_ROLE.tree} role)` };
+    case 'rust-vm':
+      return {
+        member,
+        available: true,
+        route: 'vm',
+        implementation: 'mcp-engines built-in bytecode VM (fills the court\'s Rust VM member; not a Rust program)',
+      };
+    case 'topaz-vm':
+    case 'fresh-aot':
+      return { member, available: false, route: null, implementation: null };
+  }
+}

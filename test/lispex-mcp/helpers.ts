@@ -1,0 +1,42 @@
+// Shared helpers of the Lispex MCP tests: connect the official SDK client to a Lispex server in
+// memory, read tool payloads, and count host calls (to prove a bound was enforced before work).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '../../transports/index.js';
+import { createLispexServer } from '../../adapters/lispex/index.js';
+import type { EvaluationHost } from '../../adapters/lispex/index.js';
+import type { StartupProducts } from '../../adapters/lispex/products.js';
+import type { EvaluateOptions, EvaluationJob, HostOutcome } from '../../engines/lispex/host/index.js';
+
+export type ToolCallResult = Awaited<ReturnType<Client['callTool']>>;
+
+/** Wraps a host and records every job it is asked to run. */
+export class CountingHost implements EvaluationHost {
+  readonly jobs: EvaluationJob[] = [];
+  readonly outcomes: HostOutcome[] = [];
+  constructor(private readonly inner: EvaluationHost) {}
+  async evaluate(job: EvaluationJob, options?: EvaluateOptions): Promise<HostOutcome> {
+    this.jobs.push(job);
+    const outcome = await this.inner.evaluate(job, options);
+    this.outcomes.push(outcome);
+    return outcome;
+  }
+}
+
+export async function connectInMemory(
+  host: EvaluationHost,
+  products: StartupProducts = {},
+): Promise<{ client: Client; close: () => Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const { server } = createLispexServer({ host, products });
+  await server.connect(serverSide);
+  const client = new Client({ name: 'lispex-mcp-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return { client, close: () => client.close() };
+}
+
+/** The JSON payload of a tool result (the first text block). */
+export function payload(result: ToolCallResult): any {
+  const first = (result.content as Array<{ type: string; text?: string }>)[0];
+  if (!first || first.type !== 'text' || first.text === undefined) throw new Error('no text content in the result');
+  return JSON.parse(first.text);
+}
