@@ -43,6 +43,8 @@ export interface DebugCaptureOptions {
   /** Local UDP port (default 11002; 0 = any free port). */
   port?: number;
   multicastGroup?: string;
+  /** Local interface address for the group membership (e.g. 127.0.0.1 for the virtual device). */
+  multicastInterface?: string;
   maxDatagrams: number;
   maxDurationMs: number;
   /** Stop early (the capture is still finished and valid, truncation 'none'). */
@@ -119,6 +121,7 @@ export class UltimateDevice {
       bindAddress: opts.bindAddress,
       port: opts.port,
       multicastGroup: opts.multicastGroup,
+      multicastInterface: opts.multicastInterface,
       maxDatagrams: opts.maxDatagrams,
       maxDurationMs: opts.maxDurationMs,
     });

@@ -1,0 +1,165 @@
+// Debug-stream capture: bounds with explicit truncation, gap counting under deliberate loss and
+// reordering, a self-verifying file (SHA-256), decoding, and multicast delivery.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startRig, type Rig } from './helpers.js';
+import {
+  DebugStreamCapture, SequenceTracker, decodeEntry, encodeEntry, parseCapture, readCaptureFile,
+  DEBUG_DATAGRAM_BYTES, DEBUG_ENTRIES_PER_DATAGRAM, datagramEntries,
+} from '../../engines/ultimate/index.js';
+
+const DROP_PERIOD = 7;
+
+describe('debug-stream capture', () => {
+  let rig: Rig;
+  before(async () => {
+    // Every 7th datagram (ordinal 3, 10, 17, …) is dropped on purpose by the virtual streamer.
+    rig = await startRig({ dropDatagram: (_seq, ordinal) => ordinal % DROP_PERIOD === 3 });
+  });
+  after(async () => { await rig.close(); });
+
+  test('under deliberate loss: gaps counted exactly, capture still valid, count bound explicit', async () => {
+    const summary = await rig.device.captureDebugStream({
+      file: join(rig.dir, 'lossy.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
+      maxDatagrams: 300, maxDurationMs: 60_000,
+    });
+    assert.equal(summary.datagrams, 300);
+    assert.equal(summary.truncation, 'max-datagrams');
+    const parsed = await readCaptureFile(summary.file);
+    assert.equal(parsed.valid, true, parsed.problems.join('; '));
+    assert.equal(parsed.sha256, summary.sha256);
+    const seqs = parsed.records.map((r) => r.sequence);
+    // The stream restarts at sequence 0 on start, and sequence = ordinal on this (unwrapped) run.
+    const first = seqs[0]!, last = seqs.at(-1)!;
+    let expectedDrops = 0;
+    for (let s = first + 1; s < last; s++) if (s % DROP_PERIOD === 3) expectedDrops++;
+    assert.ok(expectedDrops > 30);
+    assert.equal(summary.gaps, expectedDrops);
+    assert.equal(summary.missing, expectedDrops);
+    assert.equal(summary.outOfOrder, 0);
+    assert.ok(seqs.every((s) => s % DROP_PERIOD !== 3));
+    assert.equal(parsed.stats.gaps, summary.gaps);
+    // Every datagram is a full 1444-byte datagram whose entries decode to CPU bus cycles.
+    assert.equal(summary.malformed, 0);
+    const cycles = datagramEntries(parsed.records[0]!.datagram);
+    assert.equal(cycles.length, DEBUG_ENTRIES_PER_DATAGRAM);
+    assert.ok([...cycles].every((e) => decodeEntry(e).phi2));
+  });
+
+  test('duration bound: truncation says max-duration', async () => {
+    const summary = await rig.device.captureDebugStream({
+      file: join(rig.dir, 'short.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
+      maxDatagrams: 10_000_000, maxDurationMs: 300,
+    });
+    assert.equal(summary.truncation, 'max-duration');
+    assert.ok(summary.datagrams > 0);
+    assert.equal((await readCaptureFile(summary.file)).valid, true);
+  });
+
+  test('an altered capture file fails verification', async () => {
+    const summary = await rig.device.captureDebugStream({
+      file: join(rig.dir, 'tamper.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
+      maxDatagrams: 20, maxDurationMs: 60_000,
+    });
+    const buf = await readFile(summary.file);
+    buf[100] ^= 0xff;
+    await writeFile(summary.file, buf);
+    const parsed = parseCapture(buf);
+    assert.equal(parsed.valid, false);
+    assert.match(parsed.problems.join(' '), /SHA-256 mismatch/);
+    assert.throws(() => parseCapture(buf.subarray(0, buf.length - 10)), /trailer/);
+  });
+});
+
+describe('capture from a hand-driven sender', () => {
+  test('reordered, duplicated, malformed datagrams and datagrams after the bound are all counted', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'u2-cap-'));
+    const cap = await DebugStreamCapture.open({ file: join(dir, 'x.u64cap'), bindAddress: '127.0.0.1', port: 0, maxDatagrams: 6, maxDurationMs: 60_000 });
+    const sender = dgram.createSocket('udp4');
+    try {
+      const datagram = (seq: number, size = DEBUG_DATAGRAM_BYTES) => {
+        const b = Buffer.alloc(size);
+        b.writeUInt16LE(seq, 0);
+        return b;
+      };
+      // 0, 1, 3 (one lost), 2 (late), 2 (duplicate), short one with seq 4, then 5, 6 beyond the bound.
+      const order = [datagram(0), datagram(1), datagram(3), datagram(2), datagram(2), datagram(4, 100), datagram(5), datagram(6)];
+      for (const d of order) {
+        await new Promise<void>((r, j) => sender.send(d, cap.address.port, '127.0.0.1', (e) => (e ? j(e) : r())));
+        // One at a time so arrival order is the send order (loopback keeps order for one sender).
+      }
+      await cap.boundReached;
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline) {
+        const s = await new Promise((r) => setTimeout(r, 50)).then(() => cap.recorded);
+        if (s >= 6) break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const summary = await cap.finish();
+      assert.equal(summary.datagrams, 6);
+      assert.equal(summary.truncation, 'max-datagrams');
+      assert.equal(summary.droppedAfterBound, 2);
+      assert.equal(summary.missing, 1);
+      assert.equal(summary.outOfOrder, 2);
+      assert.equal(summary.gaps, 3);
+      assert.equal(summary.malformed, 1);
+      const parsed = await readCaptureFile(summary.file);
+      assert.equal(parsed.valid, true, parsed.problems.join('; '));
+      assert.deepEqual(parsed.records.map((r) => r.sequence), [0, 1, 3, 2, 2, 4]);
+      assert.deepEqual(parsed.records.map((r) => r.ordinal), [0, 1, 2, 3, 4, 5]);
+    } finally {
+      sender.close();
+      await cap.finish().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('sequence numbers wrap at 65535 without counting a gap', () => {
+    const t = new SequenceTracker();
+    for (const s of [65533, 65534, 65535, 0, 1]) t.observe(s);
+    assert.deepEqual({ gaps: t.gaps, missing: t.missing, outOfOrder: t.outOfOrder }, { gaps: 0, missing: 0, outOfOrder: 0 });
+  });
+
+  test('bus-cycle entries decode with the documented bit layout', () => {
+    // PHI2, GAME#/EXROM# high, BA high, IRQ# high, ROM# high, NMI# high, write of $42 to $D7FF.
+    const e = 0x80000000 | (1 << 30) | (1 << 29) | (1 << 28) | (1 << 27) | (1 << 26) | (1 << 25) | (0x42 << 16) | 0xd7ff;
+    const c = decodeEntry(e >>> 0);
+    assert.deepEqual(c, {
+      address: 0xd7ff, data: 0x42, rw: false, phi2: true, ba: true, irqAsserted: false, nmiAsserted: false,
+      gameAsserted: false, exromAsserted: false, romSelected: false, access: 'write',
+    });
+    assert.equal(encodeEntry(c), e >>> 0);
+    // IRQ asserted (line low) and a ROM read.
+    const r = decodeEntry(((e & ~(1 << 27) & ~(1 << 26)) | (1 << 24)) >>> 0);
+    assert.equal(r.irqAsserted, true);
+    assert.equal(r.romSelected, true);
+    assert.equal(r.access, 'read');
+    // BA low: a VIC cycle, neither CPU read nor write.
+    assert.equal(decodeEntry((e & ~(1 << 28) | (1 << 24)) >>> 0).access, 'vic');
+  });
+
+  test('bounds are validated before anything is bound', async () => {
+    await assert.rejects(DebugStreamCapture.open({ file: '/nonexistent/x', maxDatagrams: 0, maxDurationMs: 10 }), /maxDatagrams/);
+    await assert.rejects(DebugStreamCapture.open({ file: '/nonexistent/x', maxDatagrams: 10, maxDurationMs: 0 }), /maxDurationMs/);
+  });
+});
+
+describe('multicast delivery', () => {
+  let rig: Rig;
+  before(async () => { rig = await startRig(); });
+  after(async () => { await rig.close(); });
+
+  test('the stream reaches a receiver that joined the group', async () => {
+    const summary = await rig.device.captureDebugStream({
+      file: join(rig.dir, 'mc.u64cap'), receiverHost: '127.0.0.1', multicastGroup: '239.0.1.66', multicastInterface: '127.0.0.1', port: 0,
+      maxDatagrams: 50, maxDurationMs: 30_000,
+    });
+    assert.equal(summary.datagrams, 50);
+    assert.equal((await readCaptureFile(summary.file)).valid, true);
+  });
+});
