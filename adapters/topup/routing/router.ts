@@ -365,12 +365,15 @@ export class SessionRouter implements TopupRouter {
         if (!family && !stored) throw this.unknownTarget('session', session);
         const prewarm = this.resolvePrewarm(stored?.prewarm ?? family?.prewarm);
         const pool = stored?.pool ?? family?.pool ?? 1;
-        // A sibling restarts alone; the primary restarts its whole pool.
-        const targets = primary === session ? poolMembers(session, pool) : [session];
+        // A sibling restarts alone; the primary restarts its whole pool (including members beyond
+        // a pool size that update_local_session has since reduced).
+        const running = [...this.families].filter(([, f]) => f.primary === session).map(([m]) => m);
+        const targets = primary === session ? [...new Set([...running, ...poolMembers(session, pool)])] : [session];
         const result = await this.once(`session:${primary}`, async () => {
           for (const m of targets) {
             const old = this.sessions.get(m);
             this.sessions.delete(m);
+            if (primary === session) this.families.delete(m);
             if (old) await old.stop('restarted');
           }
           if (primary === session) return this.startFamily(session, prewarm, pool);
