@@ -1,0 +1,54 @@
+// The DMA service (TCP port 64): FF1F authentication, REU writes with the byte count reported back,
+// raw memory writes, identify and the debug register.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { startRig, type Rig } from './helpers.js';
+import { DmaConnection, UltimateError, REU_MAX_CHUNK } from '../../engines/ultimate/index.js';
+
+describe('DMA service with a password', () => {
+  let rig: Rig;
+  before(async () => { rig = await startRig({ password: 'dma-pw' }); });
+  after(async () => { await rig.close(); });
+
+  test('an REU image larger than one frame is written in full and reported', async () => {
+    const image = Uint8Array.from({ length: 3 * REU_MAX_CHUNK + 1000 }, (_, i) => (i * 7 + (i >> 9)) & 0xff);
+    const res = await rig.device.writeReu(image, 0x10000);
+    assert.deepEqual(res, { offset: 0x10000, bytesWritten: image.length, frames: 4 });
+    assert.deepEqual(rig.virtual.readReu(0x10000, image.length), image);
+    assert.equal(rig.virtual.readReu(0xffff, 1)[0], 0);
+  });
+
+  test('REU bounds are checked before sending', async () => {
+    await assert.rejects(rig.device.writeReu(new Uint8Array(10), 0xfffffa), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+  });
+
+  test('identify, debug register read/write and raw memory writes', async () => {
+    const dma = await rig.device.openDma();
+    try {
+      assert.match(await dma.identify(), /virtual/i);
+      await rig.device.rest.setDebugRegister(0x11);
+      assert.equal(await dma.debugRegister(0x22), 0x11);
+      assert.equal(await rig.device.rest.debugRegister(), 0x22);
+      await dma.writeMemory(0x6000, Uint8Array.of(9, 8, 7));
+      assert.deepEqual([...(await rig.device.rest.readMemory(0x6000, 3))], [9, 8, 7]);
+    } finally {
+      dma.close();
+    }
+  });
+
+  test('a wrong password is refused; a command before authentication closes the connection', async () => {
+    await assert.rejects(DmaConnection.open({ host: '127.0.0.1', port: rig.virtual.ports.dma, password: 'bad', timeoutMs: 5000 }), (e: unknown) => e instanceof UltimateError && e.kind === 'forbidden');
+    const unauth = await DmaConnection.open({ host: '127.0.0.1', port: rig.virtual.ports.dma, timeoutMs: 5000 });
+    await assert.rejects(unauth.identify(), (e: unknown) => e instanceof UltimateError && e.kind === 'network');
+    unauth.close();
+  });
+
+  test('garbage on the port does not crash the service', async () => {
+    const s = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.dma });
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    s.write(Buffer.from([0x00, 0x12, 0x34, 0xff, 0x07]));
+    await new Promise<void>((r) => { s.once('close', () => r()); s.end(); });
+    assert.equal(await rig.device.rest.version(), '0.1');
+  });
+});
