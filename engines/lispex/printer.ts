@@ -29,6 +29,9 @@ const STRING_ESCAPES: ReadonlyMap<number, string> = new Map([
   [7, '\\a'], [8, '\\b'], [9, '\\t'], [10, '\\n'], [13, '\\r'], [34, '\\"'], [92, '\\\\'],
 ]);
 
+/** Non-ASCII characters written as `#\xHH` because their glyph is blank or attaches to another. */
+const INVISIBLE_CHAR = /^[\p{White_Space}\p{Cc}\p{Cf}\p{M}\p{Zl}\p{Zp}\p{Co}\p{Cn}]$/u;
+
 function hex(cp: number): string {
   return cp.toString(16);
 }
@@ -36,7 +39,7 @@ function hex(cp: number): string {
 export function writeChar(cp: number): string {
   const name = CHAR_NAMES.get(cp);
   if (name !== undefined) return `#\\${name}`;
-  if (cp < 0x20 || (cp >= 0x80 && cp < 0xa0)) return `#\\x${hex(cp)}`;
+  if (cp < 0x20 || (cp >= 0x80 && INVISIBLE_CHAR.test(String.fromCodePoint(cp)))) return `#\\x${hex(cp)}`;
   return `#\\${String.fromCodePoint(cp)}`;
 }
 

@@ -21,7 +21,7 @@ describe('write', () => {
     [Char.of(97), '#\\a'], [Char.of(32), '#\\space'], [Char.of(10), '#\\newline'], [Char.of(9), '#\\tab'], [Char.of(0), '#\\null'],
     [Char.of(7), '#\\alarm'], [Char.of(8), '#\\backspace'], [Char.of(127), '#\\delete'], [Char.of(27), '#\\escape'],
     [Char.of(13), '#\\return'], [Char.of(1), '#\\x1'], [Char.of(0x3bb), '#\\λ'], [Char.of(0x1f600), '#\\😀'], [Char.of(0x85), '#\\x85'],
-    [Char.of(40), '#\\('],
+    [Char.of(40), '#\\('], [Char.of(0xa0), '#\\xa0'], [Char.of(0x300), '#\\x300'], [Char.of(0x2028), '#\\x2028'],
     [Sym.of('abc'), 'abc'], [Sym.of('hello-world!?'), 'hello-world!?'], [Sym.of('+'), '+'], [Sym.of('...'), '...'],
     [Sym.of('->x'), '->x'], [Sym.of('λ'), 'λ'],
     [Sym.of(''), '||'], [Sym.of('a b'), '|a b|'], [Sym.of('1'), '|1|'], [Sym.of('+1'), '|+1|'], [Sym.of('.5a'), '|.5a|'],
@@ -64,6 +64,7 @@ describe('round trip', () => {
   const texts = [
     '(1 2.5 -3/4 "a\\nb\\x1F600;" #\\x #\\space #\\x7f sym |odd sym| || #(1 #u8(2 3)) (a . b) () #t #f)',
     '(100000000000000000000 -0.0 1e-300 123.456 #\\λ "\\\\" |a\\|b| |1| (quote x))',
+    '(#\\( #\\) #\\; #\\" #\\| #\\# #\\\' #\\xa0 #\\x300 |a\\xa0;b| |#| a# - -a |1+| @x x.y ... ->)',
   ];
   for (const text of texts) {
     test(text, () => {
