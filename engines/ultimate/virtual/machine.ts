@@ -381,12 +381,20 @@ export class C64Machine implements CpuBus {
    * RUN. PETSCII codes; at most 10 at a time (the buffer's size).
    */
   typeKeys(petscii: Uint8Array | number[]): void {
+    // The KERNAL's pop_key moves the buffer down and then decrements the count; a key appended
+    // in between would be lost. Keys arrive between instructions, so finish pop_key first.
+    for (let guard = 0; guard < 100 && this.inPopKey(); guard++) this.stepInstruction();
     const count = this.ram[0xc6];
     if (count + petscii.length > 10) {
       throw new RangeError(`keyboard buffer holds 10 keys; ${count} queued, ${petscii.length} more given`);
     }
     for (let i = 0; i < petscii.length; i++) this.ram[0x277 + count + i] = petscii[i] & 0xff;
     this.ram[0xc6] = count + petscii.length;
+  }
+
+  private inPopKey(): boolean {
+    const pc = this.cpu.pc;
+    return pc >= STANDIN_LABELS.popKeyStart && pc < STANDIN_LABELS.popKeyEnd;
   }
 
   /**
