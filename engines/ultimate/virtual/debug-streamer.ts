@@ -111,7 +111,9 @@ export class DebugStreamer {
     } else {
       for (let i = 0; i < DEBUG_ENTRIES_PER_DATAGRAM; i++) buf.writeUInt32LE(this.#entries[i]!, DEBUG_HEADER_BYTES + 4 * i);
     }
-    socket.send(buf, dest.port, dest.host, (err) => { if (err) this.sendErrors++; });
+    // No per-datagram callback (one closure less per send at ~27k/s); send errors arrive as the
+    // socket's 'error' events, counted in sendErrors.
+    socket.send(buf, dest.port, dest.host);
     this.sent++;
   }
 }
