@@ -90,6 +90,7 @@ export class LispexEvaluator {
     let forms = 0;
     let phase: Phase = 'reader';
     let runner: RouteRunner | null = null;
+    let currentForm: Core | null = null;
     const intrinsic = (name: IntrinsicName): Primitive => this.primitives.get(name)!;
 
     try {
@@ -109,6 +110,7 @@ export class LispexEvaluator {
       if (inputValue !== undefined) globals.define('input', inputValue);
       runner = opts.route === 'tree' ? new TreeMachine(ctx) : new VmRoute(ctx, program, this.primitives);
       for (const form of program.forms) {
+        currentForm = form;
         const before = ctx.stdout().length;
         const v = runner.evalForm(form);
         lastValues = v instanceof MultipleValues ? v.values.slice() : [v];
@@ -121,7 +123,10 @@ export class LispexEvaluator {
       if (e instanceof ResourceExhausted) {
         status = 'resource';
         limitHit = e.axis;
-        error = { code: EXHAUSTION_CODES[e.axis], phase: 'resource', at: e.at ?? site, message: `${e.axis} limit exceeded`, irritants: [] };
+        // Routes count machine transitions differently, so that exhaustion is blamed on the
+        // top-level form (route-independent); every other axis has a route-independent site.
+        const at = e.axis === 'machine-transition' && currentForm !== null ? currentForm.span : (e.at ?? site);
+        error = { code: EXHAUSTION_CODES[e.axis], phase: 'resource', at, message: `${e.axis} limit exceeded`, irritants: [] };
       } else if (e instanceof LispexError && e.code === 'recursion-limit') {
         status = 'resource';
         limitHit = 'non-tail-call-depth';

@@ -11,6 +11,10 @@ import {
 import type { CGuard, CLambda, Core, Name } from '../core-ir.js';
 import { LispexError, type SourcePosition, type WarningCode } from '../diagnostics.js';
 import { UNASSIGNED } from '../globals.js';
+import {
+  arityError, expectedProcedure, inactiveContinuation, mvMisuse, nonContinuable, notAProcedure, notProperList, recursionLimit,
+  reentryLimit, setUnbound, unbound, uninitialized,
+} from '../machine-errors.js';
 import { CALL_DEPTH_LIMIT, REENTRY_LIMIT } from '../meter.js';
 import type { RunContext } from '../run-context.js';
 import type { Runtime } from '../runtime.js';
@@ -45,6 +49,15 @@ class TreeCode implements ClosureCode {
 const F_BOUNDARY = 0, F_RETURN = 1, F_IF = 2, F_BEGIN = 3, F_ARGS = 4, F_LET = 5, F_LETREC = 6, F_SET = 7,
   F_DEFINE = 8, F_VALUES = 9, F_CALLCC = 10, F_GUARD = 11, F_HANDLER = 12, F_RAISE_RETURN = 13, F_WIND = 14,
   F_CWV = 15;
+
+/**
+ * Frames a procedure body can return into directly: a procedure entered on top of one of these
+ * is in tail position and pushes no F_RETURN (the VM enters procedures on top of the same
+ * markers without a return entry, so both routes count the same depth).
+ */
+const RETURN_POINT: readonly boolean[] = [];
+for (const k of [F_RETURN, F_CALLCC, F_CWV, F_WIND, F_HANDLER, F_RAISE_RETURN]) (RETURN_POINT as boolean[])[k] = true;
+for (let k = 0; k <= F_CWV; k++) (RETURN_POINT as boolean[])[k] ??= false;
 
 /** One continuation frame. A single shape for every kind keeps the machine monomorphic. */
 class Frame {
@@ -99,7 +112,7 @@ export class TreeMachine implements Runtime, RouteRunner {
 
   apply(proc: Value, args: Value[]): Value {
     if (this.reentries >= REENTRY_LIMIT) {
-      throw new LispexError('recursion-limit', 'primitive re-entry depth limit exceeded', [], this.site);
+      throw reentryLimit(this.site);
     }
     this.reentries++;
     const site = this.site;
@@ -153,14 +166,14 @@ export class TreeMachine implements Runtime, RouteRunner {
         if (names[i] === name) {
           const v = e.values[i]!;
           if (v === UNASSIGNED) {
-            throw new LispexError('E321', `letrec variable read before initialization: ${(name as Sym).name ?? 'temporary'}`, name instanceof Sym ? [name] : [], at);
+            throw uninitialized(name, at);
           }
           return v;
         }
       }
     }
     const v = name instanceof Sym ? this.ctx.globals.lookup(name) : undefined;
-    if (v === undefined) throw new LispexError('E300', `unbound variable ${(name as Sym).name}`, [name as Sym], at);
+    if (v === undefined) throw unbound(name as Sym, at);
     return v;
   }
 
@@ -173,7 +186,7 @@ export class TreeMachine implements Runtime, RouteRunner {
       }
     }
     const sym = name as Sym;
-    if (this.ctx.globals.lookup(sym) === undefined) throw new LispexError('E303', `set! of unbound variable ${sym.name}`, [sym], at);
+    if (this.ctx.globals.lookup(sym) === undefined) throw setUnbound(sym, at);
     this.ctx.globals.define(sym, value);
   }
 
@@ -378,13 +391,15 @@ export class TreeMachine implements Runtime, RouteRunner {
                 st.length--;
                 this.handlers = f.handlers;
                 continue;
-              case F_RAISE_RETURN:
+              case F_RAISE_RETURN: {
                 st.length--;
-                if (f.aux === true) {
+                const r = f.aux as { continuable: boolean; obj: Value; site: SourcePosition };
+                if (r.continuable) {
                   this.handlers = f.handlers;
                   continue;
                 }
-                throw new LispexError('E332', 'handler returned from a non-continuable raise', [f.vals![0]!], this.site);
+                throw nonContinuable(r.obj, r.site);
+              }
               case F_WIND: {
                 st.length--;
                 const w = f.aux as WindNode;
@@ -425,10 +440,10 @@ export class TreeMachine implements Runtime, RouteRunner {
                 names = lam.params;
               }
               // A call whose continuation is already a procedure return is a tail call.
-              if (st[st.length - 1]!.kind !== F_RETURN) {
+              if (!RETURN_POINT[st[st.length - 1]!.kind]) {
                 if (++this.depth > CALL_DEPTH_LIMIT) {
                   this.depth--;
-                  throw new LispexError('recursion-limit', 'non-tail call depth limit exceeded', [], this.site);
+                  throw recursionLimit(this.site);
                 }
                 if (this.depth > this.ctx.maxDepth) this.ctx.maxDepth = this.depth;
                 this.push(F_RETURN, null, null, 0, null, null);
@@ -449,7 +464,7 @@ export class TreeMachine implements Runtime, RouteRunner {
               switch (fn.control) {
                 case 'apply': {
                   const spread = arrayFromList(args[n - 1]!);
-                  if (spread === null) throw new LispexError('E312', 'apply: last argument must be a proper list', [args[n - 1]!], this.site);
+                  if (spread === null) throw notProperList('apply', args[n - 1]!, this.site);
                   fn = args[0]!;
                   args = args.slice(1, n - 1).concat(spread);
                   continue;
@@ -504,7 +519,7 @@ export class TreeMachine implements Runtime, RouteRunner {
             }
             if (fn instanceof Continuation) {
               meter.chargeMachine();
-              if (!fn.active) throw new LispexError('E340', 'escape continuation no longer active', [], this.site);
+              if (!fn.active) throw inactiveContinuation(this.site);
               const target = fn.frame as number;
               const payload = continuationPayload(args);
               this.escape(target, payload, false, base);
@@ -513,7 +528,7 @@ export class TreeMachine implements Runtime, RouteRunner {
               mode = DELIVER;
               continue;
             }
-            throw new LispexError('E301', 'attempt to apply a non-procedure', [fn], this.site);
+            throw notAProcedure(fn, this.site);
           }
 
           // RAISE: deliver `val` to the innermost handler.
@@ -530,7 +545,7 @@ export class TreeMachine implements Runtime, RouteRunner {
             mode = EVAL;
             continue;
           }
-          this.push(F_RAISE_RETURN, null, null, 0, [val], raiseContinuable);
+          this.push(F_RAISE_RETURN, null, null, 0, null, { continuable: raiseContinuable, obj: val, site: this.site });
           this.handlers = h.next;
           fn = h.handler;
           args = [val];
@@ -589,14 +604,14 @@ export class TreeMachine implements Runtime, RouteRunner {
   }
 
   private mvMisuse(node: Core): LispexError {
-    return new LispexError('E320', 'multiple values where one value is required', [], node.span);
+    return mvMisuse(node.span);
   }
 
   private arityError(fn: Value, n: number): LispexError {
-    return new LispexError('E302', `wrong number of arguments (${n})`, [fn], this.site);
+    return arityError(fn, n, this.site);
   }
 
   private checkProcedure(who: string, v: Value): void {
-    if (!isProcedure(v)) throw new LispexError('E312', `${who}: expected a procedure`, [v], this.site);
+    if (!isProcedure(v)) throw expectedProcedure(who, v, this.site);
   }
 }

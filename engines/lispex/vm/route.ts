@@ -1,13 +1,28 @@
-// Temporary: the bytecode route is being written (next commit); until then it reports so.
-import type { CoreProgram, Core } from '../core-ir.js';
+// The VM route as the evaluator sees it: compile each top-level form (the whole program is
+// normalized first, so the compiler knows every assigned global) and run it on one VM.
+
+import { Compiler } from '../compiler.js';
+import type { Core, CoreProgram } from '../core-ir.js';
+import type { SourcePosition } from '../diagnostics.js';
+import type { RouteRunner } from '../evaluator.js';
 import type { RunContext } from '../run-context.js';
 import type { Primitive, Value } from '../values.js';
-export class VmRoute {
-  constructor(_c: RunContext, _p: CoreProgram, _x: ReadonlyMap<string, Primitive>) {}
-  evalForm(_f: Core): Value {
-    throw new Error('the vm route is not available in this build yet');
+import { Vm } from './vm.js';
+
+export class VmRoute implements RouteRunner {
+  private readonly compiler: Compiler;
+  private readonly vm: Vm;
+
+  constructor(ctx: RunContext, program: CoreProgram, primitives: ReadonlyMap<string, Primitive>) {
+    this.compiler = new Compiler(program, ctx.globals, primitives);
+    this.vm = new Vm(ctx);
   }
-  currentSite() {
-    return { line: 1, column: 1 };
+
+  evalForm(form: Core): Value {
+    return this.vm.runTopLevel(this.compiler.compileForm(form));
+  }
+
+  currentSite(): SourcePosition {
+    return this.vm.currentSite();
   }
 }
