@@ -1,0 +1,490 @@
+// OcamlToplevel: a persistent OCaml toplevel as a typed TypeScript object.
+//
+// It owns one agent process (engines/ocaml/agent/topup_agent.ml) at a time. Every call except
+// cancel() goes through a FIFO queue, so calls run one at a time in arrival order. The phrase log
+// is the memory of the session: when the agent has to be replaced (user code called exit, a
+// crash, an interrupt that was not answered) the new agent replays it and the caller is told.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, extname, isAbsolute, join } from 'node:path';
+import { ensureAgentBinary } from './agent-build.js';
+import { AgentExitedError, AgentProcess, type AgentReply } from './agent-process.js';
+import { atomicWrite } from './atomic-write.js';
+import { validateCheckpointLabel } from './checkpoint-label.js';
+import { OcamlError } from './errors.js';
+import { DEFAULT_INLINE_CAP, Spiller } from './overflow.js';
+import { PhraseLog, defaultLogPath } from './phrase-log.js';
+import { checkOutputDir, promoteToBinary } from './promote.js';
+import { SerialQueue } from './serial-queue.js';
+import type {
+  Binding,
+  CheckpointResult,
+  CompileResult,
+  EvalBatchResult,
+  EvalErrorKind,
+  EvalOptions,
+  EvalResult,
+  LookupResult,
+  SourceLocation,
+  ToplevelRestart,
+} from './types.js';
+
+export interface OcamlToplevelOptions {
+  /** Environment for TOPUP_LOG, TOPUP_CHECKPOINT_DIR, HOME, PATH and the agent. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Phrase log path; overrides TOPUP_LOG. */
+  logPath?: string;
+  /** Checkpoint directory; overrides TOPUP_CHECKPOINT_DIR. */
+  checkpointDir?: string;
+  /** Where the compiled agent is cached. */
+  cacheDir?: string;
+  /** Bytes of value_repr/stdout/stderr kept inline (default 16 KiB). */
+  inlineCap?: number;
+  /** Seconds an eval may run when the caller gives no timeout (default 30). */
+  defaultTimeoutSec?: number;
+  /** How long an interrupted agent may take to answer before it is killed and replaced (default 2000 ms). */
+  interruptGraceMs?: number;
+  /** Diagnostics (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** Largest timeout accepted: one day (setTimeout cannot wait much longer anyway). */
+export const MAX_TIMEOUT_SEC = 86_400;
+export const DEFAULT_TIMEOUT_SEC = 30;
+/** A replay gets this long per call before it is interrupted. */
+const REPLAY_TIMEOUT_SEC = 300;
+/** While waiting for an interrupted agent, SIGINT is repeated this often (one may land between phrases). */
+const INTERRUPT_REPEAT_MS = 100;
+
+type InterruptReason = 'timeout' | 'cancelled';
+
+/** The eval in flight: what interrupting it means. */
+class RunningEval {
+  reason: InterruptReason | null = null;
+  killed = false;
+  private repeat: NodeJS.Timeout | undefined;
+  private grace: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly agent: AgentProcess,
+    private readonly graceMs: number,
+  ) {}
+
+  interrupt(reason: InterruptReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.agent.interrupt();
+    this.repeat = setInterval(() => this.agent.interrupt(), INTERRUPT_REPEAT_MS);
+    this.grace = setTimeout(() => {
+      this.killed = true;
+      this.agent.kill();
+    }, this.graceMs);
+  }
+
+  dispose(): void {
+    clearInterval(this.repeat);
+    clearTimeout(this.grace);
+  }
+}
+
+interface AgentEvalReply {
+  value_repr: string | null;
+  type: string | null;
+  warnings: string[];
+  error: { kind: EvalErrorKind; message: string; location: SourceLocation | null } | null;
+  logged: string[];
+  stdout_bytes: number;
+  stderr_bytes: number;
+}
+
+function validateTimeout(timeout: number | undefined, fallback: number): number {
+  const t = timeout ?? fallback;
+  if (!Number.isFinite(t) || t <= 0 || t > MAX_TIMEOUT_SEC) {
+    throw new OcamlError('bad_argument', `timeout must be a number of seconds in (0, ${MAX_TIMEOUT_SEC}], got ${timeout}`);
+  }
+  return t;
+}
+
+export class OcamlToplevel {
+  readonly phraseLog: PhraseLog;
+  private readonly processEnv: NodeJS.ProcessEnv;
+  private readonly queue = new SerialQueue();
+  private readonly workRoot: string;
+  private readonly spiller: Spiller;
+  private readonly diag: (line: string) => void;
+  private readonly graceMs: number;
+  private readonly defaultTimeout: number;
+  private binary: Promise<string> | null = null;
+  private agent: AgentProcess | null = null;
+  private agentDir: string | null = null;
+  private agentSeq = 0;
+  private running: RunningEval | null = null;
+  private closed = false;
+  private readonly onProcessExit = () => this.agent?.kill();
+
+  constructor(private readonly options: OcamlToplevelOptions = {}) {
+    this.processEnv = options.env ?? process.env;
+    this.diag = options.log ?? ((line) => process.stderr.write(`[ocaml] ${line}\n`));
+    this.graceMs = options.interruptGraceMs ?? 2000;
+    this.defaultTimeout = validateTimeout(options.defaultTimeoutSec, DEFAULT_TIMEOUT_SEC);
+    const explicitLog = options.logPath ?? this.processEnv.TOPUP_LOG;
+    this.phraseLog = explicitLog ? new PhraseLog(explicitLog, false) : new PhraseLog(defaultLogPath(this.processEnv), true);
+    this.workRoot = mkdtempSync(join(tmpdir(), 'topup-'));
+    mkdirSync(join(this.workRoot, 'spill'), { mode: 0o700 });
+    this.spiller = new Spiller(join(this.workRoot, 'spill'), options.inlineCap ?? DEFAULT_INLINE_CAP);
+    // A server that exits must not leave an agent behind (e.g. one spinning in a loop).
+    process.once('exit', this.onProcessExit);
+  }
+
+  get checkpointDir(): string {
+    return this.options.checkpointDir ?? this.processEnv.TOPUP_CHECKPOINT_DIR ?? join(this.processEnv.HOME || homedir(), '.topup', 'checkpoints');
+  }
+
+  /** True while an eval is running (what cancel() would interrupt). */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  // ---------- agent lifecycle ----------
+
+  private async startAgent(): Promise<AgentProcess> {
+    if (this.closed) throw new OcamlError('closed', 'the OCaml toplevel has been closed');
+    if (!this.binary) {
+      this.binary = ensureAgentBinary({ cacheDir: this.options.cacheDir, env: this.processEnv });
+      // A failed build (OCaml not installed yet) must not stick: the next call tries again.
+      this.binary.catch(() => (this.binary = null));
+    }
+    const binary = await this.binary;
+    const dir = join(this.workRoot, `agent-${++this.agentSeq}`);
+    mkdirSync(dir, { mode: 0o700 });
+    const { agent } = await AgentProcess.start({ binary, workdir: dir, env: this.processEnv, log: this.diag });
+    this.agent = agent;
+    this.agentDir = dir;
+    return agent;
+  }
+
+  private async stopAgent(): Promise<void> {
+    const old = this.agent;
+    const oldDir = this.agentDir;
+    this.agent = null;
+    this.agentDir = null;
+    if (old) await old.stop();
+    if (oldDir) rmSync(oldDir, { recursive: true, force: true });
+  }
+
+  /** The live agent; if the previous one died between calls, a new one with the log replayed. */
+  private async liveAgent(): Promise<{ agent: AgentProcess; restart?: ToplevelRestart }> {
+    if (this.agent?.alive) return { agent: this.agent };
+    if (this.agent) {
+      const exit = await this.agent.exited();
+      const restart = await this.restartAndReplay(
+        exit.signal ? `the toplevel process was killed by ${exit.signal} between calls` : `the toplevel process exited with code ${exit.code} between calls`,
+      );
+      return { agent: this.agent!, restart };
+    }
+    return { agent: await this.startAgent() };
+  }
+
+  /** Replace the agent and replay the phrase log into the new one. */
+  private async restartAndReplay(reason: string): Promise<ToplevelRestart> {
+    await this.stopAgent();
+    const agent = await this.startAgent();
+    const phrases = this.phraseLog.phrases.length;
+    if (phrases === 0) return { reason, replayed_phrases: 0, replay_error: null };
+    const reply = await this.evalOn(agent, this.phraseLog.text, REPLAY_TIMEOUT_SEC, undefined, 'replace').catch(
+      (err: Error) => ({ error: err.message, error_kind: 'crash' }) as Partial<EvalResult>,
+    );
+    if (reply.error) {
+      this.diag(`replaying the phrase log failed: ${reply.error}`);
+      return { reason, replayed_phrases: 0, replay_error: reply.error };
+    }
+    return { reason, replayed_phrases: phrases, replay_error: null };
+  }
+
+  // ---------- eval ----------
+
+  /**
+   * Evaluate one or more phrases (with or without `;;`). They run in order and stop at the first
+   * failure; phrases before it keep their effect and are logged. value_repr/type describe the
+   * last successful phrase that produced a value or a definition (null when the eval failed);
+   * stdout, stderr and warnings accumulate over all phrases run.
+   */
+  eval(source: string, options: EvalOptions = {}): Promise<EvalResult> {
+    const timeout = validateTimeout(options.timeout, this.defaultTimeout);
+    return this.queue.run(async () => {
+      const { agent, restart } = await this.liveAgent();
+      const result = await this.evalOn(agent, source, timeout, options.signal, 'append');
+      if (restart && !result.toplevel_restarted) result.toplevel_restarted = restart;
+      return result;
+    }, options.signal);
+  }
+
+  /** Evaluate sources in order (timeout per element), stopping after the first with an error. */
+  evalBatch(sources: readonly string[], options: EvalOptions = {}): Promise<EvalBatchResult> {
+    const timeout = validateTimeout(options.timeout, this.defaultTimeout);
+    return this.queue.run(async () => {
+      const results: EvalResult[] = [];
+      for (const source of sources) {
+        const { agent, restart } = await this.liveAgent();
+        const r = await this.evalOn(agent, source, timeout, options.signal, 'append');
+        if (restart && !r.toplevel_restarted) r.toplevel_restarted = restart;
+        results.push(r);
+        if (r.error !== null) return { results, stopped_on_error: true };
+      }
+      return { results, stopped_on_error: false };
+    }, options.signal);
+  }
+
+  /** One eval on a given agent, with timeout, abort and crash recovery. */
+  private async evalOn(
+    agent: AgentProcess,
+    source: string,
+    timeoutSec: number,
+    signal: AbortSignal | undefined,
+    log: 'append' | 'replace',
+  ): Promise<EvalResult> {
+    const running = new RunningEval(agent, this.graceMs);
+    const dir = this.agentDir!;
+    this.running = running;
+    const timer = setTimeout(() => running.interrupt('timeout'), Math.round(timeoutSec * 1000));
+    const onAbort = () => running.interrupt('cancelled');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    try {
+      const reply = (await agent.request({ op: 'eval', source })) as unknown as AgentEvalReply & AgentReply;
+      if (reply.ok !== true) throw new Error(`the OCaml agent failed: ${String(reply.error)}`);
+      if (log === 'append') this.phraseLog.append(reply.logged);
+      else await this.phraseLog.replace(reply.logged);
+      const result: EvalResult = {
+        value_repr: null,
+        type: reply.type,
+        stdout: '',
+        stderr: '',
+        warnings: reply.warnings,
+        error: reply.error ? reply.error.message : null,
+      };
+      this.putCapped(result, 'value_repr', reply.value_repr);
+      this.putCapture(result, dir, 'stdout', reply.stdout_bytes);
+      this.putCapture(result, dir, 'stderr', reply.stderr_bytes);
+      if (reply.error) {
+        result.error_kind = reply.error.kind;
+        result.error_location = reply.error.location;
+      }
+      return result;
+    } catch (err) {
+      if (!(err instanceof AgentExitedError)) throw err;
+      // The agent is gone: keep what user code wrote before, start a new one, replay the log.
+      const result: EvalResult = { value_repr: null, type: null, stdout: '', stderr: '', warnings: [], error: null };
+      this.putCapture(result, dir, 'stdout', -1);
+      this.putCapture(result, dir, 'stderr', -1);
+      const unresponsive = running.killed;
+      const why = unresponsive
+        ? `the toplevel did not answer the interrupt within ${this.graceMs} ms and was killed`
+        : err.exit.signal
+          ? `the toplevel process was killed by ${err.exit.signal} during evaluation`
+          : `the toplevel process exited with code ${err.exit.code} during evaluation (user code called exit?)`;
+      const restart = await this.restartAndReplay(why);
+      const rebuilt =
+        restart.replay_error !== null
+          ? `a new toplevel was started but replaying the phrase log failed (${restart.replay_error}); bindings from before were lost`
+          : restart.replayed_phrases > 0
+            ? `a new toplevel was started and its environment rebuilt by replaying ${restart.replayed_phrases} logged phrases`
+            : 'a new toplevel was started (the phrase log was empty, so there was nothing to replay)';
+      result.error = `${unresponsive ? 'evaluation timed out: ' : ''}${why}; ${rebuilt}`;
+      result.error_kind = unresponsive ? 'timeout' : 'crash';
+      result.error_location = null;
+      result.toplevel_restarted = restart;
+      return result;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      running.dispose();
+      if (this.running === running) this.running = null;
+    }
+  }
+
+  private putCapped(result: EvalResult, field: 'value_repr', value: string | null): void {
+    if (value === null) {
+      result.value_repr = null;
+      return;
+    }
+    const c = this.spiller.limit(field, value);
+    result.value_repr = c.text;
+    if (c.overflow) result.value_repr_overflow = c.overflow;
+  }
+
+  /** Read a capture file (bytes < 0: size unknown, read whatever is there). */
+  private putCapture(result: EvalResult, dir: string, field: 'stdout' | 'stderr', bytes: number): void {
+    if (bytes === 0) return;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(join(dir, field));
+    } catch {
+      return;
+    }
+    const c = this.spiller.limit(field, buf);
+    result[field] = c.text;
+    if (c.overflow) result[`${field}_overflow`] = c.overflow;
+  }
+
+  /** Interrupt the running eval (it answers "evaluation timed out"; bindings survive). */
+  cancel(): { cancelled: boolean } {
+    const r = this.running;
+    if (!r) return { cancelled: false };
+    r.interrupt('cancelled');
+    return { cancelled: true };
+  }
+
+  // ---------- inspection ----------
+
+  /** A request other than eval; an agent that dies on it is replaced (log replayed) and the call fails. */
+  private async agentCall(req: Record<string, unknown>): Promise<AgentReply> {
+    const { agent } = await this.liveAgent();
+    try {
+      return await agent.request(req);
+    } catch (err) {
+      if (!(err instanceof AgentExitedError)) throw err;
+      const restart = await this.restartAndReplay(`${err.message} during ${String(req.op)}`);
+      throw new OcamlError(
+        'agent_start',
+        `${err.message} during ${String(req.op)}; a new toplevel was started and ${restart.replayed_phrases} logged phrases replayed` +
+          (restart.replay_error ? ` (replay failed: ${restart.replay_error})` : ''),
+      );
+    }
+  }
+
+  /** User value bindings (name, type), oldest first; `all` adds the stdlib/library values in scope. */
+  env(options: { filter?: string; all?: boolean } = {}): Promise<{ bindings: Binding[] }> {
+    return this.queue.run(async () => {
+      const reply = await this.agentCall({ op: 'env', all: options.all === true });
+      if (reply.ok !== true) throw new Error(`the OCaml agent failed: ${String(reply.error)}`);
+      let bindings = reply.bindings as Binding[];
+      if (options.filter) bindings = bindings.filter((b) => b.name.includes(options.filter!));
+      return { bindings };
+    });
+  }
+
+  /** Type, location and a bounded preview of one binding (qualified names like List.map work). */
+  lookup(name: string): Promise<LookupResult> {
+    if (!name.trim()) throw new OcamlError('bad_argument', 'name must be a non-empty OCaml value name');
+    return this.queue.run(async () => {
+      const reply = await this.agentCall({ op: 'lookup', name: name.trim() });
+      if (reply.ok !== true) throw new OcamlError('not_found', String(reply.error));
+      return { name: reply.name as string, type: reply.type as string, location: reply.location as SourceLocation | null, preview: reply.preview as string | null };
+    });
+  }
+
+  // ---------- environment management ----------
+
+  /** A fresh environment in a new agent process (drops #load-ed code) and an empty phrase log. */
+  reset(): Promise<{ reset: true; phrases_dropped: number }> {
+    return this.queue.run(async () => {
+      const dropped = this.phraseLog.phrases.length;
+      await this.stopAgent();
+      await this.phraseLog.replace([]);
+      await this.startAgent();
+      return { reset: true as const, phrases_dropped: dropped };
+    });
+  }
+
+  /** Load a .cma/.cmo into the live session; its directory joins the load path. Not logged. */
+  load(path: string): Promise<{ loaded: string; directory: string }> {
+    if (!isAbsolute(path)) throw new OcamlError('bad_argument', `path must be absolute, got ${JSON.stringify(path)}`);
+    const ext = extname(path);
+    if (ext !== '.cma' && ext !== '.cmo') {
+      throw new OcamlError('bad_argument', `path must name a bytecode archive or object (.cma or .cmo), got ${JSON.stringify(path)}`);
+    }
+    try {
+      if (!statSync(path).isFile()) throw new OcamlError('bad_argument', `${path} is not a file`);
+    } catch (err) {
+      if (err instanceof OcamlError) throw err;
+      throw new OcamlError('not_found', `cannot load ${path}: ${(err as Error).message}`);
+    }
+    return this.queue.run(async () => {
+      const reply = await this.agentCall({ op: 'load', path });
+      if (reply.ok !== true) throw new OcamlError('bad_argument', String(reply.error));
+      return { loaded: path, directory: dirname(path) };
+    });
+  }
+
+  // ---------- checkpoints ----------
+
+  checkpoint(label: string): Promise<CheckpointResult> {
+    validateCheckpointLabel(label);
+    return this.queue.run(async () => {
+      this.phraseLog.requireWritable('checkpoint');
+      const dir = this.checkpointDir;
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const path = join(dir, `${label}.ml`);
+      const text = this.phraseLog.text;
+      await atomicWrite(path, text);
+      return { label, path, phrases: this.phraseLog.phrases.length, bytes: Buffer.byteLength(text) };
+    });
+  }
+
+  /**
+   * Reset and replay the checkpoint. The live log becomes the checkpoint's text first; after the
+   * replay it holds exactly the phrases that replayed successfully (all of them unless `error`).
+   */
+  restore(label: string, options: EvalOptions = {}): Promise<EvalResult & { phrases_replayed: number }> {
+    validateCheckpointLabel(label);
+    const timeout = validateTimeout(options.timeout, REPLAY_TIMEOUT_SEC);
+    return this.queue.run(async () => {
+      this.phraseLog.requireWritable('restore');
+      const path = join(this.checkpointDir, `${label}.ml`);
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new OcamlError('not_found', `cannot read checkpoint ${path}: ${(err as Error).message}`);
+        const known = (await readdir(this.checkpointDir).catch(() => [] as string[])).filter((n) => n.endsWith('.ml')).map((n) => n.slice(0, -3));
+        throw new OcamlError(
+          'not_found',
+          `no checkpoint named "${label}" in ${this.checkpointDir}` + (known.length ? ` (available: ${known.join(', ')})` : ' (there are none yet; create one with checkpoint)'),
+        );
+      }
+      await this.stopAgent();
+      await this.phraseLog.replace([]);
+      await atomicWrite(this.phraseLog.path, text).catch(() => {});
+      const agent = await this.startAgent();
+      // evalOn replaces the log with exactly the phrases that replayed.
+      const result = await this.evalOn(agent, text, timeout, options.signal, 'replace');
+      return { ...result, phrases_replayed: this.phraseLog.phrases.length };
+    }, options.signal);
+  }
+
+  // ---------- promotion ----------
+
+  /** Build the phrase log into a native binary at out/main.exe; entry must have type unit -> _. */
+  compileToBinary(opts: { entry: string; out: string; libraries?: readonly string[]; signal?: AbortSignal }): Promise<CompileResult> {
+    if (!/^[A-Za-z_][A-Za-z0-9_']*(\.[A-Za-z_][A-Za-z0-9_']*)*$/.test(opts.entry)) {
+      throw new OcamlError('bad_argument', `entry must be the name of a binding in scope (e.g. "main"), got ${JSON.stringify(opts.entry)}`);
+    }
+    return this.queue.run(async () => {
+      this.phraseLog.requireWritable('compile_to_binary');
+      await checkOutputDir(opts.out);
+      const check = await this.agentCall({ op: 'check_entry', name: opts.entry });
+      if (check.ok !== true) throw new OcamlError('bad_argument', `cannot use entry ${opts.entry}: ${String(check.error)}`);
+      return promoteToBinary({
+        phrases: this.phraseLog.phrases,
+        entry: opts.entry,
+        out: opts.out,
+        libraries: opts.libraries ?? [],
+        env: this.processEnv,
+        signal: opts.signal,
+      });
+    }, opts.signal);
+  }
+
+  /** Stop the agent and remove temporary files (spills, captures, the default phrase log). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    process.off('exit', this.onProcessExit);
+    this.running?.interrupt('cancelled');
+    await this.stopAgent();
+    rmSync(this.workRoot, { recursive: true, force: true });
+    this.phraseLog.removeIfDefault();
+  }
+}
