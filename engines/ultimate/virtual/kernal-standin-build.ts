@@ -75,7 +75,9 @@ export const KERNAL_ROM: Uint8Array = decode(
   '${b64(a.kernal)}',
 );
 
-export const STANDIN_LABELS = ${JSON.stringify(a.labels, null, 2).replace(/"(\w+)"/g, '$1')} as const;
+export const STANDIN_LABELS = {
+${Object.entries(a.labels).map(([k, v]) => `  ${k}: 0x${v.toString(16)},`).join('\n')}
+} as const;
 `;
 }
 

@@ -234,8 +234,8 @@ export const KERNAL_ROM: Uint8Array = decode(
 );
 
 export const STANDIN_LABELS = {
-  waitKeyStart: 41381,
-  waitKeyEnd: 41385,
-  popKeyStart: 58092,
-  popKeyEnd: 58112
+  waitKeyStart: 0xa1a5,
+  waitKeyEnd: 0xa1a9,
+  popKeyStart: 0xe2ec,
+  popKeyEnd: 0xe300,
 } as const;

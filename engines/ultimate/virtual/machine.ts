@@ -191,6 +191,8 @@ export class C64Machine implements CpuBus {
       case 0x12: return this.rasterLine() & 0xff;
       case 0x19: return this.vic[0x19] | 0x70 | ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0 ? 0x80 : 0);
       case 0x1a: return this.vic[0x1a] | 0xf0;
+      case 0x16: return this.vic[0x16] | 0xc0; // unused bits read as 1
+      case 0x18: return this.vic[0x18] | 0x01;
       case 0x1e: case 0x1f: return 0; // no sprite collisions without sprite graphics
       default: return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg] | 0xf0 : this.vic[reg];
     }
@@ -264,7 +266,11 @@ export class C64Machine implements CpuBus {
     }
   }
 
-  /** A write as the CPU would do it (I/O registers included), without a bus cycle. */
+  /**
+   * A debugger write as the CPU would do it, without a bus cycle: RAM (also under ROM), or the
+   * I/O register when I/O is mapped — so poking $D020 changes the border and $D019 acknowledges,
+   * as a write from VICE's monitor does. $00/$01 change the banking.
+   */
   poke(addr: number, value: number): void {
     addr &= 0xffff;
     value &= 0xff;

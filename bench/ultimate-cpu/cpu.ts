@@ -1,0 +1,102 @@
+// Emulated CPU speed of the virtual C64 against the real PAL C64 (985 248 Hz), side by side in one
+// run: the same cc65-compiled workload (a sieve of Eratosthenes in an endless loop, plus an
+// acme-assembled loop over the indexed/indirect addressing modes), executed with no bus-cycle
+// consumer, with a consumer that stores every debug-stream entry (what the UDP stream needs), and
+// with an onExec hook (what the VICE monitor installs while checkpoints exist).
+//
+//   node --import tsx bench/ultimate-cpu/cpu.ts [seconds-per-case]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { C64Machine, PAL_CLOCK_HZ } from '../../engines/ultimate/virtual/machine.js';
+
+const seconds = Number(process.argv[2] ?? 3);
+
+function build(): { sieve: Uint8Array; modes: Uint8Array } {
+  const dir = mkdtempSync(join(tmpdir(), 'ucpu-bench-'));
+  try {
+    writeFileSync(join(dir, 'sieve.c'), `
+static unsigned char composite[2000];
+int main(void) {
+  unsigned i, j, count;
+  for (;;) {
+    count = 0;
+    for (i = 0; i < 2000; ++i) composite[i] = 0;
+    for (i = 2; i < 2000; ++i) {
+      if (!composite[i]) { ++count; for (j = i + i; j < 2000; j += i) composite[j] = 1; }
+    }
+    *(volatile unsigned char *)0xD7FF = (unsigned char)count;
+  }
+  return 0;
+}
+`);
+    execFileSync('cl65', ['-t', 'c64', '-O', '-o', join(dir, 'sieve.prg'), join(dir, 'sieve.c')], { cwd: dir });
+    writeFileSync(join(dir, 'modes.a'), `
+!cpu 6510
+* = $c000
+        lda #$00
+        sta $fb
+        lda #$20
+        sta $fc
+loop:   ldy #0
+-       lda ($fb),y
+        clc
+        adc $3000,y
+        sta $3100,y
+        eor $40,x
+        ror $3100,x
+        inx
+        iny
+        bne -
+        inc $d020
+        jmp loop
+`);
+    execFileSync('acme', ['-f', 'cbm', '-o', join(dir, 'modes.prg'), join(dir, 'modes.a')]);
+    return {
+      sieve: new Uint8Array(readFileSync(join(dir, 'sieve.prg'))),
+      modes: new Uint8Array(readFileSync(join(dir, 'modes.prg'))),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface Result { name: string; mhz: number; ratio: number }
+
+function measure(name: string, prg: Uint8Array, configure: (m: C64Machine) => void): Result {
+  const m = new C64Machine();
+  configure(m);
+  m.runPrg(prg);
+  m.run(2_000_000); // warm-up: JIT, and the program is past its start-up
+  let cycles = 0;
+  const t0 = process.hrtime.bigint();
+  let elapsed = 0;
+  while (elapsed < seconds) {
+    cycles += m.run(1_000_000);
+    elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+  }
+  const mhz = cycles / elapsed / 1e6;
+  return { name, mhz, ratio: (mhz * 1e6) / PAL_CLOCK_HZ };
+}
+
+const { sieve, modes } = build();
+const sink = new Uint32Array(360 * 1024);
+let fill = 0;
+const collect = (e: number) => {
+  sink[fill] = e;
+  fill = fill + 1 === sink.length ? 0 : fill + 1;
+};
+
+const results: Result[] = [];
+for (const [wname, prg] of [['cc65 sieve', sieve], ['acme addressing modes', modes]] as [string, Uint8Array][]) {
+  results.push(measure(`${wname}, no bus consumer`, prg, () => {}));
+  results.push(measure(`${wname}, every bus cycle stored`, prg, (m) => { m.onBusCycle = collect; }));
+  results.push(measure(`${wname}, onExec hook`, prg, (m) => { m.onExec = () => false; }));
+}
+
+console.log(`real C64 (PAL): ${(PAL_CLOCK_HZ / 1e6).toFixed(3)} MHz; ${seconds} s per case; node ${process.version}`);
+console.log('case'.padEnd(52), 'emulated MHz'.padStart(13), 'x real C64'.padStart(11));
+for (const r of results) console.log(r.name.padEnd(52), r.mhz.toFixed(2).padStart(13), r.ratio.toFixed(1).padStart(11));
+const worst = Math.min(...results.map((r) => r.ratio));
+console.log(`goal >= 10x real speed in every case: ${worst >= 10 ? 'met' : 'NOT met'} (worst ${worst.toFixed(1)}x)`);
