@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -99,9 +99,11 @@ async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'u2-bench-'));
   const dev = await startDevice();
   try {
+    console.log(`host: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at start`);
     console.log(`debug-stream receive on loopback: ${SPEED}× the device rate = ${TARGET_RATE} datagrams/s target, ${SECONDS} s capture to disk`);
     const a = await ours(dev.rest, dir);
     console.log(`ours  (plain listener + drain to disk): ${a.datagrams} datagrams in ${(a.durationMs / 1000).toFixed(1)} s = ${a.rate.toFixed(0)}/s (${(a.rate / DEVICE_DATAGRAMS_PER_SECOND).toFixed(2)}× device), missing ${a.missing}, gaps ${a.gaps}, out of order ${a.outOfOrder}, file ${(a.size / 1e6).toFixed(0)} MB, recv buffer granted ${a.recvBufferBytes} B, truncation ${a.truncation}`);
+    console.log(`load average after our capture: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const b = await peer(dev.rest, dir);
     console.log(`peer  (dgram-as-promised iterator, awaiting body): received ${b.received} of ~${b.sent} in ${b.seconds.toFixed(1)} s, missing ${b.missing} (${b.lossPct.toFixed(1)}% loss), gaps ${b.gaps}`);
     const oursLoss = (100 * a.missing) / Math.max(1, a.datagrams + a.missing);

@@ -151,10 +151,20 @@ export class DebugStreamCapture {
   get recorded(): number { return this.#recorded; }
 
   #write(buf: Buffer): void {
-    this.#hash.update(buf);
-    this.#bytes += buf.length;
+    this.#writeMany([buf]);
+  }
+
+  /** Hashes and appends buffers in order; writev avoids copying the datagrams once more. */
+  #writeMany(parts: Buffer[]): void {
+    for (const p of parts) {
+      this.#hash.update(p);
+      this.#bytes += p.length;
+    }
     const fh = this.#fh;
-    this.#writes = this.#writes.then(() => fh.write(buf));
+    this.#writes = this.#writes.then(async () => {
+      // writev takes at most IOV_MAX (1024) buffers per call.
+      for (let i = 0; i < parts.length; i += 1024) await fh.writev(parts.slice(i, i + 1024));
+    });
   }
 
   #drain(): void {
@@ -174,7 +184,7 @@ export class DebugStreamCapture {
       this.#recorded++;
       if (this.#recorded >= this.#opts.maxDatagrams) this.#reachBound('max-datagrams');
     }
-    if (parts.length) this.#write(Buffer.concat(parts));
+    if (parts.length) this.#writeMany(parts);
   }
 
   #reachBound(kind: Exclude<Truncation, 'none'>): void {
