@@ -78,6 +78,38 @@ int main(void) {
     assert.equal(m.peek(0x01) & 0x07, 0x07, 'cc65 restored the banking on exit');
   });
 
+  test('a cl65 conio program: clrscr, gotoxy, colours, and cgetc reading a key the host types', () => {
+    const prg = cl65Prg(`
+#include <conio.h>
+int main(void) {
+  char c;
+  clrscr();
+  gotoxy(5, 3);
+  textcolor(COLOR_RED);
+  cputs("conio works");
+  gotoxy(0, 5);
+  cputs("press a key:");
+  c = cgetc();
+  cputc(c);
+  *(volatile unsigned char *)0xD7FF = c;
+  return 0;
+}
+`);
+    const m = new C64Machine();
+    m.runPrg(prg);
+    // the program waits in cgetc: not READY, however long it runs
+    m.run(3_000_000, (mm) => mm.isReady());
+    assert.equal(m.lastStop, 'cycles');
+    const lines = m.screenLines();
+    assert.equal(lines[3], '     conio works');
+    assert.equal(lines[5], 'press a key:');
+    assert.equal(m.colorRam[3 * 40 + 5], 2, 'red');
+    m.typeKeys([0x5a]);
+    runUntilReady(m);
+    assert.equal(m.debugRegister, 0x5a);
+    assert.equal(m.screenLines()[5], 'press a key:z', 'PETSCII $5A in the lowercase charset');
+  });
+
   test('an acme program with a SYS stub: the debug stream shows its writes', () => {
     const prg = acmePrg(`
 !cpu 6510

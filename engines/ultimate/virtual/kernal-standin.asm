@@ -4,6 +4,8 @@
 ; built with cc65, acme or 64tass needs to start from a BASIC "SYS" stub and run:
 ;   - the reset, IRQ, NMI and BRK entry points at the real KERNAL's addresses ($FCE2, $FF48,
 ;     $FE43, $EA31/$EA81, $FE47/$FEBC, $FE66) and the RAM vectors at $0314-$0333;
+;   - the three internal entry points cc65's C64 library calls directly: $E544 (clear screen),
+;     $E5B4 (read a key from the buffer), $EA24 (colour pointer from the screen pointer);
 ;   - the whole KERNAL jump table $FF81-$FFF3, each entry with a defined behaviour: the screen
 ;     editor (CHROUT with PETSCII controls, colours, reverse, scrolling; PLOT, SCREEN), the keyboard
 ;     buffer at $0277 (GETIN, CHRIN line input), logical files on the keyboard (0) and screen (3),
@@ -363,6 +365,42 @@ syntax_text:
 ; =============================================================================================
 * = $e000
         !text "MCP-ENGINES VIRTUAL C64 KERNAL STAND-IN, NOT CBM CODE", 0
+
+; ---- entry points at the real KERNAL's addresses -------------------------------------------
+
+* = $e544                       ; clear the screen, cursor home (cc65's CLRSCR)
+        jmp clear_screen_home
+
+* = $e5b4                       ; take a key from the buffer (cc65's KBDREAD): A = key, C=0
+        jsr pop_key
+        cli
+        clc
+        rts
+
+* = $ea24                       ; colour pointer from the screen pointer (cc65's UPDCRAMPTR)
+        lda PNT
+        sta USER
+        lda PNT+1
+        and #$03
+        ora #$d8
+        sta USER+1
+        rts
+
+* = $ea31                       ; default IRQ handler
+        jsr k_udtim
+        lda $dc0d
+        jmp $ea81
+* = $ea81
+        pla
+        tay
+        pla
+        tax
+        pla
+        rti
+
+
+; ---- the body of the KERNAL stand-in --------------------------------------------------------
+* = $ea90
 
 k_reset:
         ldx #$ff
@@ -1034,19 +1072,6 @@ k_load_entry:
 k_save_entry:
         jmp (ISAVE)
 
-; ---- entry points at the real KERNAL's addresses -------------------------------------------
-
-* = $ea31                       ; default IRQ handler
-        jsr k_udtim
-        lda $dc0d
-        jmp $ea81
-* = $ea81
-        pla
-        tay
-        pla
-        tax
-        pla
-        rti
 
 * = $fce2                       ; RESET
         jmp k_reset
