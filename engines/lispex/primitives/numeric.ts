@@ -72,24 +72,43 @@ const divide: PrimitiveFn = (args) => {
 };
 
 /** A chained comparison; every argument is type-checked even after the answer is known. */
-function comparison(who: string, holds: (c: number) => boolean): PrimitiveFn {
-  return (args) => {
-    const n = args.length;
-    if (n === 2) {
-      const a = args[0]!, b = args[1]!;
-      if (typeof a === 'number' && typeof b === 'number') return holds(a < b ? -1 : a > b ? 1 : 0);
-      return holds(compare(checkNumber(who, a), checkNumber(who, b)));
-    }
-    let result = true;
-    let prev = checkNumber(who, args[0]!);
-    for (let i = 1; i < n; i++) {
-      const cur = checkNumber(who, args[i]!);
-      if (result && !holds(compare(prev, cur))) result = false;
-      prev = cur;
-    }
-    return result;
-  };
+function compareChain(who: string, args: Value[], holds: (c: number) => boolean): boolean {
+  let result = true;
+  let prev = checkNumber(who, args[0]!);
+  for (let i = 1; i < args.length; i++) {
+    const cur = checkNumber(who, args[i]!);
+    if (result && !holds(compare(prev, cur))) result = false;
+    prev = cur;
+  }
+  return result;
 }
+
+// Each comparison answers two fixnums inline (the common case in loops) before the general chain.
+const less: PrimitiveFn = (args) => {
+  const a = args[0], b = args[1];
+  if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a < b;
+  return compareChain('<', args, (c) => c < 0);
+};
+const lessOrEqual: PrimitiveFn = (args) => {
+  const a = args[0], b = args[1];
+  if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a <= b;
+  return compareChain('<=', args, (c) => c <= 0);
+};
+const numEqual: PrimitiveFn = (args) => {
+  const a = args[0], b = args[1];
+  if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a === b;
+  return compareChain('=', args, (c) => c === 0);
+};
+const greater: PrimitiveFn = (args) => {
+  const a = args[0], b = args[1];
+  if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a > b;
+  return compareChain('>', args, (c) => c > 0);
+};
+const greaterOrEqual: PrimitiveFn = (args) => {
+  const a = args[0], b = args[1];
+  if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a >= b;
+  return compareChain('>=', args, (c) => c >= 0);
+};
 
 function extremum(who: string, pickSecond: (c: number) => boolean): PrimitiveFn {
   return (args) => {
@@ -149,11 +168,11 @@ export const NUMERIC_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
   '-': minus,
   '*': times,
   '/': divide,
-  '<': comparison('<', (c) => c < 0),
-  '<=': comparison('<=', (c) => c <= 0),
-  '=': comparison('=', (c) => c === 0),
-  '>': comparison('>', (c) => c > 0),
-  '>=': comparison('>=', (c) => c >= 0),
+  '<': less,
+  '<=': lessOrEqual,
+  '=': numEqual,
+  '>': greater,
+  '>=': greaterOrEqual,
   abs: (args) => {
     const x = args[0]!;
     if (typeof x === 'number') return x < 0 ? -x : x;
