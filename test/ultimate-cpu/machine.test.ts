@@ -143,7 +143,9 @@ msg:    !text "HELLO FROM ACME", 13, 0
     const m = new C64Machine({ onBusCycle: (e) => entries.push(e) });
     m.runPrg(prg);
     entries.length = 0;
+    const startCycles = m.cpu.cycles;
     runUntilReady(m);
+    assert.equal(entries.length, m.cpu.cycles - startCycles, 'exactly one entry per clock');
     assert.ok(m.screenLines().includes('HELLO FROM ACME'));
     assert.equal(m.ram[0xc000] | (m.ram[0xc001] << 8), 600);
     assert.equal(m.debugRegister, 0x5a);
@@ -298,7 +300,14 @@ handler:
     m.typeKeys([...'SYS49152\r'].map((c) => c.charCodeAt(0)));
     runUntilReady(m);
     const before = m.ram[0xc101];
+    let irqLow = 0;
+    let entries = 0;
+    m.onBusCycle = (e) => {
+      entries++;
+      if ((e & (1 << 27)) === 0) irqLow++;
+    };
     m.run(10 * PAL_CYCLES_PER_FRAME);
+    assert.ok(irqLow >= 10 * 7 && irqLow < entries / 10, `IRQ# low while the interrupt is pending (${irqLow} of ${entries} cycles)`);
     const count = m.ram[0xc101] - before;
     assert.ok(count === 10 || count === 11, `10 frames give 10 interrupts (got ${count})`);
     assert.equal(m.ram[0xc100], 0x80, 'the handler runs on the compare line');
