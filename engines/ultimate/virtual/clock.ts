@@ -95,22 +95,27 @@ export class MachineClock {
   #tick(): void {
     this.#timer = undefined;
     if (!this.running) return;
-    let budget: number;
     if (this.#speed === 'max') {
-      budget = 200_000;
-    } else {
-      const due = Math.floor(((performance.now() - this.#originMs) / 1000) * PAL_CLOCK_HZ * this.#speed);
-      budget = due - this.#executedSinceOrigin;
-      // After a stall (GC, a long synchronous request) do not try to catch up more than 100 ms.
-      const cap = Math.ceil(PAL_CLOCK_HZ * this.#speed * 0.1);
-      if (budget > cap) {
-        this.#executedSinceOrigin += budget - cap;
-        budget = cap;
-      }
+      this.runNow(200_000);
+      this.#schedule();
+      return;
     }
-    if (budget > 0) {
-      const done = this.runNow(budget);
-      this.#executedSinceOrigin += done;
+    const hz = PAL_CLOCK_HZ * this.#speed;
+    const due = Math.floor(((performance.now() - this.#originMs) / 1000) * hz);
+    let owed = due - this.#executedSinceOrigin;
+    // After a stall (GC, a long synchronous request, a busy host) do not catch up more than 100 ms.
+    const cap = Math.ceil(hz * 0.1);
+    if (owed > cap) {
+      this.#executedSinceOrigin += owed - cap;
+      owed = cap;
+    }
+    // Run at most one slice's worth at a time, yielding to I/O in between, so a catch-up does not
+    // turn into one large burst of datagrams (receivers would have to buffer all of it at once).
+    const chunk = Math.max(1, Math.ceil(hz * (this.#sliceMs / 1000)));
+    if (owed > 0) this.#executedSinceOrigin += this.runNow(Math.min(owed, chunk));
+    if (owed > chunk && this.running) {
+      this.#timer = setImmediate(() => this.#tick());
+      return;
     }
     this.#schedule();
   }

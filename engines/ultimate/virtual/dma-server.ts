@@ -29,6 +29,9 @@ export interface DmaServerOptions {
   authThrottleMs?: number;
 }
 
+/** Bytes a session may have queued while a command is still being performed. */
+const MAX_PENDING_BYTES = 4 * 1024 * 1024;
+
 class DmaSession {
   #buf: Buffer = Buffer.alloc(0);
   #authenticated: boolean;
@@ -38,6 +41,9 @@ class DmaSession {
     this.#authenticated = !opts.password;
     sock.on('data', (d: Buffer) => {
       this.#buf = this.#buf.length ? Buffer.concat([this.#buf, d]) : d;
+      // One frame is at most 65539 bytes; a client that runs far ahead of a slow command (wait,
+      // refused password) is cut off instead of buffered without limit.
+      if (this.#buf.length > MAX_PENDING_BYTES) { sock.destroy(); return; }
       this.#chain = this.#chain.then(() => this.#process()).catch(() => { sock.destroy(); });
     });
     sock.on('error', () => undefined);
