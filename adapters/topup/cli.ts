@@ -1,0 +1,105 @@
+// `topup [--socket <path>]`: the topup server on stdio (default) or on a Unix socket serving one
+// client at a time, keeping the toplevel across reconnects. Also `mcp-engines topup …`.
+import { StdioServerTransport, serveUnixSocket, type UnixSocketListener } from '../../transports/index.js';
+import { unroutedRouter, type TopupRouter } from './router.js';
+import { TOPUP_PROTOCOL_VERSION, TOPUP_VERSION, createTopupServer } from './server.js';
+
+export const TOPUP_HELP = `topup ${TOPUP_VERSION} — an MCP server over a persistent OCaml toplevel (protocol ${TOPUP_PROTOCOL_VERSION})
+
+Usage:
+  topup                   serve MCP on stdin/stdout
+  topup --socket <path>   serve MCP on a Unix socket (mode 0600), one client at a time;
+                          the toplevel and its bindings persist across reconnects
+  topup --help | --version
+
+Environment:
+  TOPUP_LOG             phrase-log path (default ~/.topup/logs/session-<pid>.ml, removed at exit)
+  TOPUP_CHECKPOINT_DIR  checkpoint directory (default ~/.topup/checkpoints/)
+  TOPUP_XFER_DIR, TOPUP_XFER_MAX_BYTES  file transfer (see push_file/pull_file)
+  MCP_ENGINES_LOG       error | warn | info | debug (logs go to stderr)
+
+Needs the OCaml toolchain: apt-get install ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev
+`;
+
+export interface TopupCliOptions {
+  /** The router to use (default: unroutedRouter()). */
+  router?: () => TopupRouter;
+}
+
+type Mode = { kind: 'stdio' } | { kind: 'socket'; path: string } | { kind: 'help' } | { kind: 'version' };
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]): Mode {
+  let mode: Mode = { kind: 'stdio' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--help' || a === '-h') return { kind: 'help' };
+    if (a === '--version' || a === '-V') return { kind: 'version' };
+    if (a === '--socket' || a.startsWith('--socket=')) {
+      const path = a === '--socket' ? argv[++i] : a.slice('--socket='.length);
+      if (!path) throw new UsageError('--socket needs a path, e.g. --socket ~/.topup/sockets/topup.sock');
+      mode = { kind: 'socket', path };
+      continue;
+    }
+    throw new UsageError(`unknown argument "${a}"; expected --socket <path>, --help or --version`);
+  }
+  return mode;
+}
+
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? (process.env.HOME ?? '') + path.slice(1) : path;
+}
+
+export async function runTopupCli(argv: string[], options: TopupCliOptions = {}): Promise<void> {
+  let mode: Mode;
+  try {
+    mode = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`topup: ${err.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (mode.kind === 'help') {
+    process.stdout.write(TOPUP_HELP);
+    return;
+  }
+  if (mode.kind === 'version') {
+    process.stdout.write(`${TOPUP_VERSION}\n`);
+    return;
+  }
+
+  const server = createTopupServer({ router: (options.router ?? unroutedRouter)() });
+  let listener: UnixSocketListener | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await listener?.close().catch(() => {});
+    await server.shutdown().catch((err: Error) => process.stderr.write(`topup: shutdown: ${err.message}\n`));
+    process.exit(code);
+  };
+  process.once('SIGTERM', () => void stop(0));
+  process.once('SIGHUP', () => void stop(0));
+
+  if (mode.kind === 'stdio') {
+    // Ctrl-C in a terminal reaches the whole process group; on stdio the client owns our life.
+    process.once('SIGINT', () => void stop(130));
+    const session = await server.connect(new StdioServerTransport());
+    session.onClose(() => void stop(0));
+    return;
+  }
+
+  const path = expandHome(mode.path);
+  try {
+    listener = await serveUnixSocket(path, (transport) => server.connect(transport));
+  } catch (err) {
+    process.stderr.write(`topup: cannot serve on ${path}: ${(err as Error).message}\n`);
+    await server.shutdown();
+    process.exitCode = 1;
+    return;
+  }
+  process.stderr.write(`topup: serving on ${path}\n`);
+  process.once('SIGINT', () => void stop(130));
+}
