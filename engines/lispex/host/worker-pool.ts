@@ -103,6 +103,8 @@ export class WorkerPool {
     // loop alive while someone waits for it.
     chosen.reserved = true;
     chosen.worker.ref();
+    // Start the successor now, so it warms up while this one evaluates.
+    this.topUp();
     try {
       await chosen.ready;
     } catch (error) {
