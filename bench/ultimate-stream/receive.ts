@@ -1,5 +1,5 @@
 // Debug-stream receive benchmark on loopback.
-//   node --import tsx bench/ultimate-stream/receive.ts [--seconds 30] [--speed 10] [--peer-seconds 10]
+//   node --import tsx bench/ultimate-stream/receive.ts [--seconds 30] [--speed 10] [--peer-seconds 10] [--baseline-seconds 10]
 // 1. The virtual device runs in its own process at `--speed`× the PAL clock, so it emits
 //    speed × ~2737 datagrams/s of 1444 bytes, driven by the emulated CPU's bus cycles.
 // 2. Ours: DebugStreamCapture (plain 'message' listener that only appends; a timer drains to disk)
@@ -27,10 +27,11 @@ function arg(name: string, def: number): number {
 const SECONDS = arg('seconds', 30);
 const SPEED = arg('speed', 10);
 const PEER_SECONDS = arg('peer-seconds', 10);
-const TARGET_RATE = DEVICE_DATAGRAMS_PER_SECOND * SPEED;
+/** Also measured, briefly, at the real device's own rate (1×) as a baseline. */
+const BASELINE_SECONDS = arg('baseline-seconds', 10);
 
-async function startDevice(): Promise<{ rest: RestClient; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin/ultimate-tool.ts'), 'virtual-device', '--speed', String(SPEED), '--slice-ms', '2', '--no-vice'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startDevice(speed: number): Promise<{ rest: RestClient; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin/ultimate-tool.ts'), 'virtual-device', '--speed', String(speed), '--slice-ms', '2', '--no-vice'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (c) => reject(new Error(`virtual device exited with ${c}`)));
@@ -42,10 +43,10 @@ async function startDevice(): Promise<{ rest: RestClient; stop(): Promise<void> 
   };
 }
 
-async function ours(rest: RestClient, dir: string) {
+async function ours(rest: RestClient, dir: string, speed: number, seconds: number) {
   const cap = await DebugStreamCapture.open({
     file: join(dir, 'bench.u64cap'), bindAddress: '127.0.0.1', port: 0,
-    maxDatagrams: Math.ceil(TARGET_RATE * SECONDS * 1.5), maxDurationMs: SECONDS * 1000,
+    maxDatagrams: Math.ceil(DEVICE_DATAGRAMS_PER_SECOND * speed * seconds * 1.5), maxDurationMs: seconds * 1000,
   });
   await rest.streamStart('debug', `127.0.0.1:${cap.address.port}`);
   await cap.boundReached;
@@ -95,26 +96,38 @@ function cpuSpeed(withCallback: boolean): number {
   return cycles / ((performance.now() - t0) / 1000);
 }
 
+function load(): string {
+  return loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
 async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'u2-bench-'));
-  const dev = await startDevice();
+  console.log(`host: ${cpus().length} CPUs, load average ${load()} at start`);
   try {
-    console.log(`host: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at start`);
-    console.log(`debug-stream receive on loopback: ${SPEED}× the device rate = ${TARGET_RATE} datagrams/s target, ${SECONDS} s capture to disk`);
-    const a = await ours(dev.rest, dir);
-    console.log(`ours  (plain listener + drain to disk): ${a.datagrams} datagrams in ${(a.durationMs / 1000).toFixed(1)} s = ${a.rate.toFixed(0)}/s (${(a.rate / DEVICE_DATAGRAMS_PER_SECOND).toFixed(2)}× device), missing ${a.missing}, gaps ${a.gaps}, out of order ${a.outOfOrder}, file ${(a.size / 1e6).toFixed(0)} MB, recv buffer granted ${a.recvBufferBytes} B, truncation ${a.truncation}`);
-    console.log(`load average after our capture: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const b = await peer(dev.rest, dir);
-    console.log(`peer  (dgram-as-promised iterator, awaiting body): received ${b.received} of ~${b.sent} in ${b.seconds.toFixed(1)} s, missing ${b.missing} (${b.lossPct.toFixed(1)}% loss), gaps ${b.gaps}`);
-    const oursLoss = (100 * a.missing) / Math.max(1, a.datagrams + a.missing);
-    console.log(`ratio: loss ours ${oursLoss.toFixed(3)}% vs peer ${b.lossPct.toFixed(1)}%; received rate ours/peer = ${(a.rate / (b.received / b.seconds)).toFixed(2)}`);
+    for (const [speed, seconds, peerSeconds] of [[1, BASELINE_SECONDS, 0], [SPEED, SECONDS, PEER_SECONDS]] as const) {
+      if (seconds <= 0) continue;
+      const dev = await startDevice(speed);
+      try {
+        const target = DEVICE_DATAGRAMS_PER_SECOND * speed;
+        console.log(`\n== ${speed}× the device rate: target ${target} datagrams/s (${((target * 1444 * 8) / 1e6).toFixed(0)} Mbit/s), ${seconds} s capture written to disk`);
+        const a = await ours(dev.rest, dir, speed, seconds);
+        const oursLoss = (100 * a.missing) / Math.max(1, a.datagrams + a.missing);
+        console.log(`ours  (plain listener + drain to disk): ${a.datagrams} datagrams in ${(a.durationMs / 1000).toFixed(1)} s = ${a.rate.toFixed(0)}/s (${(a.rate / DEVICE_DATAGRAMS_PER_SECOND).toFixed(2)}× device), missing ${a.missing} (${oursLoss.toFixed(3)}%), gaps ${a.gaps}, out of order ${a.outOfOrder}, file ${(a.size / 1e6).toFixed(0)} MB, recv buffer ${a.recvBufferBytes} B, truncation ${a.truncation}; load ${load()}`);
+        if (peerSeconds > 0) {
+          const b = await peer(dev.rest, dir);
+          console.log(`peer  (dgram-as-promised iterator, awaiting body): received ${b.received} of ~${b.sent} in ${b.seconds.toFixed(1)} s, missing ${b.missing} (${b.lossPct.toFixed(1)}% loss), gaps ${b.gaps}; load ${load()}`);
+          console.log(`ratio: loss ours ${oursLoss.toFixed(3)}% vs peer ${b.lossPct.toFixed(1)}%; datagrams kept per second ours/peer = ${(a.rate / (b.received / b.seconds)).toFixed(1)}`);
+        }
+      } finally {
+        await dev.stop();
+      }
+    }
   } finally {
-    await dev.stop();
     await rm(dir, { recursive: true, force: true });
   }
   const bare = cpuSpeed(false);
   const withCb = cpuSpeed(true);
-  console.log(`emulated 6510: ${(bare / 1e6).toFixed(1)} MHz bare = ${(bare / 985_248).toFixed(1)}× a PAL C64; with a per-cycle bus callback ${(withCb / 1e6).toFixed(1)} MHz = ${(withCb / 985_248).toFixed(1)}×`);
+  console.log(`\nemulated 6510: ${(bare / 1e6).toFixed(1)} MHz bare = ${(bare / 985_248).toFixed(1)}× a PAL C64; with a per-cycle bus callback ${(withCb / 1e6).toFixed(1)} MHz = ${(withCb / 985_248).toFixed(1)}×; load ${load()}`);
 }
 
 main().catch((e) => { console.error(e); process.exitCode = 1; });

@@ -113,6 +113,8 @@ export async function runVirtualDeviceCli(argv: string[]): Promise<number> {
       process.stdin.resume();
     }
   });
+  const st = device.streamer;
+  process.stderr.write(`virtual Ultimate 64 stopping: ${device.clock.executed} clocks run; debug stream sent ${st.sent} datagrams, dropped ${st.droppedOnPurpose} on purpose, ${st.sendErrors} send errors\n`);
   await device.stop();
   return 0;
 }
