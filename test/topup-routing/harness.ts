@@ -7,7 +7,7 @@ import { McpClient, McpServer, ToolRegistry, createLogger, parseToolPayload } fr
 import type { ToolContext } from '../../src/index.js';
 import { InMemoryTransport } from '../../transports/index.js';
 import { createSessionRouter, type SessionRouter, type SessionRouterOptions } from '../../adapters/topup/routing/index.js';
-import { repoRoot } from '../helpers/bin.js';
+import { repoRoot, binCommand } from '../helpers/bin.js';
 
 export const standInDaemon = join(repoRoot, 'test', 'topup-routing', 'fixtures', 'stand-in-daemon.ts');
 
@@ -15,6 +15,17 @@ export const standInDaemon = join(repoRoot, 'test', 'topup-routing', 'fixtures',
 export function standInWrapper(): string {
   const tsx = import.meta.resolve('tsx');
   return `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(standInDaemon)} "$@"\n`;
+}
+
+/**
+ * The topup bin as tests run it (from source, like binCommand('topup')), and a remote-PATH wrapper
+ * script that runs the same thing on the far side of sshd.
+ */
+export function topupCommand(): { command: string; args: string[]; wrapper: string } {
+  const { command, args } = binCommand('topup');
+  const tsx = import.meta.resolve('tsx');
+  const script = args[args.length - 1]!;
+  return { command, args, wrapper: `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(script)} "$@"\n` };
 }
 
 export interface Harness {

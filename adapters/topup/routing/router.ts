@@ -182,9 +182,7 @@ export class SessionRouter implements TopupRouter {
         lines.push(`- ${name}: ${state}${details.length ? ` — ${details.join('; ')}` : ''}`);
       }
     }
-    if (lines.length === 0) {
-      return 'No remote hosts or named local sessions are registered yet: start_session {"host"} adds a remote toplevel over SSH, start_local_session {"session"} a local subprocess.';
-    }
+    // Nothing registered: the server says so in its own words.
     return lines.join('\n');
   }
 
