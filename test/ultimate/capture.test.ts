@@ -59,6 +59,21 @@ describe('debug-stream capture', () => {
     assert.equal((await readCaptureFile(summary.file)).valid, true);
   });
 
+  test('stopping early through an AbortSignal finishes a valid capture with truncation none', async () => {
+    const ac = new AbortController();
+    const pending = rig.device.captureDebugStream({
+      file: join(rig.dir, 'abort.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
+      maxDatagrams: 10_000_000, maxDurationMs: 600_000, signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(), 200);
+    const summary = await pending;
+    assert.equal(summary.truncation, 'none');
+    assert.equal(summary.droppedAfterBound, 0);
+    const parsed = await readCaptureFile(summary.file);
+    assert.equal(parsed.valid, true, parsed.problems.join('; '));
+    assert.equal(parsed.stats.truncation, 'none');
+  });
+
   test('an altered capture file fails verification', async () => {
     const summary = await rig.device.captureDebugStream({
       file: join(rig.dir, 'tamper.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,

@@ -115,6 +115,37 @@ describe('REST client against the virtual device', () => {
     await expectError(r.runCrt({ bytes: Uint8Array.of(1, 2, 3) }), { status: 501 });
   });
 
+  test('multipart/form-data uploads run like raw ones', async () => {
+    // A one-instruction program at $C000 that writes $5A to the debug register, then loops.
+    const prg = Uint8Array.of(0x00, 0xc0, 0xa9, 0x5a, 0x8d, 0xff, 0xd7, 0x4c, 0x05, 0xc0);
+    const form = new FormData();
+    form.append('file', new Blob([prg]), 'prog.prg');
+    const res = await fetch(`${base}/v1/runners:run_prg`, { method: 'POST', body: form });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { errors: [] });
+    const start = Date.now();
+    while ((await rig.device.rest.debugRegister()) !== 0x5a) {
+      assert.ok(Date.now() - start < 15_000, 'program did not write the debug register');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+
+  test('REU preload: image uploaded over FTP, config items set, reset loads it', async () => {
+    const image = Uint8Array.from({ length: 4096 }, (_, i) => (i * 3) & 0xff);
+    await rig.device.ftp.upload('/Flash/reu.bin', image);
+    await rig.device.rest.setConfigs({ 'C64 and Cartridge Settings': {
+      'RAM Expansion Unit': 'Enabled', 'REU Preload': 'Enabled', 'REU Preload Image': '/Flash/reu.bin', 'REU Preload Offset': 256,
+    } });
+    await rig.device.rest.reset();
+    assert.deepEqual(rig.virtual.readReu(256, 4096), image);
+    await rig.device.rest.setConfigItem('C64 and Cartridge Settings', 'REU Preload', 'Disabled');
+  });
+
+  test('the device constructor rejects a malformed host', () => {
+    assert.throws(() => new UltimateDevice({ host: 'http://x/y' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+    assert.throws(() => new UltimateDevice({ host: '' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+  });
+
   test('configuration categories and items', async () => {
     const r = rig.device.rest;
     const cats = await r.configCategories();
