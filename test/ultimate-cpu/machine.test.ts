@@ -274,6 +274,9 @@ describe('KERNAL stand-in', () => {
 !cpu 6510
 * = $c000
         sei
+        lda #$7f            ; CIA 1 interrupts off, as raster-IRQ code does
+        sta $dc0d
+        lda $dc0d
         lda #<handler
         sta $0314
         lda #>handler
@@ -312,6 +315,76 @@ handler:
     assert.ok(count === 10 || count === 11, `10 frames give 10 interrupts (got ${count})`);
     assert.equal(m.ram[0xc100], 0x80, 'the handler runs on the compare line');
     assert.equal(m.peek(0xd019) & 0x81, 0x00, 'acknowledged');
+  });
+});
+
+describe('CIA timers', () => {
+  test('the KERNAL\'s 60 Hz timer interrupt runs the jiffy clock', () => {
+    const m = new C64Machine();
+    const jiffies = () => (m.ram[0xa0] << 16) | (m.ram[0xa1] << 8) | m.ram[0xa2];
+    const before = jiffies();
+    m.run(985_248); // one emulated second
+    const ticks = jiffies() - before;
+    assert.ok(ticks >= 59 && ticks <= 61, `60 jiffies per emulated second (got ${ticks})`);
+  });
+
+  test('a cc65 program timing itself with clock() finishes after the emulated time', () => {
+    const prg = cl65Prg(`
+#include <time.h>
+int main(void) {
+  clock_t start = clock();
+  while (clock() - start < CLOCKS_PER_SEC / 2) { }
+  *(volatile unsigned char *)0xD7FF = 0x99;
+  return 0;
+}
+`);
+    const m = new C64Machine();
+    m.runPrg(prg);
+    const t0 = m.cpu.cycles;
+    m.run(5_000_000, (mm) => mm.debugRegister === 0x99);
+    assert.equal(m.lastStop, 'until');
+    const seconds = (m.cpu.cycles - t0) / 985_248;
+    assert.ok(seconds > 0.45 && seconds < 0.6, `half a second of emulated time (took ${seconds.toFixed(3)} s)`);
+  });
+
+  test('a one-shot timer counts down by one per cycle and flags its underflow in the ICR', () => {
+    const prg = acmePrg(`
+!cpu 6510
+* = $c000
+        sei
+        lda #$7f
+        sta $dd0d           ; CIA 2: no NMI
+        lda #<1000
+        sta $dd04
+        lda #>1000
+        sta $dd05
+        lda $dd0d           ; clear
+        lda #$19            ; force load, one-shot, start
+        sta $dd0e
+        lda $dd04           ; the counter a few cycles later
+        sta $c100
+        lda $dd05
+        sta $c101
+        ldx #0
+-       inx                 ; count loop passes until the underflow flag
+        lda $dd0d
+        and #$01
+        beq -
+        stx $c102
+        lda $dd0e           ; one-shot: stopped again
+        sta $c103
+        cli
+        rts
+`);
+    const m = new C64Machine();
+    m.loadPrg(prg);
+    m.typeKeys([...'SYS49152\r'].map((c) => c.charCodeAt(0)));
+    runUntilReady(m);
+    const counter = m.ram[0xc100] | (m.ram[0xc101] << 8);
+    assert.ok(counter > 990 && counter < 1000, `counter read shortly after the start: ${counter}`);
+    // each pass of the loop is inx (2) + lda abs (4) + and # (2) + beq taken (3) = 11 cycles
+    assert.ok(Math.abs(m.ram[0xc102] - Math.round(1000 / 11)) <= 2, `passes: ${m.ram[0xc102]}`);
+    assert.equal(m.ram[0xc103] & 0x01, 0, 'stopped after the one-shot underflow');
   });
 });
 

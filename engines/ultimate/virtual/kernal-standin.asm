@@ -433,6 +433,30 @@ k_ioinit:
         sta $d01a               ; no VIC interrupts
         lda #$ff
         sta $d019
+        lda #$7f                ; CIA interrupts off, timers stopped
+        sta $dc0d
+        sta $dd0d
+        lda #$08
+        sta $dc0e
+        sta $dd0e
+        sta $dc0f
+        sta $dd0f
+        lda #$00                ; CIA 2 port A: VIC bank 0, serial lines idle
+        sta $dd03
+        lda #$3f
+        sta $dd02
+        lda #$07
+        sta $dd00
+        lda #$25                ; CIA 1 timer A: $4025 + 1 cycles = 60 Hz on PAL, the jiffy IRQ
+        sta $dc04
+        lda #$40
+        sta $dc05
+        lda #$81
+        sta $dc0d
+        lda #$11                ; force load, start, continuous
+        sta $dc0e
+        lda $dc0d               ; nothing pending
+        lda $dd0d
         rts
 
 k_ramtas:

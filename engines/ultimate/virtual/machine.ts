@@ -9,7 +9,8 @@
 //   27 IRQ#, 26 ROM# (0 when the access hits a ROM), 25 NMI#, 24 R/W# (1 = read),
 //   23-16 data, 15-0 address.
 
-import { Cpu6510, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
+import { Cia6526 } from './cia6526.js';
+import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 
 /** What the CPU sees in one 256-byte page, recomputed when $00/$01 change (plain numbers: hot path). */
@@ -74,15 +75,25 @@ export class C64Machine implements CpuBus {
   private portData = 0;
   private readonly regions = new Uint8Array(256);
   private readonly vic = new Uint8Array(0x40);
-  private readonly cia1 = new Uint8Array(16);
-  private readonly cia2 = new Uint8Array(16);
+  /** CIA 1 drives the IRQ line (the KERNAL's 60 Hz timer); CIA 2 drives NMI. */
+  private readonly cia1: Cia6526;
+  private readonly cia2: Cia6526;
   private rasterCompare = 0;
   /** The cycle at which the raster next reaches the compare line. */
   private nextRasterMatch = 0;
+  /** The earliest cycle at which the raster or a CIA timer needs attention. */
+  private nextEvent = 0;
 
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
     this.cpu = new Cpu6510(this);
+    this.cia1 = new Cia6526((active) => {
+      if (active) this.cpu.irqLines |= IRQ_SOURCE_CIA;
+      else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
+    });
+    this.cia2 = new Cia6526((active) => {
+      if (active) this.cpu.triggerNmi(); // NMI is edge-triggered: only the falling edge counts
+    });
     this.reset();
   }
 
@@ -98,7 +109,7 @@ export class C64Machine implements CpuBus {
       case REGION_BASIC: v = BASIC_ROM[addr - 0xa000]; rom = true; break;
       case REGION_KERNAL: v = KERNAL_ROM[addr - 0xe000]; rom = true; break;
       case REGION_CHAR: v = 0; rom = true; break; // no character generator ROM is included
-      default: v = this.ioRead(addr); break;
+      default: v = this.ioRead(addr, true); break;
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
@@ -155,13 +166,13 @@ export class C64Machine implements CpuBus {
     return Math.floor((this.cpu.cycles % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
   }
 
-  private ioRead(addr: number): number {
+  private ioRead(addr: number, sideEffects: boolean): number {
     const page = addr & 0xfc00;
     if (page === 0xd000) return this.vicRead(addr & 0x3f);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
     if (page === 0xd800) return this.colorRam[addr & 0x3ff];
-    if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr & 0x0f);
-    if ((addr & 0xff00) === 0xdd00) return this.ciaRead(this.cia2, addr & 0x0f);
+    if ((addr & 0xff00) === 0xdc00) return this.cia1.read(addr & 0x0f, this.cpu.cycles, sideEffects);
+    if ((addr & 0xff00) === 0xdd00) return this.cia2.read(addr & 0x0f, this.cpu.cycles, sideEffects);
     return 0xff; // I/O 1 and 2: nothing plugged in
   }
 
@@ -174,15 +185,13 @@ export class C64Machine implements CpuBus {
         this.onDebugRegisterWrite?.(value);
       }
     } else if (page === 0xd800) this.colorRam[addr & 0x3ff] = value & 0x0f;
-    else if ((addr & 0xff00) === 0xdc00) this.cia1[addr & 0x0f] = value;
-    else if ((addr & 0xff00) === 0xdd00) this.cia2[addr & 0x0f] = value;
-  }
-
-  /** The CIAs are not emulated: ports read as nothing pressed, interrupt status reads as none. */
-  private ciaRead(regs: Uint8Array, reg: number): number {
-    if (reg <= 1) return 0xff;
-    if (reg === 0x0d) return 0;
-    return regs[reg];
+    else if ((addr & 0xff00) === 0xdc00) {
+      this.cia1.write(addr & 0x0f, value, this.cpu.cycles);
+      this.updateNextEvent();
+    } else if ((addr & 0xff00) === 0xdd00) {
+      this.cia2.write(addr & 0x0f, value, this.cpu.cycles);
+      this.updateNextEvent();
+    }
   }
 
   private vicRead(reg: number): number {
@@ -228,6 +237,7 @@ export class C64Machine implements CpuBus {
   private scheduleRasterMatch(): void {
     if (this.rasterCompare >= PAL_LINES) {
       this.nextRasterMatch = Number.POSITIVE_INFINITY;
+      this.updateNextEvent();
       return;
     }
     const now = this.cpu.cycles;
@@ -235,6 +245,20 @@ export class C64Machine implements CpuBus {
     let at = frameStart + this.rasterCompare * PAL_CYCLES_PER_LINE;
     if (at <= now) at += PAL_CYCLES_PER_FRAME;
     this.nextRasterMatch = at;
+    this.updateNextEvent();
+  }
+
+  private updateNextEvent(): void {
+    this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent);
+  }
+
+  /** Raster compare and CIA timer underflows due by now (called between instructions). */
+  private handleEvents(): void {
+    const now = this.cpu.cycles;
+    if (now >= this.nextRasterMatch) this.rasterMatched();
+    if (now >= this.cia1.nextEvent) this.cia1.catchUp(now);
+    if (now >= this.cia2.nextEvent) this.cia2.catchUp(now);
+    this.updateNextEvent();
   }
 
   private updateVicIrq(): void {
@@ -262,7 +286,7 @@ export class C64Machine implements CpuBus {
       case REGION_BASIC: return BASIC_ROM[addr - 0xa000];
       case REGION_KERNAL: return KERNAL_ROM[addr - 0xe000];
       case REGION_CHAR: return 0;
-      default: return this.ioRead(addr);
+      default: return this.ioRead(addr, false);
     }
   }
 
@@ -276,7 +300,7 @@ export class C64Machine implements CpuBus {
     value &= 0xff;
     if (this.regions[addr >>> 8] === REGION_IO) {
       this.ioWrite(addr, value);
-      this.checkRasterNow();
+      if (this.cpu.cycles >= this.nextEvent) this.handleEvents();
     } else {
       this.ram[addr] = value;
       if (addr < 2) this.portWrite(addr, value);
@@ -300,9 +324,6 @@ export class C64Machine implements CpuBus {
     for (let i = 0; i < bytes.length; i++) this.poke(addr + i, bytes[i]);
   }
 
-  private checkRasterNow(): void {
-    if (this.cpu.cycles >= this.nextRasterMatch) this.rasterMatched();
-  }
 
   // --- running -----------------------------------------------------------------------------------
 
@@ -328,7 +349,7 @@ export class C64Machine implements CpuBus {
         break;
       }
       cpu.step();
-      if (cpu.cycles >= this.nextRasterMatch) this.rasterMatched();
+      if (cpu.cycles >= this.nextEvent) this.handleEvents();
       if (until !== undefined && until(this)) {
         this.lastStop = 'until';
         break;
@@ -341,7 +362,7 @@ export class C64Machine implements CpuBus {
   /** Execute exactly one instruction (or interrupt entry); returns its clocks (0 when jammed). */
   stepInstruction(): number {
     const n = this.cpu.step();
-    if (this.cpu.cycles >= this.nextRasterMatch) this.rasterMatched();
+    if (this.cpu.cycles >= this.nextEvent) this.handleEvents();
     return n;
   }
 
@@ -354,8 +375,8 @@ export class C64Machine implements CpuBus {
     this.portData = 0;
     this.updateBanking();
     this.vic.fill(0);
-    this.cia1.fill(0);
-    this.cia2.fill(0);
+    this.cia1.reset();
+    this.cia2.reset();
     this.colorRam.fill(0);
     this.rasterCompare = 0;
     this.cpu.irqLines = 0;
