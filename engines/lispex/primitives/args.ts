@@ -84,8 +84,12 @@ export function checkIndex(who: string, v: Value, length: number, inclusive = fa
   throw typeError(who, 'exact integer index', v);
 }
 
-/** Largest size accepted for make-vector/make-list/make-string/make-bytevector. */
-export const MAX_SIZE = 0xffffffff;
+/**
+ * Largest size accepted for make-vector/make-list/make-string/make-bytevector (2^24, the native
+ * profile's output-byte limit). Larger requests are E311 rather than an allocation that would
+ * exhaust the host (V8 rejects arrays of 2^27 elements outright and runs out of memory before).
+ */
+export const MAX_SIZE = 16_777_216;
 
 /** A size: an exact non-negative integer (E312 otherwise), at most MAX_SIZE (E311 beyond). */
 export function checkSize(who: string, v: Value): number {
