@@ -62,7 +62,7 @@ loop:   ldy #0
   }
 }
 
-interface Result { name: string; mhz: number; ratio: number }
+interface Result { name: string; mhz: number; ratio: number; cpuMhz: number; cpuRatio: number }
 
 function measure(name: string, prg: Uint8Array, configure: (m: C64Machine) => void): Result {
   const m = new C64Machine();
@@ -71,13 +71,17 @@ function measure(name: string, prg: Uint8Array, configure: (m: C64Machine) => vo
   m.run(2_000_000); // warm-up: JIT, and the program is past its start-up
   let cycles = 0;
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   let elapsed = 0;
   while (elapsed < seconds) {
     cycles += m.run(1_000_000);
     elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
   }
+  const used = process.cpuUsage(c0);
+  const cpuSeconds = (used.user + used.system) / 1e6;
   const mhz = cycles / elapsed / 1e6;
-  return { name, mhz, ratio: (mhz * 1e6) / PAL_CLOCK_HZ };
+  const cpuMhz = cycles / cpuSeconds / 1e6;
+  return { name, mhz, ratio: (mhz * 1e6) / PAL_CLOCK_HZ, cpuMhz, cpuRatio: (cpuMhz * 1e6) / PAL_CLOCK_HZ };
 }
 
 const { sieve, modes } = build();
@@ -96,7 +100,11 @@ for (const [wname, prg] of [['cc65 sieve', sieve], ['acme addressing modes', mod
 }
 
 console.log(`real C64 (PAL): ${(PAL_CLOCK_HZ / 1e6).toFixed(3)} MHz; ${seconds} s per case; node ${process.version}`);
-console.log('case'.padEnd(52), 'emulated MHz'.padStart(13), 'x real C64'.padStart(11));
-for (const r of results) console.log(r.name.padEnd(52), r.mhz.toFixed(2).padStart(13), r.ratio.toFixed(1).padStart(11));
+// wall clock is what a user sees; CPU time of this process is the cost, and is what stays
+// comparable when other processes compete for the cores
+console.log('case'.padEnd(48), 'MHz (wall)'.padStart(11), 'x C64'.padStart(7), 'MHz (CPU time)'.padStart(15), 'x C64'.padStart(7));
+for (const r of results) {
+  console.log(r.name.padEnd(48), r.mhz.toFixed(2).padStart(11), r.ratio.toFixed(1).padStart(7), r.cpuMhz.toFixed(2).padStart(15), r.cpuRatio.toFixed(1).padStart(7));
+}
 const worst = Math.min(...results.map((r) => r.ratio));
-console.log(`goal >= 10x real speed in every case: ${worst >= 10 ? 'met' : 'NOT met'} (worst ${worst.toFixed(1)}x)`);
+console.log(`goal >= 10x real speed (wall clock) in every case: ${worst >= 10 ? 'met' : 'NOT met'} (worst ${worst.toFixed(1)}x)`);
