@@ -16,6 +16,8 @@ Environment:
   TOPUP_LOG             phrase-log path (default ~/.topup/logs/session-<pid>.ml, removed at exit)
   TOPUP_CHECKPOINT_DIR  checkpoint directory (default ~/.topup/checkpoints/)
   TOPUP_XFER_DIR, TOPUP_XFER_MAX_BYTES  file transfer (see push_file/pull_file)
+  TOPUP_INTERRUPT_GRACE_MS  how long an interrupted eval may take before the toplevel is
+                        killed, restarted and its phrase log replayed (default 2000)
   MCP_ENGINES_LOG       error | warn | info | debug (logs go to stderr)
 
 Needs the OCaml toolchain: apt-get install ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev
@@ -47,6 +49,17 @@ function parseArgs(argv: string[]): Mode {
   return mode;
 }
 
+/** TOPUP_INTERRUPT_GRACE_MS: how long an interrupted eval may take before the agent is killed and replaced. */
+function interruptGraceFromEnv(): number | undefined | string {
+  const raw = process.env.TOPUP_INTERRUPT_GRACE_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 100 || n > 600_000) {
+    return `TOPUP_INTERRUPT_GRACE_MS is "${raw}"; expected whole milliseconds between 100 and 600000`;
+  }
+  return n;
+}
+
 function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? (process.env.HOME ?? '') + path.slice(1) : path;
 }
@@ -70,7 +83,13 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
     return;
   }
 
-  const server = createTopupServer({ router: (options.router ?? unroutedRouter)() });
+  const graceMs = interruptGraceFromEnv();
+  if (typeof graceMs === 'string') {
+    process.stderr.write(`topup: ${graceMs}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const server = createTopupServer({ router: (options.router ?? unroutedRouter)(), engineOptions: { interruptGraceMs: graceMs } });
   let listener: UnixSocketListener | undefined;
   let stopping = false;
   const stop = async (code: number) => {

@@ -210,7 +210,7 @@ export class OcamlToplevel {
    * last successful phrase that produced a value or a definition (null when the eval failed);
    * stdout, stderr and warnings accumulate over all phrases run.
    */
-  eval(source: string, options: EvalOptions = {}): Promise<EvalResult> {
+  async eval(source: string, options: EvalOptions = {}): Promise<EvalResult> {
     const timeout = validateTimeout(options.timeout, this.defaultTimeout);
     return this.queue.run(async () => {
       const { agent, restart } = await this.liveAgent();
@@ -221,7 +221,7 @@ export class OcamlToplevel {
   }
 
   /** Evaluate sources in order (timeout per element), stopping after the first with an error. */
-  evalBatch(sources: readonly string[], options: EvalOptions = {}): Promise<EvalBatchResult> {
+  async evalBatch(sources: readonly string[], options: EvalOptions = {}): Promise<EvalBatchResult> {
     const timeout = validateTimeout(options.timeout, this.defaultTimeout);
     return this.queue.run(async () => {
       const results: EvalResult[] = [];
@@ -366,7 +366,7 @@ export class OcamlToplevel {
   }
 
   /** Type, location and a bounded preview of one binding (qualified names like List.map work). */
-  lookup(name: string): Promise<LookupResult> {
+  async lookup(name: string): Promise<LookupResult> {
     if (!name.trim()) throw new OcamlError('bad_argument', 'name must be a non-empty OCaml value name');
     return this.queue.run(async () => {
       const reply = await this.agentCall({ op: 'lookup', name: name.trim() });
@@ -389,7 +389,7 @@ export class OcamlToplevel {
   }
 
   /** Load a .cma/.cmo into the live session; its directory joins the load path. Not logged. */
-  load(path: string): Promise<{ loaded: string; directory: string }> {
+  async load(path: string): Promise<{ loaded: string; directory: string }> {
     if (!isAbsolute(path)) throw new OcamlError('bad_argument', `path must be absolute, got ${JSON.stringify(path)}`);
     const ext = extname(path);
     if (ext !== '.cma' && ext !== '.cmo') {
@@ -410,7 +410,7 @@ export class OcamlToplevel {
 
   // ---------- checkpoints ----------
 
-  checkpoint(label: string): Promise<CheckpointResult> {
+  async checkpoint(label: string): Promise<CheckpointResult> {
     validateCheckpointLabel(label);
     return this.queue.run(async () => {
       this.phraseLog.requireWritable('checkpoint');
@@ -427,7 +427,7 @@ export class OcamlToplevel {
    * Reset and replay the checkpoint. The live log becomes the checkpoint's text first; after the
    * replay it holds exactly the phrases that replayed successfully (all of them unless `error`).
    */
-  restore(label: string, options: EvalOptions = {}): Promise<EvalResult & { phrases_replayed: number }> {
+  async restore(label: string, options: EvalOptions = {}): Promise<EvalResult & { phrases_replayed: number }> {
     validateCheckpointLabel(label);
     const timeout = validateTimeout(options.timeout, REPLAY_TIMEOUT_SEC);
     return this.queue.run(async () => {
@@ -457,7 +457,7 @@ export class OcamlToplevel {
   // ---------- promotion ----------
 
   /** Build the phrase log into a native binary at out/main.exe; entry must have type unit -> _. */
-  compileToBinary(opts: { entry: string; out: string; libraries?: readonly string[]; signal?: AbortSignal }): Promise<CompileResult> {
+  async compileToBinary(opts: { entry: string; out: string; libraries?: readonly string[]; signal?: AbortSignal }): Promise<CompileResult> {
     if (!/^[A-Za-z_][A-Za-z0-9_']*(\.[A-Za-z_][A-Za-z0-9_']*)*$/.test(opts.entry)) {
       throw new OcamlError('bad_argument', `entry must be the name of a binding in scope (e.g. "main"), got ${JSON.stringify(opts.entry)}`);
     }

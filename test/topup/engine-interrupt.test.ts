@@ -1,0 +1,99 @@
+// Stopping runaway user code: timeout, cancel(), an AbortSignal, exit, a killed agent; and the
+// queue that serializes calls. Each loop increments a counter first: after the interrupt the
+// counter is still > 0 only if the same toplevel process survived (a restarted one would have
+// replayed the log, where the failed loop phrase is absent). The engine's interrupt grace is
+// 1000 ms, so a surviving process also shows the loop stopped within 1 s of the interrupt.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { OcamlToplevel, EvalResult } from '../../engines/ocaml/index.js';
+import { testEngine } from './helpers.js';
+
+/** Resolves once the engine reports an eval running (no fixed sleeps). */
+async function whenBusy(engine: OcamlToplevel): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!engine.busy) {
+    if (Date.now() > deadline) throw new Error('the eval never started');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** The eval was stopped by the interrupt inside the same toplevel process. */
+function assertInterruptedInPlace(r: EvalResult): void {
+  assert.equal(r.error, 'evaluation timed out');
+  assert.equal(r.error_kind, 'timeout');
+  assert.equal(r.toplevel_restarted, undefined, 'the toplevel process survived the interrupt');
+}
+
+describe('OcamlToplevel interrupts', () => {
+  let engine: OcamlToplevel;
+  let close: () => Promise<void>;
+  before(() => ({ engine, close } = testEngine()));
+  after(() => close());
+
+  test('a timeout stops an infinite loop and keeps bindings', async () => {
+    await engine.eval('let kept = 41;; let spins = ref 0');
+    const r = await engine.eval('while true do incr spins done', { timeout: 0.3 });
+    assertInterruptedInPlace(r);
+    assert.equal((await engine.eval('kept + 1')).value_repr, '42');
+    assert.equal((await engine.eval('!spins > 0')).value_repr, 'true');
+  });
+
+  test('cancel() stops a non-tail recursion; the session survives', async () => {
+    await engine.eval('let depth = ref 0');
+    const running = engine.eval('let rec f n = incr depth; if n < 0 then 0 else 1 + f (n + 1) in f 0 + (let rec g () = incr depth; g () in g ())', { timeout: 60 });
+    await whenBusy(engine);
+    assert.deepEqual(engine.cancel(), { cancelled: true });
+    const r = await running;
+    assert.ok(r.error === 'evaluation timed out' || r.error_kind === 'exception', `stopped: ${r.error}`);
+    assert.equal(r.toplevel_restarted, undefined);
+    assert.equal((await engine.eval('!depth > 0')).value_repr, 'true');
+    assert.deepEqual(engine.cancel(), { cancelled: false }, 'nothing left to cancel');
+  });
+
+  test('an AbortSignal stops a sleeping phrase', async () => {
+    await engine.eval('#require "unix";; let before_sleep = 3');
+    const ac = new AbortController();
+    const running = engine.eval('Unix.sleepf 60.0', { signal: ac.signal, timeout: 120 });
+    await whenBusy(engine);
+    ac.abort();
+    assertInterruptedInPlace(await running);
+    assert.equal((await engine.eval('before_sleep')).value_repr, '3');
+  });
+
+  test('a queued call cancelled before its turn never runs; calls run in arrival order', async () => {
+    await engine.eval('let order = ref []');
+    const blocker = engine.eval('let rec spin () = spin () in spin ()', { timeout: 60 });
+    const ac = new AbortController();
+    const skipped = engine.eval('order := "skipped" :: !order', { signal: ac.signal });
+    const first = engine.eval('order := "first" :: !order');
+    const second = engine.eval('order := "second" :: !order');
+    ac.abort();
+    await assert.rejects(skipped, /never ran/);
+    await whenBusy(engine);
+    engine.cancel();
+    assertInterruptedInPlace(await blocker);
+    await first;
+    await second;
+    assert.equal((await engine.eval('!order')).value_repr, '["second"; "first"]');
+  });
+
+  test('exit 0 in user code does not take the engine down: a new toplevel replays the log', async () => {
+    await engine.eval('let survivor = "still here"');
+    const r = await engine.eval('print_string "bye"; exit 0');
+    assert.equal(r.error_kind, 'crash');
+    assert.match(r.error!, /exited with code 0.*replaying \d+ logged phrases/);
+    assert.equal(r.stdout, 'bye', 'output written before exit is kept');
+    assert.ok(r.toplevel_restarted && r.toplevel_restarted.replay_error === null);
+    assert.equal((await engine.eval('survivor')).value_repr, '"still here"');
+  });
+
+  test('an agent that ignores the interrupt is killed after the grace period and rebuilt', async () => {
+    await engine.eval('let rebuilt = 5');
+    // Blocking SIGINT in the agent makes it deaf to the interrupt, like a phrase stuck in C code.
+    const r = await engine.eval('#require "unix";; ignore (Unix.sigprocmask Unix.SIG_BLOCK [Sys.sigint]);; while true do () done', { timeout: 0.2 });
+    assert.equal(r.error_kind, 'timeout');
+    assert.match(r.error!, /did not answer the interrupt within 1000 ms.*replaying \d+ logged phrases/);
+    assert.ok(r.toplevel_restarted);
+    assert.equal((await engine.eval('rebuilt')).value_repr, '5');
+  });
+});
