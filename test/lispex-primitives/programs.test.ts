@@ -8,7 +8,7 @@ import { LispexEvaluator } from '../../engines/lispex/index.js';
 import type { Observation } from '../../engines/lispex/observation.js';
 
 const evaluator = new LispexEvaluator();
-const ROUTES = ['tree'] as const;
+const ROUTES = ['tree', 'vm'] as const;
 
 interface Expect {
   readonly status?: Observation['status'];
