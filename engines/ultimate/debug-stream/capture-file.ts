@@ -81,11 +81,16 @@ export function encodeHeader(h: CaptureHeader): Buffer {
 
 export function encodeRecordHeader(ordinal: number, sequence: number, length: number, arrivalMicros: number): Buffer {
   const b = Buffer.alloc(RECORD_HEADER_BYTES);
+  writeRecordHeader(b, ordinal, sequence, length, arrivalMicros);
+  return b;
+}
+
+/** Writes a record header into the first 12 bytes of `b`. */
+export function writeRecordHeader(b: Buffer, ordinal: number, sequence: number, length: number, arrivalMicros: number): void {
   b.writeUInt32LE(ordinal >>> 0, 0);
   b.writeUInt16LE(sequence & 0xffff, 4);
-  b.writeUInt16LE(length, 6);
+  b.writeUInt16LE(length & 0xffff, 6);
   b.writeUInt32LE(Math.min(0xffffffff, Math.max(0, Math.round(arrivalMicros))), 8);
-  return b;
 }
 
 /** The trailer without its digest (48 bytes); the writer hashes it and appends the digest. */

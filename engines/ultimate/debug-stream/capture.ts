@@ -13,7 +13,7 @@ import type { SocketAsPromised } from 'dgram-as-promised';
 import { UltimateError } from '../errors.js';
 import { DEBUG_DATAGRAM_BYTES, datagramSequence } from './datagram.js';
 import {
-  CAPTURE_VERSION, SequenceTracker, encodeHeader, encodeRecordHeader, encodeTrailerBody,
+  CAPTURE_VERSION, RECORD_HEADER_BYTES, SequenceTracker, encodeHeader, encodeTrailerBody, writeRecordHeader,
   type CaptureStats, type Truncation,
 } from './capture-file.js';
 
@@ -174,13 +174,18 @@ export class DebugStreamCapture {
     this.#queue = [];
     this.#times = [];
     const parts: Buffer[] = [];
+    // One allocation for all record headers of this batch (a small Buffer per datagram adds up
+    // at ~27 000 datagrams/s).
+    const headers = Buffer.allocUnsafe(RECORD_HEADER_BYTES * q.length);
     for (let i = 0; i < q.length; i++) {
       if (this.#full) { this.#dropped++; continue; }
       const msg = q[i]!;
       const seq = msg.length >= 2 ? datagramSequence(msg) : 0;
       if (msg.length !== DEBUG_DATAGRAM_BYTES) this.#malformed++;
       this.#tracker.observe(seq);
-      parts.push(encodeRecordHeader(this.#recorded, seq, msg.length, (t[i]! - this.#startedAt) * 1000), msg);
+      const h = headers.subarray(RECORD_HEADER_BYTES * i, RECORD_HEADER_BYTES * (i + 1));
+      writeRecordHeader(h, this.#recorded, seq, msg.length, (t[i]! - this.#startedAt) * 1000);
+      parts.push(h, msg);
       this.#recorded++;
       if (this.#recorded >= this.#opts.maxDatagrams) this.#reachBound('max-datagrams');
     }
