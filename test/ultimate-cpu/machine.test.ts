@@ -78,6 +78,33 @@ int main(void) {
     assert.equal(m.peek(0x01) & 0x07, 0x07, 'cc65 restored the banking on exit');
   });
 
+  test('a cl65 program reading stdin (fgets through OPEN/CHKIN/CHRIN) gets the line the host types', () => {
+    const prg = cl65Prg(`
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+  char buf[40];
+  printf("name? ");
+  if (fgets(buf, sizeof buf, stdin) == NULL) { printf("eof\\n"); return 1; }
+  buf[strcspn(buf, "\\n")] = 0;
+  printf("hello, %s (%u)\\n", buf, (unsigned)strlen(buf));
+  *(volatile unsigned char *)0xD7FF = (unsigned char)strlen(buf);
+  return 0;
+}
+`);
+    const m = new C64Machine();
+    m.runPrg(prg);
+    m.run(2_000_000, (mm) => mm.isReady());
+    assert.equal(m.lastStop, 'cycles', 'waiting for input');
+    m.typeKeys([...'BOB\r'].map((c) => c.charCodeAt(0)));
+    runUntilReady(m);
+    const lines = m.screenLines();
+    const at = lines.indexOf('name? bob');
+    assert.ok(at > 0, lines.join('\n'));
+    assert.equal(lines[at + 1], 'hello, bob (3)');
+    assert.equal(m.debugRegister, 3);
+  });
+
   test('a cl65 conio program: clrscr, gotoxy, colours, and cgetc reading a key the host types', () => {
     const prg = cl65Prg(`
 #include <conio.h>

@@ -824,9 +824,8 @@ kbl_wait:
         inx
         jsr screen_out
         jmp kbl_wait
-kbl_done:
-        jsr screen_out
-        stx INDX
+kbl_done:                       ; RETURN is not echoed: the caller prints the new line, as with
+        stx INDX                ; the real screen editor (BASIC's INPUT and cc65's read() do)
         lda #0
         sta LINPOS
         lda #1
