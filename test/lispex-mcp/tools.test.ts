@@ -240,7 +240,7 @@ describe('Lispex tools over the official client (in memory)', () => {
 
     test('meter exhaustion: status resource, exit 2, empty stdout, one diagnostic', async () => {
       const result = payload(
-        await call('lispex_eval', { source: '(define (spam) (display "0123456789abcdef0123456789abcdef") (spam)) (spam)' }),
+        await call('lispex_eval', { source: '(define s (make-string 50000 #\\a)) (define (spam) (display s) (spam)) (spam)' }),
       );
       assert.equal(result.status, 'resource');
       assert.equal(result.exit_status, 2);
@@ -318,7 +318,8 @@ describe('Lispex tools over the official client (in memory)', () => {
     });
 
     test('an observation far over the bound never crosses the thread boundary', async () => {
-      const r = await call('lispex_eval', { source: '(make-list 200000 1)' });
+      // About 4.6 MB of projection and printed form: over the 3 MiB transfer cap of an evaluation.
+      const r = await call('lispex_eval', { source: '(make-list 20000 (make-string 100 #\\a))' });
       assert.equal(r.isError, true);
       assert.equal(payload(r).bound, 'evaluation-result');
       assert.equal(host.outcomes.at(-1)?.kind, 'over-bound');
