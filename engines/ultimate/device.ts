@@ -7,8 +7,10 @@ import { DmaConnection } from './reu.js';
 import { DebugStreamCapture, type CaptureSummary } from './debug-stream/capture.js';
 
 export interface UltimateDeviceOptions {
-  /** Host name or IPv4 address of the device. */
-  host: string;
+  /** Host name or IPv4 address of the device (or give `baseUrl`). */
+  host?: string;
+  /** REST base URL, e.g. `http://192.168.1.64` or `http://127.0.0.1:38211`; its host is used for FTP/DMA. */
+  baseUrl?: string;
   /** Ports; the hardware uses 80 / 21 / 64. The virtual device reports its own. */
   httpPort?: number;
   ftpPort?: number;
@@ -58,8 +60,16 @@ export class UltimateDevice {
   #ftp?: UltimateFtp;
 
   constructor(opts: UltimateDeviceOptions) {
-    if (!opts.host || /[\s/]/.test(opts.host)) throw new UltimateError('bad-input', `host must be a host name or address, got ${JSON.stringify(opts.host)}`);
     this.#opts = opts;
+    if (opts.baseUrl !== undefined) {
+      this.rest = new RestClient({ baseUrl: opts.baseUrl, password: opts.password, timeoutMs: opts.timeoutMs });
+      this.host = new URL(this.rest.baseUrl).hostname.replace(/^\[|\]$/g, '');
+      if (opts.host !== undefined && opts.host !== this.host) {
+        throw new UltimateError('bad-input', `host ${JSON.stringify(opts.host)} and baseUrl ${opts.baseUrl} name different devices`);
+      }
+      return;
+    }
+    if (!opts.host || /[\s/]/.test(opts.host)) throw new UltimateError('bad-input', `host must be a host name or address (or give baseUrl), got ${JSON.stringify(opts.host)}`);
     this.host = opts.host;
     const hostPart = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
     this.rest = new RestClient({ baseUrl: `http://${hostPart}:${opts.httpPort ?? 80}`, password: opts.password, timeoutMs: opts.timeoutMs });

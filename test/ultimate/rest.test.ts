@@ -144,6 +144,15 @@ describe('REST client against the virtual device', () => {
   test('the device constructor rejects a malformed host', () => {
     assert.throws(() => new UltimateDevice({ host: 'http://x/y' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
     assert.throws(() => new UltimateDevice({ host: '' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+    assert.throws(() => new UltimateDevice({ host: '10.0.0.1', baseUrl: 'http://10.0.0.2' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+  });
+
+  test('a device can be named by its REST base URL', async () => {
+    const byUrl = new UltimateDevice({ baseUrl: base, ftpPort: rig.virtual.ports.ftp });
+    assert.equal(byUrl.host, '127.0.0.1');
+    assert.equal((await byUrl.probe()).virtual, true);
+    assert.ok((await byUrl.ftp.list('/')).length === 5);
+    await byUrl.close();
   });
 
   test('configuration categories and items', async () => {
