@@ -1,7 +1,7 @@
 // Shared setup for the topup tests: temp dirs that are always removed, engines with their own
 // checkpoint dir and log, and the official MCP client launching the topup bin from source.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -33,6 +33,15 @@ export function testEngine(options: OcamlToplevelOptions = {}): { engine: OcamlT
   };
 }
 
+/**
+ * Environment for a topup bin under test: its own HOME (so ~/.topup stores, logs and checkpoints
+ * stay in the temp dir) but the real agent cache, so the agent is not rebuilt per test.
+ */
+export function testEnv(home: string): Record<string, string> {
+  const realCache = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache');
+  return { HOME: home, XDG_CACHE_HOME: realCache, TOPUP_CHECKPOINT_DIR: join(home, 'cp'), TOPUP_LOG: join(home, 'log.ml') };
+}
+
 /** The topup bin on stdio, driven by the official MCP SDK client. */
 export async function connectTopup(env: Record<string, string> = {}, args: string[] = []): Promise<{ client: Client; close: () => Promise<void> }> {
   const { command, args: binArgs } = binCommand('topup', args);
@@ -51,4 +60,22 @@ export async function connectTopup(env: Record<string, string> = {}, args: strin
 export function payload(result: unknown): any {
   const content = (result as { content: Array<{ type: string; text: string }> }).content;
   return JSON.parse(content[0]!.text);
+}
+
+/**
+ * A file that OCaml code creates once it is running (`marker.ocaml` is an OCaml expression of type
+ * unit), so a test interrupts a loop only after it has really started — not while it is compiled.
+ */
+export function startedMarker(dir: string, name: string): { ocaml: string; wait: () => Promise<void> } {
+  const path = join(dir, `${name}.started`);
+  return {
+    ocaml: `close_out (open_out ${JSON.stringify(path)})`,
+    wait: async () => {
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(path)) {
+        if (Date.now() > deadline) throw new Error(`${name} never started (no ${path})`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  };
 }
