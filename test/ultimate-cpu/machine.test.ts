@@ -232,6 +232,18 @@ text    .text "64TASS AT C000", 13, 0
     assert.equal(m.ram[0x030d], 0x23, 'X after the call saved to $030D');
   });
 
+  test('programs may leave by BRK, JMP $A474, JMP $E37B or JMP ($A002): back at READY', () => {
+    for (const exit of [[0x00, 0x00], [0x4c, 0x74, 0xa4], [0x4c, 0x7b, 0xe3], [0x6c, 0x02, 0xa0]]) {
+      const m = new C64Machine();
+      // lda #$42 : sta $d7ff : <exit>
+      m.writeMem(0xc000, new Uint8Array([0xa9, 0x42, 0x8d, 0xff, 0xd7, ...exit]));
+      m.typeKeys([...'SYS49152\r'].map((c) => c.charCodeAt(0)));
+      runUntilReady(m);
+      assert.equal(m.debugRegister, 0x42);
+      assert.match(m.screenText(), /\nSYS49152\n\nREADY\.$/, `exit ${exit.map((b) => hex(b)).join(' ')}`);
+    }
+  });
+
   test('BASIC stand-in says what it cannot do', () => {
     const m = new C64Machine();
     m.typeKeys([...'PRINT 1\r'].map((c) => c.charCodeAt(0)));

@@ -4,7 +4,7 @@
 //
 //   node --import tsx engines/ultimate/virtual/kernal-standin-build.ts
 
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +32,12 @@ export function assembleStandin(acme = 'acme'): AssembledStandin {
   try {
     const bin = join(dir, 'rom.bin');
     const lbl = join(dir, 'rom.lbl');
-    execFileSync(acme, ['-f', 'plain', '--initmem', '0', '-o', bin, '-l', lbl, STANDIN_SOURCE], { stdio: 'pipe' });
+    const res = spawnSync(acme, ['-f', 'plain', '--initmem', '0', '-o', bin, '-l', lbl, STANDIN_SOURCE], { encoding: 'utf8' });
+    if (res.error) throw new Error(`cannot run ${acme}: ${res.error.message}`);
+    const out = `${res.stdout}${res.stderr}`;
+    if (res.status !== 0) throw new Error(`acme failed on the stand-in:\n${out}`);
+    // acme only warns when two "* =" segments overlap; an overlap here would corrupt the ROM
+    if (/warning/i.test(out)) throw new Error(`acme warned while assembling the stand-in:\n${out}`);
     const image = readFileSync(bin);
     if (image.length !== 0x6000) throw new Error(`stand-in image is ${image.length} bytes; expected $A000-$FFFF (24576)`);
     const all = new Map<string, number>();

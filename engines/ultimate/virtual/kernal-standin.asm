@@ -3,7 +3,8 @@
 ; Written for mcp-engines; it is not Commodore code and contains none. It provides what a program
 ; built with cc65, acme or 64tass needs to start from a BASIC "SYS" stub and run:
 ;   - the reset, IRQ, NMI and BRK entry points at the real KERNAL's addresses ($FCE2, $FF48,
-;     $FE43, $EA31/$EA81, $FE47/$FEBC, $FE66) and the RAM vectors at $0314-$0333;
+;     $FE43, $EA31/$EA81, $FE47/$FEBC, $FE66) and the RAM vectors at $0314-$0333; the exits to
+;     BASIC programs use ($A474 READY, $E37B warm start, the $A002 vector);
 ;   - the three internal entry points cc65's C64 library calls directly: $E544 (clear screen),
 ;     $E5B4 (read a key from the buffer), $EA24 (colour pointer from the screen pointer);
 ;   - the whole KERNAL jump table $FF81-$FFF3, each entry with a defined behaviour: the screen
@@ -360,6 +361,9 @@ syntax_text:
         !byte $0d
         !text "?SYNTAX  ERROR", $0d, 0
 
+* = $a474                       ; BASIC's "print READY" entry, which programs jump to when done
+        jmp ready
+
 ; =============================================================================================
 ; KERNAL stand-in, $E000-$FFFF
 ; =============================================================================================
@@ -367,6 +371,9 @@ syntax_text:
         !text "MCP-ENGINES VIRTUAL C64 KERNAL STAND-IN, NOT CBM CODE", 0
 
 ; ---- entry points at the real KERNAL's addresses -------------------------------------------
+
+* = $e37b                       ; BASIC warm start, another exit programs use
+        jmp ($a002)
 
 * = $e544                       ; clear the screen, cursor home (cc65's CLRSCR)
         jmp clear_screen_home
