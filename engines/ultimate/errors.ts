@@ -25,7 +25,9 @@ export type UltimateErrorKind =
   /** An FTP command failed with the server's reply code. */
   | 'ftp'
   /** A VICE binary monitor command answered with a non-zero error byte. */
-  | 'vice';
+  | 'vice'
+  /** A local file (a capture) could not be written. */
+  | 'io';
 
 export interface UltimateErrorDetails {
   /** HTTP status for `device`, `unknown-route` and `forbidden` from REST. */

@@ -158,6 +158,13 @@ describe('capture from a hand-driven sender', () => {
     assert.equal(decodeEntry((e & ~(1 << 28) | (1 << 24)) >>> 0).access, 'vic');
   });
 
+  test('an unwritable capture location is an io error and leaves no socket bound', async () => {
+    await assert.rejects(
+      DebugStreamCapture.open({ file: '/nonexistent-dir/x.u64cap', bindAddress: '127.0.0.1', port: 0, maxDatagrams: 10, maxDurationMs: 1000 }),
+      (e: unknown) => e instanceof Error && (e as { kind?: string }).kind === 'io',
+    );
+  });
+
   test('bounds are validated before anything is bound', async () => {
     await assert.rejects(DebugStreamCapture.open({ file: '/nonexistent/x', maxDatagrams: 0, maxDurationMs: 10 }), /maxDatagrams/);
     await assert.rejects(DebugStreamCapture.open({ file: '/nonexistent/x', maxDatagrams: 10, maxDurationMs: 0 }), /maxDurationMs/);

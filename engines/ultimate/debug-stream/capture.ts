@@ -67,6 +67,8 @@ export class DebugStreamCapture {
   #truncation: Truncation = 'none';
   #full = false;
   #writes: Promise<unknown> = Promise.resolve();
+  /** The first failed write: recording stops there (a file with a hole would be worse than none). */
+  #writeError?: unknown;
   #drainTimer?: NodeJS.Timeout;
   #durationTimer?: NodeJS.Timeout;
   #finishing?: Promise<CaptureSummary>;
@@ -137,7 +139,11 @@ export class DebugStreamCapture {
       } catch {
         granted = socket.getRecvBufferSize();
       }
-      fh = await open(tmp, 'wx', 0o600);
+      try {
+        fh = await open(tmp, 'wx', 0o600);
+      } catch (err) {
+        throw new UltimateError('io', `cannot create the capture file next to ${opts.file}: ${(err as Error).message}`, { cause: err });
+      }
       return new DebugStreamCapture(opts, socket, fh, tmp, { address: bound.address, port: bound.port }, granted);
     } catch (err) {
       await socket.close().catch(() => undefined);
@@ -162,8 +168,15 @@ export class DebugStreamCapture {
     }
     const fh = this.#fh;
     this.#writes = this.#writes.then(async () => {
-      // writev takes at most IOV_MAX (1024) buffers per call.
-      for (let i = 0; i < parts.length; i += 1024) await fh.writev(parts.slice(i, i + 1024));
+      if (this.#writeError !== undefined) return;
+      try {
+        // writev takes at most IOV_MAX (1024) buffers per call.
+        for (let i = 0; i < parts.length; i += 1024) await fh.writev(parts.slice(i, i + 1024));
+      } catch (err) {
+        this.#writeError = err;
+        this.#full = true;
+        this.#boundResolve();
+      }
     });
   }
 
@@ -227,17 +240,18 @@ export class DebugStreamCapture {
     this.#write(encodeTrailerBody(stats));
     const digest = this.#hash.digest();
     const fh = this.#fh;
-    this.#writes = this.#writes.then(() => fh.write(digest));
+    this.#writes = this.#writes.then(() => (this.#writeError === undefined ? fh.write(digest) : undefined));
     this.#bytes += digest.length;
     try {
       await this.#writes;
+      if (this.#writeError !== undefined) throw this.#writeError;
       await fh.sync();
       await fh.close();
       await rename(this.#tmp, this.#opts.file);
     } catch (err) {
       await fh.close().catch(() => undefined);
       await rm(this.#tmp, { force: true });
-      throw new UltimateError('network', `writing capture ${this.#opts.file} failed: ${(err as Error).message}`, { cause: err });
+      throw new UltimateError('io', `writing capture ${this.#opts.file} failed: ${(err as Error).message}`, { cause: err });
     }
     return { ...stats, file: this.#opts.file, bytes: this.#bytes, sha256: digest.toString('hex'), recvBufferBytes: this.recvBufferBytes };
   }
