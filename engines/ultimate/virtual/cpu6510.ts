@@ -6,7 +6,7 @@
 // of read-modify-write instructions, the stack dummy reads of JSR/RTS/RTI/PLA/PLP and the
 // taken-branch fetches. Cycle counts are therefore not looked up in a table: they are the
 // number of accesses, and the page-cross and branch penalties fall out of the access pattern.
-// (The one exception to "a cycle is an access" is a jammed CPU, see `jam()`.)
+// A jammed CPU executes nothing; the machine keeps its clock running with `jamCycle()`.
 //
 // Performance: one `switch` over the opcode with small helper methods that V8 inlines; no
 // allocation per instruction or cycle. The bus is an interface with two methods; the machine

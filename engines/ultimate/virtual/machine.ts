@@ -1,7 +1,9 @@
 // The virtual C64 inside the virtual Ultimate 64: a 6510 on a bus with 64 KiB of RAM, the
 // processor port at $00/$01 choosing what the CPU sees, a stand-in BASIC/KERNAL ROM (our own
 // code, see kernal-standin.asm — no Commodore ROM is included), a minimal VIC-II (raster counter
-// and raster interrupt), colour RAM, and the Ultimate 64's debug register at $D7FF.
+// and raster interrupt), two minimal CIAs (timers and interrupts, cia6526.ts), colour RAM, and
+// the Ultimate 64's debug register at $D7FF. docs/ultimate/CPU.md describes what is and is not
+// emulated.
 //
 // Every CPU clock is one bus access; when `onBusCycle` is set each one is reported as a
 // debug-stream entry (bit layout in DEVICE.md):
