@@ -83,6 +83,27 @@ describe('FTP against the virtual device', () => {
     }
   });
 
+  test('a client dropping the data connection mid-transfer does not take the server down; PORT only to the client', async () => {
+    await rig.device.ftp.upload('/Temp/large.bin', new Uint8Array(4 * 1024 * 1024));
+    const s = await rawSession(rig.virtual.ports.ftp);
+    try {
+      await s.send('USER u');
+      await s.send('PASS pw');
+      assert.match(await s.send('PORT 10,1,2,3,4,5'), /^500 /);
+      const pasv = await s.send('PASV');
+      const m = /\((\d+),(\d+),(\d+),(\d+),(\d+),(\d+)\)/.exec(pasv)!;
+      const data = net.connect({ host: '127.0.0.1', port: Number(m[5]) * 256 + Number(m[6]) });
+      await new Promise<void>((r) => data.once('connect', () => r()));
+      const reply = s.send('RETR /Temp/large.bin');
+      data.once('data', () => data.destroy());
+      assert.match(await reply, /^(150|226|451|426)/);
+      assert.match(await s.send('NOOP'), /^(200|226)/);
+    } finally {
+      s.close();
+    }
+    assert.equal((await rig.device.ftp.list('/Temp')).some((e) => e.name === 'large.bin'), true);
+  });
+
   test('a wrong password is refused (forbidden)', async () => {
     const bad = new UltimateFtp({ host: '127.0.0.1', port: rig.virtual.ports.ftp, password: 'wrong', timeoutMs: 5000 });
     try {

@@ -96,7 +96,7 @@ class FtpSession {
       }
       return await new Promise<net.Socket>((resolve, reject) => {
         const s = net.connect({ host: d.host, port: d.port }, () => resolve(s));
-        s.once('error', reject);
+        s.on('error', reject);
       });
     } catch {
       if (d.kind === 'passive') d.server.close();
@@ -140,7 +140,11 @@ class FtpSession {
         this.closeData();
         const server = net.createServer();
         const socket = new Promise<net.Socket>((resolve, reject) => {
-          server.once('connection', resolve);
+          server.once('connection', (c: net.Socket) => {
+            // A client that drops the data connection must not take the server down.
+            c.on('error', () => undefined);
+            resolve(c);
+          });
           server.once('error', reject);
         });
         socket.catch(() => undefined);
@@ -153,8 +157,11 @@ class FtpSession {
       case 'PORT': {
         const n = arg.split(',').map(Number);
         if (n.length !== 6 || n.some((v) => !Number.isInteger(v) || v < 0 || v > 255)) return this.reply('501 Syntax error in PORT.');
+        const host = n.slice(0, 4).join('.');
+        // Data connections go back to the client only (no FTP bounce to third parties).
+        if (host !== this.sock.remoteAddress?.replace(/^::ffff:/, '')) return this.reply('500 Illegal PORT command.');
         this.closeData();
-        this.#data = { kind: 'active', host: n.slice(0, 4).join('.'), port: n[4]! * 256 + n[5]! };
+        this.#data = { kind: 'active', host, port: n[4]! * 256 + n[5]! };
         return this.reply('200 PORT command successful.');
       }
       case 'LIST':
