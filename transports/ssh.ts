@@ -160,6 +160,8 @@ export class SshConnection {
       client.once('ready', () => {
         if (settled) return;
         settled = true;
+        // Routed calls are small request/response messages: do not let Nagle hold them back.
+        client.setNoDelay(true);
         client.removeListener('error', onError);
         resolve(new SshConnection(client, host));
       });

@@ -74,10 +74,11 @@ try {
     if (r.isError) throw new Error(`push_file failed: ${JSON.stringify(parseToolPayload(r))}`);
     push.push(dt);
   }
+  // OpenSSH's own client expands ~ from the passwd entry, not $HOME: give it the key and known_hosts explicitly.
   const scp: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    execFileSync('scp', ['-O', '-q', '-F', join(sshd.clientHome, '.ssh', 'config'), '-o', `UserKnownHostsFile=${join(sshd.clientHome, '.ssh', 'known_hosts')}`, '-o', 'StrictHostKeyChecking=yes', file, `${sshd.hostAlias}:${join(sshd.remoteHome, `scp-${i}.bin`)}`], { env, stdio: 'ignore' });
+    execFileSync('scp', ['-O', '-q', '-F', join(sshd.clientHome, '.ssh', 'config'), '-o', `UserKnownHostsFile=${join(sshd.clientHome, '.ssh', 'known_hosts')}`, '-o', 'StrictHostKeyChecking=yes', '-i', join(sshd.clientHome, '.ssh', 'id_ed25519'), file, `${sshd.hostAlias}:${join(sshd.remoteHome, `scp-${i}.bin`)}`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     scp.push(performance.now() - t0);
   }
   const mbps = (ms: number) => size / 1e6 / (ms / 1000);

@@ -152,6 +152,29 @@ describe('router over SSH with a stand-in remote daemon', () => {
     assert.equal(who2.pid, who.pid);
   });
 
+  test('restart_session with a live daemon reconnects to the same daemon', async () => {
+    const target = { kind: 'host', host: sshd.hostAlias } as const;
+    const before = parseToolPayload(await h.router.forward(target, 'whoami', {}, toolContext())) as { pid: number };
+    for (let i = 0; i < 3; i++) {
+      const r = await h.call('restart_session', { host: sshd.hostAlias });
+      assert.equal(r.isError, false, JSON.stringify(r.payload));
+      const after = parseToolPayload(await h.router.forward(target, 'whoami', {}, toolContext())) as { pid: number };
+      assert.equal(after.pid, before.pid, 'the daemon (and its state) outlives the SSH connection');
+    }
+  });
+
+  test('a second router while the daemon serves the first gets a handshake-phase "server busy" error', async () => {
+    const other = await startHarness({ home: sshd.clientHome, env: { HOME: sshd.clientHome }, ssh: { agentSocket: '' } });
+    try {
+      const r = await other.call('start_session', { host: sshd.hostAlias });
+      assert.equal(r.isError, true);
+      assert.equal(r.payload.phase, 'handshake');
+      assert.match(r.payload.error, /server busy/);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('restart_session after the remote daemon was killed starts a new one', async () => {
     const target = { kind: 'host', host: sshd.hostAlias } as const;
     const before = parseToolPayload(await h.router.forward(target, 'whoami', {}, toolContext())) as { pid: number };

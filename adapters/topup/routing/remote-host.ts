@@ -8,6 +8,9 @@ import { RoutedPeer } from './routed-peer.js';
 
 export const DEFAULT_REMOTE_SOCKET = '~/.topup/sockets/topup.sock';
 
+/** How long a "server busy" answer (another client still attached) is retried. */
+const BUSY_RETRY_MS = 5_000;
+
 export type RemotePhase = 'config' | 'connect' | 'host-key' | 'auth' | 'spawn' | 'handshake';
 
 export interface RemoteHostOptions {
@@ -84,14 +87,28 @@ export class RemoteHost extends RoutedPeer {
           throw remoteError(name, 'spawn', `the daemon is listening on ${socket}, but the forwarded connection to it failed: ${(err as Error).message} (the host's sshd must allow stream-local forwarding: AllowStreamLocalForwarding yes, and AllowTcpForwarding not "no", which OpenSSH also applies to Unix sockets)`);
         }
       }
-      const client = new McpClient({ name: `topup-host-${name}`, version: '0.1.0' });
-      try {
-        await client.connect(transport, { timeoutMs: options.handshakeTimeoutMs ?? 30_000 });
-      } catch (err) {
-        await transport.close();
-        throw remoteError(name, 'handshake', `initialize over ${socket} failed: ${(err as Error).message}`);
+      // The daemon serves one client at a time. Right after a restart it may not have seen the old
+      // connection go away yet and answer "server busy": retry briefly before calling it a failure.
+      const busyDeadline = Date.now() + BUSY_RETRY_MS;
+      for (let attempt = 0; ; attempt++) {
+        const client = new McpClient({ name: `topup-host-${name}`, version: '0.1.0' });
+        try {
+          await client.connect(transport, { timeoutMs: options.handshakeTimeoutMs ?? 30_000 });
+          return new RemoteHost(name, socket, client, ssh);
+        } catch (err) {
+          await transport.close();
+          const message = (err as Error).message;
+          if (!/server busy/.test(message) || Date.now() > busyDeadline) {
+            throw remoteError(name, 'handshake', `initialize over ${socket} failed: ${message}`);
+          }
+          await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(attempt, 4)));
+          try {
+            transport = await ssh.streamLocalTransport(socket);
+          } catch (reopenErr) {
+            throw remoteError(name, 'handshake', `reconnecting to ${socket} failed: ${(reopenErr as Error).message}`);
+          }
+        }
       }
-      return new RemoteHost(name, socket, client, ssh);
     } catch (err) {
       ssh.close();
       throw err;
