@@ -2,6 +2,7 @@
 // Requests are strictly one at a time (the engine serializes), so an answer always belongs to
 // the single pending request.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { OcamlError } from './errors.js';
 
@@ -21,6 +22,14 @@ export class AgentExitedError extends Error {
     );
   }
 }
+
+/**
+ * util-linux's setpriv (always present on Debian) makes the kernel SIGKILL the agent when this
+ * process dies, even by SIGKILL — otherwise an agent spinning in user code would outlive us.
+ * It execs the agent, so the child's pid is the agent's.
+ */
+const SETPRIV = '/usr/bin/setpriv';
+const useSetpriv = process.platform === 'linux' && existsSync(SETPRIV);
 
 export type AgentReply = Record<string, unknown> & { ok?: boolean; error?: unknown };
 
@@ -67,7 +76,8 @@ export class AgentProcess {
     log: (line: string) => void;
     startTimeoutMs?: number;
   }): Promise<{ agent: AgentProcess; ready: AgentReply }> {
-    const child = spawn(opts.binary, [], {
+    const [command, args] = useSetpriv ? [SETPRIV, ['--pdeathsig', 'KILL', '--', opts.binary]] : [opts.binary, []];
+    const child = spawn(command, args, {
       cwd: opts.workdir,
       env: { ...(opts.env ?? process.env), TOPUP_AGENT_WORKDIR: opts.workdir },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@
 // cancel() goes through a FIFO queue, so calls run one at a time in arrival order. The phrase log
 // is the memory of the session: when the agent has to be replaced (user code called exit, a
 // crash, an interrupt that was not answered) the new agent replays it and the caller is told.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join } from 'node:path';
@@ -106,6 +106,28 @@ function validateTimeout(timeout: number | undefined, fallback: number): number 
   return t;
 }
 
+/**
+ * Remove temp work dirs (captures, spills) left by topup processes that were killed before they
+ * could clean up. The owner's pid is in the name; a dir is only removed when that pid is gone.
+ */
+function sweepStaleWorkDirs(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^topup-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
 export class OcamlToplevel {
   readonly phraseLog: PhraseLog;
   private readonly processEnv: NodeJS.ProcessEnv;
@@ -130,7 +152,8 @@ export class OcamlToplevel {
     this.defaultTimeout = validateTimeout(options.defaultTimeoutSec, DEFAULT_TIMEOUT_SEC);
     const explicitLog = options.logPath ?? this.processEnv.TOPUP_LOG;
     this.phraseLog = explicitLog ? new PhraseLog(explicitLog, false) : new PhraseLog(defaultLogPath(this.processEnv), true);
-    this.workRoot = mkdtempSync(join(tmpdir(), 'topup-'));
+    sweepStaleWorkDirs();
+    this.workRoot = mkdtempSync(join(tmpdir(), `topup-${process.pid}-`));
     mkdirSync(join(this.workRoot, 'spill'), { mode: 0o700 });
     this.spiller = new Spiller(join(this.workRoot, 'spill'), options.inlineCap ?? DEFAULT_INLINE_CAP);
     // A server that exits must not leave an agent behind (e.g. one spinning in a loop).
