@@ -6,6 +6,7 @@
 // every case, and those instructions together must be all 151 documented opcodes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { C64Machine } from '../../engines/ultimate/virtual/machine.js';
 import { acme, DOCUMENTED, flags, flatCpu, hex, runToJam } from './helpers.js';
 
 type VMode = 'imm' | 'zp' | 'zpx' | 'zpy' | 'abs' | 'absx' | 'absx+' | 'absy' | 'absy+' | 'izx' | 'izy' | 'izy+' | 'acc' | 'imp';
@@ -475,4 +476,18 @@ test('every documented opcode and addressing mode gives the datasheet result', (
   const missing = DOCUMENTED.filter((o) => !tested.has(o.opcode)).map((o) => `${hex(o.opcode)} ${o.mnemonic} ${o.mode}`);
   assert.deepEqual(missing, [], 'every documented opcode is the instruction under test of some case');
   assert.equal(DOCUMENTED.length, 151);
+});
+
+test('the same program passes on the C64 machine\'s bus (KERNAL banked out for the BRK vector)', () => {
+  const prog = acme(source, ORIGIN);
+  const m = new C64Machine();
+  m.writeMem(ORIGIN, prog.bytes);
+  m.poke(0x01, 0x35); // RAM at $E000-$FFFF, I/O at $D000
+  m.poke(0xdc0d, 0x7f); // the KERNAL's timer interrupt off: cases run with I clear
+  m.cpu.pc = ORIGIN;
+  m.run(5_000_000);
+  assert.equal(m.lastStop, 'jam');
+  const caseNo = m.ram[2] | (m.ram[3] << 8);
+  assert.equal(m.ram[4], 1, `case ${caseNo} (${cases[caseNo]?.title}) failed on the machine`);
+  assert.equal(caseNo, cases.length - 1);
 });
