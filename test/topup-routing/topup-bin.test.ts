@@ -94,6 +94,16 @@ describe('topup bin: remote host over SSH', () => {
     assert.notEqual((result.payload as Eval).error, null, 'the interrupted eval reports an error');
   });
 
+  test('notifications/cancelled naming host but no live request interrupts what runs there', async () => {
+    const marker = join(sshd.remoteHome, 'loop3-started');
+    const source = `let () = close_out (open_out ${JSON.stringify(marker)}) in let rec spin n = spin (n + 1) in spin 0;;`;
+    const pending = call(client, 'eval', { source, host });
+    await waitFor('the remote loop to start', () => existsSync(marker), 60_000);
+    client.notify('notifications/cancelled', { requestId: 'not-a-live-request', host, reason: 'test' });
+    const result = await pending;
+    assert.notEqual((result.payload as Eval).error, null, 'the interrupted eval reports an error');
+  });
+
   test('restart_session after the remote daemon was killed', async () => {
     await call(client, 'eval', { source: 'let survivor = 1;;', host });
     const killed = sshd.killRemoteDaemons();
