@@ -164,13 +164,25 @@ const SPACE = new Text(' ');
 const DOT = new Text(' . ');
 const OPEN_VECTOR = new Text('#(');
 
-export function printValue(root: Value, mode: PrintMode): string {
-  if (!isCompound(root) && !(root instanceof MultipleValues)) return writeAtom(root, mode);
+/** Appended to a printed form cut at `maxLength`. */
+export const TRUNCATION_MARK = '...';
+
+function bounded(text: string, maxLength: number): string {
+  return text.length > maxLength ? text.slice(0, maxLength) + TRUNCATION_MARK : text;
+}
+
+/**
+ * The printed form of `root`. With `maxLength`, printing stops once that many UTF-16 units are
+ * produced and the text ends with `...` (for diagnostics, where an irritant may be huge).
+ */
+export function printValue(root: Value, mode: PrintMode, maxLength = Infinity): string {
+  if (!isCompound(root) && !(root instanceof MultipleValues)) return bounded(writeAtom(root, mode), maxLength);
   const targets = cycleTargets(root);
   const labels = new Map<object, number>();
   let out = '';
   const work: (Value | Text)[] = [root];
   while (work.length > 0) {
+    if (out.length > maxLength) return bounded(out, maxLength);
     const item = work.pop()!;
     if (item instanceof Text) {
       out += item.text;
@@ -223,15 +235,15 @@ export function printValue(root: Value, mode: PrintMode): string {
       out += writeAtom(v, mode);
     }
   }
-  return out;
+  return bounded(out, maxLength);
 }
 
 /** `write` form: the one fixed printed form used for values, irritants and the CLI. */
-export function writeValue(v: Value): string {
-  return printValue(v, 'write');
+export function writeValue(v: Value, maxLength = Infinity): string {
+  return printValue(v, 'write', maxLength);
 }
 
 /** `display` form: like `write` but strings and characters print raw. */
-export function displayValue(v: Value): string {
-  return printValue(v, 'display');
+export function displayValue(v: Value, maxLength = Infinity): string {
+  return printValue(v, 'display', maxLength);
 }

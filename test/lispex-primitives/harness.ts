@@ -92,7 +92,7 @@ export function datum(text: string): Value {
 
 /** Written result (`values(a b)` for several values), or `!CODE` when the call raised. */
 export function show(v: Value): string {
-  if (v instanceof MultipleValues) return `values(${v.values.map(writeValue).join(' ')})`;
+  if (v instanceof MultipleValues) return `values(${v.values.map((x) => writeValue(x)).join(' ')})`;
   return writeValue(v);
 }
 

@@ -76,6 +76,16 @@ describe('round trip', () => {
   }
 });
 
+describe('bounded printing', () => {
+  test('maxLength cuts long output and marks it', () => {
+    const long = listFromArray(Array.from({ length: 1_000_000 }, (_, i) => i));
+    assert.equal(writeValue(long, 10), '(0 1 2 3 4...');
+    assert.equal(writeValue(new LString('x'.repeat(50)), 5), '"xxxx...');
+    assert.equal(writeValue(listFromArray([1, 2]), 10), '(1 2)');
+    assert.equal(displayValue(new LString('abcdef'), 3), 'abc...');
+  });
+});
+
 describe('cycles and depth', () => {
   test('a vector containing itself prints with a datum label', () => {
     const v = new LVector([1, 2]);

@@ -50,12 +50,22 @@ function allCxrs(): Record<string, PrimitiveFn> {
   return out;
 }
 
+/** Number of pairs on the spine (for error messages; pairs are immutable, so this ends). */
+function listLength(v: Value): number {
+  let n = 0;
+  while (v instanceof Pair) {
+    n++;
+    v = v.cdr;
+  }
+  return n;
+}
+
 /** list-ref/nth: walk k pairs; running off the end is E311, an improper list E312. */
 const listRef: PrimitiveFn = (args) => {
   const list = args[0]!;
   const kv = args[1]!;
   if (typeof kv !== 'number' || kv < 0) {
-    if (typeof kv === 'bigint' && kv > 0n) throw indexError('list-ref', kv, list);
+    if (typeof kv === 'bigint' && kv > 0n) throw indexError('list-ref', kv, listLength(list));
     throw typeError('list-ref', 'exact non-negative integer index', kv);
   }
   let p = list;
@@ -64,7 +74,7 @@ const listRef: PrimitiveFn = (args) => {
     p = p.cdr;
   }
   if (p instanceof Pair) return p.car;
-  if (p === NIL) throw indexError('list-ref', kv, list);
+  if (p === NIL) throw indexError('list-ref', kv, listLength(list));
   throw typeError('list-ref', 'proper list', list);
 };
 
@@ -121,12 +131,12 @@ export const AGGREGATE_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
   'list-tail': (args) => {
     const kv = args[1]!;
     if (typeof kv !== 'number' || kv < 0) {
-      if (typeof kv === 'bigint' && kv > 0n) throw indexError('list-tail', kv, args[0]!);
+      if (typeof kv === 'bigint' && kv > 0n) throw indexError('list-tail', kv, listLength(args[0]!));
       throw typeError('list-tail', 'exact non-negative integer index', kv);
     }
     let p = args[0]!;
     for (let i = 0; i < kv; i++) {
-      if (!(p instanceof Pair)) throw indexError('list-tail', kv, args[0]!);
+      if (!(p instanceof Pair)) throw indexError('list-tail', kv, listLength(args[0]!));
       p = p.cdr;
     }
     return p;
@@ -167,11 +177,11 @@ export const AGGREGATE_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
     const k = args[1]!;
     if (v instanceof LVector && typeof k === 'number' && k >= 0 && k < v.items.length) return v.items[k]!;
     const vec = checkVector('vector-ref', v);
-    return vec.items[checkIndex('vector-ref', k, vec.items.length, false, vec)]!;
+    return vec.items[checkIndex('vector-ref', k, vec.items.length)]!;
   },
   'vector-set!': (args) => {
     const vec = checkVector('vector-set!', args[0]!);
-    vec.items[checkIndex('vector-set!', args[1]!, vec.items.length, false, vec)] = args[2]!;
+    vec.items[checkIndex('vector-set!', args[1]!, vec.items.length)] = args[2]!;
     return UNSPECIFIED;
   },
   'vector->list': (args) => vectorToList(checkVector('vector->list', args[0]!)),
@@ -200,6 +210,6 @@ export const AGGREGATE_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
   'bytevector-length': (args) => checkBytevector('bytevector-length', args[0]!).bytes.length,
   'bytevector-u8-ref': (args) => {
     const bv = checkBytevector('bytevector-u8-ref', args[0]!);
-    return bv.bytes[checkIndex('bytevector-u8-ref', args[1]!, bv.bytes.length, false, bv)]!;
+    return bv.bytes[checkIndex('bytevector-u8-ref', args[1]!, bv.bytes.length)]!;
   },
 };

@@ -11,8 +11,12 @@ import {
 
 export { typeError };
 
-export function indexError(who: string, index: Value, ...context: Value[]): LispexError {
-  return new LispexError('E311', `${who}: index out of range`, [index, ...context]);
+/**
+ * E311 for an index outside [0, length) (or [0, length]). The irritant is the index only: the
+ * collection itself could be huge, so its length goes into the message instead.
+ */
+export function indexError(who: string, index: Value, length: number): LispexError {
+  return new LispexError('E311', `${who}: index out of range for length ${length}`, [index]);
 }
 
 export function pairError(who: string, got: Value): LispexError {
@@ -75,12 +79,12 @@ export function checkList(who: string, v: Value): Value[] {
  * An index into a sequence of `length` elements: a non-integer is E312, an exact integer
  * outside [0, length) (or [0, length] when `inclusive`) is E311.
  */
-export function checkIndex(who: string, v: Value, length: number, inclusive = false, ...context: Value[]): number {
+export function checkIndex(who: string, v: Value, length: number, inclusive = false): number {
   if (typeof v === 'number') {
     if (v >= 0 && (inclusive ? v <= length : v < length)) return v;
-    throw indexError(who, v, ...context);
+    throw indexError(who, v, length);
   }
-  if (typeof v === 'bigint') throw indexError(who, v, ...context);
+  if (typeof v === 'bigint') throw indexError(who, v, length);
   throw typeError(who, 'exact integer index', v);
 }
 
@@ -91,13 +95,17 @@ export function checkIndex(who: string, v: Value, length: number, inclusive = fa
  */
 export const MAX_SIZE = 16_777_216;
 
+function sizeError(who: string, size: Value): LispexError {
+  return new LispexError('E311', `${who}: size out of range (at most ${MAX_SIZE})`, [size]);
+}
+
 /** A size: an exact non-negative integer (E312 otherwise), at most MAX_SIZE (E311 beyond). */
 export function checkSize(who: string, v: Value): number {
   if (typeof v === 'number' && v >= 0) {
     if (v <= MAX_SIZE) return v;
-    throw indexError(who, v);
+    throw sizeError(who, v);
   }
-  if (typeof v === 'bigint' && v > 0n) throw indexError(who, v);
+  if (typeof v === 'bigint' && v > 0n) throw sizeError(who, v);
   throw typeError(who, 'exact non-negative integer', v);
 }
 
@@ -105,7 +113,7 @@ export function checkSize(who: string, v: Value): number {
 export function checkRange(who: string, args: Value[], from: number, length: number): [number, number] {
   const start = args.length > from ? checkIndex(who, args[from]!, length, true) : 0;
   const end = args.length > from + 1 ? checkIndex(who, args[from + 1]!, length, true) : length;
-  if (start > end) throw indexError(who, args[from]!, args[from + 1]!);
+  if (start > end) throw new LispexError('E311', `${who}: start index after end index`, [args[from]!, args[from + 1]!]);
   return [start, end];
 }
 

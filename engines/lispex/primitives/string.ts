@@ -29,7 +29,7 @@ export const STRING_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
   'string-length': (args) => checkString('string-length', args[0]!).length,
   'string-ref': (args) => {
     const s = checkString('string-ref', args[0]!);
-    return Char.of(scalarAt(s, checkIndex('string-ref', args[1]!, s.length, false, s)));
+    return Char.of(scalarAt(s, checkIndex('string-ref', args[1]!, s.length)));
   },
   'make-string': (args) => {
     const k = checkSize('make-string', args[0]!);
