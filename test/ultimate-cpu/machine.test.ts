@@ -427,6 +427,46 @@ int main(void) {
   });
 });
 
+describe('CIA 2 NMI', () => {
+  test('a CIA 2 timer interrupt arrives as NMI through $0318, NMI# low in the stream until acknowledged', () => {
+    const prg = acmePrg(`
+!cpu 6510
+* = $c000
+        lda #<nmi
+        sta $0318
+        lda #>nmi
+        sta $0319
+        lda #<4999          ; every 5000 cycles
+        sta $dd04
+        lda #>4999
+        sta $dd05
+        lda #$81
+        sta $dd0d
+        lda #$11            ; force load, continuous, start
+        sta $dd0e
+        rts
+nmi:    pha
+        inc $c100
+        lda $dd0d           ; acknowledge: the line goes high again
+        pla
+        rti
+`);
+    const m = new C64Machine();
+    m.loadPrg(prg);
+    m.typeKeys([...'SYS49152\r'].map((c) => c.charCodeAt(0)));
+    runUntilReady(m);
+    const before = m.ram[0xc100];
+    let nmiLow = 0;
+    m.onBusCycle = (e) => {
+      if ((e & (1 << 25)) === 0) nmiLow++;
+    };
+    m.run(50_000);
+    const count = m.ram[0xc100] - before;
+    assert.ok(count >= 9 && count <= 11, `about 10 NMIs in 50000 cycles (got ${count})`);
+    assert.ok(nmiLow > count * 7 && nmiLow < count * 40, `NMI# low from the underflow to the acknowledge (${nmiLow} cycles)`);
+  });
+});
+
 describe('memory map', () => {
   test('$01 banks BASIC, KERNAL, I/O and the character ROM over RAM; writes always reach RAM', () => {
     const m = new C64Machine();

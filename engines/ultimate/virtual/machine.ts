@@ -40,7 +40,7 @@ const ROM_HIGH = 1 << 26;
 const NMI_HIGH = 1 << 25;
 const READ = 1 << 24;
 /** Lines that never change here: no cartridge (GAME#, EXROM# high), no VIC DMA (BA high). */
-const STATIC_LINES = PHI2 | GAME_HIGH | EXROM_HIGH | BA_HIGH | NMI_HIGH;
+const STATIC_LINES = PHI2 | GAME_HIGH | EXROM_HIGH | BA_HIGH;
 
 /** Levels of the processor-port pins while they are inputs: pull-ups on 0-2, cassette sense (4) open. */
 const PORT_INPUT_LEVELS = 0x17;
@@ -85,6 +85,8 @@ export class C64Machine implements CpuBus {
   private nextRasterMatch = 0;
   /** The earliest cycle at which the raster or a CIA timer needs attention. */
   private nextEvent = 0;
+  /** CIA 2 holds the NMI line low (shown in the stream's NMI# bit). */
+  private nmiLow = false;
 
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
@@ -94,6 +96,7 @@ export class C64Machine implements CpuBus {
       else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
     });
     this.cia2 = new Cia6526((active) => {
+      this.nmiLow = active;
       if (active) this.cpu.triggerNmi(); // NMI is edge-triggered: only the falling edge counts
     });
     this.reset();
@@ -115,7 +118,7 @@ export class C64Machine implements CpuBus {
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
-      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (rom ? 0 : ROM_HIGH) | READ | (v << 16) | addr) >>> 0);
+      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (this.nmiLow ? 0 : NMI_HIGH) | (rom ? 0 : ROM_HIGH) | READ | (v << 16) | addr) >>> 0);
     }
     return v;
   }
@@ -131,7 +134,7 @@ export class C64Machine implements CpuBus {
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
-      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | ROM_HIGH | (value << 16) | addr) >>> 0);
+      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (this.nmiLow ? 0 : NMI_HIGH) | ROM_HIGH | (value << 16) | addr) >>> 0);
     }
   }
 
