@@ -19,6 +19,10 @@ export function isEqv(a: Value, b: Value): boolean {
  * termination. Iterative, so deep structures cannot overflow the stack.
  */
 export function isEqual(a0: Value, b0: Value): boolean {
+  // Atoms (the common case in member/assoc) need no work stack.
+  if (!(a0 instanceof Pair || a0 instanceof LVector || a0 instanceof LString || a0 instanceof Bytevector)) {
+    return isEqv(a0, b0);
+  }
   const stack: Value[] = [a0, b0];
   let assumed: Map<LVector, Set<LVector>> | null = null;
   while (stack.length > 0) {
