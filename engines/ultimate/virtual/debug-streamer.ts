@@ -50,23 +50,31 @@ export class DebugStreamer {
 
   get destination(): StreamDestination | undefined { return this.#dest; }
 
+  #opening?: Promise<void>;
+
+  async #openSocket(): Promise<void> {
+    const s = dgram.createSocket({ type: 'udp4' });
+    s.on('error', () => { this.sendErrors++; });
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.bind(0, this.#bindAddress, () => { s.off('error', reject); resolve(); });
+    });
+    try { s.setSendBufferSize(4 * 1024 * 1024); } catch { /* the kernel caps it; not fatal */ }
+    this.#socket = s;
+  }
+
   /** Starts (or redirects) the stream. The sequence restarts at 0, as on a fresh stream start. */
   async start(dest: StreamDestination): Promise<void> {
-    if (!this.#socket) {
-      const s = dgram.createSocket({ type: 'udp4' });
-      s.on('error', () => { this.sendErrors++; });
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.bind(0, this.#bindAddress, () => { s.off('error', reject); resolve(); });
-      });
-      try { s.setSendBufferSize(4 * 1024 * 1024); } catch { /* the kernel caps it; not fatal */ }
-      this.#socket = s;
-    }
+    // Two starts at once (REST and the DMA port) share one socket.
+    this.#opening ??= this.#openSocket().catch((err: unknown) => { this.#opening = undefined; throw err; });
+    await this.#opening;
+    if (!this.#socket) return;
+    const socket = this.#socket;
     const first = Number(dest.host.split('.')[0]);
     if (first >= 224 && first <= 239) {
-      this.#socket.setMulticastTTL(1);
-      this.#socket.setMulticastLoopback(true);
-      try { this.#socket.setMulticastInterface(this.#bindAddress); } catch { /* default interface */ }
+      socket.setMulticastTTL(1);
+      socket.setMulticastLoopback(true);
+      try { socket.setMulticastInterface(this.#bindAddress); } catch { /* default interface */ }
     }
     this.#dest = dest;
     this.#fill = 0;
@@ -83,8 +91,10 @@ export class DebugStreamer {
 
   async close(): Promise<void> {
     this.stop();
+    await this.#opening?.catch(() => undefined);
     const s = this.#socket;
     this.#socket = undefined;
+    this.#opening = undefined;
     if (s) await new Promise<void>((r) => s.close(() => r()));
   }
 
