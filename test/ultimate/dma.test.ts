@@ -37,6 +37,37 @@ describe('DMA service with a password', () => {
     }
   });
 
+  test('DMA run (FF02) starts a PRG; FF22/FF32 start and stop the debug stream', async () => {
+    const { DebugStreamCapture, DMA_COMMANDS, readCaptureFile, cpuWrites } = await import('../../engines/ultimate/index.js');
+    const { join } = await import('node:path');
+    // $C000: LDA #$6B / STA $D7FF / JMP $C005
+    const prg = Uint8Array.of(0x00, 0xc0, 0xa9, 0x6b, 0x8d, 0xff, 0xd7, 0x4c, 0x05, 0xc0);
+    const cap = await DebugStreamCapture.open({ file: join(rig.dir, 'dma.u64cap'), bindAddress: '127.0.0.1', port: 0, maxDatagrams: 100_000, maxDurationMs: 60_000 });
+    const dma = await rig.device.openDma();
+    try {
+      const name = Buffer.from(`127.0.0.1:${cap.address.port}`, 'latin1');
+      dma.send(DMA_COMMANDS.debugStreamOn, Buffer.concat([Buffer.alloc(2), name]));
+      dma.send(DMA_COMMANDS.dmaRun, prg);
+      await dma.identify();
+      const start = Date.now();
+      while ((await rig.device.rest.debugRegister()) !== 0x6b) {
+        assert.ok(Date.now() - start < 15_000, 'DMA-run program did not write the debug register');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const seen = cap.recorded;
+      while (cap.recorded < seen + 5) await new Promise((r) => setTimeout(r, 10));
+      dma.send(DMA_COMMANDS.debugStreamOff);
+      await dma.identify();
+    } finally {
+      dma.close();
+    }
+    const summary = await cap.finish();
+    const parsed = await readCaptureFile(summary.file);
+    assert.equal(parsed.valid, true);
+    assert.ok(parsed.records.some((r) => cpuWrites(r.datagram).some((w) => w.address === 0xd7ff && w.data === 0x6b)));
+    assert.equal(rig.virtual.streamer.active, false);
+  });
+
   test('a wrong password is refused; a command before authentication closes the connection', async () => {
     await assert.rejects(DmaConnection.open({ host: '127.0.0.1', port: rig.virtual.ports.dma, password: 'bad', timeoutMs: 5000 }), (e: unknown) => e instanceof UltimateError && e.kind === 'forbidden');
     const unauth = await DmaConnection.open({ host: '127.0.0.1', port: rig.virtual.ports.dma, timeoutMs: 5000 });

@@ -180,6 +180,18 @@ describe('REST client against the virtual device', () => {
     assert.equal(JSON.stringify(await r.drives()).includes('disk.d64'), false);
   });
 
+  test('power off holds the machine until a reset; the menu button freezes and unfreezes it', async () => {
+    const r = rig.device.rest;
+    await r.poweroff();
+    assert.deepEqual(rig.virtual.clock.holds, ['power-off']);
+    await r.reset();
+    assert.equal(rig.virtual.clock.running, true);
+    await r.menuButton();
+    assert.deepEqual(rig.virtual.clock.holds, ['menu']);
+    await r.menuButton();
+    assert.equal(rig.virtual.clock.running, true);
+  });
+
   test('pause and resume stop and restart the clock', async () => {
     const r = rig.device.rest;
     await r.pause();

@@ -98,6 +98,23 @@ describe('VICE client against the virtual monitor', () => {
     await client.checkpointDelete(cp.number);
   });
 
+  test('step over a JSR runs the whole subroutine as one step', async () => {
+    // $9000: JSR $9010 / NOP ; $9010: LDX #$0A / DEX / BNE $9012 / RTS
+    await client.memorySet(0x9000, Uint8Array.of(0x20, 0x10, 0x90, 0xea));
+    await client.memorySet(0x9010, Uint8Array.of(0xa2, 0x0a, 0xca, 0xd0, 0xfd, 0x60));
+    await client.registersSet({ PC: 0x9000 });
+    const over = client.waitForEvent('stopped', 5000, (e) => e.pc === 0x9003);
+    await client.step(1, true);
+    await over;
+    const regs = await client.registersGet();
+    assert.equal(regs.PC, 0x9003);
+    assert.equal(regs.X, 0);
+    const into = client.waitForEvent('stopped', 5000, (e) => e.pc === 0x9010);
+    await client.registersSet({ PC: 0x9000 });
+    await client.step(1, false);
+    await into;
+  });
+
   test('store checkpoint on the debug register stops right after the write', async () => {
     const cp = await client.checkpointSet({ start: 0xd7ff, op: CheckpointOp.store });
     const stopped = client.waitForEvent('stopped', 15_000);
