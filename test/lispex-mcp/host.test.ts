@@ -2,7 +2,7 @@
 // Uses a scripted worker (fixtures/scripted-worker.ts) so every failure mode is reachable.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { LispexHost, locateWorkerScript } from '../../engines/lispex/host/index.js';
+import { LispexHost, evaluateInWorker, locateWorkerScript } from '../../engines/lispex/host/index.js';
 
 const script = { url: new URL('./fixtures/scripted-worker.ts', import.meta.url), typescript: true };
 
@@ -140,6 +140,14 @@ describe('LispexHost', () => {
     } finally {
       await broken.close();
     }
+  });
+
+  test('evaluateInWorker runs the real engine in the real worker, from source', async () => {
+    const outcome = await evaluateInWorker({ source: '(display "w") (vector 1 2)', route: 'vm', sourceId: 'probe' });
+    assert.ok(outcome.kind === 'completed');
+    assert.equal(outcome.observation.stdout, 'w');
+    assert.equal(outcome.observation.values[0]?.printed, '#(1 2)');
+    assert.equal(outcome.observation.identity.route, 'vm');
   });
 
   test('the real worker script is found from source', () => {

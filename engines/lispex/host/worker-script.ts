@@ -3,7 +3,8 @@
 // place this code in a shared chunk anywhere under dist/, next to dist/engines/lispex/worker.js),
 // so the script is found by walking up from this module rather than by one fixed relative URL.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -43,6 +44,19 @@ export function locateWorkerScript(moduleUrl: string = import.meta.url): WorkerS
   throw new Error(`lispex worker script engines/lispex/${file} not found above ${dirname(modulePath)}`);
 }
 
+/**
+ * File URL of tsx's ESM API (`tsx/esm/api`, import condition), resolved from this module's
+ * location. Written without `import.meta.resolve`, which does not exist in the CommonJS build.
+ */
+function tsxEsmApiUrl(): string {
+  const require = createRequire(import.meta.url);
+  const packageJsonPath = require.resolve('tsx/package.json');
+  const exportsMap = JSON.parse(readFileSync(packageJsonPath, 'utf8')).exports?.['./esm/api'];
+  const target: unknown = exportsMap?.import?.default ?? exportsMap?.import ?? exportsMap?.default;
+  if (typeof target !== 'string') throw new Error('cannot find the tsx/esm/api entry in tsx/package.json');
+  return pathToFileURL(join(dirname(packageJsonPath), target)).href;
+}
+
 /** Script evaluated in a worker started from source: register tsx, then load the real entry. */
 const TSX_BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
@@ -69,7 +83,7 @@ export function startWorker(script: WorkerScript, memory: WorkerMemoryLimits): W
     ? new Worker(TSX_BOOTSTRAP, {
         ...options,
         eval: true,
-        workerData: { tsxApi: import.meta.resolve('tsx/esm/api'), entry: script.url.href },
+        workerData: { tsxApi: tsxEsmApiUrl(), entry: script.url.href },
       })
     : new Worker(script.url, options);
   // Anything the worker prints is a diagnostic aid for the operator: stderr only.
