@@ -60,6 +60,20 @@ describe('higher-order primitives call guest closures', () => {
     });
   });
 
+  test('a callback must return one value where its value is used (E320); for-each ignores the count', () => {
+    check("(map (lambda (x) (values x x)) '(1))", {
+      status: 'runtime-error', diagnostics: ['E320 p.lspx:1:1 map: the procedure returned 2 values where one is needed'],
+    });
+    check("(filter (lambda (x) (values)) '(1))", {
+      status: 'runtime-error', diagnostics: ['E320 p.lspx:1:1 filter: the procedure returned 0 values where one is needed'],
+    });
+    check('(vector-map (lambda (x) (display x)) #(1))', {
+      status: 'runtime-error', stdout: '1',
+      diagnostics: ['E320 p.lspx:1:1 vector-map: the procedure returned 0 values where one is needed'],
+    });
+    check("(for-each (lambda (x) (values 1 2)) '(1)) (vector-for-each (lambda (x) (values)) #(1))", { values: [] });
+  });
+
   test('a primitive fault inside a callback is a condition guard can catch', () => {
     check("(guard (e (#t (list (error-object? e) (error-object-irritants e)))) (map car '(1)))", { values: ['(#t (1))'] });
   });

@@ -3,15 +3,29 @@
 // call, so a bad list fails the same way whatever the callback does. Exceptions (including
 // continuation escapes) pass through untouched.
 
-import { Char, LVector, NO_VALUES, listFromArray, type PrimitiveFn, type Value } from '../values.js';
+import { LispexError } from '../diagnostics.js';
+import { Char, LVector, MultipleValues, NO_VALUES, listFromArray, type Procedure, type PrimitiveFn, type Value } from '../values.js';
+import type { Runtime } from '../runtime.js';
 import { scalarsOf, stringFromScalars } from '../strings.js';
 import { checkList, checkProcedure, checkString, checkVector, typeError } from './args.js';
+
+/**
+ * Call `f` where exactly one result is needed (its value is kept or tested). Zero or several
+ * values there are E320, so a transient MultipleValues never ends up inside a list or vector.
+ */
+function callForOne(who: string, rt: Runtime, f: Procedure, args: Value[]): Value {
+  const v = rt.apply(f, args);
+  if (v instanceof MultipleValues) {
+    throw new LispexError('E320', `${who}: the procedure returned ${v.values.length} values where one is needed`, []);
+  }
+  return v;
+}
 
 const map: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('map', args[0]!);
   const items = checkList('map', args[1]!);
   const out = new Array<Value>(items.length);
-  for (let i = 0; i < items.length; i++) out[i] = rt.apply(f, [items[i]!]);
+  for (let i = 0; i < items.length; i++) out[i] = callForOne('map', rt, f, [items[i]!]);
   return listFromArray(out);
 };
 
@@ -26,7 +40,7 @@ const filter: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('filter', args[0]!);
   const items = checkList('filter', args[1]!);
   const out: Value[] = [];
-  for (const x of items) if (rt.apply(f, [x]) !== false) out.push(x);
+  for (const x of items) if (callForOne('filter', rt, f, [x]) !== false) out.push(x);
   return listFromArray(out);
 };
 
@@ -35,7 +49,7 @@ const foldLeft: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('fold-left', args[0]!);
   const items = checkList('fold-left', args[2]!);
   let acc = args[1]!;
-  for (const x of items) acc = rt.apply(f, [acc, x]);
+  for (const x of items) acc = callForOne('fold-left', rt, f, [acc, x]);
   return acc;
 };
 
@@ -44,21 +58,21 @@ const foldRight: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('fold-right', args[0]!);
   const items = checkList('fold-right', args[2]!);
   let acc = args[1]!;
-  for (let i = items.length - 1; i >= 0; i--) acc = rt.apply(f, [items[i]!, acc]);
+  for (let i = items.length - 1; i >= 0; i--) acc = callForOne('fold-right', rt, f, [items[i]!, acc]);
   return acc;
 };
 
 /** (all? pred list): #t when pred holds for every element (stops at the first failure). */
 const all: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('all?', args[0]!);
-  for (const x of checkList('all?', args[1]!)) if (rt.apply(f, [x]) === false) return false;
+  for (const x of checkList('all?', args[1]!)) if (callForOne('all?', rt, f, [x]) === false) return false;
   return true;
 };
 
 /** (any? pred list): #t when pred holds for some element (stops at the first success). */
 const any: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('any?', args[0]!);
-  for (const x of checkList('any?', args[1]!)) if (rt.apply(f, [x]) !== false) return true;
+  for (const x of checkList('any?', args[1]!)) if (callForOne('any?', rt, f, [x]) !== false) return true;
   return false;
 };
 
@@ -67,7 +81,7 @@ const stringMap: PrimitiveFn = (args, rt) => {
   const s = checkString('string-map', args[1]!);
   const out: number[] = [];
   for (const cp of scalarsOf(s)) {
-    const r = rt.apply(f, [Char.of(cp)]);
+    const r = callForOne('string-map', rt, f, [Char.of(cp)]);
     if (!(r instanceof Char)) throw typeError('string-map', 'character result', r);
     out.push(r.codePoint);
   }
@@ -86,7 +100,7 @@ const vectorMap: PrimitiveFn = (args, rt) => {
   const v = checkVector('vector-map', args[1]!);
   const n = v.items.length;
   const out = new Array<Value>(n);
-  for (let i = 0; i < n; i++) out[i] = rt.apply(f, [v.items[i]!]);
+  for (let i = 0; i < n; i++) out[i] = callForOne('vector-map', rt, f, [v.items[i]!]);
   return new LVector(out);
 };
 
