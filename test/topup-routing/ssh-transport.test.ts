@@ -223,6 +223,14 @@ describe('router over SSH with a stand-in remote daemon', () => {
 
     const defaulted = await h.call('pull_file', { host: sshd.hostAlias, remote_path: pushed.payload.remote_path });
     assert.equal(defaulted.payload.local_path, join(sshd.clientHome, '.topup/xfer/payload.bin'));
+
+    const empty = join(sshd.clientHome, 'empty.txt');
+    writeFileSync(empty, '');
+    const e1 = await h.call('push_file', { host: sshd.hostAlias, local_path: empty, remote_path: '~/in/empty.txt' });
+    assert.deepEqual(e1.payload, { remote_path: join(sshd.remoteHome, 'in/empty.txt'), bytes: 0 });
+    const e2 = await h.call('pull_file', { host: sshd.hostAlias, remote_path: '~/in/empty.txt', local_path: join(sshd.clientHome, 'empty.back') });
+    assert.deepEqual(e2.payload, { local_path: join(sshd.clientHome, 'empty.back'), bytes: 0 });
+    assert.equal(readFileSync(join(sshd.clientHome, 'empty.back')).length, 0);
   });
 
   test('a file over the cap is refused before any byte is read', async () => {

@@ -36,34 +36,62 @@ describe('transfer policy', () => {
 });
 
 describe('blob tools on this machine', () => {
-  test('_recv_blob writes atomically under TOPUP_XFER_DIR; _send_blob reads back; the smaller cap applies', async () => {
+  test('_recv_blob: chunks in any order, commit renames atomically under TOPUP_XFER_DIR (basename only); abort and gaps leave nothing', async () => {
     const dir = tempDir('topup-blob-');
     const h = await startHarness({ home: dir.path, env: { HOME: dir.path, TOPUP_XFER_MAX_BYTES: '64' } });
     try {
       const listed = await h.client.listTools();
       assert.equal(listed.some((t) => t.name.startsWith('_')), false, 'blob tools are not listed');
-      const data = Buffer.from('some bytes\n');
-      const recv = await h.call('_recv_blob', { name: '../../escape.txt', data: data.toString('base64') });
-      assert.equal(recv.isError, false, JSON.stringify(recv.payload));
-      // The default path uses the basename only: it cannot leave the transfer directory.
-      assert.equal(recv.payload.path, join(dir.path, '.topup', 'xfer', 'escape.txt'));
-      assert.deepEqual(readFileSync(recv.payload.path), data);
-      assert.deepEqual(readdirSync(join(dir.path, '.topup', 'xfer')), ['escape.txt'], 'no .tmp file is left behind');
+      const xfer = join(dir.path, '.topup', 'xfer');
+      const chunk = (transfer: string, offset: number, text: string, total: number, name = '../../escape.txt') =>
+        h.call('_recv_blob', { op: 'chunk', transfer, name, total, offset, data: Buffer.from(text).toString('base64') });
+      // Second half first: chunks may arrive in any order.
+      assert.equal((await chunk('transfer01', 5, 'bytes\n', 11)).isError, false);
+      assert.equal((await chunk('transfer01', 0, 'some ', 11)).isError, false);
+      const committed = await h.call('_recv_blob', { op: 'commit', transfer: 'transfer01' });
+      assert.equal(committed.isError, false, JSON.stringify(committed.payload));
+      assert.deepEqual(committed.payload, { path: join(xfer, 'escape.txt'), bytes: 11 });
+      assert.equal(readFileSync(join(xfer, 'escape.txt'), 'utf8'), 'some bytes\n');
+      assert.deepEqual(readdirSync(xfer), ['escape.txt'], 'no .tmp file is left behind');
 
-      const send = await h.call('_send_blob', { path: recv.payload.path });
-      assert.equal(Buffer.from(send.payload.data, 'base64').toString(), 'some bytes\n');
-      const capped = await h.call('_send_blob', { path: recv.payload.path, max_bytes: 4 });
-      assert.equal(capped.isError, true);
-      assert.equal(capped.payload.phase, 'cap');
+      await chunk('transfer02', 0, 'abc', 6, 'gap.txt');
+      const gap = await h.call('_recv_blob', { op: 'commit', transfer: 'transfer02' });
+      assert.equal(gap.isError, true);
+      assert.match(gap.payload.error, /incomplete: 3 of 6 bytes/);
+      await chunk('transfer03', 0, 'abc', 6, 'aborted.txt');
+      await h.call('_recv_blob', { op: 'abort', transfer: 'transfer03' });
+      assert.deepEqual(readdirSync(xfer), ['escape.txt'], 'incomplete and aborted transfers leave nothing');
 
-      const big = join(dir.path, 'big.txt');
-      writeFileSync(big, 'x'.repeat(65));
-      const over = await h.call('_send_blob', { path: big });
+      const over = await chunk('transfer04', 0, 'x', 65, 'big.txt');
       assert.equal(over.isError, true);
+      assert.equal(over.payload.phase, 'cap');
       assert.match(over.payload.error, /65 bytes, over the transfer cap of 64 bytes/);
-      const overRecv = await h.call('_recv_blob', { name: 'big', data: Buffer.from('x'.repeat(65)).toString('base64') });
-      assert.equal(overRecv.isError, true);
-      assert.equal(overRecv.payload.phase, 'cap');
+      const pastEnd = await chunk('transfer05', 4, 'xyz', 5, 'past.txt');
+      assert.match(pastEnd.payload.error, /runs past the announced size/);
+    } finally {
+      await h.close();
+      dir.remove();
+    }
+  });
+
+  test('_send_blob: slices with size and mtime; the smaller cap applies before reading', async () => {
+    const dir = tempDir('topup-blob-');
+    const h = await startHarness({ home: dir.path, env: { HOME: dir.path, TOPUP_XFER_MAX_BYTES: '64' } });
+    try {
+      const file = join(dir.path, 'f.txt');
+      writeFileSync(file, '0123456789');
+      const part = await h.call('_send_blob', { path: '~/f.txt', offset: 4, length: 3 });
+      assert.equal(part.isError, false, JSON.stringify(part.payload));
+      assert.equal(Buffer.from(part.payload.data, 'base64').toString(), '456');
+      assert.equal(part.payload.bytes, 10);
+      assert.equal(typeof part.payload.mtime_ms, 'number');
+      const capped = await h.call('_send_blob', { path: file, max_bytes: 4 });
+      assert.equal(capped.payload.phase, 'cap');
+      writeFileSync(file, 'x'.repeat(65));
+      const over = await h.call('_send_blob', { path: file });
+      assert.match(over.payload.error, /65 bytes, over the transfer cap of 64 bytes .*nothing was read/);
+      const relative = await h.call('_send_blob', { path: 'f.txt' });
+      assert.match(relative.payload.error, /is relative/);
     } finally {
       await h.close();
       dir.remove();

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { ToolError, ToolRegistry, parseToolPayload } from '../../../src/index.js';
+import { ToolError, ToolRegistry } from '../../../src/index.js';
 import type { CallToolResult, ToolContext } from '../../../src/index.js';
 import type { RouteTarget, TopupRouter } from '../router.js';
 import { LocalSession, type ChildCommand } from './local-session.js';
@@ -13,7 +13,8 @@ import { RemoteHost, DEFAULT_REMOTE_SOCKET } from './remote-host.js';
 import { SessionStore, type SessionConfig } from './session-store.js';
 import { HostStore } from './host-store.js';
 import { blobTools } from './blob-tools.js';
-import { transferPolicy, resolveTransferPath, readCapped, decodeCapped, writeTransferred, expandHome } from './transfer-policy.js';
+import { transferPolicy, resolveTransferPath, expandHome } from './transfer-policy.js';
+import { pushFile, pullFile } from './file-transfer.js';
 import type { RoutedPeer } from './routed-peer.js';
 
 export interface SessionRouterOptions {
@@ -432,14 +433,7 @@ export class SessionRouter implements TopupRouter {
         const peer = this.transferHost('push_file', args.host, args.session);
         const policy = transferPolicy(this.env, this.home);
         const localPath = resolveTransferPath(policy, args.local_path, args.local_path, 'local_path');
-        const data = await readCapped(localPath, policy.maxBytes, 'local file');
-        const result = await peer.call('_recv_blob', { ...(args.remote_path !== undefined ? { path: args.remote_path } : {}), name: basename(localPath), data: data.toString('base64') }, ctx.signal);
-        const payload = parseToolPayload(result) as { path?: string; bytes?: number; error?: string; phase?: string } | undefined;
-        if (result.isError || !payload || typeof payload.path !== 'string') {
-          const { error: _e, ...details } = payload && typeof payload === 'object' ? payload : ({} as Record<string, unknown>);
-          throw new ToolError(`push_file to host "${peer.name}" failed: ${payload?.error ?? JSON.stringify(payload)}`, { ...details, phase: payload?.phase ?? 'remote' });
-        }
-        return { remote_path: payload.path, bytes: payload.bytes ?? data.length };
+        return pushFile((tool, a) => peer.call(tool, a, ctx.signal), localPath, policy.maxBytes, args.remote_path, `host "${peer.name}"`);
       },
     });
 
@@ -458,15 +452,7 @@ export class SessionRouter implements TopupRouter {
         const policy = transferPolicy(this.env, this.home);
         // Resolve the destination first: with TOPUP_XFER_DIR=off and no local_path nothing is fetched.
         const localPath = resolveTransferPath(policy, args.local_path, args.remote_path, 'local_path');
-        const result = await peer.call('_send_blob', { path: args.remote_path, max_bytes: policy.maxBytes }, ctx.signal);
-        const payload = parseToolPayload(result) as { path?: string; bytes?: number; data?: string; error?: string; phase?: string } | undefined;
-        if (result.isError || !payload || typeof payload.data !== 'string') {
-          const { error: _e, ...details } = payload && typeof payload === 'object' ? payload : ({} as Record<string, unknown>);
-          throw new ToolError(`pull_file from host "${peer.name}" failed: ${payload?.error ?? JSON.stringify(payload)}`, { ...details, phase: payload?.phase ?? 'remote' });
-        }
-        const bytes = decodeCapped(payload.data, policy.maxBytes);
-        await writeTransferred(localPath, bytes);
-        return { local_path: localPath, bytes: bytes.length };
+        return pullFile((tool, a) => peer.call(tool, a, ctx.signal), args.remote_path, localPath, policy.maxBytes, `host "${peer.name}"`);
       },
     });
   }

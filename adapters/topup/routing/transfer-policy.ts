@@ -1,11 +1,9 @@
 // The file-transfer rules both ends apply: the size cap (TOPUP_XFER_MAX_BYTES, default 16 MiB,
 // checked with stat before any byte is read), the default directory (TOPUP_XFER_DIR, default
-// ~/.topup/xfer/, `off` = explicit paths only), and path resolution (absolute or ~/…; a default
-// path is <dir>/<basename>, so it cannot escape the directory).
-import { stat, readFile } from 'node:fs/promises';
+// ~/.topup/xfer/, `off` = explicit paths only), path resolution (absolute or ~/…; a default path
+// is <dir>/<basename>, so it cannot escape the directory), and size-checked base64 decoding.
 import { basename, isAbsolute, join, normalize } from 'node:path';
 import { ToolError } from '../../../src/index.js';
-import { writeFileAtomic } from './atomic-file.js';
 
 export const DEFAULT_XFER_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -53,29 +51,6 @@ export function resolveTransferPath(policy: TransferPolicy, explicit: string | u
   return join(policy.dir, base);
 }
 
-/** Read a regular file after checking its size against the cap (nothing is read when it is over). */
-export async function readCapped(path: string, maxBytes: number, what: string): Promise<Buffer> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch (err) {
-    throw new ToolError(`${what} ${path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { phase: 'read' });
-  }
-  if (!info.isFile()) throw new ToolError(`${what} ${path} is not a regular file`, { phase: 'read' });
-  if (info.size > maxBytes) {
-    throw new ToolError(
-      `${what} ${path} is ${info.size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES); nothing was read`,
-      { phase: 'cap', bytes: info.size, max_bytes: maxBytes },
-    );
-  }
-  const data = await readFile(path);
-  // The file may have grown between stat and read.
-  if (data.length > maxBytes) {
-    throw new ToolError(`${what} ${path} grew past the transfer cap of ${maxBytes} bytes while being read`, { phase: 'cap', max_bytes: maxBytes });
-  }
-  return data;
-}
-
 /** Decoded size of a base64 string, computed without decoding it. */
 export function base64DecodedLength(b64: string): number {
   const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
@@ -94,12 +69,4 @@ export function decodeCapped(b64: string, maxBytes: number): Buffer {
   const bytes = Buffer.from(b64, 'base64');
   if (b64.length % 4 !== 0 || bytes.length !== size) throw new ToolError('data is not valid base64', { phase: 'decode' });
   return bytes;
-}
-
-export async function writeTransferred(path: string, data: Buffer): Promise<void> {
-  try {
-    await writeFileAtomic(path, data, 0o644);
-  } catch (err) {
-    throw new ToolError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { phase: 'write' });
-  }
 }
