@@ -106,6 +106,15 @@ describe('REST client against the virtual device', () => {
     assert.equal(await r.version(), '0.1');
   });
 
+  test('garbage on the HTTP port is refused without harming the device', async () => {
+    const s = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.http });
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    const reply = new Promise<string>((r) => { let t = ''; s.on('data', (d) => { t += d; }); s.on('close', () => r(t)); });
+    s.write('\x00\x01GARBAGE\r\n\r\n');
+    assert.match(await reply, /^HTTP\/1\.1 400/);
+    assert.equal(await rig.device.rest.version(), '0.1');
+  });
+
   test('runner errors: missing file 404, bad PRG 415, no cartridge emulation 501', async () => {
     const r = rig.device.rest;
     await expectError(r.runPrg({ path: '/Usb0/none.prg' }), { status: 404, deviceErrors: ['Cannot open file'] });

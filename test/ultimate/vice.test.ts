@@ -168,6 +168,12 @@ describe('VICE client against the virtual monitor', () => {
     const closed = new Promise<void>((r) => s.once('close', () => r()));
     s.write(Buffer.from('GET / HTTP/1.0\r\n\r\n'));
     await closed;
+    // A frame that announces a 4 GiB body is refused at once, not buffered.
+    const s2 = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.vice! });
+    await new Promise<void>((r) => s2.once('connect', () => r()));
+    const closed2 = new Promise<void>((r) => s2.once('close', () => r()));
+    s2.write(Buffer.from([0x02, 0x02, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0x81]));
+    await closed2;
     await client.ping();
     await client.resume();
   });
