@@ -3,8 +3,6 @@
 // case mapping uses the simple (one scalar to one scalar) mappings, so a character whose full
 // mapping has several scalars (ß -> SS) maps to itself.
 
-import { Char } from './values.js';
-
 const ALPHABETIC = /^\p{Alphabetic}$/u;
 const NUMERIC = /^\p{Nd}$/u;
 const WHITESPACE = /^\p{White_Space}$/u;
@@ -59,8 +57,4 @@ export function foldcase(cp: number): number {
     if (folded !== null) return folded;
   }
   return downcase(cp);
-}
-
-export function charOf(cp: number): Char {
-  return Char.of(cp);
 }

@@ -325,12 +325,6 @@ export function roundTo(mode: RoundingMode, a: Num): Num {
 
 export type DivisionKind = 'truncate' | 'floor';
 
-export interface IntegerArgs {
-  readonly a: Int;
-  readonly b: Int;
-  readonly inexact: boolean;
-}
-
 export function checkInteger(who: string, v: Value): Int | Flonum {
   if (typeof v === 'number' || typeof v === 'bigint') return v;
   if (v instanceof Flonum && Number.isInteger(v.value)) return v;

@@ -23,11 +23,6 @@ export function pairError(who: string, got: Value): LispexError {
   return new LispexError('E310', `${who}: pair expected`, [got]);
 }
 
-export function checkPair(who: string, v: Value): Pair {
-  if (v instanceof Pair) return v;
-  throw pairError(who, v);
-}
-
 export function checkString(who: string, v: Value): LString {
   if (v instanceof LString) return v;
   throw typeError(who, 'string', v);

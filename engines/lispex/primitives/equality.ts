@@ -66,7 +66,8 @@ export function isEqual(a0: Value, b0: Value): boolean {
   return true;
 }
 
-function typedChain(who: string, check: (v: Value) => void): PrimitiveFn {
+/** n-ary identity comparison after checking every argument's type. */
+function typedChain(check: (v: Value) => void): PrimitiveFn {
   return (args) => {
     for (const a of args) check(a);
     for (let i = 1; i < args.length; i++) if (args[i] !== args[0]) return false;
@@ -79,8 +80,8 @@ export const EQUALITY_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
   'eqv?': (args) => isEqv(args[0]!, args[1]!),
   '==': (args) => isEqual(args[0]!, args[1]!),
   '!=': (args) => !isEqual(args[0]!, args[1]!),
-  'boolean=?': typedChain('boolean=?', (v) => {
+  'boolean=?': typedChain((v) => {
     if (typeof v !== 'boolean') throw typeError('boolean=?', 'boolean', v);
   }),
-  'symbol=?': typedChain('symbol=?', (v) => void checkSymbol('symbol=?', v)),
+  'symbol=?': typedChain((v) => void checkSymbol('symbol=?', v)),
 };

@@ -7,7 +7,7 @@ import {
   expt, formatNumber, gcdInt, integerDivision, isZero, lcmInt, makeFlonum, mul, negate, parseNumber, roundTo,
   sign, sub, toExact, toInexact, twoValues, typeError, type Int, type Num,
 } from '../numbers.js';
-import { Flonum, LString, Ratnum, type PrimitiveFn, type Value } from '../values.js';
+import { Flonum, LString, type PrimitiveFn, type Value } from '../values.js';
 import { checkString } from './args.js';
 
 const plus: PrimitiveFn = (args) => {
