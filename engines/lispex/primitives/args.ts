@@ -58,6 +58,17 @@ export function checkErrorObject(who: string, v: Value): ErrorObject {
   throw typeError(who, 'error object', v);
 }
 
+/**
+ * Check that `v` is a proper list (E312 otherwise) without copying it; callers then walk the
+ * pairs directly (pairs are immutable, so the list cannot change in between).
+ */
+export function checkProperList(who: string, v: Value): Value {
+  let p = v;
+  while (p instanceof Pair) p = p.cdr;
+  if (p !== NIL) throw typeError(who, 'proper list', v);
+  return v;
+}
+
 /** The elements of a proper list; anything else (improper tail, non-list) is E312. */
 export function checkList(who: string, v: Value): Value[] {
   const out: Value[] = [];

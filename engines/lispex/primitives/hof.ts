@@ -4,10 +4,10 @@
 // continuation escapes) pass through untouched.
 
 import { LispexError } from '../diagnostics.js';
-import { Char, LVector, MultipleValues, NO_VALUES, listFromArray, type Procedure, type PrimitiveFn, type Value } from '../values.js';
+import { Char, LVector, MultipleValues, NO_VALUES, Pair, listFromArray, type Procedure, type PrimitiveFn, type Value } from '../values.js';
 import type { Runtime } from '../runtime.js';
 import { scalarsOf, stringFromScalars } from '../strings.js';
-import { checkList, checkProcedure, checkString, checkVector, typeError } from './args.js';
+import { checkList, checkProcedure, checkProperList, checkString, checkVector, typeError } from './args.js';
 
 /**
  * Call `f` where exactly one result is needed (its value is kept or tested). Zero or several
@@ -31,25 +31,24 @@ const map: PrimitiveFn = (args, rt) => {
 
 const forEach: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('for-each', args[0]!);
-  const items = checkList('for-each', args[1]!);
-  for (const x of items) rt.apply(f, [x]);
+  for (let p = checkProperList('for-each', args[1]!); p instanceof Pair; p = p.cdr) rt.apply(f, [p.car]);
   return NO_VALUES;
 };
 
 const filter: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('filter', args[0]!);
-  const items = checkList('filter', args[1]!);
   const out: Value[] = [];
-  for (const x of items) if (callForOne('filter', rt, f, [x]) !== false) out.push(x);
+  for (let p = checkProperList('filter', args[1]!); p instanceof Pair; p = p.cdr) {
+    if (callForOne('filter', rt, f, [p.car]) !== false) out.push(p.car);
+  }
   return listFromArray(out);
 };
 
 /** (fold-left f init list): (f (f (f init x1) x2) x3). `reduce` is the same procedure. */
 const foldLeft: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('fold-left', args[0]!);
-  const items = checkList('fold-left', args[2]!);
   let acc = args[1]!;
-  for (const x of items) acc = callForOne('fold-left', rt, f, [acc, x]);
+  for (let p = checkProperList('fold-left', args[2]!); p instanceof Pair; p = p.cdr) acc = callForOne('fold-left', rt, f, [acc, p.car]);
   return acc;
 };
 
@@ -65,14 +64,18 @@ const foldRight: PrimitiveFn = (args, rt) => {
 /** (all? pred list): #t when pred holds for every element (stops at the first failure). */
 const all: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('all?', args[0]!);
-  for (const x of checkList('all?', args[1]!)) if (callForOne('all?', rt, f, [x]) === false) return false;
+  for (let p = checkProperList('all?', args[1]!); p instanceof Pair; p = p.cdr) {
+    if (callForOne('all?', rt, f, [p.car]) === false) return false;
+  }
   return true;
 };
 
 /** (any? pred list): #t when pred holds for some element (stops at the first success). */
 const any: PrimitiveFn = (args, rt) => {
   const f = checkProcedure('any?', args[0]!);
-  for (const x of checkList('any?', args[1]!)) if (callForOne('any?', rt, f, [x]) !== false) return true;
+  for (let p = checkProperList('any?', args[1]!); p instanceof Pair; p = p.cdr) {
+    if (callForOne('any?', rt, f, [p.car]) !== false) return true;
+  }
   return false;
 };
 
