@@ -339,6 +339,17 @@ export class SessionRouter implements TopupRouter {
         const stored = this.safeRead(() => this.sessionStore.get(args.session), undefined);
         const prewarm = this.resolvePrewarm(args.prewarm ?? stored?.prewarm);
         const pool = args.pool ?? stored?.pool ?? 1;
+        const family = this.families.get(args.session);
+        if (family?.primary === args.session && poolMembers(args.session, pool).every((m) => this.sessions.get(m)?.alive)) {
+          // Idempotent: a live session is left as it runs (update_local_session + restart change it).
+          return {
+            session: args.session,
+            members: poolMembers(args.session, family.pool),
+            already_running: true,
+            ...(family.prewarm !== undefined ? { prewarm: family.prewarm } : {}),
+            pool: family.pool,
+          };
+        }
         const { members, started } = await this.once(`session:${args.session}`, () => this.startFamily(args.session, prewarm, pool));
         await this.sessionStore.set(args.session, { ...(prewarm !== undefined ? { prewarm } : {}), pool });
         return {
