@@ -195,8 +195,8 @@ describe('router over SSH with a stand-in remote daemon', () => {
     const ac = new AbortController();
     const pending = h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'wait_for_cancel', { marker }, toolContext(ac.signal));
     pending.catch(() => {});
-    // Let the call reach the daemon before cancelling: it is in flight once the marker dir exists (always) —
-    // so wait for the daemon to have the request by asking it something else on the same channel first.
+    // Make sure the request reached the daemon before cancelling: the channel is ordered, so once a
+    // later request on it has been answered, the daemon has received (and dispatched) this one.
     await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext());
     ac.abort();
     await assert.rejects(pending);
