@@ -2,6 +2,8 @@
 // Uses a scripted worker (fixtures/scripted-worker.ts) so every failure mode is reachable.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { LispexHost, evaluateInWorker, locateWorkerScript } from '../../engines/lispex/host/index.js';
 
 const script = { url: new URL('./fixtures/scripted-worker.ts', import.meta.url), typescript: true };
@@ -148,6 +150,20 @@ describe('LispexHost', () => {
     assert.equal(outcome.observation.stdout, 'w');
     assert.equal(outcome.observation.values[0]?.printed, '#(1 2)');
     assert.equal(outcome.observation.identity.route, 'vm');
+  });
+
+  test('a worker\'s stdout never reaches the host\'s stdout, and idle workers do not hold the process', async () => {
+    const probe = fileURLToPath(new URL('./fixtures/stdout-probe.ts', import.meta.url));
+    // A probe that failed to exit would be killed at the deadline and fail the exit-code check.
+    const child = spawn(process.execPath, ['--import', 'tsx', probe], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    assert.equal(stdout, 'done completed\n');
+    assert.match(stderr, /noise from the worker/);
   });
 
   test('the real worker script is found from source', () => {

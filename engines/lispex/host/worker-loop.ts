@@ -11,6 +11,8 @@ export type RunJob = (job: EvaluationJob) => Observation;
 export function serveEvaluations(run: RunJob): void {
   const port = parentPort;
   if (port === null) throw new Error('serveEvaluations must run inside a worker thread');
+  // The host's stdout may be an MCP channel: whatever this thread prints goes to stderr.
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   const reply = (message: WorkerReply): void => port.postMessage(message);
   port.on('message', (message: JobMessage) => {
     if (message?.type !== 'job') return;

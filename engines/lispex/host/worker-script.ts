@@ -67,16 +67,16 @@ import(workerData.tsxApi)
 
 /**
  * Start one worker. Its ambient configuration is cleared: an empty environment, no argv, no
- * execArgv (nothing of the server's own flags or variables reaches guest evaluation), and its
- * stdout/stderr are piped so nothing it prints can reach the server's stdout (the MCP channel).
+ * execArgv (nothing of the server's own flags or variables reaches guest evaluation). Its stdout
+ * is sent to stderr by the worker loop itself (serveEvaluations), so nothing it prints can reach
+ * the server's stdout, the MCP channel. (Piping the worker's stdio instead would keep the event
+ * loop alive even after worker.unref(), so an idle warm worker would hold the process open.)
  */
 export function startWorker(script: WorkerScript, memory: WorkerMemoryLimits): Worker {
   const options = {
     env: {},
     argv: [],
     execArgv: [],
-    stdout: true,
-    stderr: true,
     resourceLimits: { ...memory },
   };
   const worker = script.typescript
@@ -86,8 +86,5 @@ export function startWorker(script: WorkerScript, memory: WorkerMemoryLimits): W
         workerData: { tsxApi: tsxEsmApiUrl(), entry: script.url.href },
       })
     : new Worker(script.url, options);
-  // Anything the worker prints is a diagnostic aid for the operator: stderr only.
-  worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  worker.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   return worker;
 }
