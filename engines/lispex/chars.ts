@@ -48,9 +48,18 @@ export function downcase(cp: number): number {
   return singleScalar(String.fromCodePoint(cp).toLowerCase()) ?? cp;
 }
 
-/** Simple case folding, approximated as lowercase(uppercase(c)) when both are single scalars. */
+/** Cherokee letters, the one script whose case folding maps to UPPERCASE. */
+export function isCherokee(cp: number): boolean {
+  return (cp >= 0x13a0 && cp <= 0x13fd) || (cp >= 0xab70 && cp <= 0xabbf);
+}
+
+/**
+ * Simple case folding, approximated as lowercase(uppercase(c)) when both are single scalars
+ * (ß stays, ς and Σ fold to σ, ſ to s), except Cherokee, which folds to uppercase.
+ */
 export function foldcase(cp: number): number {
   if (cp < 128) return cp >= 65 && cp <= 90 ? cp + 32 : cp;
+  if (isCherokee(cp)) return upcase(cp);
   const up = singleScalar(String.fromCodePoint(cp).toUpperCase());
   if (up !== null) {
     const folded = singleScalar(String.fromCodePoint(up).toLowerCase());

@@ -76,9 +76,17 @@ export function downcaseString(s: string): string {
   return s.toLowerCase();
 }
 
-/** Full case folding approximated as lowercase(uppercase(s)) (ß -> ss, ς -> σ). */
+const CHEROKEE = /[\u13a0-\u13fd\uab70-\uabbf]/u;
+
+/**
+ * Full case folding approximated as lowercase(uppercase(s)) (ß -> ss, ς -> σ), except Cherokee
+ * letters, which fold to uppercase as Unicode's CaseFolding specifies.
+ */
 export function foldcaseString(s: string): string {
   // ASCII-only strings fold by lowercasing (cheap and exact).
   if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
-  return s.toUpperCase().toLowerCase();
+  if (!CHEROKEE.test(s)) return s.toUpperCase().toLowerCase();
+  let out = '';
+  for (const ch of s) out += CHEROKEE.test(ch) ? ch.toUpperCase() : ch.toUpperCase().toLowerCase();
+  return out;
 }
