@@ -49,6 +49,24 @@ describe('debug-stream capture', () => {
     assert.ok([...cycles].every((e) => decodeEntry(e).phi2));
   });
 
+  test('decoded cycles show the jiffy IRQ: IRQ# asserted, then the vector fetched from ROM', async () => {
+    await rig.device.rest.reset();
+    const summary = await rig.device.captureDebugStream({
+      file: join(rig.dir, 'irq.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
+      maxDatagrams: 200, maxDurationMs: 60_000,
+    });
+    const parsed = await readCaptureFile(summary.file);
+    const cycles = parsed.records.flatMap((r) => [...datagramEntries(r.datagram)].map(decodeEntry));
+    assert.equal(cycles.length, 200 * DEBUG_ENTRIES_PER_DATAGRAM);
+    const vector = cycles.findIndex((c, i) => c.access === 'read' && c.address === 0xfffe && cycles[i + 1]?.address === 0xffff);
+    assert.ok(vector > 0, 'no IRQ vector fetch in the stream');
+    assert.equal(cycles[vector]!.romSelected, true);
+    // The IRQ line was low in the cycles leading up to the interrupt sequence.
+    assert.ok(cycles.slice(Math.max(0, vector - 10), vector).some((c) => c.irqAsserted));
+    // And the machine is not stuck in the IRQ: most cycles have IRQ# high.
+    assert.ok(cycles.filter((c) => !c.irqAsserted).length > cycles.length / 2);
+  });
+
   test('duration bound: truncation says max-duration', async () => {
     const summary = await rig.device.captureDebugStream({
       file: join(rig.dir, 'short.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
