@@ -52,7 +52,9 @@ function checkName(kind: 'host' | 'session', name: string): void {
 function defaultChildCommand(): ChildCommand {
   const script = process.argv[1];
   if (!script) throw new ToolError('cannot tell how this topup was started (process.argv[1] is empty); configure childCommand', { phase: 'spawn' });
-  return { command: process.execPath, args: [...process.execArgv, script] };
+  // Run as `mcp-engines topup …`, the same bin needs its subcommand to be topup again.
+  const viaUmbrella = /^mcp-engines(\.[cm]?[jt]s)?$/.test(basename(script));
+  return { command: process.execPath, args: [...process.execArgv, script, ...(viaUmbrella ? ['topup'] : [])] };
 }
 
 /** Members of a pooled session: the primary and <name>.1 … <name>.(pool-1). */
