@@ -17,6 +17,8 @@ export interface LispexServerOptions {
   readonly products: StartupProducts;
   /** Evaluation host; by default a LispexHost with the contract's wall clock. */
   readonly host?: EvaluationHost;
+  /** Shorter whole-comparison wall clock (tests); the contract's 660,000 ms is the maximum. */
+  readonly comparisonWallClockMs?: number;
 }
 
 function instructions(products: StartupProducts): string {
@@ -32,7 +34,11 @@ function instructions(products: StartupProducts): string {
 
 export function createLispexServer(options: LispexServerOptions): { server: McpServer; host: EvaluationHost & { close?: () => Promise<void> } } {
   const host = options.host ?? new LispexHost({ wallClockMs: FIXED_BOUNDS.evalWallClockMs });
-  const tools = createLispexTools({ host, products: options.products });
+  const tools = createLispexTools({
+    host,
+    products: options.products,
+    ...(options.comparisonWallClockMs !== undefined ? { comparisonWallClockMs: options.comparisonWallClockMs } : {}),
+  });
   const server = new McpServer({
     name: LISPEX_SERVER_NAME,
     title: 'mcp-engines Lispex',

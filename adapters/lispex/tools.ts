@@ -32,6 +32,11 @@ export interface EvaluationHost {
 export interface LispexToolsOptions {
   readonly host: EvaluationHost;
   readonly products: StartupProducts;
+  /**
+   * Whole-comparison wall clock. Fixed by the contract at 660,000 ms; only a shorter value is
+   * honoured (tests use one to reach the bound).
+   */
+  readonly comparisonWallClockMs?: number;
 }
 
 /** Logical source id of submitted source in rendered diagnostics (never a path). */
@@ -132,6 +137,10 @@ function childController(parent: AbortSignal): { controller: AbortController; di
 
 export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
   const { host, products } = options;
+  const comparisonWallClockMs = Math.min(
+    options.comparisonWallClockMs ?? FIXED_BOUNDS.comparisonWallClockMs,
+    FIXED_BOUNDS.comparisonWallClockMs,
+  );
   const tools = new ToolRegistry();
 
   tools.define({
@@ -278,7 +287,11 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       // the whole court under the comparison wall clock. A member that fails stops the other:
       // a comparison is complete or it is not given at all (partial_comparison stays false).
       const { controller, dispose } = childController(ctx.signal);
-      const courtTimer = setTimeout(() => controller.abort(), FIXED_BOUNDS.comparisonWallClockMs);
+      let courtExpired = false;
+      const courtTimer = setTimeout(() => {
+        courtExpired = true;
+        controller.abort();
+      }, comparisonWallClockMs);
       const run = (route: 'tree' | 'vm'): Promise<HostOutcome> =>
         host
           .evaluate(job(source, input, route), {
@@ -298,6 +311,22 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         dispose();
       }
       const routeMembers: CourtMember[] = ['tree', 'rust-vm'];
+      const memberOutcomes = outcomes.map((o, i) => ({ member: routeMembers[i], outcome: o.kind }));
+      if (courtExpired && !ctx.signal.aborted) {
+        throw new ToolError(`comparison stopped: the ${comparisonWallClockMs} ms comparison wall clock ran out`, {
+          failure: 'comparison-wall-clock-exceeded',
+          status: 'infrastructure-error',
+          limit_ms: comparisonWallClockMs,
+          court,
+          members: memberOutcomes,
+          decision: null,
+          retried: false,
+          source_retained: false,
+          agreement: null,
+          answer_selected: false,
+          partial_comparison: false,
+        });
+      }
       const failed = outcomes.findIndex((o) => o.kind !== 'completed');
       if (failed >= 0) {
         const first = outcomes[failed] as Exclude<HostOutcome, { kind: 'completed' }>;
@@ -305,7 +334,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         throw new ToolError(error.message, {
           ...error.details,
           court,
-          members: outcomes.map((o, i) => ({ member: routeMembers[i], outcome: o.kind })),
+          members: memberOutcomes,
           agreement: null,
           answer_selected: false,
           partial_comparison: false,

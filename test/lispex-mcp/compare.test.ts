@@ -175,6 +175,25 @@ describe('lispex_compare_routes: mismatches and member failures (scripted host)'
     }
   });
 
+  test('the comparison wall clock stops both members; each member has the 5,000 ms evaluation clock', async () => {
+    const hanging = new ScriptedHost(() => 'hang');
+    const counting = new CountingHost(hanging);
+    const { client, close } = await connectInMemory(counting, {}, 300);
+    try {
+      const r = await compare(client);
+      assert.equal(r.isError, true);
+      const p = payload(r);
+      assert.equal(p.failure, 'comparison-wall-clock-exceeded');
+      assert.equal(p.limit_ms, 300);
+      assert.equal(p.agreement, null);
+      assert.equal(p.partial_comparison, false);
+      assert.deepEqual([...hanging.aborted].sort(), ['tree', 'vm']);
+      assert.deepEqual(counting.options.map((o) => o?.wallClockMs), [5_000, 5_000]);
+    } finally {
+      await close();
+    }
+  });
+
   test('cancelling the call stops both members', async () => {
     const host = new ScriptedHost(() => 'hang');
     const { client, close } = await connect(host);
@@ -193,6 +212,29 @@ describe('lispex_compare_routes: mismatches and member failures (scripted host)'
       assert.deepEqual([...host.aborted].sort(), ['tree', 'vm']);
     } finally {
       await close();
+    }
+  });
+});
+
+describe('the 4 MiB comparison result bound (real engine)', () => {
+  test('a comparison whose result would exceed 4 MiB is refused, not truncated', async () => {
+    const realHost = new LispexHost({ warmWorkers: 2 });
+    const { client, close } = await connectInMemory(realHost);
+    try {
+      // About 2.8 MB of values per route: each observation crosses, the two together do not fit.
+      const r = await client.callTool({
+        name: 'lispex_compare_routes',
+        arguments: { court: 'tree-rust', source: '(make-list 12000 (make-string 100 #\\a))' },
+      });
+      assert.equal(r.isError, true);
+      const p = payload(r);
+      assert.equal(p.bound, 'comparison-result');
+      assert.equal(p.limit, 4_194_304);
+      assert.ok(p.actual > 4_194_304);
+      assert.equal(p.agreement, true);
+    } finally {
+      await close();
+      await realHost.close();
     }
   });
 });

@@ -13,9 +13,11 @@ export type ToolCallResult = Awaited<ReturnType<Client['callTool']>>;
 export class CountingHost implements EvaluationHost {
   readonly jobs: EvaluationJob[] = [];
   readonly outcomes: HostOutcome[] = [];
+  readonly options: Array<EvaluateOptions | undefined> = [];
   constructor(private readonly inner: EvaluationHost) {}
   async evaluate(job: EvaluationJob, options?: EvaluateOptions): Promise<HostOutcome> {
     this.jobs.push(job);
+    this.options.push(options);
     const outcome = await this.inner.evaluate(job, options);
     this.outcomes.push(outcome);
     return outcome;
@@ -25,9 +27,14 @@ export class CountingHost implements EvaluationHost {
 export async function connectInMemory(
   host: EvaluationHost,
   products: StartupProducts = {},
+  comparisonWallClockMs?: number,
 ): Promise<{ client: Client; close: () => Promise<void> }> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const { server } = createLispexServer({ host, products });
+  const { server } = createLispexServer({
+    host,
+    products,
+    ...(comparisonWallClockMs !== undefined ? { comparisonWallClockMs } : {}),
+  });
   await server.connect(serverSide);
   const client = new Client({ name: 'lispex-mcp-test', version: '1.0.0' });
   await client.connect(clientSide);

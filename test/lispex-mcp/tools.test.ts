@@ -199,6 +199,8 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(result.vouch_authority, false);
       assert.deepEqual(result.forbidden_fallback_counts, { backend: 0, route: 0, profile: 0, retry: 0 });
       assert.ok(!JSON.stringify(result).includes('square x'), 'the source is not echoed');
+      assert.equal(host.options.at(-1)?.wallClockMs, 5_000);
+      assert.equal(host.jobs.at(-1)?.route, 'tree');
     });
 
     test('input is bound as input, and hashed', async () => {
