@@ -256,9 +256,12 @@ describe('router over SSH with a stand-in remote daemon', () => {
   });
 
   test('transfers need a host; host and session together or unknown hosts are clear errors', async () => {
-    const local = await h.call('push_file', { local_path: '/etc/hostname' });
+    const local = await h.call('push_file', { host: 'local', local_path: '/etc/hostname' });
     assert.equal(local.isError, true);
     assert.match(local.payload.error, /purely local copy/);
+    const noHost = await h.call('pull_file', { remote_path: '/etc/hostname' });
+    assert.equal(noHost.isError, true);
+    assert.match(JSON.stringify(noHost.payload), /host/);
     const both = await h.call('push_file', { host: sshd.hostAlias, session: 's', local_path: '/etc/hostname' });
     assert.equal(both.isError, true);
     assert.match(both.payload.error, /pass host, not session/);

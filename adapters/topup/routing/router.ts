@@ -420,11 +420,11 @@ export class SessionRouter implements TopupRouter {
 
   // ---------------------------------------------------------------- file transfer
 
-  private transferHost(tool: string, host: string | undefined, session: string | undefined): RemoteHost {
+  private transferHost(tool: string, host: string, session: string | undefined): RemoteHost {
     if (session !== undefined) {
       throw new ToolError(`${tool} moves files between this machine and a remote host; named local sessions share this machine's file system, so pass host, not session`, { phase: 'route' });
     }
-    if (host === undefined || host === 'local') {
+    if (host === 'local') {
       throw new ToolError(`${tool} needs host: a purely local copy is refused (use the file system directly)`, { phase: 'route' });
     }
     const peer = this.peerFor({ kind: 'host', host });
@@ -437,7 +437,7 @@ export class SessionRouter implements TopupRouter {
       title: 'Push file to host',
       description: 'Copy a file from this machine to a remote host, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (default 16 MiB, checked before reading); written atomically; remote_path defaults to $TOPUP_XFER_DIR/<basename> on the host.',
       input: z.strictObject({
-        host: z.string().min(1).optional().describe('remote host (required)'),
+        host: z.string().min(1).describe('remote host (required: purely local copies are refused)'),
         session: z.string().optional().describe('not accepted: transfers need a host'),
         local_path: z.string().min(1).describe('file on this machine (absolute or ~/…)'),
         remote_path: z.string().min(1).optional().describe('destination on the host (absolute or ~/…)'),
@@ -455,7 +455,7 @@ export class SessionRouter implements TopupRouter {
       title: 'Pull file from host',
       description: 'Copy a file from a remote host to this machine, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (checked on the host before reading); written atomically; local_path defaults to $TOPUP_XFER_DIR/<basename>.',
       input: z.strictObject({
-        host: z.string().min(1).optional().describe('remote host (required)'),
+        host: z.string().min(1).describe('remote host (required: purely local copies are refused)'),
         session: z.string().optional().describe('not accepted: transfers need a host'),
         remote_path: z.string().min(1).describe('file on the host (absolute or ~/…)'),
         local_path: z.string().min(1).optional().describe('destination on this machine (absolute or ~/…)'),
