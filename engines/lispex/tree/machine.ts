@@ -24,6 +24,18 @@ import {
   type ClosureCode, type Value,
 } from '../values.js';
 
+// Module-local copies of imported bindings used on the hot path (see vm/vm.ts).
+const L_NIL = NIL;
+const L_NO_VALUES = NO_VALUES;
+const L_UNASSIGNED = UNASSIGNED;
+const L_CALL_DEPTH_LIMIT = CALL_DEPTH_LIMIT;
+const L_Pair = Pair;
+const L_Closure = Closure;
+const L_Primitive = Primitive;
+const L_MultipleValues = MultipleValues;
+const L_Continuation = Continuation;
+const L_Sym = Sym;
+
 /** A lexical environment frame: parallel name/value arrays and a parent. */
 class Env {
   constructor(
@@ -67,7 +79,7 @@ class Frame {
     readonly env: Env | null,
     public index: number,
     readonly vals: Value[] | null,
-    /** Kind-specific: Continuation (call/cc), consumer (cwv), WindNode (wind), flag (raise). */
+    /** Kind-specific: L_Continuation (call/cc), consumer (cwv), WindNode (wind), flag (raise). */
     readonly aux: unknown,
     /** Handler stack and winders at frame creation (restored by escapes landing here). */
     readonly handlers: HandlerNode | null,
@@ -103,7 +115,7 @@ export class TreeMachine implements Runtime, RouteRunner {
     return this.site;
   }
 
-  /** Evaluate one top-level form; returns its value (possibly MultipleValues). */
+  /** Evaluate one top-level form; returns its value (possibly L_MultipleValues). */
   evalForm(node: Core): Value {
     return this.execute(EVAL, node, null, null, null);
   }
@@ -165,14 +177,14 @@ export class TreeMachine implements Runtime, RouteRunner {
       for (let i = 0; i < names.length; i++) {
         if (names[i] === name) {
           const v = e.values[i]!;
-          if (v === UNASSIGNED) {
+          if (v === L_UNASSIGNED) {
             throw uninitialized(name, at);
           }
           return v;
         }
       }
     }
-    const v = name instanceof Sym ? this.ctx.globals.lookup(name) : undefined;
+    const v = name instanceof L_Sym ? this.ctx.globals.lookup(name) : undefined;
     if (v === undefined) throw unbound(name as Sym, at);
     return v;
   }
@@ -204,7 +216,7 @@ export class TreeMachine implements Runtime, RouteRunner {
     let env = startEnv;
     let fn = startFn as Value;
     let args = startArgs as Value[];
-    let val: Value = NIL;
+    let val: Value = L_NIL;
     let raiseContinuable = false;
     for (;;) {
       try {
@@ -226,7 +238,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 node = node.test;
                 break;
               case 'lambda':
-                val = new Closure(codeOf(node), env);
+                val = new L_Closure(codeOf(node), env);
                 mode = DELIVER;
                 break;
               case 'begin':
@@ -242,7 +254,7 @@ export class TreeMachine implements Runtime, RouteRunner {
               case 'values':
                 if (node.k === 'let' ? node.inits.length === 0 : node.args.length === 0) {
                   if (node.k === 'values') {
-                    val = NO_VALUES;
+                    val = L_NO_VALUES;
                     mode = DELIVER;
                   } else {
                     env = new Env([], [], env);
@@ -254,7 +266,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 node = node.k === 'let' ? node.inits[0]! : node.args[0]!;
                 break;
               case 'letrec': {
-                const slots = node.names.map(() => UNASSIGNED);
+                const slots = node.names.map(() => L_UNASSIGNED);
                 env = new Env(node.names, slots, env);
                 if (node.inits.length === 0) {
                   node = node.body;
@@ -291,14 +303,14 @@ export class TreeMachine implements Runtime, RouteRunner {
                 this.depth--;
                 continue;
               case F_IF: {
-                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
                 st.length--;
                 const n = f.node as Extract<Core, { k: 'if' }>;
                 env = f.env;
                 if (val !== false) node = n.then;
                 else if (n.else_ !== null) node = n.else_;
                 else {
-                  val = NO_VALUES;
+                  val = L_NO_VALUES;
                   continue;
                 }
                 mode = EVAL;
@@ -313,7 +325,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 continue;
               }
               case F_ARGS: {
-                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
                 const n = f.node as Extract<Core, { k: 'application' }>;
                 const vals = f.vals!;
                 vals[f.index] = val;
@@ -332,7 +344,7 @@ export class TreeMachine implements Runtime, RouteRunner {
               }
               case F_LET:
               case F_VALUES: {
-                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
                 const vals = f.vals!;
                 vals.push(val);
                 const n = f.node!;
@@ -349,12 +361,12 @@ export class TreeMachine implements Runtime, RouteRunner {
                   node = n.body;
                   mode = EVAL;
                 } else {
-                  val = vals.length === 1 ? vals[0]! : new MultipleValues(vals);
+                  val = vals.length === 1 ? vals[0]! : new L_MultipleValues(vals);
                 }
                 continue;
               }
               case F_LETREC: {
-                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
                 const n = f.node as Extract<Core, { k: 'letrec' }>;
                 env = f.env;
                 env!.values[f.index] = val;
@@ -367,19 +379,19 @@ export class TreeMachine implements Runtime, RouteRunner {
                 continue;
               }
               case F_SET: {
-                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
                 st.length--;
                 const n = f.node as Extract<Core, { k: 'set!' }>;
                 this.assign(n.name, f.env, val, n.span);
-                val = NO_VALUES;
+                val = L_NO_VALUES;
                 continue;
               }
               case F_DEFINE: {
-                if (val instanceof MultipleValues) throw this.mvMisuse(f.node!);
+                if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
                 st.length--;
                 const n = f.node as Extract<Core, { k: 'define' }>;
                 this.ctx.globals.define(n.name, val);
-                val = NO_VALUES;
+                val = L_NO_VALUES;
                 continue;
               }
               case F_CALLCC:
@@ -422,7 +434,7 @@ export class TreeMachine implements Runtime, RouteRunner {
 
           if (mode === APPLY) {
             meter.chargeMachine();
-            if (fn instanceof Closure) {
+            if (fn instanceof L_Closure) {
               const code = fn.code as TreeCode;
               const lam = code.lambda;
               const n = args.length;
@@ -431,8 +443,8 @@ export class TreeMachine implements Runtime, RouteRunner {
               let names: readonly Name[];
               if (code.rest) {
                 values = args.slice(0, code.required);
-                let rest: Value = NIL;
-                for (let i = n - 1; i >= code.required; i--) rest = new Pair(args[i]!, rest);
+                let rest: Value = L_NIL;
+                for (let i = n - 1; i >= code.required; i--) rest = new L_Pair(args[i]!, rest);
                 values.push(rest);
                 names = [...lam.params, lam.rest!];
               } else {
@@ -441,7 +453,7 @@ export class TreeMachine implements Runtime, RouteRunner {
               }
               // A call whose continuation is already a procedure return is a tail call.
               if (!RETURN_POINT[st[st.length - 1]!.kind]) {
-                if (++this.depth > CALL_DEPTH_LIMIT) {
+                if (++this.depth > L_CALL_DEPTH_LIMIT) {
                   this.depth--;
                   throw recursionLimit(this.site);
                 }
@@ -453,7 +465,7 @@ export class TreeMachine implements Runtime, RouteRunner {
               mode = EVAL;
               continue;
             }
-            if (fn instanceof Primitive) {
+            if (fn instanceof L_Primitive) {
               const n = args.length;
               if (n < fn.minArgs || n > fn.maxArgs) throw this.arityError(fn, n);
               if (fn.control === null) {
@@ -471,7 +483,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 }
                 case 'call/cc': {
                   this.checkProcedure('call/cc', args[0]!);
-                  const k = new Continuation(st.length, 0);
+                  const k = new L_Continuation(st.length, 0);
                   this.push(F_CALLCC, null, null, 0, null, k);
                   fn = args[0]!;
                   args = [k];
@@ -517,7 +529,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                   continue;
               }
             }
-            if (fn instanceof Continuation) {
+            if (fn instanceof L_Continuation) {
               meter.chargeMachine();
               if (!fn.active) throw inactiveContinuation(this.site);
               const target = fn.frame as number;

@@ -28,6 +28,17 @@ import {
 } from '../machine-errors.js';
 import type { Name } from '../core-ir.js';
 
+// Module-local copies of imported bindings used on the hot path: under some loaders (tsx's
+// CJS interop) every access to an imported binding is a getter call; a local const is not.
+const L_NIL = NIL;
+const L_NO_VALUES = NO_VALUES;
+const L_UNASSIGNED = UNASSIGNED;
+const L_CALL_DEPTH_LIMIT = CALL_DEPTH_LIMIT;
+const L_Pair = Pair;
+const L_Closure = Closure;
+const L_Primitive = Primitive;
+const L_MultipleValues = MultipleValues;
+
 /** An environment: slot 0 is the parent environment, then parameters and locals. */
 type Env = Value[];
 
@@ -82,10 +93,10 @@ export class Vm implements Runtime {
     return (this.siteCode?.spans[this.sitePc] as Span | undefined) ?? START;
   }
 
-  /** Run a top-level code object; returns its value (possibly MultipleValues). */
+  /** Run a top-level code object; returns its value (possibly L_MultipleValues). */
   runTopLevel(code: CodeObject): Value {
     const env: Env = new Array<Value>(code.frameSize);
-    env[0] = NIL; // no parent
+    env[0] = L_NIL; // no parent
     const base = this.csp;
     this.pushControl(K_BOUNDARY, null, 0, null, 0, this.sp, null);
     this.code = code;
@@ -107,7 +118,7 @@ export class Vm implements Runtime {
     try {
       this.pushControl(K_BOUNDARY, null, 0, null, 0, this.sp, null);
       this.bp = this.sp;
-      if (proc instanceof Closure) {
+      if (proc instanceof L_Closure) {
         this.pushReturn(null, 0, null, this.bp, this.sp);
         this.enterClosure(proc, args);
       } else {
@@ -148,7 +159,7 @@ export class Vm implements Runtime {
   }
 
   private pushReturn(code: CodeObject | null, pc: number, env: Env | null, bp: number, sp: number): void {
-    if (++this.depth > CALL_DEPTH_LIMIT) {
+    if (++this.depth > L_CALL_DEPTH_LIMIT) {
       this.depth--;
       throw recursionLimit(this.currentSite());
     }
@@ -189,8 +200,8 @@ export class Vm implements Runtime {
     env[0] = fn.env as Value;
     for (let i = 0; i < code.required; i++) env[i + 1] = args[i]!;
     if (code.rest) {
-      let rest: Value = NIL;
-      for (let i = n - 1; i >= code.required; i--) rest = new Pair(args[i]!, rest);
+      let rest: Value = L_NIL;
+      for (let i = n - 1; i >= code.required; i--) rest = new L_Pair(args[i]!, rest);
       env[code.required + 1] = rest;
     }
     this.code = code;
@@ -207,12 +218,12 @@ export class Vm implements Runtime {
    */
   private invoke(fn: Value, args: Value[], tail: boolean): Value | undefined {
     for (;;) {
-      if (fn instanceof Closure) {
+      if (fn instanceof L_Closure) {
         if (!tail) this.pushReturn(this.code, this.pc, this.env, this.bp, this.sp);
         this.enterClosure(fn, args);
         return undefined;
       }
-      if (fn instanceof Primitive) {
+      if (fn instanceof L_Primitive) {
         const n = args.length;
         if (n < fn.minArgs || n > fn.maxArgs) throw arityError(fn, n, this.currentSite());
         if (fn.control === null) {
@@ -421,7 +432,7 @@ export class Vm implements Runtime {
   }
 
   private finished = false;
-  private result: Value = NIL;
+  private result: Value = L_NIL;
 
   private checkProcedure(who: string, v: Value): void {
     if (!isProcedure(v)) throw expectedProcedure(who, v, this.currentSite());
@@ -522,7 +533,7 @@ export class Vm implements Runtime {
           }
           case 4: { // LOCAL_CHECKED slot name
             const v = env[ins[pc + 1]!]!;
-            if (v === UNASSIGNED) throw uninitialized(consts[ins[pc + 2]!] as Name, code.spans[at]);
+            if (v === L_UNASSIGNED) throw uninitialized(consts[ins[pc + 2]!] as Name, code.spans[at]);
             stack[sp++] = v;
             pc += 3;
             continue;
@@ -531,7 +542,7 @@ export class Vm implements Runtime {
             let e = env;
             for (let d = ins[pc + 1]!; d > 0; d--) e = e[0] as unknown as Env;
             const v = e[ins[pc + 2]!]!;
-            if (v === UNASSIGNED) throw uninitialized(consts[ins[pc + 3]!] as Name, code.spans[at]);
+            if (v === L_UNASSIGNED) throw uninitialized(consts[ins[pc + 3]!] as Name, code.spans[at]);
             stack[sp++] = v;
             pc += 4;
             continue;
@@ -539,7 +550,7 @@ export class Vm implements Runtime {
           case 6: { // GLOBAL
             const cell = consts[ins[pc + 1]!] as GlobalCell;
             const v = cell.value;
-            if (v === UNASSIGNED) throw unbound(cell.name, code.spans[at]);
+            if (v === L_UNASSIGNED) throw unbound(cell.name, code.spans[at]);
             stack[sp++] = v;
             pc += 2;
             continue;
@@ -552,21 +563,21 @@ export class Vm implements Runtime {
             let e = env;
             for (let d = ins[pc + 1]!; d > 0; d--) e = e[0] as unknown as Env;
             e[ins[pc + 2]!] = stack[--sp]!;
-            stack[sp++] = NO_VALUES;
+            stack[sp++] = L_NO_VALUES;
             pc += 3;
             continue;
           }
           case 9: { // SET_GLOBAL
             const cell = consts[ins[pc + 1]!] as GlobalCell;
-            if (cell.value === UNASSIGNED) throw setUnbound(cell.name, code.spans[at]);
+            if (cell.value === L_UNASSIGNED) throw setUnbound(cell.name, code.spans[at]);
             cell.value = stack[--sp]!;
-            stack[sp++] = NO_VALUES;
+            stack[sp++] = L_NO_VALUES;
             pc += 2;
             continue;
           }
           case 10: { // DEFINE_GLOBAL
             (consts[ins[pc + 1]!] as GlobalCell).value = stack[--sp]!;
-            stack[sp++] = NO_VALUES;
+            stack[sp++] = L_NO_VALUES;
             pc += 2;
             continue;
           }
@@ -575,11 +586,11 @@ export class Vm implements Runtime {
             pc += 2;
             continue;
           case 12: // UNASSIGN
-            env[ins[pc + 1]!] = UNASSIGNED;
+            env[ins[pc + 1]!] = L_UNASSIGNED;
             pc += 2;
             continue;
           case 13: // CLOSURE
-            stack[sp++] = new Closure(consts[ins[pc + 1]!] as CodeObject, env);
+            stack[sp++] = new L_Closure(consts[ins[pc + 1]!] as CodeObject, env);
             pc += 2;
             continue;
           case 14: // POP
@@ -587,14 +598,14 @@ export class Vm implements Runtime {
             pc += 1;
             continue;
           case 15: // REQUIRE_ONE
-            if (stack[sp - 1] instanceof MultipleValues) throw mvMisuse(code.spans[at]!);
+            if (stack[sp - 1] instanceof L_MultipleValues) throw mvMisuse(code.spans[at]!);
             pc += 1;
             continue;
           case 16: { // VALUES
             const n = ins[pc + 1]!;
             const vals = stack.slice(sp - n, sp);
             sp -= n;
-            stack[sp++] = vals.length === 0 ? NO_VALUES : new MultipleValues(vals);
+            stack[sp++] = vals.length === 0 ? L_NO_VALUES : new L_MultipleValues(vals);
             pc += 2;
             continue;
           }
@@ -613,7 +624,7 @@ export class Vm implements Runtime {
             const fnAt = sp - argc - 1;
             const fn = stack[fnAt]!;
             pc += 2;
-            if (fn instanceof Closure) {
+            if (fn instanceof L_Closure) {
               const callee = fn.code as CodeObject;
               if (argc === callee.required && !callee.rest) {
                 // Inline fast path: fixed arity closure.
@@ -624,7 +635,7 @@ export class Vm implements Runtime {
                   sp = bp;
                 } else {
                   sp = fnAt;
-                  if (++this.depth > CALL_DEPTH_LIMIT) {
+                  if (++this.depth > L_CALL_DEPTH_LIMIT) {
                     this.depth--;
                     this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
                     throw recursionLimit(code.spans[at]);
@@ -651,7 +662,7 @@ export class Vm implements Runtime {
             const args = stack.slice(fnAt + 1, sp);
             sp = tail ? bp : fnAt;
             this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
-            if (tail && fn instanceof Primitive && fn.control === null) {
+            if (tail && fn instanceof L_Primitive && fn.control === null) {
               // Tail call of a plain primitive: compute, then return the value.
               const n = args.length;
               if (n < fn.minArgs || n > fn.maxArgs) throw arityError(fn, n, code.spans[at]!);
@@ -777,7 +788,7 @@ export class Vm implements Runtime {
           case 32: // CONS
             siteCode = code;
             sitePc = at;
-            stack[sp - 2] = new Pair(stack[sp - 2]!, stack[sp - 1]!);
+            stack[sp - 2] = new L_Pair(stack[sp - 2]!, stack[sp - 1]!);
             sp--;
             pc += 2;
             continue;
@@ -789,7 +800,7 @@ export class Vm implements Runtime {
             const p = stack[sp - 1]!;
             siteCode = code;
             sitePc = at;
-            if (p instanceof Pair) {
+            if (p instanceof L_Pair) {
               stack[sp - 1] = p.car;
               pc += 2;
               continue;
@@ -800,7 +811,7 @@ export class Vm implements Runtime {
             const p = stack[sp - 1]!;
             siteCode = code;
             sitePc = at;
-            if (p instanceof Pair) {
+            if (p instanceof L_Pair) {
               stack[sp - 1] = p.cdr;
               pc += 2;
               continue;
@@ -810,13 +821,13 @@ export class Vm implements Runtime {
           case 36: // NULLP
             siteCode = code;
             sitePc = at;
-            stack[sp - 1] = stack[sp - 1] === NIL;
+            stack[sp - 1] = stack[sp - 1] === L_NIL;
             pc += 2;
             continue;
           case 37: // PAIRP
             siteCode = code;
             sitePc = at;
-            stack[sp - 1] = stack[sp - 1] instanceof Pair;
+            stack[sp - 1] = stack[sp - 1] instanceof L_Pair;
             pc += 2;
             continue;
           case 38: // NOT

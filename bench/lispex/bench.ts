@@ -1,0 +1,111 @@
+// Lispex benchmark: the tree evaluator and the bytecode VM side by side with BiwaScheme (npm,
+// in this process) and Guile 3 interpreted (`guile --no-auto-compile`, timed inside Guile so
+// startup is excluded) on the same programs. Prints the best of N runs per engine and the
+// ratios the brief sets as goals (VM ≥ 3× tree, ≥ 10× BiwaScheme, within 2× of Guile).
+//
+//   node --import tsx bench/lispex/bench.ts [--runs 3] [--full]
+//
+// BiwaScheme takes minutes on fib(30); it is skipped there unless --full is given.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LispexEvaluator } from '../../engines/lispex/index.js';
+import { PROGRAMS, type BenchProgram } from './programs.js';
+
+const args = process.argv.slice(2);
+const RUNS = Number(args[args.indexOf('--runs') + 1] ?? 3) || 3;
+const FULL = args.includes('--full');
+
+const LIMITS = {
+  'frontend-transition-limit': 20_000_000,
+  'token-limit': 2_000_000,
+  'normalization-step-limit': 20_000_000,
+  'machine-transition-limit': 1_000_000_000,
+  'output-byte-limit': 1_048_576,
+};
+
+type Engine = 'vm' | 'tree' | 'biwascheme' | 'guile';
+
+function best(times: number[]): number {
+  return Math.min(...times);
+}
+
+function lispex(p: BenchProgram, route: 'tree' | 'vm'): number {
+  const ev = new LispexEvaluator();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    const o = ev.run(p.source, { route, limits: LIMITS });
+    times.push(performance.now() - t);
+    const got = o.values.map((v) => v.printed).join(' ');
+    if (o.status !== 'ok' || got !== p.expected) throw new Error(`${route} ${p.name}: ${o.status} ${got} ${o.diagnostics.map((d) => d.rendered)}`);
+  }
+  return best(times);
+}
+
+const require = createRequire(import.meta.url);
+let biwa: { run(src: string): unknown } | null = null;
+try {
+  biwa = require('biwascheme') as { run(src: string): unknown };
+} catch {
+  biwa = null;
+}
+
+function biwascheme(p: BenchProgram): number | null {
+  if (biwa === null) return null;
+  if (p.name === 'fib(30)' && !FULL) return null;
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    const r = biwa.run(p.source);
+    times.push(performance.now() - t);
+    if (String(r) !== p.expected) throw new Error(`biwascheme ${p.name}: ${String(r)}`);
+  }
+  return best(times);
+}
+
+function guile(p: BenchProgram, dir: string): number | null {
+  const file = join(dir, 'bench.scm');
+  // Definitions first, then the timed final expression (startup and definition excluded).
+  const lastOpen = p.source.lastIndexOf('\n(');
+  const defs = p.source.slice(0, lastOpen);
+  const expr = p.source.slice(lastOpen + 1);
+  writeFileSync(file, `${defs}
+(define (run-once) (let* ((t0 (get-internal-real-time)) (v ${expr}) (t1 (get-internal-real-time)))
+  (write v) (display " ") (display (exact->inexact (/ (* 1000 (- t1 t0)) internal-time-units-per-second))) (newline)))
+${Array.from({ length: RUNS }, () => '(run-once)').join('\n')}
+`);
+  const r = spawnSync('guile', ['--no-auto-compile', file], { encoding: 'utf8', timeout: 600_000 });
+  if (r.error !== undefined || r.status !== 0) return null;
+  const times: number[] = [];
+  for (const line of r.stdout.trim().split('\n')) {
+    const [v, ms] = line.split(' ');
+    if (v !== p.expected) throw new Error(`guile ${p.name}: ${line}`);
+    times.push(Number(ms));
+  }
+  return best(times);
+}
+
+const fmt = (ms: number | null) => (ms === null ? 'n/a' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+const ratio = (a: number | null, b: number | null) => (a === null || b === null ? 'n/a' : (a / b).toFixed(2) + '×');
+
+const dir = mkdtempSync(join(tmpdir(), 'lispex-bench-'));
+try {
+  console.log(`Lispex benchmark — best of ${RUNS} runs, milliseconds (node ${process.version})`);
+  console.log('| program | VM | tree | BiwaScheme | Guile 3 (interpreted) | tree/VM | BiwaScheme/VM | VM/Guile |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const p of PROGRAMS) {
+    const r: Record<Engine, number | null> = {
+      vm: lispex(p, 'vm'),
+      tree: lispex(p, 'tree'),
+      biwascheme: biwascheme(p),
+      guile: guile(p, dir),
+    };
+    console.log(`| ${p.name} | ${fmt(r.vm)} | ${fmt(r.tree)} | ${fmt(r.biwascheme)} | ${fmt(r.guile)} | ${ratio(r.tree, r.vm)} | ${ratio(r.biwascheme, r.vm)} | ${ratio(r.vm, r.guile)} |`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
