@@ -203,6 +203,29 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(host.jobs.at(-1)?.route, 'tree');
     });
 
+    test('every value kind is projected within the output schema', async () => {
+      const source =
+        "(define v (vector 1)) (vector-set! v 0 v) " +
+        "(values '() #t 12345678901234567890 -1/3 2.5 #\\x3bb 'sym \"str\" '(1 2) '(1 . 2) #(1) #u8(7) car (lambda (x) x) " +
+        "(guard (e (#t e)) (error \"boom\" 1)) v)";
+      const r = await call('lispex_eval', { source });
+      assert.equal(r.isError, false, JSON.stringify(payload(r)).slice(0, 300));
+      const result = payload(r);
+      assert.deepEqual(r.structuredContent, result);
+      assert.deepEqual(
+        result.values.map((v: { value: { kind: string } }) => v.value.kind),
+        ['nil', 'boolean', 'integer', 'rational', 'finite-real', 'character', 'symbol', 'string', 'proper-list',
+          'improper-list', 'vector', 'bytevector', 'procedure', 'procedure', 'error-object', 'vector'],
+      );
+      assert.deepEqual(
+        result.values.slice(0, 15).map((v: { portable: boolean }) => v.portable),
+        [true, true, true, true, true, true, true, true, true, true, true, true, false, false, false],
+      );
+      // A vector that contains itself: the inner occurrence is projected as cyclic.
+      assert.equal(result.values[15].value.items[0].kind, 'cyclic');
+      assert.equal(result.values[15].printed, '#0=#(#0#)');
+    });
+
     test('input is bound as input, and hashed', async () => {
       const input = '(3 "four" #\\5)';
       const result = payload(await call('lispex_eval', { source: '(cadr input)', input }));
