@@ -41,7 +41,14 @@ export function serveEvaluations(run: RunJob): void {
       });
       return;
     }
-    const bytes = Buffer.byteLength(JSON.stringify(observation), 'utf8');
+    let bytes: number;
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(observation), 'utf8');
+    } catch (error) {
+      // E.g. a value nested too deeply for JSON: there is no observation to deliver.
+      reply({ type: 'engine-failure', id, message: `the observation cannot be serialized: ${(error as Error).message}` });
+      return;
+    }
     if (bytes > bounds.maxObservationBytes) {
       reply({
         type: 'over-bound',
@@ -56,7 +63,11 @@ export function serveEvaluations(run: RunJob): void {
       });
       return;
     }
-    reply({ type: 'observation', id, observation });
+    try {
+      reply({ type: 'observation', id, observation });
+    } catch (error) {
+      reply({ type: 'engine-failure', id, message: `the observation cannot be transferred: ${(error as Error).message}` });
+    }
   });
   reply({ type: 'ready' });
 }
