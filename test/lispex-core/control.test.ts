@@ -142,3 +142,34 @@ describe('multiple values and letrec', () => {
     assert.equal(failure('(define (f) (define x y) (define y 1) x) (f)').code, 'E321');
   });
 });
+
+describe('the control family rows, each on both routes', () => {
+  const cases: [string, string, string][] = [
+    ['apply', "(apply list 1 2 '(3 4))", '(1 2 3 4)'],
+    ['call/cc', '(call/cc (lambda (k) (k 1) 2))', '1'],
+    ['call-with-current-continuation', '(call-with-current-continuation (lambda (k) 3))', '3'],
+    ['call-with-values', '(call-with-values (lambda () (values 1 2)) cons)', '(1 . 2)'],
+    ['dynamic-wind', "(dynamic-wind (lambda () 0) (lambda () 'body) (lambda () 1))", 'body'],
+    ['with-exception-handler', "(with-exception-handler (lambda (c) 'h) (lambda () (raise-continuable 1)))", 'h'],
+    ['error', '(guard (e (#t (error-object-message e))) (error "msg"))', '"msg"'],
+    ['raise', "(guard (e (#t e)) (raise 'r))", 'r'],
+    ['raise-continuable', '(with-exception-handler (lambda (c) (+ c 1)) (lambda () (raise-continuable 41)))', '42'],
+    ['values', '(call-with-values (lambda () (values)) list)', '()'],
+  ];
+  for (const [name, src, expected] of cases) {
+    test(`${name}`, () => assert.equal(value(src), expected));
+  }
+
+  test('control primitives are first-class procedures', () => {
+    assert.equal(value("(map (lambda (f) (procedure? f)) (list apply call/cc values raise error dynamic-wind))"), '(#t #t #t #t #t #t)');
+    assert.equal(value('(apply call/cc (list (lambda (k) (k 9))))'), '9');
+    assert.equal(value('(eq? call/cc call-with-current-continuation)'), '#t');
+  });
+
+  test('arity and argument checks of control primitives', () => {
+    assert.equal(failure('(call/cc 1)').code, 'E312');
+    assert.equal(failure("(apply + 1 '(2 . 3))").code, 'E312');
+    assert.equal(failure('(dynamic-wind (lambda () 1) (lambda () 2))').code, 'E302');
+    assert.equal(failure('(error 42)').code, 'E312');
+  });
+});
