@@ -7,9 +7,8 @@
 import { LispexError, type SourcePosition, type Span } from './diagnostics.js';
 import { ResourceExhausted, type Meter } from './meter.js';
 import { EOF, SourceCursor } from './source.js';
-import {
-  Bytevector, Char, Flonum, LString, LVector, NIL, Pair, Ratnum, Sym, normalizeInteger, type Value,
-} from './values.js';
+import { parseNumber } from './numbers.js';
+import { Bytevector, Char, LString, LVector, NIL, Pair, Sym, type Value } from './values.js';
 
 // ---------------------------------------------------------------------------------------------
 // Syntax trees
@@ -39,93 +38,16 @@ export function syntaxToValue(s: Syntax): Value {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Number syntax (also usable by string->number)
+// Number syntax is L2's `parseNumber` (numbers.ts), the same parser `string->number` uses, so
+// the reader and the primitive agree on every spelling.
 
-/** Parse R7RS number syntax. Returns null when `text` is not a number, 'nonfinite' for ±inf/nan. */
-export function parseNumber(text: string, defaultRadix = 10): Value | null | 'nonfinite' {
-  let radix = defaultRadix;
-  let exactness: 'e' | 'i' | null = null;
-  let i = 0;
-  let sawRadix = false;
-  while (i + 1 < text.length && text[i] === '#') {
-    const p = text[i + 1]!.toLowerCase();
-    if ((p === 'e' || p === 'i') && exactness === null) exactness = p;
-    else if (!sawRadix && (p === 'x' || p === 'b' || p === 'o' || p === 'd')) {
-      radix = p === 'x' ? 16 : p === 'b' ? 2 : p === 'o' ? 8 : 10;
-      sawRadix = true;
-    } else return null;
-    i += 2;
-  }
-  const body = text.slice(i);
-  if (body.length === 0) return null;
-  const lower = body.toLowerCase();
-  if (lower === '+inf.0' || lower === '-inf.0' || lower === '+nan.0' || lower === '-nan.0') return 'nonfinite';
-  const digits = radix === 16 ? '[0-9a-fA-F]' : radix === 8 ? '[0-7]' : radix === 2 ? '[01]' : '[0-9]';
-  const intRe = new RegExp(`^([+-]?)(${digits}+)$`);
-  const ratRe = new RegExp(`^([+-]?)(${digits}+)/(${digits}+)$`);
-  let m = intRe.exec(body);
-  if (m !== null) {
-    const n = parseBigInt(m[2]!, radix) * (m[1] === '-' ? -1n : 1n);
-    return exactness === 'i' ? finiteFlonum(Number(n)) : normalizeInteger(n);
-  }
-  m = ratRe.exec(body);
-  if (m !== null) {
-    const num = parseBigInt(m[2]!, radix) * (m[1] === '-' ? -1n : 1n);
-    const den = parseBigInt(m[3]!, radix);
-    if (den === 0n) return null;
-    if (exactness === 'i') return finiteFlonum(Number(num) / Number(den));
-    return makeRational(num, den);
-  }
-  if (radix !== 10) return null;
-  const dec = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(body);
-  if (dec === null) return null;
-  const intPart = dec[2] ?? '';
-  const fracPart = dec[3] ?? '';
-  if (intPart.length === 0 && fracPart.length === 0) return null;
-  if (exactness === 'e') {
-    const exp = BigInt(dec[4] ?? '0') - BigInt(fracPart.length);
-    let num = BigInt(intPart + fracPart || '0') * (dec[1] === '-' ? -1n : 1n);
-    let den = 1n;
-    if (exp >= 0n) num *= 10n ** exp;
-    else den = 10n ** -exp;
-    return makeRational(num, den);
-  }
-  const v = Number(body);
-  if (!Number.isFinite(v)) return 'nonfinite';
-  return new Flonum(v);
+/** Reader view of number syntax: the value, null (not a number), or 'nonfinite' (E314). */
+export function readNumber(text: string): Value | null | 'nonfinite' {
+  const r = parseNumber(text);
+  return r.kind === 'number' ? r.value : r.kind === 'nonfinite' ? 'nonfinite' : null;
 }
 
-function finiteFlonum(v: number): Flonum | 'nonfinite' {
-  return Number.isFinite(v) ? new Flonum(v) : 'nonfinite';
-}
-
-function parseBigInt(digits: string, radix: number): bigint {
-  if (radix === 10) return BigInt(digits);
-  const prefix = radix === 16 ? '0x' : radix === 8 ? '0o' : '0b';
-  return BigInt(prefix + digits);
-}
-
-function gcd(a: bigint, b: bigint): bigint {
-  if (a < 0n) a = -a;
-  if (b < 0n) b = -b;
-  while (b !== 0n) [a, b] = [b, a % b];
-  return a;
-}
-
-/** Exact num/den (den ≠ 0) as an integer or a reduced Ratnum. */
-export function makeRational(num: bigint, den: bigint): Value {
-  if (den < 0n) {
-    num = -num;
-    den = -den;
-  }
-  const g = gcd(num, den);
-  if (g > 1n) {
-    num /= g;
-    den /= g;
-  }
-  return den === 1n ? normalizeInteger(num) : new Ratnum(num, den);
-}
+export { readNumber as parseNumber };
 
 // ---------------------------------------------------------------------------------------------
 // Characters and delimiters
@@ -295,7 +217,7 @@ class Reader {
       this.dot(start);
       return;
     }
-    const num = parseNumber(text);
+    const num = readNumber(text);
     if (num === 'nonfinite') throw new LispexError('E314', 'non-finite inexact number', [], start);
     if (num !== null) {
       this.meter.chargeToken();
@@ -357,7 +279,7 @@ class Reader {
       this.complete({ t: 'atom', value: lower === '#t' || lower === '#true', span: this.span(start, startByte) });
       return;
     }
-    const num = parseNumber(text);
+    const num = readNumber(text);
     if (num === 'nonfinite') throw new LispexError('E314', 'non-finite inexact number', [], start);
     if (num !== null) {
       this.meter.chargeToken();
