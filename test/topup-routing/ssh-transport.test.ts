@@ -285,6 +285,28 @@ describe('router over SSH with a stand-in remote daemon', () => {
   });
 });
 
+describe('TOPUP_REMOTE_COMMAND', () => {
+  let sshd: SshdFixture;
+  let h: Harness;
+  before(async () => {
+    // The remote PATH's `topup` is broken; the configured command is the stand-in under another name.
+    sshd = await startSshd({ remoteTopupScript: '#!/bin/sh\necho "wrong topup" >&2\nexit 3\n' });
+    writeFileSync(join(sshd.remoteBinDir, 'topup-alt'), standInWrapper(), { mode: 0o755 });
+    h = await startHarness({ home: sshd.clientHome, env: { HOME: sshd.clientHome, TOPUP_REMOTE_COMMAND: 'topup-alt' }, ssh: { agentSocket: '' } });
+  });
+  after(async () => {
+    await h.close();
+    await sshd.close();
+  });
+
+  test('replaces the remote command that starts the daemon', async () => {
+    const r = await h.call('start_session', { host: sshd.hostAlias });
+    assert.equal(r.isError, false, JSON.stringify(r.payload));
+    const who = parseToolPayload(await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext())) as { home: string };
+    assert.equal(who.home, sshd.remoteHome);
+  });
+});
+
 describe('start_session failures carry their phase', () => {
   let sshd: SshdFixture;
   let h: Harness;

@@ -82,7 +82,7 @@ export class RemoteHost extends RoutedPeer {
         options.log(`topup routing: nothing listens on ${name}:${socket} (${(firstErr as Error).message}); starting ${options.remoteCommand}`);
         await RemoteHost.spawnDaemon(ssh, name, socket, options);
         try {
-          transport = await ssh.streamLocalTransport(socket);
+          transport = await RemoteHost.openAfterSpawn(ssh, socket);
         } catch (err) {
           throw remoteError(name, 'spawn', `the daemon is listening on ${socket}, but the forwarded connection to it failed: ${(err as Error).message} (the host's sshd must allow stream-local forwarding: AllowStreamLocalForwarding yes, and AllowTcpForwarding not "no", which OpenSSH also applies to Unix sockets)`);
         }
@@ -112,6 +112,22 @@ export class RemoteHost extends RoutedPeer {
     } catch (err) {
       ssh.close();
       throw err;
+    }
+  }
+
+  /**
+   * The socket file appears at bind(); the daemon accepts only after listen(), a moment later (a
+   * busy host can preempt it in between). Retry the channel briefly before calling it a failure.
+   */
+  private static async openAfterSpawn(ssh: SshConnection, socket: string) {
+    const deadline = Date.now() + 3_000;
+    for (;;) {
+      try {
+        return await ssh.streamLocalTransport(socket);
+      } catch (err) {
+        if (Date.now() > deadline || ssh.isClosed) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
   }
 

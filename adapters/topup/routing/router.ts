@@ -24,7 +24,7 @@ export interface SessionRouterOptions {
   env?: NodeJS.ProcessEnv;
   /** How to run a child topup for a named session. Default: this very bin (process.argv[1]) with the same node flags. */
   childCommand?: ChildCommand;
-  /** Shell command that runs topup on a remote host. Default: `topup`. */
+  /** Shell command that runs topup on a remote host. Default: $TOPUP_REMOTE_COMMAND, else `topup`. */
   remoteCommand?: string;
   ssh?: {
     /** Default <home>/.ssh/config. */
@@ -207,7 +207,7 @@ export class SessionRouter implements TopupRouter {
     const peer = await RemoteHost.start(host, {
       ssh: this.sshOptions(),
       remoteSocket,
-      remoteCommand: this.options.remoteCommand ?? 'topup',
+      remoteCommand: this.options.remoteCommand ?? (this.env.TOPUP_REMOTE_COMMAND || 'topup'),
       ...(this.options.startTimeoutMs ? { spawnTimeoutMs: this.options.startTimeoutMs } : {}),
       log: this.log,
     });
