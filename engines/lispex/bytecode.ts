@@ -58,6 +58,8 @@ export enum Op {
   GUARD_POP,
   // Fast paths for unshadowed primitives; operand k = the primitive (fallback and errors).
   ADD, SUB, MUL, LT, GT, LE, GE, NUM_EQ, CONS, EQ, CAR, CDR, NULLP, PAIRP, NOT, ZEROP,
+  // A test fused with the branch of an `if`: operands k (the primitive), a (jump when false).
+  JLT, JGT, JLE, JGE, JNUM_EQ, JNULLP, JPAIRP,
 }
 
 /** Operand count per opcode (all operands are one Int32 each). */
@@ -68,14 +70,15 @@ export const OPERANDS: Readonly<Record<number, number>> = {
   [Op.JUMP]: 1, [Op.JUMP_IF_FALSE]: 1, [Op.CALL]: 1, [Op.TAIL_CALL]: 1, [Op.RETURN]: 0, [Op.GUARD_PUSH]: 1,
   [Op.GUARD_POP]: 0, [Op.ADD]: 1, [Op.SUB]: 1, [Op.MUL]: 1, [Op.LT]: 1, [Op.GT]: 1, [Op.LE]: 1, [Op.GE]: 1,
   [Op.NUM_EQ]: 1, [Op.CONS]: 1, [Op.EQ]: 1, [Op.CAR]: 1, [Op.CDR]: 1, [Op.NULLP]: 1, [Op.PAIRP]: 1, [Op.NOT]: 1,
-  [Op.ZEROP]: 1,
+  [Op.ZEROP]: 1, [Op.JLT]: 2, [Op.JGT]: 2, [Op.JLE]: 2, [Op.JGE]: 2, [Op.JNUM_EQ]: 2, [Op.JNULLP]: 2, [Op.JPAIRP]: 2,
 };
 
 export const OP_NAMES: readonly string[] = [
   'const', 'local', 'local1', 'lexical', 'local-checked', 'lexical-checked', 'global', 'primitive', 'set-lexical',
   'set-global', 'define-global', 'init-local', 'unassign', 'closure', 'pop', 'require-one', 'values', 'jump',
   'jump-if-false', 'call', 'tail-call', 'return', 'guard-push', 'guard-pop', 'add', 'sub', 'mul', 'lt', 'gt', 'le',
-  'ge', 'num-eq', 'cons', 'eq', 'car', 'cdr', 'null?', 'pair?', 'not', 'zero?',
+  'ge', 'num-eq', 'cons', 'eq', 'car', 'cdr', 'null?', 'pair?', 'not', 'zero?', 'jump-unless-lt', 'jump-unless-gt',
+  'jump-unless-le', 'jump-unless-ge', 'jump-unless-num-eq', 'jump-unless-null?', 'jump-unless-pair?',
 ];
 
 /** The contract's 22 opcode names and the opcodes of this VM that realize each. */
@@ -97,7 +100,7 @@ export const OPCODE_CONTRACT_NAMES: Readonly<Record<string, readonly string[]>> 
   'initialize-lexical': ['init-local'],
   'leave-scope': [],
   jump: ['jump'],
-  'jump-if-false': ['jump-if-false'],
+  'jump-if-false': ['jump-if-false', 'jump-unless-lt', 'jump-unless-gt', 'jump-unless-le', 'jump-unless-ge', 'jump-unless-num-eq', 'jump-unless-null?', 'jump-unless-pair?'],
   call: ['call', 'add', 'sub', 'mul', 'lt', 'gt', 'le', 'ge', 'num-eq', 'cons', 'eq', 'car', 'cdr', 'null?', 'pair?', 'not', 'zero?'],
   'tail-call': ['tail-call'],
   guard: ['guard-push', 'guard-pop'],

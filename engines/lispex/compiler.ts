@@ -21,6 +21,13 @@ const FAST_OPS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
   ['zero?', { op: Op.ZEROP, argc: 1 }],
 ]);
 
+/** Tests fused with the branch of an `if` (jump when the test is false). */
+const FUSED_TESTS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
+  ['<', { op: Op.JLT, argc: 2 }], ['>', { op: Op.JGT, argc: 2 }], ['<=', { op: Op.JLE, argc: 2 }],
+  ['>=', { op: Op.JGE, argc: 2 }], ['=', { op: Op.JNUM_EQ, argc: 2 }], ['null?', { op: Op.JNULLP, argc: 1 }],
+  ['pair?', { op: Op.JPAIRP, argc: 1 }],
+]);
+
 class FrameInfo {
   size = 1; // slot 0 holds the parent environment
   alloc(): number {
@@ -85,8 +92,10 @@ class Emitter {
     return i;
   }
 
+  /** Set the jump target of the jump instruction at `at` (its last operand). */
   patch(at: number, target: number): void {
-    this.code[at + 1] = target;
+    const op = this.code[at]!;
+    this.code[at + (op === Op.JUMP || op === Op.JUMP_IF_FALSE || op === Op.GUARD_PUSH ? 1 : 2)] = target;
   }
 
   here(): number {
@@ -148,8 +157,7 @@ export class Compiler {
         return false;
       }
       case 'if': {
-        this.compileOne(node.test, scope, em, node.span);
-        const jf = em.emit(Op.JUMP_IF_FALSE, node.span, 0);
+        const jf = this.test(node.test, scope, em, node.span);
         const m1 = this.compile(node.then, scope, em, tail);
         let jend = -1;
         if (!tail) jend = em.emit(Op.JUMP, node.span, 0);
@@ -245,6 +253,23 @@ export class Compiler {
         return true;
       }
     }
+  }
+
+  /**
+   * Compile an `if` test and its conditional jump; returns the jump instruction to patch. A test
+   * that is a fusable primitive comparison becomes one compare-and-branch instruction.
+   */
+  private test(test: Core, scope: Scope, em: Emitter, ifSpan: Span): number {
+    if (test.k === 'application' && test.fn.k === 'variable') {
+      const prim = this.stablePrimitive(test.fn.name, scope);
+      const fused = prim !== null ? FUSED_TESTS.get(prim.name) : undefined;
+      if (prim !== null && fused !== undefined && fused.argc === test.args.length) {
+        for (const a of test.args) this.compileOne(a, scope, em, test.span);
+        return em.emit(fused.op, test.span, em.constant(prim), 0);
+      }
+    }
+    this.compileOne(test, scope, em, ifSpan);
+    return em.emit(Op.JUMP_IF_FALSE, ifSpan, 0);
   }
 
   private application(node: CApplication, scope: Scope, em: Emitter, tail: boolean): boolean {

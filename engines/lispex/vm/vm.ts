@@ -61,7 +61,7 @@ const START: SourcePosition = { line: 1, column: 1 };
 
 export class Vm implements Runtime {
   // Value stack.
-  private stack: Value[] = new Array<Value>(1024);
+  private stack: Value[] = new Array<Value>(1024).fill(NIL);
   // Control stack (parallel arrays).
   private cKind: number[] = [];
   private cCode: (CodeObject | null)[] = [];
@@ -648,7 +648,6 @@ export class Vm implements Runtime {
                   this.cEnv[i] = env;
                   this.cBp[i] = bp;
                   this.cSp[i] = sp;
-                  this.cMarker[i] = null;
                   bp = sp;
                 }
                 code = callee;
@@ -847,6 +846,34 @@ export class Vm implements Runtime {
             }
             break;
           }
+          case 40: case 41: case 42: case 43: case 44: { // JLT JGT JLE JGE JNUM_EQ
+            const b = stack[sp - 1]!, a = stack[sp - 2]!;
+            siteCode = code;
+            sitePc = at;
+            const op = ins[pc]!;
+            let r: boolean;
+            if (typeof a === 'number' && typeof b === 'number') {
+              r = op === 40 ? a < b : op === 41 ? a > b : op === 42 ? a <= b : op === 43 ? a >= b : a === b;
+            } else {
+              const prim = consts[ins[pc + 1]!] as Primitive;
+              this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+              r = prim.fn([a, b], this) !== false;
+              steps = meter.machine;
+            }
+            sp -= 2;
+            pc = r ? pc + 3 : ins[pc + 2]!;
+            continue;
+          }
+          case 45: // JNULLP
+            siteCode = code;
+            sitePc = at;
+            pc = stack[--sp] === L_NIL ? pc + 3 : ins[pc + 2]!;
+            continue;
+          case 46: // JPAIRP
+            siteCode = code;
+            sitePc = at;
+            pc = stack[--sp] instanceof L_Pair ? pc + 3 : ins[pc + 2]!;
+            continue;
           default:
             throw new Error(`internal: bad opcode ${ins[pc]} at ${pc}`);
         }
