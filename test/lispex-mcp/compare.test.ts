@@ -57,6 +57,7 @@ describe('lispex_compare_routes: court tree-rust on the real engine', () => {
     ['input', '(map (lambda (x) (* x x)) input)', '(1 2 3)', 'ok'],
     ['a runtime error', '(display "kept") (vector-ref (vector 1 2) 5)', undefined, 'runtime-error'],
     ['a reader error', '(1 . )', undefined, 'source-error'],
+    ['a recursion-limit', '(define (f n) (+ 1 (f n))) (f 1)', undefined, 'resource'],
     ['a resource exhaustion', '(define s (make-string 50000 #\\a)) (let loop () (display s) (loop))', undefined, 'resource'],
   ];
   for (const [title, source, input, status] of programs) {

@@ -276,6 +276,33 @@ describe('Lispex tools over the official client (in memory)', () => {
     });
   });
 
+  describe('host safety and cancellation', () => {
+    test('deep non-tail recursion ends in recursion-limit inside the worker (no JS stack overflow)', async () => {
+      const result = payload(await call('lispex_eval', { source: '(define (f n) (+ 1 (f n))) (display "x") (f 1)' }));
+      assert.equal(result.status, 'resource');
+      assert.equal(result.exit_status, 2);
+      assert.equal(result.stdout.text, '');
+      assert.equal(result.resource_outcome.limit, 'non-tail-call-depth');
+      assert.deepEqual(result.diagnostics.map((d: { code: string }) => d.code), ['recursion-limit']);
+      assert.ok(result.metrics.call_depth_limit > 0);
+    });
+
+    test('a cancelled call terminates its worker (the host reports cancelled)', async () => {
+      const controller = new AbortController();
+      const before = host.jobs.length;
+      const pending = client.callTool(
+        { name: 'lispex_eval', arguments: { source: '(let loop ((x (expt 7 300000))) (loop (* x 7)))' } },
+        undefined,
+        { signal: controller.signal },
+      );
+      await waitFor(() => host.jobs.length > before);
+      controller.abort();
+      await assert.rejects(pending);
+      await waitFor(() => host.outcomes.length > before);
+      assert.equal(host.outcomes.at(-1)?.kind, 'cancelled');
+    });
+  });
+
   describe('fixed bounds, enforced before any evaluation', () => {
     // é is two UTF-8 bytes: the bound counts bytes, not characters.
     const padded = (bytes: number): string => `1;${'é'.repeat((bytes - 3) / 2)}x`;
@@ -351,3 +378,11 @@ describe('Lispex tools over the official client (in memory)', () => {
     });
   });
 });
+
+async function waitFor(condition: () => boolean, deadlineMs = 20_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error('condition not reached before the deadline');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
