@@ -14,6 +14,7 @@ import {
   ResourceExhausted, profileById,
 } from './meter.js';
 import { normalizeProgram, type IntrinsicName } from './normalizer.js';
+import { PROJECTION_DEPTH_LIMIT } from './observation.js';
 import type {
   DiagnosticPhase, DiagnosticRecord, Observation, ObservationStatus, ProjectedValue, ResourceLimits, ResourceOutcome,
   Route, ValueRecord,
@@ -216,7 +217,7 @@ function safeWrite(v: Value): string {
 }
 
 function projectValueRecord(v: Value): ValueRecord {
-  const value = project(v, new Set());
+  const value = project(v, new Set(), 0);
   return { portable: isPortable(value), value, printed: safeWrite(v) };
 }
 
@@ -232,14 +233,19 @@ function isPortable(p: ProjectedValue): boolean {
     case 'error-object':
     case 'unspecified':
     case 'cyclic':
+    case 'too-deep':
       return false;
     default:
       return true;
   }
 }
 
-/** Structured JSON of a value. Lists are walked iteratively; `seen` breaks vector cycles. */
-function project(v: Value, seen: Set<LVector>): ProjectedValue {
+/**
+ * Structured JSON of a value. List spines are walked iteratively; nesting (cars, vector items)
+ * is cut at PROJECTION_DEPTH_LIMIT; `seen` breaks vector cycles.
+ */
+function project(v: Value, seen: Set<LVector>, depth: number): ProjectedValue {
+  if (depth > PROJECTION_DEPTH_LIMIT) return { kind: 'too-deep' };
   if (typeof v === 'number' || typeof v === 'bigint') return { kind: 'integer', value: String(v) };
   if (typeof v === 'boolean') return { kind: 'boolean', value: v };
   if (v === NIL) return { kind: 'nil' };
@@ -253,15 +259,15 @@ function project(v: Value, seen: Set<LVector>): ProjectedValue {
     const items: ProjectedValue[] = [];
     let x: Value = v;
     while (x instanceof Pair) {
-      items.push(project(x.car, seen));
+      items.push(project(x.car, seen, depth + 1));
       x = x.cdr;
     }
-    return x === NIL ? { kind: 'proper-list', items } : { kind: 'improper-list', items, tail: project(x, seen) };
+    return x === NIL ? { kind: 'proper-list', items } : { kind: 'improper-list', items, tail: project(x, seen, depth + 1) };
   }
   if (v instanceof LVector) {
     if (seen.has(v)) return { kind: 'cyclic' };
     seen.add(v);
-    const items = v.items.map((x) => project(x, seen));
+    const items = v.items.map((x) => project(x, seen, depth + 1));
     seen.delete(v);
     return { kind: 'vector', items };
   }

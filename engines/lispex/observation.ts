@@ -47,8 +47,14 @@ export type ProjectedValue =
   | { readonly kind: 'improper-list'; readonly items: readonly ProjectedValue[]; readonly tail: ProjectedValue }
   | { readonly kind: 'vector'; readonly items: readonly ProjectedValue[] }
   | { readonly kind: 'bytevector'; readonly bytes: readonly number[] }
-  /** Not portable: closure, primitive, continuation, error object, unspecified, or a cyclic vector. */
-  | { readonly kind: 'procedure' | 'continuation' | 'error-object' | 'unspecified' | 'cyclic' };
+  /**
+   * Not portable: closure, primitive, continuation, error object, unspecified, a cyclic vector,
+   * or a part nested deeper than PROJECTION_DEPTH_LIMIT (its printed form is still complete).
+   */
+  | { readonly kind: 'procedure' | 'continuation' | 'error-object' | 'unspecified' | 'cyclic' | 'too-deep' };
+
+/** Nesting depth beyond which a value's structured projection is cut (JSON consumers recurse). */
+export const PROJECTION_DEPTH_LIMIT = 500;
 
 export const PORTABLE_KINDS: ReadonlySet<string> = new Set([
   'nil', 'boolean', 'integer', 'rational', 'finite-real', 'character', 'symbol', 'string',
