@@ -56,6 +56,8 @@ export const DEFAULT_TIMEOUT_SEC = 30;
 const REPLAY_TIMEOUT_SEC = 300;
 /** While waiting for an interrupted agent, SIGINT is repeated this often (one may land between phrases). */
 const INTERRUPT_REPEAT_MS = 100;
+/** setTimeout's ceiling (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type InterruptReason = 'timeout' | 'cancelled';
 
@@ -243,20 +245,48 @@ export class OcamlToplevel {
     }, options.signal);
   }
 
-  /** Evaluate sources in order (timeout per element), stopping after the first with an error. */
+  /**
+   * Evaluate sources in order (timeout per element), stopping after the first with an error.
+   * The whole batch is one request: the agent runs the elements back to back and enforces each
+   * element's deadline itself (an interval timer), so a batch costs one round trip.
+   */
   async evalBatch(sources: readonly string[], options: EvalOptions = {}): Promise<EvalBatchResult> {
     const timeout = validateTimeout(options.timeout, this.defaultTimeout);
+    if (sources.length === 0) return { results: [], stopped_on_error: false };
     return this.queue.run(async () => {
-      const results: EvalResult[] = [];
-      for (const source of sources) {
-        const { agent, restart } = await this.liveAgent();
-        const r = await this.evalOn(agent, source, timeout, options.signal, 'append');
-        if (restart && !r.toplevel_restarted) r.toplevel_restarted = restart;
-        results.push(r);
-        if (r.error !== null) return { results, stopped_on_error: true };
-      }
-      return { results, stopped_on_error: false };
+      const { agent, restart } = await this.liveAgent();
+      // Only a safety net for an agent that stops answering: per-element deadlines are the agent's.
+      const outcome = await this.guardedRequest(agent, { op: 'eval_batch', sources, timeout }, timeout * sources.length + 5, options.signal);
+      if (outcome.kind === 'crash') return { results: [outcome.result], stopped_on_error: true };
+      const reply = outcome.reply as unknown as { results: Array<AgentEvalReply & { stdout: string; stderr: string }>; stopped_on_error: boolean };
+      const results = reply.results.map((r) => {
+        this.phraseLog.append(r.logged);
+        const result = this.shapeResult(r);
+        this.putCapped(result, 'stdout', r.stdout);
+        this.putCapped(result, 'stderr', r.stderr);
+        return result;
+      });
+      if (restart && results[0]) results[0].toplevel_restarted = restart;
+      return { results, stopped_on_error: reply.stopped_on_error };
     }, options.signal);
+  }
+
+  /** The agent's eval answer as an EvalResult (stdout/stderr filled in by the caller). */
+  private shapeResult(reply: AgentEvalReply): EvalResult {
+    const result: EvalResult = {
+      value_repr: null,
+      type: reply.type,
+      stdout: '',
+      stderr: '',
+      warnings: reply.warnings,
+      error: reply.error ? reply.error.message : null,
+    };
+    this.putCapped(result, 'value_repr', reply.value_repr);
+    if (reply.error) {
+      result.error_kind = reply.error.kind;
+      result.error_location = reply.error.location;
+    }
+    return result;
   }
 
   /** One eval on a given agent, with timeout, abort and crash recovery. */
@@ -267,37 +297,42 @@ export class OcamlToplevel {
     signal: AbortSignal | undefined,
     log: 'append' | 'replace',
   ): Promise<EvalResult> {
+    const dir = this.agentDir!;
+    const outcome = await this.guardedRequest(agent, { op: 'eval', source }, timeoutSec, signal);
+    if (outcome.kind === 'crash') return outcome.result;
+    const reply = outcome.reply as unknown as AgentEvalReply;
+    if (log === 'append') this.phraseLog.append(reply.logged);
+    else await this.phraseLog.replace(reply.logged);
+    const result = this.shapeResult(reply);
+    this.putCapture(result, dir, 'stdout', reply.stdout_bytes);
+    this.putCapture(result, dir, 'stderr', reply.stderr_bytes);
+    return result;
+  }
+
+  /**
+   * Send an eval-like request that the caller may interrupt (timeout, abort, cancel()). If the
+   * agent dies meanwhile, what user code wrote is kept, a new agent replays the log, and the
+   * answer is an EvalResult saying so.
+   */
+  private async guardedRequest(
+    agent: AgentProcess,
+    req: Record<string, unknown>,
+    timeoutSec: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ kind: 'reply'; reply: AgentReply } | { kind: 'crash'; result: EvalResult }> {
     const running = new RunningEval(agent, this.graceMs);
     const dir = this.agentDir!;
     this.running = running;
-    const timer = setTimeout(() => running.interrupt('timeout'), Math.round(timeoutSec * 1000));
+    const timer = setTimeout(() => running.interrupt('timeout'), Math.min(Math.round(timeoutSec * 1000), MAX_TIMER_MS));
     const onAbort = () => running.interrupt('cancelled');
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     try {
-      const reply = (await agent.request({ op: 'eval', source })) as unknown as AgentEvalReply & AgentReply;
+      const reply = await agent.request(req);
       if (reply.ok !== true) throw new Error(`the OCaml agent failed: ${String(reply.error)}`);
-      if (log === 'append') this.phraseLog.append(reply.logged);
-      else await this.phraseLog.replace(reply.logged);
-      const result: EvalResult = {
-        value_repr: null,
-        type: reply.type,
-        stdout: '',
-        stderr: '',
-        warnings: reply.warnings,
-        error: reply.error ? reply.error.message : null,
-      };
-      this.putCapped(result, 'value_repr', reply.value_repr);
-      this.putCapture(result, dir, 'stdout', reply.stdout_bytes);
-      this.putCapture(result, dir, 'stderr', reply.stderr_bytes);
-      if (reply.error) {
-        result.error_kind = reply.error.kind;
-        result.error_location = reply.error.location;
-      }
-      return result;
+      return { kind: 'reply', reply };
     } catch (err) {
       if (!(err instanceof AgentExitedError)) throw err;
-      // The agent is gone: keep what user code wrote before, start a new one, replay the log.
       const result: EvalResult = { value_repr: null, type: null, stdout: '', stderr: '', warnings: [], error: null };
       this.putCapture(result, dir, 'stdout', -1);
       this.putCapture(result, dir, 'stderr', -1);
@@ -318,7 +353,7 @@ export class OcamlToplevel {
       result.error_kind = unresponsive ? 'timeout' : 'crash';
       result.error_location = null;
       result.toplevel_restarted = restart;
-      return result;
+      return { kind: 'crash', result };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -327,14 +362,11 @@ export class OcamlToplevel {
     }
   }
 
-  private putCapped(result: EvalResult, field: 'value_repr', value: string | null): void {
-    if (value === null) {
-      result.value_repr = null;
-      return;
-    }
+  private putCapped(result: EvalResult, field: 'value_repr' | 'stdout' | 'stderr', value: string | null): void {
+    if (value === null) return;
     const c = this.spiller.limit(field, value);
-    result.value_repr = c.text;
-    if (c.overflow) result.value_repr_overflow = c.overflow;
+    result[field] = c.text;
+    if (c.overflow) result[`${field}_overflow`] = c.overflow;
   }
 
   /** Read a capture file (bytes < 0: size unknown, read whatever is there). */

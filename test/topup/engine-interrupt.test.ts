@@ -96,10 +96,43 @@ describe('OcamlToplevel interrupts', () => {
   test('an agent that ignores the interrupt is killed after the grace period and rebuilt', async () => {
     await engine.eval('let rebuilt = 5');
     // Blocking SIGINT in the agent makes it deaf to the interrupt, like a phrase stuck in C code.
-    const r = await engine.eval('#require "unix";; ignore (Unix.sigprocmask Unix.SIG_BLOCK [Sys.sigint]);; while true do () done', { timeout: 0.2 });
+    assert.equal((await engine.eval('#require "unix";; ignore (Unix.sigprocmask Unix.SIG_BLOCK [Sys.sigint])')).error, null);
+    const r = await engine.eval('while true do () done', { timeout: 0.2 });
     assert.equal(r.error_kind, 'timeout');
     assert.match(r.error!, /did not answer the interrupt within 1000 ms.*replaying \d+ logged phrases/);
     assert.ok(r.toplevel_restarted);
     assert.equal((await engine.eval('rebuilt')).value_repr, '5');
+  });
+});
+
+describe('OcamlToplevel eval_batch deadlines', () => {
+  test('each element has its own timeout; the batch stops at the one that ran out, bindings kept', async () => {
+    const { engine, dir, close } = testEngine();
+    try {
+      const started = startedMarker(dir, 'batch-loop');
+      const r = await engine.evalBatch(['let before = 1', `${started.ocaml}; while true do () done`, 'let after = 2'], { timeout: 0.3 });
+      assert.equal(r.stopped_on_error, true);
+      assert.equal(r.results.length, 2);
+      assert.equal(r.results[1]!.error, 'evaluation timed out');
+      assert.equal(r.results[1]!.toplevel_restarted, undefined);
+      assert.equal((await engine.eval('before')).value_repr, '1');
+      assert.match((await engine.eval('after')).error!, /Unbound value after/);
+      // Elements that each fit their deadline are fine even when the batch as a whole takes longer.
+      const slow = await engine.evalBatch(['Unix.sleepf 0.15', 'Unix.sleepf 0.15', 'Unix.sleepf 0.15'].map((s) => `#require "unix";; ${s}`), { timeout: 0.4 });
+      assert.equal(slow.stopped_on_error, false, JSON.stringify(slow.results.map((x) => x.error)));
+      // cancel() stops the running element and therefore the batch.
+      const spin = startedMarker(dir, 'batch-cancel');
+      const running = engine.evalBatch(['let c = 3', `${spin.ocaml}; while true do () done`, 'let d = 4'], { timeout: 60 });
+      await spin.wait();
+      assert.deepEqual(engine.cancel(), { cancelled: true });
+      const cancelled = await running;
+      assert.equal(cancelled.results.length, 2);
+      assert.equal(cancelled.results[1]!.error, 'evaluation timed out');
+      // Per-element output stays with its element.
+      const out = await engine.evalBatch(['print_string "one"', 'prerr_string "two"; 2']);
+      assert.deepEqual(out.results.map((x) => [x.stdout, x.stderr]), [['one', ''], ['', 'two']]);
+    } finally {
+      await close();
+    }
   });
 });

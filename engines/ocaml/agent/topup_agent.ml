@@ -181,7 +181,7 @@ let workdir =
   | Some d -> d
   | None -> prerr_endline "topup agent: TOPUP_AGENT_WORKDIR is not set"; exit 2
 
-let open_capture name = Unix.openfile (Filename.concat workdir name) [ Unix.O_WRONLY; Unix.O_CREAT; Unix.O_TRUNC; Unix.O_CLOEXEC ] 0o600
+let open_capture name = Unix.openfile (Filename.concat workdir name) [ Unix.O_RDWR; Unix.O_CREAT; Unix.O_TRUNC; Unix.O_CLOEXEC ] 0o600
 let out_capture = open_capture "stdout"
 let err_capture = open_capture "stderr"
 
@@ -214,6 +214,23 @@ let with_capture f =
 (* ---------- interrupts ---------- *)
 
 let rec ignore_sigint () = try Sys.set_signal Sys.sigint Sys.Signal_ignore with Sys.Break -> ignore_sigint ()
+
+(* Per-element deadlines of eval_batch: an interval timer whose SIGALRM raises Sys.Break inside a
+   running phrase (the same path as an interrupt). An alarm between phrases is remembered and
+   stops the element before its next phrase starts. *)
+let in_phrase = ref false
+let alarm_pending = ref false
+let () =
+  Sys.set_signal Sys.sigalrm
+    (Sys.Signal_handle (fun _ -> if !in_phrase then (in_phrase := false; raise Sys.Break) else alarm_pending := true))
+
+let set_deadline seconds =
+  alarm_pending := false;
+  ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.; it_value = seconds })
+
+let clear_deadline () =
+  ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.; it_value = 0. });
+  alarm_pending := false
 
 (* ---------- recording what the toplevel would print ---------- *)
 
@@ -385,14 +402,19 @@ let run_phrase (phr : Parsetree.toplevel_phrase) : phrase_result =
   ignore (take_messages ());
   let snap = Btype.snapshot () in
   let result =
+    if !alarm_pending then `Raised Sys.Break
+    else
     with_capture (fun () ->
         try
+          in_phrase := true;
           Sys.catch_break true;
           let phr = Toploop.preprocess_phrase msg_ppf phr in
           let ok = Toploop.execute_phrase true msg_ppf phr in
+          in_phrase := false;
           ignore_sigint ();
           `Done ok
         with e ->
+          in_phrase := false;
           ignore_sigint ();
           `Raised e)
   in
@@ -450,6 +472,33 @@ let eval_source (source : string) : json =
       ("warnings", Arr (List.rev_map (fun w -> Str w) !warnings));
       ("error", match error with None -> Null | Some f -> failure_json f);
       ("logged", Arr (List.rev_map (fun s -> Str s) !logged)) ]
+
+(* The whole capture file, for answers that carry output inline (eval_batch). *)
+let read_capture fd =
+  let size = (Unix.fstat fd).Unix.st_size in
+  let buf = Bytes.create size in
+  let rec fill off = if off < size then match Unix.read fd buf off (size - off) with 0 -> off | n -> fill (off + n) else off in
+  ignore (Unix.lseek fd 0 Unix.SEEK_SET);
+  let got = fill 0 in
+  Bytes.sub_string buf 0 got
+
+(* Several sources, each an eval with its own deadline; stops after the first with an error.
+   Output is inline: each element's capture files are reused by the next. *)
+let eval_batch sources timeout =
+  let results = ref [] in
+  let rec go = function
+    | [] -> false
+    | src :: rest ->
+      if timeout > 0. then set_deadline timeout;
+      let r = eval_source src in
+      clear_deadline ();
+      let out = read_capture out_capture and err = read_capture err_capture in
+      let r = match r with Obj fields -> Obj (fields @ [ ("stdout", Str out); ("stderr", Str err) ]) | j -> j in
+      results := r :: !results;
+      (match field "error" r with Null -> go rest | _ -> true)
+  in
+  let stopped = go sources in
+  Obj [ ("ok", Bool true); ("results", Arr (List.rev !results)); ("stopped_on_error", Bool stopped) ]
 
 (* ---------- environment ---------- *)
 
@@ -554,6 +603,10 @@ let handle line =
       try
         match str_field "op" req with
         | "eval" -> eval_source (str_field "source" req)
+        | "eval_batch" ->
+          let sources = match field "sources" req with Arr l -> List.map (function Str s -> s | _ -> raise (Bad_json "sources must be strings")) l | _ -> raise (Bad_json "missing sources") in
+          let timeout = match field "timeout" req with Num f -> f | _ -> 0. in
+          eval_batch sources timeout
         | "env" -> env_bindings (bool_field "all" req)
         | "lookup" -> lookup (str_field "name" req)
         | "check_entry" -> check_entry (str_field "name" req)
