@@ -93,6 +93,14 @@ describe('OcamlToplevel interrupts', () => {
     assert.equal((await engine.eval('survivor')).value_repr, '"still here"');
   });
 
+  test('a segfault in user code is survived: a new toplevel replays the log', async () => {
+    await engine.eval('let before_crash = [1; 2]');
+    const r = await engine.eval('(Obj.magic 0 : unit -> unit) ()');
+    assert.equal(r.error_kind, 'crash');
+    assert.match(r.error!, /killed by SIGSEGV.*replaying \d+ logged phrases/);
+    assert.equal((await engine.eval('before_crash')).value_repr, '[1; 2]');
+  });
+
   test('an agent that ignores the interrupt is killed after the grace period and rebuilt', async () => {
     await engine.eval('let rebuilt = 5');
     // Blocking SIGINT in the agent makes it deaf to the interrupt, like a phrase stuck in C code.
