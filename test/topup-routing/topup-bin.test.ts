@@ -190,6 +190,22 @@ describe('topup bin: named local sessions and instructions', () => {
     assert.match(routed.payload.error, /unknown session "bad"/);
   });
 
+  test('cancelling start_local_session during a prewarm that never ends stops the child', async () => {
+    const marker = join(sshd.clientHome, 'prewarm-started');
+    const endless = join(sshd.clientHome, 'endless.ml');
+    writeFileSync(endless, `let () = close_out (open_out ${JSON.stringify(marker)})\nlet rec spin n = spin (n + 1)\nlet () = spin 0\n`);
+    const ac = new AbortController();
+    const pending = call(client, 'start_local_session', { session: 'endless', prewarm: endless }, ac.signal);
+    pending.catch(() => {});
+    await waitFor('the prewarm to start', () => existsSync(marker), 60_000);
+    ac.abort();
+    await assert.rejects(pending);
+    await waitFor('the cancelled session to be gone', async () => {
+      const r = await call(client, 'eval', { source: '1;;', session: 'endless' });
+      return r.isError && /unknown session "endless"/.test(r.payload.error);
+    });
+  });
+
   test('instructions of the next initialize list hosts (with update_host metadata) and sessions', async () => {
     const started = await call(client, 'start_session', { host: sshd.hostAlias });
     assert.equal(started.isError, false, JSON.stringify(started.payload));

@@ -17,6 +17,8 @@ export interface LocalSessionOptions {
   prewarm?: string;
   /** Deadline for the child's initialize (default 60 s: a cold OCaml toplevel on a busy machine). */
   startTimeoutMs?: number;
+  /** The caller's cancellation: aborts the prewarm (and so stops the child). */
+  signal?: AbortSignal;
 }
 
 /** An OCaml string literal for a path (#use "…";;). */
@@ -53,7 +55,7 @@ export class LocalSession extends RoutedPeer {
     const session = new LocalSession(name, options.prewarm, client, child);
     if (options.prewarm !== undefined) {
       try {
-        await session.runPrewarm(options.prewarm);
+        await session.runPrewarm(options.prewarm, options.signal);
       } catch (err) {
         await session.stop('its prewarm failed');
         throw err;
@@ -62,8 +64,8 @@ export class LocalSession extends RoutedPeer {
     return session;
   }
 
-  private async runPrewarm(path: string): Promise<void> {
-    const result = await this.client.callTool('eval', { source: `#use ${ocamlString(path)};;` });
+  private async runPrewarm(path: string, signal?: AbortSignal): Promise<void> {
+    const result = await this.client.callTool('eval', { source: `#use ${ocamlString(path)};;` }, signal ? { signal } : {});
     const payload = parseToolPayload(result) as Record<string, unknown> | undefined;
     const error = payload && typeof payload === 'object' ? payload.error : undefined;
     if (result.isError || (error !== undefined && error !== null)) {

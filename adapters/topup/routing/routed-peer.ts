@@ -7,9 +7,7 @@ import type { CallToolResult } from '../../../src/index.js';
 export abstract class RoutedPeer {
   protected lostReason: string | undefined;
 
-  protected constructor(
-    protected readonly client: McpClient,
-  ) {
+  protected constructor(protected readonly client: McpClient) {
     client.onClose(() => this.markLost(this.closeReason()));
   }
 
@@ -28,10 +26,6 @@ export abstract class RoutedPeer {
 
   get deathReason(): string | undefined {
     return this.lostReason;
-  }
-
-  get instructions(): string | undefined {
-    return this.client.instructions;
   }
 
   protected markLost(reason: string): void {

@@ -294,7 +294,7 @@ export class SessionRouter implements TopupRouter {
   }
 
   /** Start every member of the family that is not running; on failure stop those just started. */
-  private async startFamily(session: string, prewarm: string | undefined, pool: number): Promise<{ members: string[]; started: string[] }> {
+  private async startFamily(session: string, prewarm: string | undefined, pool: number, signal?: AbortSignal): Promise<{ members: string[]; started: string[] }> {
     if (this.closed) throw new ToolError('the router is shutting down', { phase: 'route' });
     const members = poolMembers(session, pool);
     const missing = members.filter((m) => !this.sessions.get(m)?.alive);
@@ -306,6 +306,7 @@ export class SessionRouter implements TopupRouter {
           env: this.env,
           ...(prewarm !== undefined ? { prewarm } : {}),
           ...(this.options.startTimeoutMs ? { startTimeoutMs: this.options.startTimeoutMs } : {}),
+          ...(signal ? { signal } : {}),
         }),
       ),
     );
@@ -336,7 +337,7 @@ export class SessionRouter implements TopupRouter {
         prewarm: z.string().min(1).optional().describe('path of an OCaml file to #use in the new session'),
         pool: z.number().int().min(1).max(16).optional().describe('number of processes: the session plus pool-1 siblings'),
       }),
-      handler: async (args) => {
+      handler: async (args, ctx) => {
         checkName('session', args.session);
         const stored = this.safeRead(() => this.sessionStore.get(args.session), undefined);
         const prewarm = this.resolvePrewarm(args.prewarm ?? stored?.prewarm);
@@ -352,7 +353,7 @@ export class SessionRouter implements TopupRouter {
             pool: family.pool,
           };
         }
-        const { members, started } = await this.once(`session:${args.session}`, () => this.startFamily(args.session, prewarm, pool));
+        const { members, started } = await this.once(`session:${args.session}`, () => this.startFamily(args.session, prewarm, pool, ctx.signal));
         await this.sessionStore.set(args.session, { ...(prewarm !== undefined ? { prewarm } : {}), pool });
         return {
           session: args.session,
@@ -369,7 +370,7 @@ export class SessionRouter implements TopupRouter {
       title: 'Restart named local session',
       description: 'Kill the subprocess(es) of session (the whole pool when it is a pool\'s primary) and start them again with the stored prewarm and pool.',
       input: z.strictObject({ session: sessionField }),
-      handler: async ({ session }) => {
+      handler: async ({ session }, ctx) => {
         checkName('session', session);
         const family = this.families.get(session);
         const primary = family?.primary ?? session;
@@ -388,8 +389,8 @@ export class SessionRouter implements TopupRouter {
             if (primary === session) this.families.delete(m);
             if (old) await old.stop('restarted');
           }
-          if (primary === session) return this.startFamily(session, prewarm, pool);
-          await this.startFamily(primary, prewarm, Math.max(pool, Number(session.slice(primary.length + 1)) + 1));
+          if (primary === session) return this.startFamily(session, prewarm, pool, ctx.signal);
+          await this.startFamily(primary, prewarm, Math.max(pool, Number(session.slice(primary.length + 1)) + 1), ctx.signal);
           return { members: targets, started: targets };
         });
         return { session, members: result.members, restarted: true, ...(prewarm !== undefined ? { prewarm } : {}), pool };
