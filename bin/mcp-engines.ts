@@ -9,7 +9,30 @@ import { packageVersion } from '../src/package-info.js';
 
 type Subcommand = { summary: string; run: (argv: string[]) => Promise<void> };
 
+// Each server is imported only when asked for, so one server's start-up never pays for another's.
 const SUBCOMMANDS: Record<string, Subcommand> = {
+  topup: {
+    summary: 'MCP server over a persistent OCaml toplevel (stdio, or --socket PATH)',
+    run: async (argv) => {
+      const [{ runTopupCli }, { createSessionRouter }] = await Promise.all([
+        import('../adapters/topup/cli.js'),
+        import('../adapters/topup/routing/index.js'),
+      ]);
+      await runTopupCli(argv, { router: createSessionRouter });
+    },
+  },
+  lispex: {
+    summary: 'the Lispex language: `lispex mcp serve`, `lispex run FILE`, `lispex check FILE`',
+    run: async (argv) => {
+      process.exitCode = await (await import('../adapters/lispex/cli.js')).runLispexCli(argv);
+    },
+  },
+  'ultimate-tool': {
+    summary: 'Ultimate 64 tooling: `ultimate-tool virtual-device` runs a virtual Ultimate 64',
+    run: async (argv) => {
+      process.exitCode = await (await import('../engines/ultimate/cli.js')).runUltimateToolCli(argv);
+    },
+  },
   example: {
     summary: 'the example echo server (stdio, or --socket PATH)',
     run: async (argv) => (await import('../examples/echo-server.js')).runEchoServer(argv),
