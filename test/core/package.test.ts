@@ -52,6 +52,48 @@ test('the official SDK client talks to the built bin over stdio', async () => {
   await client.close();
 });
 
+test('each server answers the official SDK client from the built bins', async () => {
+  const call = async (bin: string, args: string[], tool: string, toolArgs: Record<string, unknown>) => {
+    const client = new Client({ name: 'pkg-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(repoRoot, pkg.bin[bin]), ...args], stderr: 'pipe' }));
+    try {
+      return await client.callTool({ name: tool, arguments: toolArgs });
+    } finally {
+      await client.close();
+    }
+  };
+  // topup through `mcp-engines topup`: the OCaml agent source must ship and build from dist.
+  const topup = await call('mcp-engines', ['topup'], 'eval', { source: 'let answer = 6 * 7' });
+  assert.equal(topup.isError, false, JSON.stringify(topup));
+  assert.match((topup.content as any)[0].text, /42/);
+  // lispex: the worker entry must be found next to the built adapter.
+  const lispex = await call('lispex', ['mcp', 'serve'], 'lispex_eval', { source: '(* 6 7)' });
+  assert.equal(lispex.isError, false, JSON.stringify(lispex));
+  assert.match((lispex.content as any)[0].text, /42/);
+});
+
+test('ultimate-tool virtual-device starts from dist and reports its ports', async () => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [join(repoRoot, pkg.bin['ultimate-tool']), 'virtual-device', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c) => {
+        out += c;
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    const ports = JSON.parse(line);
+    assert.equal(typeof ports.http, 'number');
+    const info = await (await fetch(`http://127.0.0.1:${ports.http}/v1/info`)).json();
+    assert.match(JSON.stringify(info), /virtual/i);
+  } finally {
+    child.stdin.end();
+    child.kill();
+  }
+});
+
 test('npm would publish dist and the shipped non-TypeScript assets, not tests', () => {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8' });
   const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
