@@ -185,8 +185,16 @@ let open_capture name = Unix.openfile (Filename.concat workdir name) [ Unix.O_RD
 let out_capture = open_capture "stdout"
 let err_capture = open_capture "stderr"
 
+(* fds 1 and 2 point at the capture files for the agent's whole life (set up in main), sharing
+   their file offsets: starting an eval's capture is rewinding them, which costs no syscall at
+   all when the previous eval printed nothing. Output written between evals (background threads)
+   is dropped by that rewind; output written during an eval, by anyone, lands in its capture. *)
 let truncate_captures () =
-  List.iter (fun fd -> Unix.ftruncate fd 0; ignore (Unix.lseek fd 0 Unix.SEEK_SET)) [ out_capture; err_capture ]
+  List.iter
+    (fun fd -> if Unix.lseek fd 0 Unix.SEEK_CUR > 0 then (Unix.ftruncate fd 0; ignore (Unix.lseek fd 0 Unix.SEEK_SET)))
+    [ out_capture; err_capture ]
+
+let captured_bytes fd = Unix.lseek fd 0 Unix.SEEK_CUR
 
 let flush_all () =
   (try Format.pp_print_flush Format.std_formatter () with _ -> ());
@@ -194,22 +202,11 @@ let flush_all () =
   (try flush stdout with _ -> ());
   (try flush stderr with _ -> ())
 
-(* Run [f] with fds 1 and 2 pointing at the capture files. *)
+(* Run [f], then push what user code left in the OCaml-side buffers into the capture files. *)
 let with_capture f =
-  flush_all ();
-  let saved_out = Unix.dup ~cloexec:true Unix.stdout and saved_err = Unix.dup ~cloexec:true Unix.stderr in
-  Unix.dup2 out_capture Unix.stdout;
-  Unix.dup2 err_capture Unix.stderr;
-  let restore () =
-    flush_all ();
-    Unix.dup2 saved_out Unix.stdout;
-    Unix.dup2 saved_err Unix.stderr;
-    Unix.close saved_out;
-    Unix.close saved_err
-  in
   match f () with
-  | r -> restore (); r
-  | exception e -> restore (); raise e
+  | r -> flush_all (); r
+  | exception e -> flush_all (); raise e
 
 (* ---------- interrupts ---------- *)
 
@@ -462,7 +459,7 @@ let eval_source (source : string) : json =
   in
   Location.input_lexbuf := None;
   let value_repr, ty = match error with None -> !last | Some _ -> (None, None) in
-  let size fd = float_of_int (Unix.fstat fd).Unix.st_size in
+  let size fd = float_of_int (captured_bytes fd) in
   Obj
     [ ("ok", Bool true);
       ("stdout_bytes", Num (size out_capture));
@@ -619,6 +616,8 @@ let handle line =
 
 let () =
   ignore_sigint ();
+  Unix.dup2 out_capture Unix.stdout;
+  Unix.dup2 err_capture Unix.stderr;
   Clflags.color := Some Misc.Color.Never;
   Toploop.set_paths ();
   Toploop.initialize_toplevel_env ();
