@@ -92,17 +92,23 @@ export class LispexEvaluator {
     let phase: Phase = 'reader';
     let runner: RouteRunner | null = null;
     let currentForm: Core | null = null;
+    /** stdout length when the current form started (-1 between forms). */
+    let formStart = -1;
+    let diagnosticSource = sourceId;
     const intrinsic = (name: IntrinsicName): Primitive => this.primitives.get(name)!;
 
     try {
       const roots = readAll(bytes, meter);
       let inputValue: Value | undefined;
       if (inputBytes !== undefined) {
+        // Faults in the input datum are reported against the logical id `input`.
+        diagnosticSource = 'input';
         const data = readAll(inputBytes, meter);
         if (data.length !== 1) {
           throw new LispexError('E100', `input must be exactly one datum (got ${data.length})`, [], { line: 1, column: 1 });
         }
         inputValue = syntaxToValue(data[0]!);
+        diagnosticSource = sourceId;
       }
       phase = 'normalizer';
       const program: CoreProgram = normalizeProgram(roots, meter, intrinsic);
@@ -112,10 +118,11 @@ export class LispexEvaluator {
       runner = opts.route === 'tree' ? new TreeMachine(ctx) : new VmRoute(ctx, program, this.primitives);
       for (const form of program.forms) {
         currentForm = form;
-        const before = ctx.stdout().length;
+        formStart = ctx.stdout().length;
         const v = runner.evalForm(form);
         lastValues = v instanceof MultipleValues ? v.values.slice() : [v];
-        interactive += ctx.stdout().slice(before);
+        interactive += ctx.stdout().slice(formStart);
+        formStart = -1;
         for (const x of lastValues) interactive += writeValue(x) + '\n';
       }
     } catch (e) {
@@ -134,6 +141,8 @@ export class LispexEvaluator {
         error = { code: e.code, phase: 'resource', at: e.span ?? site, message: e.message, irritants: [] };
       } else if (e instanceof LispexError) {
         status = phase === 'runtime' ? 'runtime-error' : 'source-error';
+        // INTERACTIVE-OUTPUT-1: output the failed form committed before the fault stays.
+        if (phase === 'runtime' && formStart >= 0) interactive += ctx.stdout().slice(formStart);
         error = { code: e.code, phase, at: e.span ?? site, message: e.message, irritants: e.irritants };
       } else if (e instanceof RangeError) {
         // The JS stack ran out outside the machines' own checks (deeply nested data in a
@@ -153,9 +162,9 @@ export class LispexEvaluator {
     if (error !== null) {
       const irritants = error.irritants.map(safeWrite);
       diagnostics.push({
-        code: error.code, severity: 'error', phase: error.phase, source: sourceId, line: error.at.line,
+        code: error.code, severity: 'error', phase: error.phase, source: diagnosticSource, line: error.at.line,
         column: error.at.column, message: error.message, irritants,
-        rendered: renderDiagnostic(error.code, sourceId, error.at, error.message, irritants),
+        rendered: renderDiagnostic(error.code, diagnosticSource, error.at, error.message, irritants),
       });
     }
     const warnings: DiagnosticRecord[] = ctx.warnings.map((w) => warningRecord(w.code, sourceId, w.at));

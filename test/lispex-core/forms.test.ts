@@ -156,6 +156,7 @@ describe('top level, input and interactive output', () => {
     assert.equal(value('(cadr input)', { input: '(1 (2 3) "x")' }), '(2 3)');
     const o = both('input', { input: '(a b' });
     assert.equal(o.status, 'source-error');
+    assert.match(o.diagnostics[0]!.rendered, /^E100 input:1:1 /);
   });
 
   test('interactive output interleaves explicit output and written results', () => {
@@ -169,6 +170,7 @@ describe('top level, input and interactive output', () => {
     assert.equal(o.status, 'runtime-error');
     assert.equal(o.exit_status, 1);
     assert.equal(o.stdout, 'onetwo');
+    assert.equal(o.interactive_stdout, 'onetwo');
     assert.equal(o.values.length, 0);
   });
 
