@@ -1,10 +1,10 @@
+import { isUtf8 } from 'node:buffer';
 import { JsonParseError, MessageTooLargeError, type JsonRpcMessage } from './transport.js';
 
 /** Default cap on one message: room for topup's 16 MiB file transfer once base64-encoded. */
 export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface LineDecoderEvents {
   message(message: JsonRpcMessage): void;
@@ -69,13 +69,13 @@ export class NdjsonDecoder {
   }
 
   private emitLine(bytes: Buffer): void {
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-    } catch (err) {
-      this.events.error(new JsonParseError(bytes.toString('latin1'), new Error('invalid UTF-8')));
+    // isUtf8 + toString is several times faster than a fatal TextDecoder on large lines
+    // (topup's file transfer sends megabytes of base64 per message).
+    if (!isUtf8(bytes)) {
+      this.events.error(new JsonParseError(bytes.subarray(0, 200).toString('latin1'), new Error('invalid UTF-8')));
       return;
     }
+    let text = bytes.toString('utf8');
     if (text.endsWith('\r')) text = text.slice(0, -1);
     if (text.trim() === '') return;
     let parsed: unknown;

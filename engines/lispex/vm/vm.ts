@@ -503,11 +503,15 @@ export class Vm implements Runtime {
     let steps = meter.machine;
     let siteCode = this.siteCode;
     let sitePc = this.sitePc;
+    let csp = this.csp;
+    let depth = this.depth;
+    let maxDepth = this.ctx.maxDepth;
+    const cKind = this.cKind, cCode = this.cCode, cPc = this.cPc, cEnv = this.cEnv, cBp = this.cBp, cSp = this.cSp;
     try {
       for (;;) {
         if (++steps > limit) {
           steps--;
-          this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+          this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
           throw new ResourceExhausted('machine-transition');
         }
         const at = pc;
@@ -635,19 +639,19 @@ export class Vm implements Runtime {
                   sp = bp;
                 } else {
                   sp = fnAt;
-                  if (++this.depth > L_CALL_DEPTH_LIMIT) {
-                    this.depth--;
-                    this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+                  if (++depth > L_CALL_DEPTH_LIMIT) {
+                    depth--;
+                    this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
                     throw recursionLimit(code.spans[at]);
                   }
-                  if (this.depth > this.ctx.maxDepth) this.ctx.maxDepth = this.depth;
-                  const i = this.csp++;
-                  this.cKind[i] = K_RETURN;
-                  this.cCode[i] = code;
-                  this.cPc[i] = pc;
-                  this.cEnv[i] = env;
-                  this.cBp[i] = bp;
-                  this.cSp[i] = sp;
+                  if (depth > maxDepth) maxDepth = depth;
+                  const i = csp++;
+                  cKind[i] = K_RETURN;
+                  cCode[i] = code;
+                  cPc[i] = pc;
+                  cEnv[i] = env;
+                  cBp[i] = bp;
+                  cSp[i] = sp;
                   bp = sp;
                 }
                 code = callee;
@@ -660,7 +664,7 @@ export class Vm implements Runtime {
             }
             const args = stack.slice(fnAt + 1, sp);
             sp = tail ? bp : fnAt;
-            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
             if (tail && fn instanceof L_Primitive && fn.control === null) {
               // Tail call of a plain primitive: compute, then return the value.
               const n = args.length;
@@ -675,54 +679,56 @@ export class Vm implements Runtime {
               this.finished = false;
               return this.result;
             }
-            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine;
+            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth;
             continue;
           }
           case 21: { // RETURN
             const v = stack[sp - 1]!;
-            const i = this.csp - 1;
-            if (this.cKind[i] === K_RETURN && this.cCode[i] !== null) {
+            const i = csp - 1;
+            const retCode = cCode[i];
+            if (cKind[i] === K_RETURN && retCode !== null) {
               // Inline fast path: return to a bytecode caller.
-              this.depth--;
-              code = this.cCode[i]!;
+              depth--;
+              code = retCode!;
               ins = code.code;
               consts = code.consts;
-              pc = this.cPc[i]!;
-              env = this.cEnv[i]!;
-              bp = this.cBp[i]!;
-              sp = this.cSp[i]!;
-              this.cCode[i] = null;
-              this.cEnv[i] = null;
-              this.csp = i;
+              pc = cPc[i]!;
+              env = cEnv[i]!;
+              bp = cBp[i]!;
+              sp = cSp[i]!;
+              cEnv[i] = null;
+              csp = i;
               stack[sp++] = v;
               continue;
             }
             sp--;
-            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
             this.deliver(v);
             if (this.finished) {
               this.finished = false;
               return this.result;
             }
-            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine;
+            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth;
             continue;
           }
           case 22: { // GUARD_PUSH
             const handlerPc = ins[pc + 1]!;
             pc += 2;
-            const target = new GuardTarget(this.csp);
+            const target = new GuardTarget(csp);
             const m: Marker = { handlers: this.handlers, winders: this.winders, aux: null, handlerPc };
+            this.csp = csp;
             this.pushControl(K_GUARD, code, pc, env, bp, sp, m);
+            csp = this.csp;
             this.handlers = { handler: target, next: this.handlers };
             continue;
           }
           case 23: { // GUARD_POP
-            const i = this.csp - 1;
+            const i = csp - 1;
             this.handlers = this.cMarker[i]!.handlers;
-            this.cCode[i] = null;
-            this.cEnv[i] = null;
+            cCode[i] = null;
+            cEnv[i] = null;
             this.cMarker[i] = null;
-            this.csp = i;
+            csp = i;
             pc += 1;
             continue;
           }
@@ -856,7 +862,7 @@ export class Vm implements Runtime {
               r = op === 40 ? a < b : op === 41 ? a > b : op === 42 ? a <= b : op === 43 ? a >= b : a === b;
             } else {
               const prim = consts[ins[pc + 1]!] as Primitive;
-              this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+              this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
               r = prim.fn([a, b], this) !== false;
               steps = meter.machine;
             }
@@ -884,13 +890,13 @@ export class Vm implements Runtime {
         const args = stack.slice(sp - argc, sp);
         sp -= argc;
         pc += 2;
-        this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+        this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
         const v = prim.fn(args, this);
-        code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine;
+        code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth;
         stack[sp++] = v;
       }
     } catch (e) {
-      this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps;
+      this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
       throw e;
     }
   }
