@@ -26,54 +26,26 @@ function stats(samples: number[]): { median: number; p90: number; mean: number }
   return { median: s[Math.floor(s.length / 2)]!, p90: s[Math.floor(s.length * 0.9)]!, mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
 
-async function measure(n: number, once: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < WARMUP; i++) await once();
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    await once();
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return samples;
-}
-
 const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
 const work = mkdtempSync(join(tmpdir(), 'topup-bench-'));
 const env = { ...process.env, TOPUP_LOG: join(work, 'log.ml'), TOPUP_CHECKPOINT_DIR: join(work, 'cp') };
 
 try {
-  // 1. The agent alone.
+  // Everything is set up first and then measured interleaved (one sample of each per iteration),
+  // so a burst of load on this shared machine hits every path alike.
   const binary = await ensureAgentBinary();
   const agentDir = join(work, 'agent');
   mkdirSync(agentDir);
   const { agent } = await AgentProcess.start({ binary, workdir: agentDir, log: () => {} });
-  const agentSamples = await measure(N, () => agent.request({ op: 'eval', source: PHRASE }));
-  await agent.stop();
-
-  // 2. The engine in-process.
   const engine = new OcamlToplevel({ logPath: join(work, 'engine-log.ml'), log: () => {} });
-  const engineSamples = await measure(N, () => engine.eval(PHRASE));
-  await engine.close();
 
-  // 3. MCP over stdio to the topup bin.
   const { command, args } = binCommand('topup');
   const { transport } = spawnStdio(command, args, { env, stderr: 'inherit' });
   const client = new McpClient({ name: 'bench', version: '1' }, { logger: { error() {}, warn() {}, info() {}, debug() {} } });
   await client.connect(transport);
   const check = parseToolPayload(await client.callTool('eval', { source: PHRASE })) as { value_repr: string };
   if (check.value_repr !== '2') throw new Error(`unexpected eval answer ${JSON.stringify(check)}`);
-  const mcpSamples = await measure(N, () => client.callTool('eval', { source: PHRASE }));
 
-  // 4. eval_batch of 100 vs 100 separate evals.
-  const sources = Array.from({ length: 100 }, (_, i) => `${i} + 1`);
-  const rounds = Math.max(5, Math.round(N / 50));
-  const batchSamples = await measure(rounds, () => client.callTool('eval_batch', { sources }));
-  const separateSamples = await measure(rounds, async () => {
-    for (const source of sources) await client.callTool('eval', { source });
-  });
-  await client.close();
-
-  // 5. A plain `ocaml -noprompt` process.
   const ocaml = spawn('ocaml', ['-noprompt', '-nopromptcont'], { stdio: ['pipe', 'pipe', 'inherit'] });
   ocaml.stdout.setEncoding('utf8');
   let buffered = '';
@@ -87,14 +59,49 @@ try {
       w();
     }
   });
-  // The banner arrives first; wait for a first answer before timing.
-  const ask = () =>
+  const askOcaml = () =>
     new Promise<void>((resolve) => {
       waiting = resolve;
       ocaml.stdin.write(`${PHRASE};;\n`);
     });
-  await ask();
-  const ocamlSamples = await measure(N, ask);
+  await askOcaml(); // the banner arrives first
+
+  const paths: Array<[string, () => Promise<unknown>]> = [
+    ['agent', () => agent.request({ op: 'eval', source: PHRASE })],
+    ['engine', () => engine.eval(PHRASE)],
+    ['mcp', () => client.callTool('eval', { source: PHRASE })],
+    ['ocaml', askOcaml],
+  ];
+  const samples = new Map<string, number[]>(paths.map(([name]) => [name, []]));
+  for (let i = 0; i < WARMUP + N; i++) {
+    for (const [name, once] of paths) {
+      const t0 = process.hrtime.bigint();
+      await once();
+      if (i >= WARMUP) samples.get(name)!.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  const agentSamples = samples.get('agent')!;
+  const engineSamples = samples.get('engine')!;
+  const mcpSamples = samples.get('mcp')!;
+  const ocamlSamples = samples.get('ocaml')!;
+
+  // eval_batch of 100 vs 100 separate evals, interleaved round by round.
+  const sources = Array.from({ length: 100 }, (_, i) => `${i} + 1`);
+  const rounds = Math.max(10, Math.round(N / 20));
+  const batchSamples: number[] = [];
+  const separateSamples: number[] = [];
+  for (let i = 0; i < rounds + 3; i++) {
+    let t0 = process.hrtime.bigint();
+    await client.callTool('eval_batch', { sources });
+    if (i >= 3) batchSamples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    t0 = process.hrtime.bigint();
+    for (const source of sources) await client.callTool('eval', { source });
+    if (i >= 3) separateSamples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+
+  await client.close();
+  await agent.stop();
+  await engine.close();
   ocaml.stdin.end();
   ocaml.kill();
 
@@ -104,7 +111,7 @@ try {
   const o = stats(ocamlSamples);
   const b = stats(batchSamples);
   const s = stats(separateSamples);
-  console.log(`topup eval benchmark: "${PHRASE}", ${N} iterations after ${WARMUP} warm-up (node ${process.version})`);
+  console.log(`topup eval benchmark: "${PHRASE}", ${N} interleaved iterations after ${WARMUP} warm-up (node ${process.version})`);
   console.log('');
   console.log('| path | median | p90 | mean | median / agent |');
   console.log('|---|---|---|---|---|');
