@@ -506,12 +506,14 @@ export class Vm implements Runtime {
     let csp = this.csp;
     let depth = this.depth;
     let maxDepth = this.ctx.maxDepth;
+    /** True between syncing the registers to the fields for a helper call and loading them back. */
+    let helper = false;
     const cKind = this.cKind, cCode = this.cCode, cPc = this.cPc, cEnv = this.cEnv, cBp = this.cBp, cSp = this.cSp;
     try {
       for (;;) {
         if (++steps > limit) {
           steps--;
-          this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+          this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
           throw new ResourceExhausted('machine-transition');
         }
         const at = pc;
@@ -641,7 +643,7 @@ export class Vm implements Runtime {
                   sp = fnAt;
                   if (++depth > L_CALL_DEPTH_LIMIT) {
                     depth--;
-                    this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+                    this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
                     throw recursionLimit(code.spans[at]);
                   }
                   if (depth > maxDepth) maxDepth = depth;
@@ -664,7 +666,7 @@ export class Vm implements Runtime {
             }
             const args = stack.slice(fnAt + 1, sp);
             sp = tail ? bp : fnAt;
-            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
             if (tail && fn instanceof L_Primitive && fn.control === null) {
               // Tail call of a plain primitive: compute, then return the value.
               const n = args.length;
@@ -679,7 +681,7 @@ export class Vm implements Runtime {
               this.finished = false;
               return this.result;
             }
-            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth;
+            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth; helper = false;
             continue;
           }
           case 21: { // RETURN
@@ -702,13 +704,13 @@ export class Vm implements Runtime {
               continue;
             }
             sp--;
-            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
             this.deliver(v);
             if (this.finished) {
               this.finished = false;
               return this.result;
             }
-            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth;
+            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth; helper = false;
             continue;
           }
           case 22: { // GUARD_PUSH
@@ -862,9 +864,10 @@ export class Vm implements Runtime {
               r = op === 40 ? a < b : op === 41 ? a > b : op === 42 ? a <= b : op === 43 ? a >= b : a === b;
             } else {
               const prim = consts[ins[pc + 1]!] as Primitive;
-              this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+              this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
               r = prim.fn([a, b], this) !== false;
               steps = meter.machine;
+              helper = false;
             }
             sp -= 2;
             pc = r ? pc + 3 : ins[pc + 2]!;
@@ -890,13 +893,16 @@ export class Vm implements Runtime {
         const args = stack.slice(sp - argc, sp);
         sp -= argc;
         pc += 2;
-        this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+        this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
         const v = prim.fn(args, this);
-        code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth;
+        code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth; helper = false;
         stack[sp++] = v;
       }
     } catch (e) {
-      this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+      // After a helper ran, the fields are authoritative (it may have pushed entries).
+      if (!helper) {
+        this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+      }
       throw e;
     }
   }
