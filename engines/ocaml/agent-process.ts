@@ -38,6 +38,8 @@ export class AgentProcess {
   private readonly channel: Duplex;
   private buffered = '';
   private pending: { resolve: (r: AgentReply) => void; reject: (e: Error) => void } | null = null;
+  /** Receives the pending request's progress lines ({"event": …}) before its answer. */
+  private onEvent: ((event: AgentReply) => void) | null = null;
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: Array<(e: AgentExit) => void> = [];
 
@@ -113,13 +115,21 @@ export class AgentProcess {
     return this.exitInfo === null;
   }
 
-  /** Send one request and wait for its answer (rejects with AgentExitedError if the agent dies). */
-  request(req: Record<string, unknown>): Promise<AgentReply> {
-    if (this.exitInfo) return Promise.reject(new AgentExitedError(this.exitInfo));
-    if (this.pending) return Promise.reject(new Error('agent request while another is pending (engine bug)'));
+  /**
+   * Send one request and wait for its answer (rejects with AgentExitedError if the agent dies).
+   * Event lines the agent sends before the answer go to `onEvent`.
+   */
+  async request(req: Record<string, unknown>, onEvent?: (event: AgentReply) => void): Promise<AgentReply> {
+    if (this.exitInfo) throw new AgentExitedError(this.exitInfo);
+    if (this.pending) throw new Error('agent request while another is pending (engine bug)');
     const reply = this.nextReply();
+    this.onEvent = onEvent ?? null;
     this.channel.write(JSON.stringify(req) + '\n');
-    return reply;
+    try {
+      return await reply;
+    } finally {
+      this.onEvent = null;
+    }
   }
 
   private nextReply(): Promise<AgentReply> {
@@ -136,15 +146,21 @@ export class AgentProcess {
       const line = this.buffered.slice(0, nl);
       this.buffered = this.buffered.slice(nl + 1);
       if (!line.trim()) continue;
-      const p = this.pending;
-      this.pending = null;
       let parsed: AgentReply;
       try {
         parsed = JSON.parse(line) as AgentReply;
       } catch {
+        const p = this.pending;
+        this.pending = null;
         p?.reject(new Error(`the OCaml agent sent a malformed line: ${line.slice(0, 200)}`));
         continue;
       }
+      if (typeof parsed.event === 'string') {
+        this.onEvent?.(parsed);
+        continue;
+      }
+      const p = this.pending;
+      this.pending = null;
       p?.resolve(parsed);
     }
   }

@@ -255,19 +255,27 @@ export class OcamlToplevel {
     if (sources.length === 0) return { results: [], stopped_on_error: false };
     return this.queue.run(async () => {
       const { agent, restart } = await this.liveAgent();
-      // Only a safety net for an agent that stops answering: per-element deadlines are the agent's.
-      const outcome = await this.guardedRequest(agent, { op: 'eval_batch', sources, timeout }, timeout * sources.length + 5, options.signal);
-      if (outcome.kind === 'crash') return { results: [outcome.result], stopped_on_error: true };
-      const reply = outcome.reply as unknown as { results: Array<AgentEvalReply & { stdout: string; stderr: string }>; stopped_on_error: boolean };
-      const results = reply.results.map((r) => {
+      const results: EvalResult[] = [];
+      const onResult = (event: AgentReply) => {
+        const r = event.result as AgentEvalReply & { stdout: string; stderr: string };
         this.phraseLog.append(r.logged);
         const result = this.shapeResult(r);
         this.putCapped(result, 'stdout', r.stdout);
         this.putCapped(result, 'stderr', r.stderr);
-        return result;
-      });
+        results.push(result);
+      };
+      // Only a safety net for an agent that stops answering: per-element deadlines are the agent's.
+      const outcome = await this.guardedRequest(
+        agent,
+        { op: 'eval_batch', sources, timeout },
+        timeout * sources.length + 5,
+        options.signal,
+        onResult,
+      );
       if (restart && results[0]) results[0].toplevel_restarted = restart;
-      return { results, stopped_on_error: reply.stopped_on_error };
+      // A crash ends the batch with one more element: the one that was running.
+      if (outcome.kind === 'crash') return { results: [...results, outcome.result], stopped_on_error: true };
+      return { results, stopped_on_error: outcome.reply.stopped_on_error === true };
     }, options.signal);
   }
 
@@ -319,6 +327,7 @@ export class OcamlToplevel {
     req: Record<string, unknown>,
     timeoutSec: number,
     signal: AbortSignal | undefined,
+    onEvent?: (event: AgentReply) => void,
   ): Promise<{ kind: 'reply'; reply: AgentReply } | { kind: 'crash'; result: EvalResult }> {
     const running = new RunningEval(agent, this.graceMs);
     const dir = this.agentDir!;
@@ -328,7 +337,7 @@ export class OcamlToplevel {
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     try {
-      const reply = await agent.request(req);
+      const reply = await agent.request(req, onEvent);
       if (reply.ok !== true) throw new Error(`the OCaml agent failed: ${String(reply.error)}`);
       return { kind: 'reply', reply };
     } catch (err) {

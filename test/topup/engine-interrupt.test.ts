@@ -136,6 +136,14 @@ describe('OcamlToplevel eval_batch deadlines', () => {
       const cancelled = await running;
       assert.equal(cancelled.results.length, 2);
       assert.equal(cancelled.results[1]!.error, 'evaluation timed out');
+      // A crash mid-batch keeps the elements already done (and their bindings, replayed).
+      const crashed = await engine.evalBatch(['let kept_a = 10', 'print_string "b"; 2', 'print_string "dying"; exit 3', 'let never = 0']);
+      assert.equal(crashed.stopped_on_error, true);
+      assert.deepEqual(crashed.results.map((x) => x.error_kind ?? null), [null, null, 'crash']);
+      assert.equal(crashed.results[1]!.stdout, 'b');
+      assert.equal(crashed.results[2]!.stdout, 'dying');
+      assert.match(crashed.results[2]!.error!, /exited with code 3/);
+      assert.equal((await engine.eval('kept_a')).value_repr, '10');
       // Per-element output stays with its element.
       const out = await engine.evalBatch(['print_string "one"', 'prerr_string "two"; 2']);
       assert.deepEqual(out.results.map((x) => [x.stdout, x.stderr]), [['one', ''], ['', 'two']]);

@@ -480,22 +480,23 @@ let read_capture fd =
   Bytes.sub_string buf 0 got
 
 (* Several sources, each an eval with its own deadline; stops after the first with an error.
-   Output is inline: each element's capture files are reused by the next. *)
+   Each element's result is sent as soon as it is known (an {"event":"batch_result"} line, with
+   its output inline), so a crash later in the batch loses nothing already done; the answer
+   itself only says how it ended. *)
 let eval_batch sources timeout =
-  let results = ref [] in
-  let rec go = function
-    | [] -> false
+  let rec go count = function
+    | [] -> (count, false)
     | src :: rest ->
       if timeout > 0. then set_deadline timeout;
       let r = eval_source src in
       clear_deadline ();
       let out = read_capture out_capture and err = read_capture err_capture in
       let r = match r with Obj fields -> Obj (fields @ [ ("stdout", Str out); ("stderr", Str err) ]) | j -> j in
-      results := r :: !results;
-      (match field "error" r with Null -> go rest | _ -> true)
+      send (Obj [ ("event", Str "batch_result"); ("result", r) ]);
+      (match field "error" r with Null -> go (count + 1) rest | _ -> (count + 1, true))
   in
-  let stopped = go sources in
-  Obj [ ("ok", Bool true); ("results", Arr (List.rev !results)); ("stopped_on_error", Bool stopped) ]
+  let count, stopped = go 0 sources in
+  Obj [ ("ok", Bool true); ("count", Num (float_of_int count)); ("stopped_on_error", Bool stopped) ]
 
 (* ---------- environment ---------- *)
 
