@@ -94,8 +94,17 @@ ${Array.from({ length: RUNS }, () => '(run-once)').join('\n')}
 const fmt = (ms: number | null) => (ms === null ? 'n/a' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
 const ratio = (a: number | null, b: number | null) => (a === null || b === null ? 'n/a' : (a / b).toFixed(2) + '×');
 
+/** Let each in-process engine's JIT settle before anything is measured. */
+function warmUp(): void {
+  const ev = new LispexEvaluator();
+  const src = '(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2))))) (fib 22)';
+  for (let i = 0; i < 3; i++) for (const route of ['vm', 'tree'] as const) ev.run(src, { route, limits: LIMITS });
+  biwa?.run(src);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'lispex-bench-'));
 try {
+  warmUp();
   console.log(`Lispex benchmark — best of ${RUNS} runs, milliseconds (node ${process.version})`);
   console.log('| program | VM | tree | BiwaScheme | Guile 3 (interpreted) | tree/VM | BiwaScheme/VM | VM/Guile |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
