@@ -93,3 +93,30 @@ export function coreToSexpr(c: Core, show: (v: Value) => string): string {
     case 'guard': return `(guard (${nameText(c.name)} ${coreToSexpr(c.handler, show)}) ${coreToSexpr(c.body, show)})`;
   }
 }
+
+/** The children of a node (for iterative walks). */
+export function coreChildren(c: Core): readonly Core[] {
+  switch (c.k) {
+    case 'literal': case 'variable': case 'quote': return [];
+    case 'if': return c.else_ ? [c.test, c.then, c.else_] : [c.test, c.then];
+    case 'lambda': return [c.body];
+    case 'begin': return c.body;
+    case 'set!': case 'define': return [c.value];
+    case 'let': case 'letrec': return [...c.inits, c.body];
+    case 'values': return c.args;
+    case 'application': return [c.fn, ...c.args];
+    case 'guard': return [c.handler, c.body];
+  }
+}
+
+/** Nesting depth of a node, computed without recursion. */
+export function coreDepth(root: Core): number {
+  let max = 0;
+  const stack: [Core, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, d] = stack.pop()!;
+    if (d > max) max = d;
+    for (const child of coreChildren(node)) stack.push([child, d + 1]);
+  }
+  return max;
+}

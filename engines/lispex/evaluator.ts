@@ -4,13 +4,13 @@
 
 import packageJson from '../../package.json' with { type: 'json' };
 import { makeControlPrimitives } from './control-primitives.js';
-import type { Core, CoreProgram } from './core-ir.js';
+import { coreDepth, type Core, type CoreProgram } from './core-ir.js';
 import {
   DEFAULT_MESSAGES, LispexError, exitStatusOf, renderDiagnostic, type SourcePosition, type WarningCode,
 } from './diagnostics.js';
 import { Globals } from './globals.js';
 import {
-  DEFAULT_PROFILE_ID, EXHAUSTION_CODES, CALL_DEPTH_LIMIT, LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID, Meter,
+  DEFAULT_PROFILE_ID, EXHAUSTION_CODES, CALL_DEPTH_LIMIT, MAX_FORM_DEPTH, LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID, Meter,
   ResourceExhausted, profileById,
 } from './meter.js';
 import { normalizeProgram, type IntrinsicName } from './normalizer.js';
@@ -113,6 +113,11 @@ export class LispexEvaluator {
       phase = 'normalizer';
       const program: CoreProgram = normalizeProgram(roots, meter, intrinsic);
       forms = program.forms.length;
+      for (const form of program.forms) {
+        if (coreDepth(form) > MAX_FORM_DEPTH) {
+          throw new LispexError('recursion-limit', `form nested deeper than ${MAX_FORM_DEPTH} after normalization`, [], form.span);
+        }
+      }
       phase = 'runtime';
       if (inputValue !== undefined) globals.define('input', inputValue);
       runner = opts.route === 'tree' ? new TreeMachine(ctx) : new VmRoute(ctx, program, this.primitives);

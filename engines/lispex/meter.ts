@@ -121,3 +121,11 @@ export const CALL_DEPTH_LIMIT = 100_000;
  * also `recursion-limit`.
  */
 export const REENTRY_LIMIT = 200;
+
+/**
+ * Host-safety bounds on program shape, checked before anything runs so both routes agree: datum
+ * nesting in the reader, and the depth of each normalized form (the normalizer and the compiler
+ * recurse over them on the JS stack). Exceeding either is `recursion-limit`.
+ */
+export const MAX_DATUM_NESTING = 512;
+export const MAX_FORM_DEPTH = 600;

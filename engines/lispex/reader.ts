@@ -5,7 +5,7 @@
 // so deeply nested input cannot overflow the JS stack.
 
 import { LispexError, type SourcePosition, type Span } from './diagnostics.js';
-import { ResourceExhausted, type Meter } from './meter.js';
+import { MAX_DATUM_NESTING, ResourceExhausted, type Meter } from './meter.js';
 import { EOF, SourceCursor } from './source.js';
 import { parseNumber } from './numbers.js';
 import { Bytevector, Char, LString, LVector, NIL, Pair, Sym, type Value } from './values.js';
@@ -165,6 +165,10 @@ class Reader {
   }
 
   private readToken(): void {
+    if (this.stack.length > MAX_DATUM_NESTING) {
+      const f = this.stack[this.stack.length - 1]!;
+      throw new LispexError('recursion-limit', `datum nesting deeper than ${MAX_DATUM_NESTING}`, [], f.start);
+    }
     const src = this.src;
     const start = src.position();
     const startByte = src.pos;

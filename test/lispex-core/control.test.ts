@@ -173,3 +173,19 @@ describe('the control family rows, each on both routes', () => {
     assert.equal(failure('(error 42)').code, 'E312');
   });
 });
+
+describe('host-safety bounds on program shape', () => {
+  test('datum nesting beyond the reader bound is recursion-limit before anything runs', () => {
+    const o = both('(display "x") ' + '('.repeat(600) + ')'.repeat(600));
+    assert.equal(o.status, 'resource');
+    assert.equal(o.diagnostics[0]!.code, 'recursion-limit');
+    assert.equal(o.stdout, '');
+    assert.equal(value("(length '" + '('.repeat(400) + ')'.repeat(400) + ')'), '1');
+  });
+
+  test('a normalized form deeper than the bound is recursion-limit on both routes (never a JS overflow)', () => {
+    const f = failure('(and ' + '#t '.repeat(5000) + ')');
+    assert.equal(f.code, 'recursion-limit');
+    assert.equal(value('(and ' + '#t '.repeat(300) + '7)'), '7');
+  });
+});
