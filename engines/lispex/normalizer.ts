@@ -69,7 +69,8 @@ class Normalizer {
     const queue = [...roots];
     // Top-level `begin` splices its forms (so it may contain definitions).
     const flatten = (s: Syntax): void => {
-      if (s.t === 'list' && s.tail === null && s.items.length > 0 && isSym(s.items[0]!, BEGIN) && s.items.length > 1) {
+      // (An empty top-level `(begin)` splices to nothing, as in R7RS.)
+      if (s.t === 'list' && s.tail === null && s.items.length > 0 && isSym(s.items[0]!, BEGIN)) {
         this.meter.chargeNormalization();
         for (const sub of s.items.slice(1)) flatten(sub);
       } else forms.push(this.topLevel(s));
