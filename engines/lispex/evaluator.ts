@@ -30,6 +30,7 @@ import {
   Ratnum, Sym, type Value,
 } from './values.js';
 import { VmRoute } from './vm/route.js';
+import { isHostStackOverflow } from './machine-errors.js';
 
 export interface RunOptions {
   readonly route: Route;
@@ -149,7 +150,7 @@ export class LispexEvaluator {
         // INTERACTIVE-OUTPUT-1: output the failed form committed before the fault stays.
         if (phase === 'runtime' && formStart >= 0) interactive += ctx.stdout().slice(formStart);
         error = { code: e.code, phase, at: e.span ?? site, message: e.message, irritants: e.irritants };
-      } else if (e instanceof RangeError) {
+      } else if (isHostStackOverflow(e)) {
         // The JS stack ran out outside the machines' own checks (deeply nested data in a
         // primitive or the normalizer): the host-safety limit, never a crash.
         status = 'resource';

@@ -53,3 +53,12 @@ export function notProperList(who: string, v: Value, at: SourcePosition | undefi
 export function expectedProcedure(who: string, v: Value, at: SourcePosition | undefined): LispexError {
   return new LispexError('E312', `${who}: expected a procedure`, [v], at);
 }
+
+/**
+ * True for the JS engine's stack overflow only. Other RangeErrors (a BigInt past V8's size
+ * limit, an over-long string or array) are host limits on data, not call depth: they must not be
+ * reported as `recursion-limit`.
+ */
+export function isHostStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}

@@ -14,6 +14,7 @@ import { UNASSIGNED } from '../globals.js';
 import {
   arityError, expectedProcedure, inactiveContinuation, mvMisuse, nonContinuable, notAProcedure, notProperList, recursionLimit,
   reentryLimit, setUnbound, unbound, uninitialized,
+  isHostStackOverflow,
 } from '../machine-errors.js';
 import { CALL_DEPTH_LIMIT, REENTRY_LIMIT } from '../meter.js';
 import type { RunContext } from '../run-context.js';
@@ -584,7 +585,7 @@ export class TreeMachine implements Runtime, RouteRunner {
           mode = RAISE;
           continue;
         }
-        if (e instanceof RangeError && this.reentries === 0) {
+        if (isHostStackOverflow(e) && this.reentries === 0) {
           this.truncate(base);
           throw new LispexError('recursion-limit', 'host stack exhausted', [], this.site);
         }

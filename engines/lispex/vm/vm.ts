@@ -25,6 +25,7 @@ import {
 import {
   arityError, expectedProcedure, inactiveContinuation, mvMisuse, nonContinuable, notAProcedure, notProperList, recursionLimit,
   reentryLimit, setUnbound, unbound, uninitialized,
+  isHostStackOverflow,
 } from '../machine-errors.js';
 import type { Name } from '../core-ir.js';
 
@@ -475,7 +476,7 @@ export class Vm implements Runtime {
             continue;
           }
           this.truncate(base);
-          if (e instanceof RangeError && this.reentries === 0) {
+          if (isHostStackOverflow(e) && this.reentries === 0) {
             throw new LispexError('recursion-limit', 'host stack exhausted', [], this.currentSite());
           }
           throw e;
