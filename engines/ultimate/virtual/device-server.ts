@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { checkParams, findCall, parseApiPath, type Answer, type RestDevice } from './rest-routes.js';
+import { closeServer, listenLoopback } from './listen.js';
 
 export interface HttpServerOptions {
   device: RestDevice;
@@ -124,16 +125,11 @@ export class VirtualHttpServer {
   }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => { this.#server.off('error', reject); resolve(); });
-    });
-    this.port = (this.#server.address() as net.AddressInfo).port;
+    this.port = await listenLoopback(this.#server, this.opts.port, this.opts.host);
     return this.port;
   }
 
   async close(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
-    await new Promise<void>((r) => this.#server.close(() => r()));
+    await closeServer(this.#server, this.#sockets);
   }
 }

@@ -7,6 +7,7 @@
 // register (FF76). Other commands are read and ignored, as the firmware ignores unknown ones.
 import net from 'node:net';
 import { parseDestination } from './debug-streamer.js';
+import { closeServer, listenLoopback } from './listen.js';
 
 export interface DmaDevice {
   loadPrg(bytes: Uint8Array, then: 'none' | 'run' | 'jump'): void;
@@ -141,16 +142,11 @@ export class VirtualDmaServer {
   }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => { this.#server.off('error', reject); resolve(); });
-    });
-    this.port = (this.#server.address() as net.AddressInfo).port;
+    this.port = await listenLoopback(this.#server, this.opts.port, this.opts.host);
     return this.port;
   }
 
   async close(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
-    await new Promise<void>((r) => this.#server.close(() => r()));
+    await closeServer(this.#server, this.#sockets);
   }
 }

@@ -7,6 +7,7 @@
 import net from 'node:net';
 import { posix } from 'node:path';
 import { FsError, type VirtualFs } from './virtual-fs.js';
+import { closeServer, listenLoopback } from './listen.js';
 
 const REFUSED = new Set(['EPSV', 'EPRT', 'REST', 'APPE', 'MDTM', 'STRU', 'OPTS', 'SITE', 'AUTH']);
 const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT', 'FEAT', 'SYST', 'NOOP']);
@@ -273,16 +274,11 @@ export class VirtualFtpServer {
   }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => { this.#server.off('error', reject); resolve(); });
-    });
-    this.port = (this.#server.address() as net.AddressInfo).port;
+    this.port = await listenLoopback(this.#server, this.opts.port, this.opts.host);
     return this.port;
   }
 
   async close(): Promise<void> {
-    for (const s of this.#sessions) s.destroy();
-    await new Promise<void>((r) => this.#server.close(() => r()));
+    await closeServer(this.#server, this.#sessions);
   }
 }

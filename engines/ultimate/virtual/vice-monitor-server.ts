@@ -14,6 +14,7 @@ import {
   API_VERSION, EVENT_REQUEST_ID, FrameReader, ViceCommand, ViceError, ViceRegister, ViceResponse,
   encodeCheckpointInfo, encodeRegisters, encodeResponse, type CheckpointInfo,
 } from '../vice/protocol.js';
+import { listenLoopback } from './listen.js';
 
 export interface ViceServerOptions {
   machine: MachineSeam;
@@ -52,11 +53,7 @@ export class ViceMonitorServer {
   get stopped(): boolean { return this.#stopped; }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => { this.#server.off('error', reject); resolve(); });
-    });
-    this.port = (this.#server.address() as net.AddressInfo).port;
+    this.port = await listenLoopback(this.#server, this.opts.port, this.opts.host);
     return this.port;
   }
 
