@@ -203,7 +203,7 @@ function routeEntries(products: StartupProducts): Entry[] {
       implementation: null,
       startup_option: '--topaz-vm',
       configured: products.topazVm !== undefined,
-      note: 'external route; not implemented in this version',
+      note: 'external route: this product cannot run it yet, so courts that need it answer court_available: false',
     },
     {
       name: 'fresh-aot',
@@ -213,7 +213,7 @@ function routeEntries(products: StartupProducts): Entry[] {
       implementation: null,
       startup_option: '--topaz-compiler with --rust-tools',
       configured: products.topazCompiler !== undefined && products.rustTools !== undefined,
-      note: 'external route; not implemented in this version',
+      note: 'external route: this product cannot run it yet, so courts that need it answer court_available: false',
     },
   ];
   const courts = COURTS.map((court) => {
