@@ -13,13 +13,7 @@ type Subcommand = { summary: string; run: (argv: string[]) => Promise<void> };
 const SUBCOMMANDS: Record<string, Subcommand> = {
   topup: {
     summary: 'MCP server over a persistent OCaml toplevel (stdio, or --socket PATH)',
-    run: async (argv) => {
-      const [{ runTopupCli }, { createSessionRouter }] = await Promise.all([
-        import('../adapters/topup/cli.js'),
-        import('../adapters/topup/routing/index.js'),
-      ]);
-      await runTopupCli(argv, { router: createSessionRouter });
-    },
+    run: async (argv) => (await import('../adapters/topup/cli.js')).runTopupCli(argv),
   },
   lispex: {
     summary: 'the Lispex language: `lispex mcp serve`, `lispex run FILE`, `lispex check FILE`',

@@ -1,7 +1,8 @@
 // `topup [--socket <path>]`: the topup server on stdio (default) or on a Unix socket serving one
 // client at a time, keeping the toplevel across reconnects. Also `mcp-engines topup …`.
 import { StdioServerTransport, serveUnixSocket, type UnixSocketListener } from '../../transports/index.js';
-import { unroutedRouter, type TopupRouter } from './router.js';
+import type { TopupRouter } from './router.js';
+import { createSessionRouter } from './routing/index.js';
 import { TOPUP_PROTOCOL_VERSION, TOPUP_VERSION, createTopupServer } from './server.js';
 
 export const TOPUP_HELP = `topup ${TOPUP_VERSION} — an MCP server over a persistent OCaml toplevel (protocol ${TOPUP_PROTOCOL_VERSION})
@@ -24,7 +25,7 @@ Needs the OCaml toolchain: apt-get install ocaml-nox ocaml-dune ocaml-findlib li
 `;
 
 export interface TopupCliOptions {
-  /** The router to use (default: unroutedRouter()). */
+  /** The router to use (default: createSessionRouter — named local sessions and remote hosts). */
   router?: () => TopupRouter;
 }
 
@@ -89,7 +90,7 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
     process.exitCode = 2;
     return;
   }
-  const server = createTopupServer({ router: (options.router ?? unroutedRouter)(), engineOptions: { interruptGraceMs: graceMs } });
+  const server = createTopupServer({ router: (options.router ?? createSessionRouter)(), engineOptions: { interruptGraceMs: graceMs } });
   let listener: UnixSocketListener | undefined;
   let stopping = false;
   const stop = async (code: number) => {
