@@ -105,6 +105,16 @@ class Reader {
     return new LispexError(code, message, [], at);
   }
 
+  /** Complete the token as a number if `text` reads as one (E314 if it is non-finite). */
+  private tryNumber(text: string, start: SourcePosition, startByte: number): boolean {
+    const num = readNumber(text);
+    if (num === 'nonfinite') throw new LispexError('E314', 'non-finite inexact number', [], start);
+    if (num === null) return false;
+    this.meter.chargeToken();
+    this.complete({ t: 'atom', value: num, span: this.span(start, startByte) });
+    return true;
+  }
+
   private span(start: SourcePosition, startByte: number): Span {
     return { line: start.line, column: start.column, startByte, endByte: this.src.pos };
   }
@@ -221,13 +231,7 @@ class Reader {
       this.dot(start);
       return;
     }
-    const num = readNumber(text);
-    if (num === 'nonfinite') throw new LispexError('E314', 'non-finite inexact number', [], start);
-    if (num !== null) {
-      this.meter.chargeToken();
-      this.complete({ t: 'atom', value: num, span: this.span(start, startByte) });
-      return;
-    }
+    if (this.tryNumber(text, start, startByte)) return;
     if (looksNumeric(text)) throw this.error('E100', `illegal number syntax ${text}`, start);
     this.meter.chargeToken();
     this.complete({ t: 'sym', sym: Sym.of(text), span: this.span(start, startByte) });
@@ -283,13 +287,7 @@ class Reader {
       this.complete({ t: 'atom', value: lower === '#t' || lower === '#true', span: this.span(start, startByte) });
       return;
     }
-    const num = readNumber(text);
-    if (num === 'nonfinite') throw new LispexError('E314', 'non-finite inexact number', [], start);
-    if (num !== null) {
-      this.meter.chargeToken();
-      this.complete({ t: 'atom', value: num, span: this.span(start, startByte) });
-      return;
-    }
+    if (this.tryNumber(text, start, startByte)) return;
     throw this.error('E100', `illegal token ${text}`, start);
   }
 
