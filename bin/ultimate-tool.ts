@@ -3,6 +3,11 @@
 import { runUltimateToolCli } from '../engines/ultimate/cli.js';
 
 runUltimateToolCli(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err: unknown) => { process.stderr.write(`ultimate-tool: ${(err as Error)?.stack ?? String(err)}\n`); process.exitCode = 1; },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`ultimate-tool: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
 );

@@ -26,7 +26,9 @@ async function topup() {
   await withClient([bin('mcp-engines'), 'topup'], async (c) => {
     const { tools } = await c.listTools();
     console.log(`topup: ${c.getServerVersion().name} ${c.getServerVersion().version}, ${tools.length} tools`);
-    const defined = JSON.parse(text(await c.callTool({ name: 'eval', arguments: { source: 'let squares = List.init 6 (fun i -> i * i)' } })));
+    const defined = JSON.parse(
+      text(await c.callTool({ name: 'eval', arguments: { source: 'let squares = List.init 6 (fun i -> i * i)' } })),
+    );
     if (defined.error) throw new Error(`topup eval failed: ${JSON.stringify(defined.error)}`);
     console.log(`topup: let squares = … → ${defined.value_repr} : ${defined.type}`);
     const sum = JSON.parse(text(await c.callTool({ name: 'eval', arguments: { source: 'List.fold_left ( + ) 0 squares' } })));
@@ -43,13 +45,17 @@ async function lispex() {
     console.log(`lispex: (fib 20) on the tree and the bytecode VM → agreement: ${cmp.agreement}`);
     const ev = await c.callTool({ name: 'lispex_eval', arguments: { source } });
     const out = ev.structuredContent ?? JSON.parse(text(ev));
-    console.log(`lispex: lispex_eval status ${out.status}, values ${JSON.stringify((out.values ?? []).map((v) => v.printed ?? v.write ?? v))}`);
+    console.log(
+      `lispex: lispex_eval status ${out.status}, values ${JSON.stringify((out.values ?? []).map((v) => v.printed ?? v.write ?? v))}`,
+    );
   });
 }
 
 async function ultimate() {
   const { UltimateDevice } = await import(join(root, 'dist', 'engines', 'ultimate', 'index.js'));
-  const child = spawn(process.execPath, [bin('ultimate-tool'), 'virtual-device', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [bin('ultimate-tool'), 'virtual-device', '--exit-on-stdin-close'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   try {
     const ports = JSON.parse(
       await new Promise((resolve, reject) => {
@@ -62,7 +68,9 @@ async function ultimate() {
     const probe = await device.probe();
     console.log(`ultimate: ${probe.product} "${probe.hostname}" firmware ${probe.firmwareVersion} (virtual: ${probe.virtual})`);
     // 10 SYS2061 / LDA #$2A / STA $D7FF / JMP * — a program that writes the debug register.
-    const prg = Uint8Array.from([0x01, 0x08, 0x0b, 0x08, 0x0a, 0x00, 0x9e, 0x32, 0x30, 0x36, 0x31, 0x00, 0x00, 0x00, 0xa9, 0x2a, 0x8d, 0xff, 0xd7, 0x4c, 0x12, 0x08]);
+    const prg = Uint8Array.from([
+      0x01, 0x08, 0x0b, 0x08, 0x0a, 0x00, 0x9e, 0x32, 0x30, 0x36, 0x31, 0x00, 0x00, 0x00, 0xa9, 0x2a, 0x8d, 0xff, 0xd7, 0x4c, 0x12, 0x08,
+    ]);
     await device.rest.runPrg({ bytes: prg });
     const deadline = Date.now() + 10_000;
     let value = await device.rest.debugRegister();

@@ -27,9 +27,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const res = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files],
-  { stdio: 'inherit' },
-);
+const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files], {
+  stdio: 'inherit',
+});
 process.exit(res.status ?? 1);

@@ -28,6 +28,6 @@ export {
   negotiateVersion,
   type ProtocolVersion,
 } from './mcp/protocol-version.js';
-export { createLogger, type Logger } from './logger.js';
+export { createLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
 export type { Transport, JsonRpcMessage, JsonRpcId } from '../transports/transport.js';
-export { packageRoot, packageVersion } from "./package-info.js";
+export { packageRoot, packageVersion } from './package-info.js';

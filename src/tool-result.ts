@@ -52,7 +52,7 @@ export function rawResult(result: CallToolResult): RawToolResult {
 /** Read the JSON payload out of a result produced by this library (first text block). */
 export function parseToolPayload(result: CallToolResult): unknown {
   const first = result.content?.[0];
-  if (!first || first.type !== 'text' || typeof first.text !== 'string') return undefined;
+  if (first?.type !== 'text' || typeof first.text !== 'string') return undefined;
   try {
     return JSON.parse(first.text);
   } catch {

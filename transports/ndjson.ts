@@ -91,5 +91,5 @@ export class NdjsonDecoder {
 
 /** One message as one line. JSON.stringify never emits a raw newline, so framing is safe. */
 export function encodeMessage(message: JsonRpcMessage): string {
-  return JSON.stringify(message) + '\n';
+  return `${JSON.stringify(message)}\n`;
 }

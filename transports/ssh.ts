@@ -20,7 +20,10 @@ export type SshPhase = 'config' | 'connect' | 'host-key' | 'auth';
 
 export class SshError extends Error {
   override readonly name = 'SshError';
-  constructor(message: string, readonly phase: SshPhase) {
+  constructor(
+    message: string,
+    readonly phase: SshPhase,
+  ) {
     super(message);
   }
 }
@@ -118,7 +121,7 @@ export class SshConnection {
     const lookupName = knownHostsName(host.hostname, host.port, host.hostKeyAlias);
     const agentSocket = options.agentSocket ?? process.env.SSH_AUTH_SOCK;
     const identities = identitiesFor(host, agentSocket || undefined, log);
-    const where = `${host.user}@${host.hostname}:${host.port}` + (alias !== host.hostname ? ` (host "${alias}")` : '');
+    const where = `${host.user}@${host.hostname}:${host.port}${alias !== host.hostname ? ` (host "${alias}")` : ''}`;
     if (identities.length === 0) {
       return Promise.reject(
         new SshError(
@@ -179,7 +182,9 @@ export class SshConnection {
         fail(new SshError(`cannot connect to ${where}: ${err.message}`, 'connect'));
       };
       client.on('error', onError);
-      client.once('close', () => fail(new SshError(`connection to ${where} closed during the handshake`, verdict && !verdict.ok ? 'host-key' : 'connect')));
+      client.once('close', () =>
+        fail(new SshError(`connection to ${where} closed during the handshake`, verdict && !verdict.ok ? 'host-key' : 'connect')),
+      );
       try {
         client.connect(config);
       } catch (err) {

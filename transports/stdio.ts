@@ -6,9 +6,7 @@ import { StreamTransport, type StreamTransportOptions } from './stream.js';
  * Logs belong on stderr (see src/logger.ts).
  */
 export class StdioServerTransport extends StreamTransport {
-  constructor(
-    options: StreamTransportOptions & { stdin?: Readable; stdout?: Writable } = {},
-  ) {
+  constructor(options: StreamTransportOptions & { stdin?: Readable; stdout?: Writable } = {}) {
     const stdin = options.stdin ?? process.stdin;
     super(stdin, options.stdout ?? process.stdout, {
       ...options,

@@ -26,7 +26,10 @@ export interface Transport {
 /** A line that was not valid JSON (or not valid UTF-8). The session answers -32700. */
 export class JsonParseError extends Error {
   override readonly name = 'JsonParseError';
-  constructor(readonly line: string, cause?: unknown) {
+  constructor(
+    readonly line: string,
+    cause?: unknown,
+  ) {
     super(`malformed JSON: ${cause instanceof Error ? cause.message : String(cause ?? 'invalid')}`);
   }
 }

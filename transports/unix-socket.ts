@@ -134,10 +134,7 @@ async function removeStaleSocket(path: string): Promise<void> {
 }
 
 /** Connect to an MCP server on a Unix domain socket. */
-export function connectUnixSocket(
-  path: string,
-  options: { maxLineBytes?: number } = {},
-): Promise<StreamTransport> {
+export function connectUnixSocket(path: string, options: { maxLineBytes?: number } = {}): Promise<StreamTransport> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
     socket.once('connect', () => {

@@ -29,7 +29,11 @@ const CORE_SYNTAX: Record<string, [keyword: string, syntax: string, summary: str
   variable: ['', 'identifier', 'The value bound to an identifier (E300 when unbound).'],
   quote: ['quote', "(quote datum) or 'datum", 'The datum itself, unevaluated.'],
   if: ['if', '(if test consequent [alternate])', 'Only #f is false.'],
-  lambda: ['lambda', '(lambda (param …) body …), (lambda (param … . rest) body …), (lambda rest body …)', 'A procedure; bodies may start with internal definitions.'],
+  lambda: [
+    'lambda',
+    '(lambda (param …) body …), (lambda (param … . rest) body …), (lambda rest body …)',
+    'A procedure; bodies may start with internal definitions.',
+  ],
   begin: ['begin', '(begin form …)', 'Evaluates forms in order; the last gives the value.'],
   'set!': ['set!', '(set! identifier expression)', 'Assigns an existing binding (E303 when unbound).'],
   define: ['define', '(define identifier expression)', 'Binds a name at top level or as a leading internal definition.'],
@@ -37,7 +41,11 @@ const CORE_SYNTAX: Record<string, [keyword: string, syntax: string, summary: str
   letrec: ['letrec', '(letrec ((identifier init) …) body …)', 'Recursive local bindings (E321 when read before initialized).'],
   values: ['values', '(values expression …)', 'Zero or more values (E320 when misused).'],
   application: ['', '(operator operand …)', 'Procedure call; proper tail calls (E301 non-procedure, E302 arity).'],
-  guard: ['guard', '(guard (identifier clause … [(else expression …)]) body …)', 'Catches raised objects and runtime errors; clauses as in cond; re-raises when no clause matches.'],
+  guard: [
+    'guard',
+    '(guard (identifier clause … [(else expression …)]) body …)',
+    'Catches raised objects and runtime errors; clauses as in cond; re-raises when no clause matches.',
+  ],
 };
 
 const DERIVED_SYNTAX: Record<string, [keyword: string, syntax: string, summary: string]> = {
@@ -140,11 +148,31 @@ function readerEntries(): Entry[] {
 
 const BOUND_ENTRIES: Array<{ name: BoundName; limit: number; unit: string; applies_to: string }> = [
   { name: 'source', limit: FIXED_BOUNDS.sourceBytes, unit: 'bytes', applies_to: 'source of lispex_eval and lispex_compare_routes (UTF-8)' },
-  { name: 'input-datum', limit: FIXED_BOUNDS.inputDatumBytes, unit: 'bytes', applies_to: 'input of lispex_eval and lispex_compare_routes (UTF-8)' },
+  {
+    name: 'input-datum',
+    limit: FIXED_BOUNDS.inputDatumBytes,
+    unit: 'bytes',
+    applies_to: 'input of lispex_eval and lispex_compare_routes (UTF-8)',
+  },
   { name: 'evaluation-result', limit: FIXED_BOUNDS.evalResultBytes, unit: 'bytes', applies_to: 'one lispex.mcp-eval-result/v1 as JSON' },
-  { name: 'comparison-result', limit: FIXED_BOUNDS.comparisonResultBytes, unit: 'bytes', applies_to: 'one lispex.mcp-route-comparison-result/v1 as JSON' },
-  { name: 'diagnostics-and-warnings', limit: FIXED_BOUNDS.diagnosticsAndWarnings, unit: 'records', applies_to: 'diagnostics plus warnings of one observation' },
-  { name: 'evaluation-wall-clock', limit: FIXED_BOUNDS.evalWallClockMs, unit: 'ms', applies_to: 'one route evaluation (the worker is terminated when it runs out)' },
+  {
+    name: 'comparison-result',
+    limit: FIXED_BOUNDS.comparisonResultBytes,
+    unit: 'bytes',
+    applies_to: 'one lispex.mcp-route-comparison-result/v1 as JSON',
+  },
+  {
+    name: 'diagnostics-and-warnings',
+    limit: FIXED_BOUNDS.diagnosticsAndWarnings,
+    unit: 'records',
+    applies_to: 'diagnostics plus warnings of one observation',
+  },
+  {
+    name: 'evaluation-wall-clock',
+    limit: FIXED_BOUNDS.evalWallClockMs,
+    unit: 'ms',
+    applies_to: 'one route evaluation (the worker is terminated when it runs out)',
+  },
   { name: 'comparison-wall-clock', limit: FIXED_BOUNDS.comparisonWallClockMs, unit: 'ms', applies_to: 'one whole comparison' },
 ];
 
@@ -160,7 +188,14 @@ function resourceEntries(): Entry[] {
     exhaustion_code: axis.exhaustion_code,
   }));
   return [
-    { name: profile.id, kind: 'resource-profile', purpose: profile.purpose, limits: profile.limits, meter_id: METER_MANIFEST.meter_id, meter_manifest_id: METER_MANIFEST.manifest_id },
+    {
+      name: profile.id,
+      kind: 'resource-profile',
+      purpose: profile.purpose,
+      limits: profile.limits,
+      meter_id: METER_MANIFEST.meter_id,
+      meter_manifest_id: METER_MANIFEST.manifest_id,
+    },
     ...axes,
     {
       name: 'non-tail-call-depth',

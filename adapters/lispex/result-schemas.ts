@@ -80,7 +80,7 @@ export const StdoutSchema = z.strictObject({
 
 export const MetricsSchema = z.strictObject({
   max_call_depth: u64,
-  call_depth_limit: u64.describe('this route\'s recursion-limit threshold (HOST-SAFETY-RESOURCE-1)'),
+  call_depth_limit: u64.describe("this route's recursion-limit threshold (HOST-SAFETY-RESOURCE-1)"),
   forms: u64,
   wall_ms: z.number().min(0).describe('engine wall time (not semantic)'),
   host_wall_ms: z.number().min(0).describe('wall time including the worker hand-off (not semantic)'),

@@ -32,7 +32,10 @@ function instructions(products: StartupProducts): string {
   ].join(' ');
 }
 
-export function createLispexServer(options: LispexServerOptions): { server: McpServer; host: EvaluationHost & { close?: () => Promise<void> } } {
+export function createLispexServer(options: LispexServerOptions): {
+  server: McpServer;
+  host: EvaluationHost & { close?: () => Promise<void> };
+} {
   const host = options.host ?? new LispexHost({ wallClockMs: FIXED_BOUNDS.evalWallClockMs });
   const tools = createLispexTools({
     host,

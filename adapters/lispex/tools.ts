@@ -105,7 +105,12 @@ function failureError(outcome: Exclude<HostOutcome, { kind: 'completed' }>, what
   }
 }
 
-function resultTooLarge(bound: 'evaluation-result' | 'comparison-result', bytes: number, limit: number, detail: Record<string, unknown>): ToolError {
+function resultTooLarge(
+  bound: 'evaluation-result' | 'comparison-result',
+  bytes: number,
+  limit: number,
+  detail: Record<string, unknown>,
+): ToolError {
   return new ToolError(`result not delivered: it would be ${bytes} bytes, over the fixed bound of ${limit} bytes`, {
     failure: 'bound-exceeded',
     bound,
@@ -242,7 +247,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
     description:
       'Run one closed comparison court on the same source and input and report each member observation, the ' +
       'mismatch axes and agreement, without selecting an answer. tree-rust runs the built-in tree and the built-in ' +
-      'bytecode VM (which fills the court\'s Rust VM member). rust-topaz and all-four need startup products and ' +
+      "bytecode VM (which fills the court's Rust VM member). rust-topaz and all-four need startup products and " +
       'answer court_available:false here.',
     input: z.strictObject({
       court: CourtSchema.describe('tree-rust, rust-topaz or all-four'),
@@ -381,7 +386,7 @@ function memberDescription(member: CourtMember): ComparisonResult['members'][num
         member,
         available: true,
         route: 'vm',
-        implementation: 'mcp-engines built-in bytecode VM (fills the court\'s Rust VM member; not a Rust program)',
+        implementation: "mcp-engines built-in bytecode VM (fills the court's Rust VM member; not a Rust program)",
       };
     case 'topaz-vm':
     case 'fresh-aot':

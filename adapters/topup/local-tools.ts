@@ -82,7 +82,8 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
   routable({
     name: 'env',
     title: 'List bindings',
-    description: 'List user-defined value bindings as {name, type}, oldest first. filter: substring of the name; all: include stdlib/library values.',
+    description:
+      'List user-defined value bindings as {name, type}, oldest first. filter: substring of the name; all: include stdlib/library values.',
     shape: {
       filter: z.string().optional().describe('substring filter on binding names'),
       all: z.boolean().optional().describe('include stdlib/library bindings (hidden by default)'),
@@ -94,7 +95,8 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
   routable({
     name: 'lookup',
     title: 'Inspect a binding',
-    description: 'Type, source location and a small bounded value preview of one binding (qualified names such as List.map work). Unbound names are an error.',
+    description:
+      'Type, source location and a small bounded value preview of one binding (qualified names such as List.map work). Unbound names are an error.',
     shape: { name: z.string().min(1).describe('value name') },
     readOnly: true,
     local: (args) => engine.lookup(args.name),
@@ -103,7 +105,8 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
   routable({
     name: 'reset',
     title: 'Reset the toplevel',
-    description: 'Discard the environment and start a fresh toplevel process: drops every binding, #load-ed code and the phrase log. Prefer restore for a known-good workspace.',
+    description:
+      'Discard the environment and start a fresh toplevel process: drops every binding, #load-ed code and the phrase log. Prefer restore for a known-good workspace.',
     shape: {},
     destructive: true,
     local: () => engine.reset(),
@@ -121,7 +124,8 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
   routable({
     name: 'load',
     title: 'Load a compiled archive',
-    description: 'Load an absolute .cma/.cmo into the live session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.',
+    description:
+      'Load an absolute .cma/.cmo into the live session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.',
     shape: { path: z.string().min(1).describe('absolute path of a .cma or .cmo') },
     local: (args) => engine.load(args.path),
   });

@@ -4,7 +4,11 @@ import { ToolError } from '../../src/index.js';
 import type { RouteTarget } from './router.js';
 
 export const routingFields = {
-  host: z.string().min(1).optional().describe('route to a registered remote host (started with start_session); "local" or absent: this toplevel'),
+  host: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('route to a registered remote host (started with start_session); "local" or absent: this toplevel'),
   session: z
     .string()
     .min(1)

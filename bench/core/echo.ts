@@ -57,7 +57,7 @@ async function stdioWire(kind: 'ours' | 'sdk'): Promise<Wire> {
     }
   });
   return {
-    send: (m) => child.stdin.write(JSON.stringify(m) + '\n'),
+    send: (m) => child.stdin.write(`${JSON.stringify(m)}\n`),
     onResponse: (f) => (cb = f),
     close: async () => {
       child.stdin.end();
@@ -69,7 +69,12 @@ async function stdioWire(kind: 'ours' | 'sdk'): Promise<Wire> {
 async function initialize(wire: Wire): Promise<void> {
   await new Promise<void>((resolve) => {
     wire.onResponse(() => resolve());
-    wire.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+    wire.send({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    });
   });
   wire.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
@@ -104,7 +109,8 @@ async function pipelined(wire: Wire, calls: number, concurrency: number): Promis
   let done = 0;
   const t0 = performance.now();
   await new Promise<void>((resolve) => {
-    const send = () => wire.send({ jsonrpc: '2.0', id: sent++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
+    const send = () =>
+      wire.send({ jsonrpc: '2.0', id: sent++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
     wire.onResponse((m) => {
       if (m.error || m.result?.isError) throw new Error(`bad response ${JSON.stringify(m)}`);
       if (++done === calls) return resolve();
@@ -126,13 +132,18 @@ async function measure(path: 'in-memory' | 'stdio', kind: 'ours' | 'sdk') {
 }
 
 const fmt = (n: number) => n.toFixed(n < 10 ? 3 : 0);
-console.log(`echo tools/call round trip — ${CALLS} calls per measurement, pipelined with ${CONCURRENCY} in flight; node ${process.version}`);
+console.log(
+  `echo tools/call round trip — ${CALLS} calls per measurement, pipelined with ${CONCURRENCY} in flight; node ${process.version}`,
+);
 console.log('| path | server | sequential calls/s | p50 ms | p99 ms | pipelined calls/s |');
 console.log('|---|---|---|---|---|---|');
 for (const path of ['in-memory', 'stdio'] as const) {
   const ours = await measure(path, 'ours');
   const sdk = await measure(path, 'sdk');
-  for (const [name, r] of [['mcp-engines', ours], ['official SDK 1.x', sdk]] as const) {
+  for (const [name, r] of [
+    ['mcp-engines', ours],
+    ['official SDK 1.x', sdk],
+  ] as const) {
     console.log(`| ${path} | ${name} | ${fmt(r.perSec)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.pipelinedPerSec)} |`);
   }
   console.log(

@@ -42,7 +42,8 @@ function lispex(p: BenchProgram, route: 'tree' | 'vm'): number {
     const o = ev.run(p.source, { route, limits: LIMITS });
     times.push(performance.now() - t);
     const got = o.values.map((v) => v.printed).join(' ');
-    if (o.status !== 'ok' || got !== p.expected) throw new Error(`${route} ${p.name}: ${o.status} ${got} ${o.diagnostics.map((d) => d.rendered)}`);
+    if (o.status !== 'ok' || got !== p.expected)
+      throw new Error(`${route} ${p.name}: ${o.status} ${got} ${o.diagnostics.map((d) => d.rendered)}`);
   }
   return best(times);
 }
@@ -75,11 +76,14 @@ function guile(p: BenchProgram, dir: string): number | null {
   const lastOpen = p.source.lastIndexOf('\n(');
   const defs = p.source.slice(0, lastOpen);
   const expr = p.source.slice(lastOpen + 1);
-  writeFileSync(file, `${defs}
+  writeFileSync(
+    file,
+    `${defs}
 (define (run-once) (let* ((t0 (get-internal-real-time)) (v ${expr}) (t1 (get-internal-real-time)))
   (write v) (display " ") (display (exact->inexact (/ (* 1000 (- t1 t0)) internal-time-units-per-second))) (newline)))
 ${Array.from({ length: RUNS }, () => '(run-once)').join('\n')}
-`);
+`,
+  );
   const r = spawnSync('guile', ['--no-auto-compile', file], { encoding: 'utf8', timeout: 600_000 });
   if (r.error !== undefined || r.status !== 0) return null;
   const times: number[] = [];
@@ -92,7 +96,7 @@ ${Array.from({ length: RUNS }, () => '(run-once)').join('\n')}
 }
 
 const fmt = (ms: number | null) => (ms === null ? 'n/a' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
-const ratio = (a: number | null, b: number | null) => (a === null || b === null ? 'n/a' : (a / b).toFixed(2) + '×');
+const ratio = (a: number | null, b: number | null) => (a === null || b === null ? 'n/a' : `${(a / b).toFixed(2)}×`);
 
 /** Let each in-process engine's JIT settle before anything is measured. */
 function warmUp(): void {
@@ -115,7 +119,9 @@ try {
       biwascheme: biwascheme(p),
       guile: guile(p, dir),
     };
-    console.log(`| ${p.name} | ${fmt(r.vm)} | ${fmt(r.tree)} | ${fmt(r.biwascheme)} | ${fmt(r.guile)} | ${ratio(r.tree, r.vm)} | ${ratio(r.biwascheme, r.vm)} | ${ratio(r.vm, r.guile)} |`);
+    console.log(
+      `| ${p.name} | ${fmt(r.vm)} | ${fmt(r.tree)} | ${fmt(r.biwascheme)} | ${fmt(r.guile)} | ${ratio(r.tree, r.vm)} | ${ratio(r.biwascheme, r.vm)} | ${ratio(r.vm, r.guile)} |`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

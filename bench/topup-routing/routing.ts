@@ -78,12 +78,31 @@ try {
   const scp: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    execFileSync('scp', ['-O', '-q', '-F', join(sshd.clientHome, '.ssh', 'config'), '-o', `UserKnownHostsFile=${join(sshd.clientHome, '.ssh', 'known_hosts')}`, '-o', 'StrictHostKeyChecking=yes', '-i', join(sshd.clientHome, '.ssh', 'id_ed25519'), file, `${sshd.hostAlias}:${join(sshd.remoteHome, `scp-${i}.bin`)}`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(
+      'scp',
+      [
+        '-O',
+        '-q',
+        '-F',
+        join(sshd.clientHome, '.ssh', 'config'),
+        '-o',
+        `UserKnownHostsFile=${join(sshd.clientHome, '.ssh', 'known_hosts')}`,
+        '-o',
+        'StrictHostKeyChecking=yes',
+        '-i',
+        join(sshd.clientHome, '.ssh', 'id_ed25519'),
+        file,
+        `${sshd.hostAlias}:${join(sshd.remoteHome, `scp-${i}.bin`)}`,
+      ],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     scp.push(performance.now() - t0);
   }
   const mbps = (ms: number) => size / 1e6 / (ms / 1000);
   console.log(`push_file 16 MiB x5: median ${median(push).toFixed(1)} ms = ${mbps(median(push)).toFixed(1)} MB/s (goal >= 30 MB/s)`);
-  console.log(`scp -O    16 MiB x5: median ${median(scp).toFixed(1)} ms = ${mbps(median(scp)).toFixed(1)} MB/s (reference); push_file/scp time ratio ${(median(push) / median(scp)).toFixed(2)}x`);
+  console.log(
+    `scp -O    16 MiB x5: median ${median(scp).toFixed(1)} ms = ${mbps(median(scp)).toFixed(1)} MB/s (reference); push_file/scp time ratio ${(median(push) / median(scp)).toFixed(2)}x`,
+  );
 } finally {
   await client.close();
   await sshd.close();

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpClient, parseToolPayload } from '../../src/index.js';
+import { McpClient, parseToolPayload, silentLogger } from '../../src/index.js';
 import { spawnStdio } from '../../transports/index.js';
 import { OcamlToplevel, ensureAgentBinary } from '../../engines/ocaml/index.js';
 import { AgentProcess } from '../../engines/ocaml/agent-process.js';
@@ -41,7 +41,7 @@ try {
 
   const { command, args } = binCommand('topup');
   const { transport } = spawnStdio(command, args, { env, stderr: 'inherit' });
-  const client = new McpClient({ name: 'bench', version: '1' }, { logger: { error() {}, warn() {}, info() {}, debug() {} } });
+  const client = new McpClient({ name: 'bench', version: '1' }, { logger: silentLogger });
   await client.connect(transport);
   const check = parseToolPayload(await client.callTool('eval', { source: PHRASE })) as { value_repr: string };
   if (check.value_repr !== '2') throw new Error(`unexpected eval answer ${JSON.stringify(check)}`);
@@ -133,7 +133,11 @@ try {
   console.log(`| 100 separate eval calls | ${fmt(s.median)} | ${fmt(s.median / 100)} |`);
   console.log('');
   console.log(`eval_batch is ${(s.median / b.median).toFixed(2)}× cheaper per phrase than separate calls (goal ≥ 5×)`);
-  console.log(`load average during the run: ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} CPUs`);
+  console.log(
+    `load average during the run: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on ${cpus().length} CPUs`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -16,7 +16,9 @@ const seconds = Number(process.argv[2] ?? 3);
 function build(): { sieve: Uint8Array; modes: Uint8Array } {
   const dir = mkdtempSync(join(tmpdir(), 'ucpu-bench-'));
   try {
-    writeFileSync(join(dir, 'sieve.c'), `
+    writeFileSync(
+      join(dir, 'sieve.c'),
+      `
 static unsigned char composite[2000];
 int main(void) {
   unsigned i, j, count;
@@ -30,9 +32,12 @@ int main(void) {
   }
   return 0;
 }
-`);
+`,
+    );
     execFileSync('cl65', ['-t', 'c64', '-O', '-o', join(dir, 'sieve.prg'), join(dir, 'sieve.c')], { cwd: dir });
-    writeFileSync(join(dir, 'modes.a'), `
+    writeFileSync(
+      join(dir, 'modes.a'),
+      `
 !cpu 6510
 * = $c000
         lda #$00
@@ -51,7 +56,8 @@ loop:   ldy #0
         bne -
         inc $d020
         jmp loop
-`);
+`,
+    );
     execFileSync('acme', ['-f', 'cbm', '-o', join(dir, 'modes.prg'), join(dir, 'modes.a')]);
     return {
       sieve: new Uint8Array(readFileSync(join(dir, 'sieve.prg'))),
@@ -62,7 +68,13 @@ loop:   ldy #0
   }
 }
 
-interface Result { name: string; mhz: number; ratio: number; cpuMhz: number; cpuRatio: number }
+interface Result {
+  name: string;
+  mhz: number;
+  ratio: number;
+  cpuMhz: number;
+  cpuRatio: number;
+}
 
 function measure(name: string, prg: Uint8Array, configure: (m: C64Machine) => void): Result {
   const m = new C64Machine();
@@ -93,10 +105,21 @@ const collect = (e: number) => {
 };
 
 const results: Result[] = [];
-for (const [wname, prg] of [['cc65 sieve', sieve], ['acme addressing modes', modes]] as [string, Uint8Array][]) {
+for (const [wname, prg] of [
+  ['cc65 sieve', sieve],
+  ['acme addressing modes', modes],
+] as [string, Uint8Array][]) {
   results.push(measure(`${wname}, no bus consumer`, prg, () => {}));
-  results.push(measure(`${wname}, every bus cycle stored`, prg, (m) => { m.onBusCycle = collect; }));
-  results.push(measure(`${wname}, onExec hook`, prg, (m) => { m.onExec = () => false; }));
+  results.push(
+    measure(`${wname}, every bus cycle stored`, prg, (m) => {
+      m.onBusCycle = collect;
+    }),
+  );
+  results.push(
+    measure(`${wname}, onExec hook`, prg, (m) => {
+      m.onExec = () => false;
+    }),
+  );
 }
 
 console.log(`real C64 (PAL): ${(PAL_CLOCK_HZ / 1e6).toFixed(3)} MHz; ${seconds} s per case; node ${process.version}`);
@@ -104,7 +127,13 @@ console.log(`real C64 (PAL): ${(PAL_CLOCK_HZ / 1e6).toFixed(3)} MHz; ${seconds} 
 // comparable when other processes compete for the cores
 console.log('case'.padEnd(48), 'MHz (wall)'.padStart(11), 'x C64'.padStart(7), 'MHz (CPU time)'.padStart(15), 'x C64'.padStart(7));
 for (const r of results) {
-  console.log(r.name.padEnd(48), r.mhz.toFixed(2).padStart(11), r.ratio.toFixed(1).padStart(7), r.cpuMhz.toFixed(2).padStart(15), r.cpuRatio.toFixed(1).padStart(7));
+  console.log(
+    r.name.padEnd(48),
+    r.mhz.toFixed(2).padStart(11),
+    r.ratio.toFixed(1).padStart(7),
+    r.cpuMhz.toFixed(2).padStart(15),
+    r.cpuRatio.toFixed(1).padStart(7),
+  );
 }
 const worst = Math.min(...results.map((r) => r.ratio));
 console.log(`goal >= 10x real speed (wall clock) in every case: ${worst >= 10 ? 'met' : 'NOT met'} (worst ${worst.toFixed(1)}x)`);

@@ -15,7 +15,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import DgramAsPromised from 'dgram-as-promised';
-import { DebugStreamCapture, RestClient, SequenceTracker, DEVICE_DATAGRAMS_PER_SECOND, datagramSequence } from '../../engines/ultimate/index.js';
+import {
+  DebugStreamCapture,
+  RestClient,
+  SequenceTracker,
+  DEVICE_DATAGRAMS_PER_SECOND,
+  datagramSequence,
+} from '../../engines/ultimate/index.js';
 import { C64Machine } from '../../engines/ultimate/virtual/machine.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,7 +37,11 @@ const PEER_SECONDS = arg('peer-seconds', 10);
 const BASELINE_SECONDS = arg('baseline-seconds', 10);
 
 async function startDevice(speed: number): Promise<{ rest: RestClient; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin/ultimate-tool.ts'), 'virtual-device', '--speed', String(speed), '--slice-ms', '2', '--no-vice'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'bin/ultimate-tool.ts'), 'virtual-device', '--speed', String(speed), '--slice-ms', '2', '--no-vice'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (c) => reject(new Error(`virtual device exited with ${c}`)));
@@ -39,14 +49,21 @@ async function startDevice(speed: number): Promise<{ rest: RestClient; stop(): P
   const ports = JSON.parse(line) as { http: number };
   return {
     rest: new RestClient({ baseUrl: `http://127.0.0.1:${ports.http}` }),
-    stop: () => new Promise<void>((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); }),
+    stop: () =>
+      new Promise<void>((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
 async function ours(rest: RestClient, dir: string, speed: number, seconds: number) {
   const cap = await DebugStreamCapture.open({
-    file: join(dir, 'bench.u64cap'), bindAddress: '127.0.0.1', port: 0,
-    maxDatagrams: Math.ceil(DEVICE_DATAGRAMS_PER_SECOND * speed * seconds * 1.5), maxDurationMs: seconds * 1000,
+    file: join(dir, 'bench.u64cap'),
+    bindAddress: '127.0.0.1',
+    port: 0,
+    maxDatagrams: Math.ceil(DEVICE_DATAGRAMS_PER_SECOND * speed * seconds * 1.5),
+    maxDurationMs: seconds * 1000,
   });
   await rest.streamStart('debug', `127.0.0.1:${cap.address.port}`);
   await cap.boundReached;
@@ -60,14 +77,21 @@ async function ours(rest: RestClient, dir: string, speed: number, seconds: numbe
 async function peer(rest: RestClient, dir: string) {
   const socket = DgramAsPromised.createSocket('udp4');
   const { port } = await socket.bind({ port: 0, address: '127.0.0.1' });
-  try { socket.setRecvBufferSize(16 * 1024 * 1024); } catch { /* capped */ }
+  try {
+    socket.setRecvBufferSize(16 * 1024 * 1024);
+  } catch {
+    /* capped */
+  }
   const fh = await open(join(dir, 'peer.bin'), 'w');
   const tracker = new SequenceTracker();
   let received = 0;
   await rest.streamStart('debug', `127.0.0.1:${port}`);
   const t0 = performance.now();
-  const timer = setTimeout(() => { void socket.close(); }, PEER_SECONDS * 1000);
-  let first = -1, last = -1;
+  const timer = setTimeout(() => {
+    void socket.close();
+  }, PEER_SECONDS * 1000);
+  let first = -1,
+    last = -1;
   for await (const pkt of socket) {
     const seq = datagramSequence(pkt.msg);
     if (first < 0) first = seq;
@@ -82,12 +106,29 @@ async function peer(rest: RestClient, dir: string) {
   await fh.close();
   await rm(join(dir, 'peer.bin'));
   const sent = received + tracker.missing;
-  return { received, missing: tracker.missing, gaps: tracker.gaps, sent, seconds, lossPct: (100 * tracker.missing) / Math.max(1, sent), first, last };
+  return {
+    received,
+    missing: tracker.missing,
+    gaps: tracker.gaps,
+    sent,
+    seconds,
+    lossPct: (100 * tracker.missing) / Math.max(1, sent),
+    first,
+    last,
+  };
 }
 
 function cpuSpeed(withCallback: boolean): number {
   let sink = 0;
-  const m = new C64Machine(withCallback ? { onBusCycle: (e: number) => { sink ^= e; } } : {});
+  const m = new C64Machine(
+    withCallback
+      ? {
+          onBusCycle: (e: number) => {
+            sink ^= e;
+          },
+        }
+      : {},
+  );
   m.reset();
   const t0 = performance.now();
   let cycles = 0;
@@ -97,26 +138,39 @@ function cpuSpeed(withCallback: boolean): number {
 }
 
 function load(): string {
-  return loadavg().map((l) => l.toFixed(2)).join(' ');
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'u2-bench-'));
   console.log(`host: ${cpus().length} CPUs, load average ${load()} at start`);
   try {
-    for (const [speed, seconds, peerSeconds] of [[1, BASELINE_SECONDS, 0], [SPEED, SECONDS, PEER_SECONDS]] as const) {
+    for (const [speed, seconds, peerSeconds] of [
+      [1, BASELINE_SECONDS, 0],
+      [SPEED, SECONDS, PEER_SECONDS],
+    ] as const) {
       if (seconds <= 0) continue;
       const dev = await startDevice(speed);
       try {
         const target = DEVICE_DATAGRAMS_PER_SECOND * speed;
-        console.log(`\n== ${speed}× the device rate: target ${target} datagrams/s (${((target * 1444 * 8) / 1e6).toFixed(0)} Mbit/s), ${seconds} s capture written to disk`);
+        console.log(
+          `\n== ${speed}× the device rate: target ${target} datagrams/s (${((target * 1444 * 8) / 1e6).toFixed(0)} Mbit/s), ${seconds} s capture written to disk`,
+        );
         const a = await ours(dev.rest, dir, speed, seconds);
         const oursLoss = (100 * a.missing) / Math.max(1, a.datagrams + a.missing);
-        console.log(`ours  (plain listener + drain to disk): ${a.datagrams} datagrams in ${(a.durationMs / 1000).toFixed(1)} s = ${a.rate.toFixed(0)}/s (${(a.rate / DEVICE_DATAGRAMS_PER_SECOND).toFixed(2)}× device), missing ${a.missing} (${oursLoss.toFixed(3)}%), gaps ${a.gaps}, out of order ${a.outOfOrder}, file ${(a.size / 1e6).toFixed(0)} MB, recv buffer ${a.recvBufferBytes} B, truncation ${a.truncation}; load ${load()}`);
+        console.log(
+          `ours  (plain listener + drain to disk): ${a.datagrams} datagrams in ${(a.durationMs / 1000).toFixed(1)} s = ${a.rate.toFixed(0)}/s (${(a.rate / DEVICE_DATAGRAMS_PER_SECOND).toFixed(2)}× device), missing ${a.missing} (${oursLoss.toFixed(3)}%), gaps ${a.gaps}, out of order ${a.outOfOrder}, file ${(a.size / 1e6).toFixed(0)} MB, recv buffer ${a.recvBufferBytes} B, truncation ${a.truncation}; load ${load()}`,
+        );
         if (peerSeconds > 0) {
           const b = await peer(dev.rest, dir);
-          console.log(`peer  (dgram-as-promised iterator, awaiting body): received ${b.received} of ~${b.sent} in ${b.seconds.toFixed(1)} s, missing ${b.missing} (${b.lossPct.toFixed(1)}% loss), gaps ${b.gaps}; load ${load()}`);
-          console.log(`ratio: loss ours ${oursLoss.toFixed(3)}% vs peer ${b.lossPct.toFixed(1)}%; datagrams kept per second ours/peer = ${(a.rate / (b.received / b.seconds)).toFixed(1)}`);
+          console.log(
+            `peer  (dgram-as-promised iterator, awaiting body): received ${b.received} of ~${b.sent} in ${b.seconds.toFixed(1)} s, missing ${b.missing} (${b.lossPct.toFixed(1)}% loss), gaps ${b.gaps}; load ${load()}`,
+          );
+          console.log(
+            `ratio: loss ours ${oursLoss.toFixed(3)}% vs peer ${b.lossPct.toFixed(1)}%; datagrams kept per second ours/peer = ${(a.rate / (b.received / b.seconds)).toFixed(1)}`,
+          );
         }
       } finally {
         await dev.stop();
@@ -127,7 +181,12 @@ async function main() {
   }
   const bare = cpuSpeed(false);
   const withCb = cpuSpeed(true);
-  console.log(`\nemulated 6510: ${(bare / 1e6).toFixed(1)} MHz bare = ${(bare / 985_248).toFixed(1)}× a PAL C64; with a per-cycle bus callback ${(withCb / 1e6).toFixed(1)} MHz = ${(withCb / 985_248).toFixed(1)}×; load ${load()}`);
+  console.log(
+    `\nemulated 6510: ${(bare / 1e6).toFixed(1)} MHz bare = ${(bare / 985_248).toFixed(1)}× a PAL C64; with a per-cycle bus callback ${(withCb / 1e6).toFixed(1)} MHz = ${(withCb / 985_248).toFixed(1)}×; load ${load()}`,
+  );
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1; });
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -13,18 +13,32 @@ import { NO_VALUES, Sym, type Primitive } from './values.js';
 
 /** Primitive name → fast-path opcode and the argument count it covers. */
 const FAST_OPS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
-  ['+', { op: Op.ADD, argc: 2 }], ['-', { op: Op.SUB, argc: 2 }], ['*', { op: Op.MUL, argc: 2 }],
-  ['<', { op: Op.LT, argc: 2 }], ['>', { op: Op.GT, argc: 2 }], ['<=', { op: Op.LE, argc: 2 }],
-  ['>=', { op: Op.GE, argc: 2 }], ['=', { op: Op.NUM_EQ, argc: 2 }], ['cons', { op: Op.CONS, argc: 2 }],
-  ['eq?', { op: Op.EQ, argc: 2 }], ['car', { op: Op.CAR, argc: 1 }], ['cdr', { op: Op.CDR, argc: 1 }],
-  ['null?', { op: Op.NULLP, argc: 1 }], ['pair?', { op: Op.PAIRP, argc: 1 }], ['not', { op: Op.NOT, argc: 1 }],
+  ['+', { op: Op.ADD, argc: 2 }],
+  ['-', { op: Op.SUB, argc: 2 }],
+  ['*', { op: Op.MUL, argc: 2 }],
+  ['<', { op: Op.LT, argc: 2 }],
+  ['>', { op: Op.GT, argc: 2 }],
+  ['<=', { op: Op.LE, argc: 2 }],
+  ['>=', { op: Op.GE, argc: 2 }],
+  ['=', { op: Op.NUM_EQ, argc: 2 }],
+  ['cons', { op: Op.CONS, argc: 2 }],
+  ['eq?', { op: Op.EQ, argc: 2 }],
+  ['car', { op: Op.CAR, argc: 1 }],
+  ['cdr', { op: Op.CDR, argc: 1 }],
+  ['null?', { op: Op.NULLP, argc: 1 }],
+  ['pair?', { op: Op.PAIRP, argc: 1 }],
+  ['not', { op: Op.NOT, argc: 1 }],
   ['zero?', { op: Op.ZEROP, argc: 1 }],
 ]);
 
 /** Tests fused with the branch of an `if` (jump when the test is false). */
 const FUSED_TESTS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
-  ['<', { op: Op.JLT, argc: 2 }], ['>', { op: Op.JGT, argc: 2 }], ['<=', { op: Op.JLE, argc: 2 }],
-  ['>=', { op: Op.JGE, argc: 2 }], ['=', { op: Op.JNUM_EQ, argc: 2 }], ['null?', { op: Op.JNULLP, argc: 1 }],
+  ['<', { op: Op.JLT, argc: 2 }],
+  ['>', { op: Op.JGT, argc: 2 }],
+  ['<=', { op: Op.JLE, argc: 2 }],
+  ['>=', { op: Op.JGE, argc: 2 }],
+  ['=', { op: Op.JNUM_EQ, argc: 2 }],
+  ['null?', { op: Op.JNULLP, argc: 1 }],
   ['pair?', { op: Op.JPAIRP, argc: 1 }],
 ]);
 
@@ -179,7 +193,15 @@ export class Compiler {
         const inner = new Scope(vars, scope, frame);
         const sub = new Emitter();
         this.compile(node.body, inner, sub, true);
-        const code = new CodeObject(node.name, node.params.length, node.rest !== null, frame.size, Int32Array.from(sub.code), sub.consts, sub.spans);
+        const code = new CodeObject(
+          node.name,
+          node.params.length,
+          node.rest !== null,
+          frame.size,
+          Int32Array.from(sub.code),
+          sub.consts,
+          sub.spans,
+        );
         em.emit(Op.CLOSURE, node.span, em.constant(code));
         this.ret(em, tail, node.span);
         return false;
@@ -309,4 +331,3 @@ export class Compiler {
     else em.emit(Op.GLOBAL, span, em.constant(this.globals.cell(sym)));
   }
 }
-

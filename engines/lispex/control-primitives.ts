@@ -6,14 +6,15 @@
 
 import capabilitiesJson from './contracts/primitive-capabilities.v2.json' with { type: 'json' };
 import { LispexError, type SourcePosition } from './diagnostics.js';
-import {
-  ErrorObject, LString, MultipleValues, NO_VALUES, Primitive, type ControlOp, type Value,
-} from './values.js';
+import { ErrorObject, LString, MultipleValues, NO_VALUES, Primitive, type ControlOp, type Value } from './values.js';
 
 // ---------------------------------------------------------------------------------------------
 // Arity from the capability rows
 
-export interface Arity { readonly min: number; readonly max: number }
+export interface Arity {
+  readonly min: number;
+  readonly max: number;
+}
 
 /** `'2'`, `'2+'`, `'0+'`, `'1-2'`, `'1-3'`, `'1-or-2'` → min/max (max Infinity for `n+`). */
 export function parseArity(text: string): Arity {
@@ -26,7 +27,11 @@ export function parseArity(text: string): Arity {
   throw new Error(`unknown arity notation ${JSON.stringify(text)} in primitive-capabilities.v2.json`);
 }
 
-interface CapabilityRow { name: string; family: string; arity: Arity }
+interface CapabilityRow {
+  name: string;
+  family: string;
+  arity: Arity;
+}
 
 function capabilityRows(): CapabilityRow[] {
   const cols = capabilitiesJson.columns as string[];

@@ -50,9 +50,27 @@ export const CATALOG_SCHEMA: string = catalogJson.schema;
 
 /** Catalog codes of errors (E-codes and recursion-limit) that the engine raises. */
 export type ErrorCode =
-  | 'E100' | 'E110' | 'E120' | 'E130' | 'E140' | 'E150'
-  | 'E300' | 'E301' | 'E302' | 'E303' | 'E310' | 'E311' | 'E312' | 'E313' | 'E314'
-  | 'E320' | 'E321' | 'E330' | 'E331' | 'E332' | 'E340'
+  | 'E100'
+  | 'E110'
+  | 'E120'
+  | 'E130'
+  | 'E140'
+  | 'E150'
+  | 'E300'
+  | 'E301'
+  | 'E302'
+  | 'E303'
+  | 'E310'
+  | 'E311'
+  | 'E312'
+  | 'E313'
+  | 'E314'
+  | 'E320'
+  | 'E321'
+  | 'E330'
+  | 'E331'
+  | 'E332'
+  | 'E340'
   | 'recursion-limit';
 export type WarningCode = 'W330' | 'W331';
 
@@ -114,7 +132,7 @@ export function renderDiagnostic(
   message: string,
   writtenIrritants: readonly string[] = [],
 ): string {
-  const irritants = writtenIrritants.map((w) => ' ' + w).join('');
+  const irritants = writtenIrritants.map((w) => ` ${w}`).join('');
   return `${code} ${source}:${position.line}:${position.column} ${message}${irritants}`;
 }
 

@@ -5,19 +5,32 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { makeControlPrimitives } from './control-primitives.js';
 import { coreDepth, type Core, type CoreProgram } from './core-ir.js';
-import {
-  DEFAULT_MESSAGES, LispexError, exitStatusOf, renderDiagnostic, type SourcePosition, type WarningCode,
-} from './diagnostics.js';
+import { DEFAULT_MESSAGES, LispexError, exitStatusOf, renderDiagnostic, type SourcePosition, type WarningCode } from './diagnostics.js';
 import { Globals } from './globals.js';
 import {
-  DEFAULT_PROFILE_ID, EXHAUSTION_CODES, CALL_DEPTH_LIMIT, MAX_FORM_DEPTH, LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID, Meter,
-  ResourceExhausted, profileById,
+  DEFAULT_PROFILE_ID,
+  EXHAUSTION_CODES,
+  CALL_DEPTH_LIMIT,
+  MAX_FORM_DEPTH,
+  LANGUAGE_PROFILE,
+  METER_ID,
+  METER_MANIFEST_ID,
+  Meter,
+  ResourceExhausted,
+  profileById,
 } from './meter.js';
 import { normalizeProgram, type IntrinsicName } from './normalizer.js';
 import { PROJECTION_DEPTH_LIMIT } from './observation.js';
 import type {
-  DiagnosticPhase, DiagnosticRecord, Observation, ObservationStatus, ProjectedValue, ResourceLimits, ResourceOutcome,
-  Route, ValueRecord,
+  DiagnosticPhase,
+  DiagnosticRecord,
+  Observation,
+  ObservationStatus,
+  ProjectedValue,
+  ResourceLimits,
+  ResourceOutcome,
+  Route,
+  ValueRecord,
 } from './observation.js';
 import { buildPrimitiveRegistry, type PrimitiveTable } from './primitives/registry.js';
 import { writeValue } from './printer.js';
@@ -26,8 +39,21 @@ import { RunContext } from './run-context.js';
 import { encodeSource, sha256Hex } from './source.js';
 import { TreeMachine } from './tree/machine.js';
 import {
-  Bytevector, Char, Closure, Continuation, ErrorObject, Flonum, LString, LVector, MultipleValues, NIL, Pair, Primitive,
-  Ratnum, Sym, type Value,
+  Bytevector,
+  Char,
+  Closure,
+  Continuation,
+  ErrorObject,
+  Flonum,
+  LString,
+  LVector,
+  MultipleValues,
+  NIL,
+  Pair,
+  Primitive,
+  Ratnum,
+  Sym,
+  type Value,
 } from './values.js';
 import { VmRoute } from './vm/route.js';
 import { isHostStackOverflow } from './machine-errors.js';
@@ -129,7 +155,7 @@ export class LispexEvaluator {
         lastValues = v instanceof MultipleValues ? v.values.slice() : [v];
         interactive += ctx.stdout().slice(formStart);
         formStart = -1;
-        for (const x of lastValues) interactive += writeValue(x) + '\n';
+        for (const x of lastValues) interactive += `${writeValue(x)}\n`;
       }
     } catch (e) {
       lastValues = [];
@@ -158,7 +184,13 @@ export class LispexEvaluator {
         error = { code: 'recursion-limit', phase: 'resource', at: site, message: DEFAULT_MESSAGES['recursion-limit'], irritants: [] };
       } else {
         status = 'infrastructure-error';
-        error = { code: 'infrastructure-error', phase: 'runtime', at: site, message: e instanceof Error ? e.message : String(e), irritants: [] };
+        error = {
+          code: 'infrastructure-error',
+          phase: 'runtime',
+          at: site,
+          message: e instanceof Error ? e.message : String(e),
+          irritants: [],
+        };
       }
     }
 
@@ -168,13 +200,20 @@ export class LispexEvaluator {
     if (error !== null) {
       const irritants = error.irritants.map(safeWrite);
       diagnostics.push({
-        code: error.code, severity: 'error', phase: error.phase, source: diagnosticSource, line: error.at.line,
-        column: error.at.column, message: error.message, irritants,
+        code: error.code,
+        severity: 'error',
+        phase: error.phase,
+        source: diagnosticSource,
+        line: error.at.line,
+        column: error.at.column,
+        message: error.message,
+        irritants,
         rendered: renderDiagnostic(error.code, diagnosticSource, error.at, error.message, irritants),
       });
     }
     const warnings: DiagnosticRecord[] = ctx.warnings.map((w) => warningRecord(w.code, sourceId, w.at));
-    const exit = status === 'ok' ? 0 : status === 'resource' ? 2 : status === 'infrastructure-error' ? 3 : error ? exitStatusOf(error.code) : 1;
+    const exit =
+      status === 'ok' ? 0 : status === 'resource' ? 2 : status === 'infrastructure-error' ? 3 : error ? exitStatusOf(error.code) : 1;
     const values: ValueRecord[] = status === 'ok' ? lastValues.map(projectValueRecord) : [];
 
     return {
@@ -218,7 +257,14 @@ export class LispexEvaluator {
 function warningRecord(code: WarningCode, source: string, at: SourcePosition): DiagnosticRecord {
   const message = DEFAULT_MESSAGES[code];
   return {
-    code, severity: 'warning', phase: 'runtime', source, line: at.line, column: at.column, message, irritants: [],
+    code,
+    severity: 'warning',
+    phase: 'runtime',
+    source,
+    line: at.line,
+    column: at.column,
+    message,
+    irritants: [],
     rendered: renderDiagnostic(code, source, at, message),
   };
 }

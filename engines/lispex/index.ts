@@ -3,14 +3,32 @@
 
 export { LispexEvaluator, ENGINE_VERSION, primitiveTable, type RunOptions } from './evaluator.js';
 export type {
-  DiagnosticPhase, DiagnosticRecord, Identity, MeterAxis, Metrics, Observation, ObservationStatus, ProjectedValue,
-  ResourceLimits, ResourceOutcome, ResourceUsage, Route, ValueRecord,
+  DiagnosticPhase,
+  DiagnosticRecord,
+  Identity,
+  MeterAxis,
+  Metrics,
+  Observation,
+  ObservationStatus,
+  ProjectedValue,
+  ResourceLimits,
+  ResourceOutcome,
+  ResourceUsage,
+  Route,
+  ValueRecord,
 } from './observation.js';
 export { PORTABLE_KINDS } from './observation.js';
 export { DIAGNOSTIC_CATALOG, CATALOG_SCHEMA, DEFAULT_MESSAGES, type CatalogRow } from './diagnostics.js';
 export {
-  CALL_DEPTH_LIMIT, DEFAULT_PROFILE_ID, EXHAUSTION_CODES, LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID, RESOURCE_PROFILES,
-  profileById, type ResourceProfile,
+  CALL_DEPTH_LIMIT,
+  DEFAULT_PROFILE_ID,
+  EXHAUSTION_CODES,
+  LANGUAGE_PROFILE,
+  METER_ID,
+  METER_MANIFEST_ID,
+  RESOURCE_PROFILES,
+  profileById,
+  type ResourceProfile,
 } from './meter.js';
 export { RESERVED_NAMES, FORBIDDEN_EXTENSIONS } from './normalizer.js';
 export { CAPABILITY_ROWS } from './control-primitives.js';

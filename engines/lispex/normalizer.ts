@@ -5,9 +5,7 @@
 // literal primitive objects — so a user rebinding `cons` cannot change what `quasiquote` means.
 // Each entry into `norm` charges one normalization step.
 
-import {
-  type CApplication, type Core, type CoreProgram, type CLambda, type Name, Temp,
-} from './core-ir.js';
+import { type CApplication, type Core, type CoreProgram, type CLambda, type Name, Temp } from './core-ir.js';
 import { LispexError, type Span } from './diagnostics.js';
 import { ResourceExhausted, type Meter } from './meter.js';
 import { syntaxToValue, type SList, type SSym, type Syntax } from './reader.js';
@@ -15,29 +13,68 @@ import { NIL, Sym, type Primitive } from './values.js';
 
 /** Names that cannot be bound or assigned (E110): every syntactic keyword of the language. */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([
-  'quote', 'quasiquote', 'unquote', 'unquote-splicing', 'lambda', 'if', 'define', 'set!', 'let',
-  'let*', 'letrec', 'letrec*', 'begin', 'cond', 'case', 'and', 'or', 'when', 'unless', 'do',
-  'guard', 'values', 'else', '=>',
+  'quote',
+  'quasiquote',
+  'unquote',
+  'unquote-splicing',
+  'lambda',
+  'if',
+  'define',
+  'set!',
+  'let',
+  'let*',
+  'letrec',
+  'letrec*',
+  'begin',
+  'cond',
+  'case',
+  'and',
+  'or',
+  'when',
+  'unless',
+  'do',
+  'guard',
+  'values',
+  'else',
+  '=>',
 ]);
 
 /** Forms of R7RS outside the Lispex profile: using one in operator position is E120. */
 export const FORBIDDEN_EXTENSIONS: ReadonlySet<string> = new Set([
-  'define-syntax', 'let-syntax', 'letrec-syntax', 'syntax-rules', 'syntax-case', 'define-record-type',
-  'delay', 'delay-force', 'make-promise', 'case-lambda', 'parameterize', 'let-values', 'let*-values',
-  'define-values', 'receive', 'include', 'include-ci', 'import', 'define-library', 'cond-expand',
+  'define-syntax',
+  'let-syntax',
+  'letrec-syntax',
+  'syntax-rules',
+  'syntax-case',
+  'define-record-type',
+  'delay',
+  'delay-force',
+  'make-promise',
+  'case-lambda',
+  'parameterize',
+  'let-values',
+  'let*-values',
+  'define-values',
+  'receive',
+  'include',
+  'include-ci',
+  'import',
+  'define-library',
+  'cond-expand',
 ]);
 
 export type IntrinsicName = 'cons' | 'append' | 'list->vector' | 'memv' | 'raise-continuable';
 
 const S = (name: string) => Sym.of(name);
-const QUASIQUOTE = S('quasiquote'), UNQUOTE = S('unquote'), UNQUOTE_SPLICING = S('unquote-splicing');
-const DEFINE = S('define'), BEGIN = S('begin'), ELSE = S('else'), ARROW = S('=>');
+const QUASIQUOTE = S('quasiquote'),
+  UNQUOTE = S('unquote'),
+  UNQUOTE_SPLICING = S('unquote-splicing');
+const DEFINE = S('define'),
+  BEGIN = S('begin'),
+  ELSE = S('else'),
+  ARROW = S('=>');
 
-export function normalizeProgram(
-  roots: readonly Syntax[],
-  meter: Meter,
-  intrinsic: (name: IntrinsicName) => Primitive,
-): CoreProgram {
+export function normalizeProgram(roots: readonly Syntax[], meter: Meter, intrinsic: (name: IntrinsicName) => Primitive): CoreProgram {
   const n = new Normalizer(meter, intrinsic);
   try {
     return n.program(roots);
@@ -98,9 +135,7 @@ class Normalizer {
     if (target.t === 'sym') {
       this.checkBindable(target);
       if (it.length > 3) throw this.malformed(s.span, 'define');
-      const value: Core = it.length === 3
-        ? this.normNamed(it[2]!, scope, target.sym.name)
-        : { k: 'values', args: [], span: s.span };
+      const value: Core = it.length === 3 ? this.normNamed(it[2]!, scope, target.sym.name) : { k: 'values', args: [], span: s.span };
       return { name: target.sym, value };
     }
     if (target.t === 'list' && target.items.length > 0 && target.items[0]!.t === 'sym') {
@@ -200,8 +235,11 @@ class Normalizer {
       case 'if': {
         if (it.length !== 3 && it.length !== 4) throw this.malformed(span, 'if');
         return {
-          k: 'if', test: this.norm(it[1]!, scope), then: this.norm(it[2]!, scope),
-          else_: it.length === 4 ? this.norm(it[3]!, scope) : null, span,
+          k: 'if',
+          test: this.norm(it[1]!, scope),
+          then: this.norm(it[2]!, scope),
+          else_: it.length === 4 ? this.norm(it[3]!, scope) : null,
+          span,
         };
       }
       case 'lambda':
@@ -210,7 +248,10 @@ class Normalizer {
       case 'begin':
         if (it.length < 2) throw this.malformed(span, 'begin');
         if (it.slice(1).some((f) => isForm(f, DEFINE))) throw this.malformed(span, 'begin: definition in expression context');
-        return this.sequence(it.slice(1).map((f) => this.norm(f, scope)), span);
+        return this.sequence(
+          it.slice(1).map((f) => this.norm(f, scope)),
+          span,
+        );
       case 'set!': {
         if (it.length !== 3) throw this.malformed(span, 'set!');
         const target = it[1]!;
@@ -260,19 +301,26 @@ class Normalizer {
           this.meter.chargeNormalization();
           const t = new Temp('or');
           const ref: Core = { k: 'variable', name: t, span };
-          out = { k: 'let', names: [t], inits: [this.norm(parts[i]!, scope)], body: { k: 'if', test: ref, then: ref, else_: out, span }, span };
+          out = {
+            k: 'let',
+            names: [t],
+            inits: [this.norm(parts[i]!, scope)],
+            body: { k: 'if', test: ref, then: ref, else_: out, span },
+            span,
+          };
         }
         return out;
       }
       case 'when':
       case 'unless': {
         if (it.length < 3) throw this.malformed(span, keyword);
-        const body = this.sequence(it.slice(2).map((f) => this.norm(f, scope)), span);
+        const body = this.sequence(
+          it.slice(2).map((f) => this.norm(f, scope)),
+          span,
+        );
         const none: Core = { k: 'values', args: [], span };
         const test = this.norm(it[1]!, scope);
-        return keyword === 'when'
-          ? { k: 'if', test, then: body, else_: none, span }
-          : { k: 'if', test, then: none, else_: body, span };
+        return keyword === 'when' ? { k: 'if', test, then: body, else_: none, span } : { k: 'if', test, then: none, else_: body, span };
       }
       case 'do':
         return this.do_(s, scope);
@@ -327,7 +375,11 @@ class Normalizer {
       i++;
     }
     if (i === forms.length) throw this.malformed(span, 'body: no expression');
-    if (defs.length === 0) return this.sequence(forms.map((f) => this.norm(f, scope)), span);
+    if (defs.length === 0)
+      return this.sequence(
+        forms.map((f) => this.norm(f, scope)),
+        span,
+      );
     this.meter.chargeNormalization();
     const names = defs.map((d) => d.name);
     if (new Set(names).size !== names.length) throw this.malformed(span, 'body: duplicate internal definition');
@@ -337,8 +389,12 @@ class Normalizer {
       return this.definition(d.syn, inner).value;
     });
     const rest = forms.slice(i);
-    for (const f of rest) if (isForm(f, DEFINE) && !this.isShadowed(inner, DEFINE)) throw this.malformed(f.span, 'define after an expression in a body');
-    const bodyCore = this.sequence(rest.map((f) => this.norm(f, inner)), span);
+    for (const f of rest)
+      if (isForm(f, DEFINE) && !this.isShadowed(inner, DEFINE)) throw this.malformed(f.span, 'define after an expression in a body');
+    const bodyCore = this.sequence(
+      rest.map((f) => this.norm(f, inner)),
+      span,
+    );
     return { k: 'letrec', names, inits, body: bodyCore, span };
   }
 
@@ -401,7 +457,12 @@ class Normalizer {
     const loopScope = this.extend(scope, [nameSyn.sym]);
     const bodyScope = this.extend(loopScope, names);
     const lam: CLambda = {
-      k: 'lambda', params: names, rest: null, body: this.body(it.slice(3), bodyScope, s.span), name: nameSyn.sym.name, span: s.span,
+      k: 'lambda',
+      params: names,
+      rest: null,
+      body: this.body(it.slice(3), bodyScope, s.span),
+      name: nameSyn.sym.name,
+      span: s.span,
     };
     const loopRef: Core = { k: 'variable', name: nameSyn.sym, span: nameSyn.span };
     const rec: Core = { k: 'letrec', names: [nameSyn.sym], inits: [lam], body: loopRef, span: s.span };
@@ -418,7 +479,10 @@ class Normalizer {
       const head = c.items[0]!;
       if (isSym(head, ELSE) && !this.isShadowed(scope, ELSE)) {
         if (i !== clauses.length - 1 || c.items.length < 2) throw this.malformed(c.span, 'cond else clause');
-        out = this.sequence(c.items.slice(1).map((f) => this.norm(f, scope)), c.span);
+        out = this.sequence(
+          c.items.slice(1).map((f) => this.norm(f, scope)),
+          c.span,
+        );
         continue;
       }
       const test = this.norm(head, scope);
@@ -432,11 +496,23 @@ class Normalizer {
         const ref: Core = { k: 'variable', name: t, span: c.span };
         const receiver = this.norm(c.items[2]!, scope);
         out = {
-          k: 'let', names: [t], inits: [test],
-          body: { k: 'if', test: ref, then: this.app(receiver, [ref], c.span), else_: out, span: c.span }, span: c.span,
+          k: 'let',
+          names: [t],
+          inits: [test],
+          body: { k: 'if', test: ref, then: this.app(receiver, [ref], c.span), else_: out, span: c.span },
+          span: c.span,
         };
       } else {
-        out = { k: 'if', test, then: this.sequence(c.items.slice(1).map((f) => this.norm(f, scope)), c.span), else_: out, span: c.span };
+        out = {
+          k: 'if',
+          test,
+          then: this.sequence(
+            c.items.slice(1).map((f) => this.norm(f, scope)),
+            c.span,
+          ),
+          else_: out,
+          span: c.span,
+        };
       }
     }
     return out;
@@ -462,7 +538,11 @@ class Normalizer {
       if (isSym(c.items[1]!, ARROW) && !this.isShadowed(scope, ARROW)) {
         if (c.items.length !== 3) throw this.malformed(c.span, 'case => clause');
         body = this.app(this.norm(c.items[2]!, scope), [ref], c.span);
-      } else body = this.sequence(c.items.slice(1).map((f) => this.norm(f, scope)), c.span);
+      } else
+        body = this.sequence(
+          c.items.slice(1).map((f) => this.norm(f, scope)),
+          c.span,
+        );
       if (isElse) {
         out = body;
         continue;
@@ -498,14 +578,22 @@ class Normalizer {
     const inner = this.extend(scope, names);
     const loop = new Temp('do');
     const test = this.norm(exit.items[0]!, inner);
-    const result: Core = exit.items.length > 1
-      ? this.sequence(exit.items.slice(1).map((f) => this.norm(f, inner)), exit.span)
-      : { k: 'values', args: [], span: exit.span };
-    const steps: Core[] = names.map((n, i) => stepSyn[i] ? this.norm(stepSyn[i]!, inner) : { k: 'variable', name: n, span: s.span });
+    const result: Core =
+      exit.items.length > 1
+        ? this.sequence(
+            exit.items.slice(1).map((f) => this.norm(f, inner)),
+            exit.span,
+          )
+        : { k: 'values', args: [], span: exit.span };
+    const steps: Core[] = names.map((n, i) => (stepSyn[i] ? this.norm(stepSyn[i]!, inner) : { k: 'variable', name: n, span: s.span }));
     const again = this.app({ k: 'variable', name: loop, span: s.span }, steps, s.span);
     const commands = it.slice(3).map((f) => this.norm(f, inner));
     const loopBody: Core = {
-      k: 'if', test, then: result, else_: commands.length > 0 ? { k: 'begin', body: [...commands, again], span: s.span } : again, span: s.span,
+      k: 'if',
+      test,
+      then: result,
+      else_: commands.length > 0 ? { k: 'begin', body: [...commands, again], span: s.span } : again,
+      span: s.span,
     };
     const lam: CLambda = { k: 'lambda', params: names, rest: null, body: loopBody, name: 'do-loop', span: s.span };
     const loopRef: Core = { k: 'variable', name: loop, span: s.span };
@@ -553,8 +641,10 @@ class Normalizer {
     let acc: Core;
     // `(a . ,b)` reads as `(a unquote b)`: a trailing `unquote e` pair is the tail.
     if (x.tail === null && end >= 3 && isSym(items[end - 2]!, UNQUOTE)) {
-      acc = depth === 1 ? this.norm(items[end - 1]!, scope)
-        : this.list2(items[end - 2] as SSym, this.quasi(items[end - 1]!, depth - 1, scope), span);
+      acc =
+        depth === 1
+          ? this.norm(items[end - 1]!, scope)
+          : this.list2(items[end - 2] as SSym, this.quasi(items[end - 1]!, depth - 1, scope), span);
       end -= 2;
     } else acc = x.tail === null ? { k: 'quote', value: NIL, span } : this.quasi(x.tail, depth, scope);
     for (let i = end - 1; i >= 0; i--) {
@@ -588,4 +678,3 @@ function containsUnquote(x: Syntax): boolean {
   if (x.t === 'list') return x.items.some(containsUnquote) || (x.tail !== null && containsUnquote(x.tail));
   return false;
 }
-

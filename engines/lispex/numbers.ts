@@ -190,8 +190,10 @@ export function add(a: Num, b: Num): Num {
   }
   if (a instanceof Flonum || b instanceof Flonum) return makeFlonum(toDouble(a) + toDouble(b));
   if (a instanceof Ratnum || b instanceof Ratnum) {
-    const an = numerOf(a as ExactNum), ad = denomOf(a as ExactNum);
-    const bn = numerOf(b as ExactNum), bd = denomOf(b as ExactNum);
+    const an = numerOf(a as ExactNum),
+      ad = denomOf(a as ExactNum);
+    const bn = numerOf(b as ExactNum),
+      bd = denomOf(b as ExactNum);
     return makeRational(an * bd + bn * ad, ad * bd);
   }
   return normalizeInteger(toBig(a as Int) + toBig(b as Int));
@@ -235,7 +237,8 @@ export function isZero(a: Num): boolean {
 /** a / b; the caller has checked that b is not zero. */
 export function div(a: Num, b: Num): Num {
   if (a instanceof Flonum || b instanceof Flonum) return makeFlonum(toDouble(a) / toDouble(b));
-  const ea = a as ExactNum, eb = b as ExactNum;
+  const ea = a as ExactNum,
+    eb = b as ExactNum;
   return makeRational(numerOf(ea) * denomOf(eb), denomOf(ea) * numerOf(eb));
 }
 
@@ -249,12 +252,15 @@ export function compare(a: Num, b: Num): number {
   if (b instanceof Flonum && typeof a === 'number') {
     return a < b.value ? -1 : a > b.value ? 1 : 0;
   }
-  const ea = toExact(a), eb = toExact(b);
+  const ea = toExact(a),
+    eb = toExact(b);
   if (!(ea instanceof Ratnum) && !(eb instanceof Ratnum)) {
-    const x = toBig(ea), y = toBig(eb);
+    const x = toBig(ea),
+      y = toBig(eb);
     return x < y ? -1 : x > y ? 1 : 0;
   }
-  const l = numerOf(ea) * denomOf(eb), r = numerOf(eb) * denomOf(ea);
+  const l = numerOf(ea) * denomOf(eb),
+    r = numerOf(eb) * denomOf(ea);
   return l < r ? -1 : l > r ? 1 : 0;
 }
 
@@ -298,18 +304,25 @@ export function roundTo(mode: RoundingMode, a: Num): Num {
   if (a instanceof Flonum) {
     const x = a.value;
     switch (mode) {
-      case 'floor': return new Flonum(Math.floor(x));
-      case 'ceiling': return new Flonum(Math.ceil(x));
-      case 'truncate': return new Flonum(Math.trunc(x));
-      case 'round': return new Flonum(roundHalfEvenDouble(x));
+      case 'floor':
+        return new Flonum(Math.floor(x));
+      case 'ceiling':
+        return new Flonum(Math.ceil(x));
+      case 'truncate':
+        return new Flonum(Math.trunc(x));
+      case 'round':
+        return new Flonum(roundHalfEvenDouble(x));
     }
   }
   const { num, den } = a;
   const fl = floorDivBig(num, den);
   switch (mode) {
-    case 'floor': return normalizeInteger(fl);
-    case 'ceiling': return normalizeInteger(fl + 1n);
-    case 'truncate': return normalizeInteger(num < 0n ? fl + 1n : fl);
+    case 'floor':
+      return normalizeInteger(fl);
+    case 'ceiling':
+      return normalizeInteger(fl + 1n);
+    case 'truncate':
+      return normalizeInteger(num < 0n ? fl + 1n : fl);
     case 'round': {
       const twice = 2n * (num - fl * den); // 2 * fractional part * den, in (0, 2den)
       if (twice < den) return normalizeInteger(fl);
@@ -345,17 +358,18 @@ export function divideIntegers(kind: DivisionKind, a: Int, b: Int): [Int, Int] {
   if (typeof a === 'number' && typeof b === 'number') {
     let r = a % b; // exact for doubles
     let q = (a - r) / b; // exact: a - r is a multiple of b within the safe range
-    if (kind === 'floor' && r !== 0 && (r < 0) !== (b < 0)) {
+    if (kind === 'floor' && r !== 0 && r < 0 !== b < 0) {
       r += b;
       q -= 1;
     }
     if (Number.isSafeInteger(q)) return [q === 0 ? 0 : q, r === 0 ? 0 : r];
     // MIN_SAFE / -1 style overflow: fall through to bigint
   }
-  const x = toBig(a), y = toBig(b);
+  const x = toBig(a),
+    y = toBig(b);
   let q = x / y;
   let r = x % y;
-  if (kind === 'floor' && r !== 0n && (r < 0n) !== (y < 0n)) {
+  if (kind === 'floor' && r !== 0n && r < 0n !== y < 0n) {
     r += y;
     q -= 1n;
   }
@@ -415,7 +429,7 @@ export function expt(base: Num, e: Int, args: Value[]): Num {
   const negative = typeof e === 'number' ? e < 0 : e < 0n;
   if (base instanceof Flonum) {
     if (base.value === 0 && negative) throw divisionByZero('expt', args);
-    return makeFlonum(Math.pow(base.value, Number(e)));
+    return makeFlonum(base.value ** Number(e));
   }
   if (isZero(base)) {
     if (negative) throw divisionByZero('expt', args);
@@ -537,7 +551,8 @@ export function parseNumber(text: string, defaultRadix = 10): ParsedNumber {
       if (radix !== 10) return INVALID;
       const m = DECIMAL.exec(body);
       if (m === null) return INVALID;
-      const intPart = m[1]!, fracPart = m[2] ?? '';
+      const intPart = m[1]!,
+        fracPart = m[2] ?? '';
       if (intPart.length === 0 && fracPart.length === 0) return INVALID;
       if (exactness === 'e') {
         const exp = m[3] === undefined ? 0 : Number(m[3]);

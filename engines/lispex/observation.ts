@@ -57,8 +57,18 @@ export type ProjectedValue =
 export const PROJECTION_DEPTH_LIMIT = 500;
 
 export const PORTABLE_KINDS: ReadonlySet<string> = new Set([
-  'nil', 'boolean', 'integer', 'rational', 'finite-real', 'character', 'symbol', 'string',
-  'proper-list', 'improper-list', 'vector', 'bytevector',
+  'nil',
+  'boolean',
+  'integer',
+  'rational',
+  'finite-real',
+  'character',
+  'symbol',
+  'string',
+  'proper-list',
+  'improper-list',
+  'vector',
+  'bytevector',
 ]);
 
 /** One result value: its structured projection, whether it is portable, and its `write` form. */

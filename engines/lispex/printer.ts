@@ -13,20 +13,47 @@
 
 import { formatNumber, parseNumber } from './numbers.js';
 import {
-  Bytevector, Char, Closure, Continuation, ErrorObject, Flonum, LString, LVector, MultipleValues, NIL, Pair,
-  Primitive, Ratnum, Sym, Unspecified, type Value,
+  Bytevector,
+  Char,
+  Closure,
+  Continuation,
+  ErrorObject,
+  Flonum,
+  LString,
+  LVector,
+  MultipleValues,
+  NIL,
+  Pair,
+  Primitive,
+  Ratnum,
+  Sym,
+  Unspecified,
+  type Value,
 } from './values.js';
 
 export type PrintMode = 'write' | 'display';
 
 /** Named characters (R7RS), by code point. */
 const CHAR_NAMES: ReadonlyMap<number, string> = new Map([
-  [0, 'null'], [7, 'alarm'], [8, 'backspace'], [9, 'tab'], [10, 'newline'], [13, 'return'],
-  [27, 'escape'], [32, 'space'], [127, 'delete'],
+  [0, 'null'],
+  [7, 'alarm'],
+  [8, 'backspace'],
+  [9, 'tab'],
+  [10, 'newline'],
+  [13, 'return'],
+  [27, 'escape'],
+  [32, 'space'],
+  [127, 'delete'],
 ]);
 
 const STRING_ESCAPES: ReadonlyMap<number, string> = new Map([
-  [7, '\\a'], [8, '\\b'], [9, '\\t'], [10, '\\n'], [13, '\\r'], [34, '\\"'], [92, '\\\\'],
+  [7, '\\a'],
+  [8, '\\b'],
+  [9, '\\t'],
+  [10, '\\n'],
+  [13, '\\r'],
+  [34, '\\"'],
+  [92, '\\\\'],
 ]);
 
 /** Non-ASCII characters written as `#\xHH` because their glyph is blank or attaches to another. */
@@ -59,7 +86,7 @@ export function writeStringLiteral(s: string, quote = '"'): string {
   return out + s.slice(plainFrom) + quote;
 }
 
-const DELIMITER_OR_SPACE = /[\s()";'`,|\[\]{}]/u;
+const DELIMITER_OR_SPACE = /[\s()";'`,|[\]{}]/u;
 
 /** True when the bare name would not read back as this symbol, so it needs `|…|`. */
 export function symbolNeedsBars(name: string): boolean {

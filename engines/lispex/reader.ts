@@ -15,11 +15,28 @@ import { Bytevector, Char, LString, LVector, NIL, Pair, Sym, type Value } from '
 
 export type Syntax = SAtom | SSym | SList | SVector;
 /** A self-evaluating datum: number, boolean, string, character or bytevector. */
-export interface SAtom { readonly t: 'atom'; readonly value: Value; readonly span: Span }
-export interface SSym { readonly t: 'sym'; readonly sym: Sym; readonly span: Span }
+export interface SAtom {
+  readonly t: 'atom';
+  readonly value: Value;
+  readonly span: Span;
+}
+export interface SSym {
+  readonly t: 'sym';
+  readonly sym: Sym;
+  readonly span: Span;
+}
 /** A proper list (tail null) or a dotted list (tail non-null). */
-export interface SList { readonly t: 'list'; readonly items: Syntax[]; readonly tail: Syntax | null; readonly span: Span }
-export interface SVector { readonly t: 'vector'; readonly items: Syntax[]; readonly span: Span }
+export interface SList {
+  readonly t: 'list';
+  readonly items: Syntax[];
+  readonly tail: Syntax | null;
+  readonly span: Span;
+}
+export interface SVector {
+  readonly t: 'vector';
+  readonly items: Syntax[];
+  readonly span: Span;
+}
 
 /** The runtime datum a syntax tree denotes (for `quote`). Iterative over list spines. */
 export function syntaxToValue(s: Syntax): Value {
@@ -53,8 +70,16 @@ export { readNumber as parseNumber };
 // Characters and delimiters
 
 const CHAR_NAMES: ReadonlyMap<string, number> = new Map([
-  ['alarm', 7], ['backspace', 8], ['delete', 0x7f], ['escape', 0x1b], ['newline', 10],
-  ['null', 0], ['nul', 0], ['return', 13], ['space', 32], ['tab', 9],
+  ['alarm', 7],
+  ['backspace', 8],
+  ['delete', 0x7f],
+  ['escape', 0x1b],
+  ['newline', 10],
+  ['null', 0],
+  ['nul', 0],
+  ['return', 13],
+  ['space', 32],
+  ['tab', 9],
 ]);
 
 function isWhitespace(c: number): boolean {
@@ -62,8 +87,18 @@ function isWhitespace(c: number): boolean {
 }
 /** Characters that end an atom. */
 function isDelimiter(c: number): boolean {
-  return c === EOF || isWhitespace(c) || c === 0x28 || c === 0x29 || c === 0x22 || c === 0x3b || c === 0x7c ||
-    c === 0x27 || c === 0x60 || c === 0x2c;
+  return (
+    c === EOF ||
+    isWhitespace(c) ||
+    c === 0x28 ||
+    c === 0x29 ||
+    c === 0x22 ||
+    c === 0x3b ||
+    c === 0x7c ||
+    c === 0x27 ||
+    c === 0x60 ||
+    c === 0x2c
+  );
 }
 function isForbiddenBracket(c: number): boolean {
   return c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d; // [ ] { }
@@ -273,7 +308,7 @@ class Reader {
       throw this.error('E120', 'datum labels are a forbidden extension', start);
     }
     if (d === EOF || isDelimiter(d)) throw this.error('E100', 'illegal token #', start);
-    const text = '#' + this.readAtomText();
+    const text = `#${this.readAtomText()}`;
     if (text === '#u8' || text === '#U8') {
       if (src.peek() !== 0x28) throw this.error('E100', 'expected ( after #u8', start);
       src.next();
@@ -324,15 +359,32 @@ class Reader {
       const escAt = src.position();
       const e = src.next();
       switch (e) {
-        case 0x61: out += '\x07'; break; // \a
-        case 0x62: out += '\b'; break;
-        case 0x74: out += '\t'; break;
-        case 0x6e: out += '\n'; break;
-        case 0x72: out += '\r'; break;
-        case 0x22: out += '"'; break;
-        case 0x5c: out += '\\'; break;
-        case 0x7c: out += '|'; break;
-        case 0x78: case 0x58: {
+        case 0x61:
+          out += '\x07';
+          break; // \a
+        case 0x62:
+          out += '\b';
+          break;
+        case 0x74:
+          out += '\t';
+          break;
+        case 0x6e:
+          out += '\n';
+          break;
+        case 0x72:
+          out += '\r';
+          break;
+        case 0x22:
+          out += '"';
+          break;
+        case 0x5c:
+          out += '\\';
+          break;
+        case 0x7c:
+          out += '|';
+          break;
+        case 0x78:
+        case 0x58: {
           let hex = '';
           while (src.peek() !== 0x3b) {
             const h = src.next();

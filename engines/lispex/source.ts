@@ -129,11 +129,6 @@ export class SourceCursor {
   }
 
   private invalid(b0: number): LispexError {
-    return new LispexError(
-      'E100',
-      `invalid UTF-8 sequence starting with byte 0x${b0.toString(16).padStart(2, '0')}`,
-      [],
-      this.position(),
-    );
+    return new LispexError('E100', `invalid UTF-8 sequence starting with byte 0x${b0.toString(16).padStart(2, '0')}`, [], this.position());
   }
 }

@@ -118,8 +118,14 @@ export type PrimitiveFn = (args: Value[], rt: Runtime) => Value;
  * is never called by the routes. See control-primitives.ts.
  */
 export type ControlOp =
-  | 'apply' | 'call/cc' | 'call-with-values' | 'dynamic-wind' | 'with-exception-handler'
-  | 'error' | 'raise' | 'raise-continuable';
+  | 'apply'
+  | 'call/cc'
+  | 'call-with-values'
+  | 'dynamic-wind'
+  | 'with-exception-handler'
+  | 'error'
+  | 'raise'
+  | 'raise-continuable';
 
 export class Primitive {
   constructor(

@@ -48,7 +48,14 @@ export async function ensureAgentBinary(options: AgentBuildOptions = {}): Promis
   const source = await readFile(sourcePath).catch((err: Error) => {
     throw new OcamlError('agent_build', `the agent source ${sourcePath} is missing from the package: ${err.message}`);
   });
-  const key = createHash('sha256').update(source).update('\0').update(version).update('\0').update(AGENT_PACKAGES).digest('hex').slice(0, 20);
+  const key = createHash('sha256')
+    .update(source)
+    .update('\0')
+    .update(version)
+    .update('\0')
+    .update(AGENT_PACKAGES)
+    .digest('hex')
+    .slice(0, 20);
   const cacheDir = options.cacheDir ?? defaultAgentCacheDir(env);
   const finalDir = join(cacheDir, key);
   const binary = join(finalDir, AGENT_BINARY_NAME);

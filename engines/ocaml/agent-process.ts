@@ -15,11 +15,7 @@ export interface AgentExit {
 export class AgentExitedError extends Error {
   override readonly name = 'AgentExitedError';
   constructor(readonly exit: AgentExit) {
-    super(
-      exit.signal
-        ? `the toplevel process was killed by ${exit.signal}`
-        : `the toplevel process exited with code ${exit.code}`,
-    );
+    super(exit.signal ? `the toplevel process was killed by ${exit.signal}` : `the toplevel process exited with code ${exit.code}`);
   }
 }
 
@@ -124,7 +120,7 @@ export class AgentProcess {
     if (this.pending) throw new Error('agent request while another is pending (engine bug)');
     const reply = this.nextReply();
     this.onEvent = onEvent ?? null;
-    this.channel.write(JSON.stringify(req) + '\n');
+    this.channel.write(`${JSON.stringify(req)}\n`);
     try {
       return await reply;
     } finally {

@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { OcamlError } from './errors.js';
-import { atomicWrite } from './atomic-write.js';
+import { writeFileDurable } from '../../common/durable-write.js';
 
 /** Default when TOPUP_LOG is unset: one file per server process, so concurrent servers never share one. */
 export function defaultLogPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -63,7 +63,7 @@ export class PhraseLog {
     this.entries = [...phrases];
     if (this.unwritable) return;
     try {
-      await atomicWrite(this.path, renderPhrases(this.entries));
+      await writeFileDurable(this.path, renderPhrases(this.entries));
     } catch (err) {
       this.unwritable = (err as Error).message;
     }

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { atomicWrite } from './atomic-write.js';
+import { writeFileDurable } from '../../common/durable-write.js';
 import { OcamlError, ocamlMissing } from './errors.js';
 import { CommandNotFound, runCommand } from './run-command.js';
 import type { CompileResult } from './types.js';
@@ -85,7 +85,7 @@ export async function translatePhrases(phrases: readonly string[], entry: string
     }
   }
   parts.push(`let () = ignore (${entry} ())`);
-  return { source: parts.join('\n') + '\n', required, notes };
+  return { source: `${parts.join('\n')}\n`, required, notes };
 }
 
 function moduleNameOf(file: string): string {
@@ -110,17 +110,17 @@ export async function promoteToBinary(opts: {
   const libraries = [...new Set([...opts.libraries, ...t.required])];
 
   await mkdir(join(out, 'bin'), { recursive: true, mode: 0o755 });
-  await atomicWrite(join(out, PROMOTE_MARKER), 'created by topup compile_to_binary; this directory may be rebuilt\n', 0o644);
-  await atomicWrite(join(out, 'dune-project'), '(lang dune 2.9)\n', 0o644);
-  await atomicWrite(
+  await writeFileDurable(join(out, PROMOTE_MARKER), 'created by topup compile_to_binary; this directory may be rebuilt\n', { mode: 0o644 });
+  await writeFileDurable(join(out, 'dune-project'), '(lang dune 2.9)\n', { mode: 0o644 });
+  await writeFileDurable(
     join(out, 'bin', 'dune'),
     // The toplevel only warned; the release build must not turn those warnings into errors.
     `(executable\n (name main)\n (flags (:standard -w -a))\n (libraries ${libraries.join(' ')}))\n`,
-    0o644,
+    { mode: 0o644 },
   );
-  await atomicWrite(join(out, 'bin', 'main.ml'), t.source, 0o644);
+  await writeFileDurable(join(out, 'bin', 'main.ml'), t.source, { mode: 0o644 });
 
-  const header = t.notes.length ? t.notes.map((n) => `topup: ${n}`).join('\n') + '\n' : '';
+  const header = t.notes.length ? `${t.notes.map((n) => `topup: ${n}`).join('\n')}\n` : '';
   let r;
   try {
     r = await runCommand('dune', ['build', '--root', out, '--profile', 'release', './bin/main.exe'], {

@@ -10,7 +10,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join } from 'node:path';
 import { ensureAgentBinary } from './agent-build.js';
 import { AgentExitedError, AgentProcess, type AgentReply } from './agent-process.js';
-import { atomicWrite } from './atomic-write.js';
+import { writeFileDurable } from '../../common/durable-write.js';
 import { validateCheckpointLabel } from './checkpoint-label.js';
 import { OcamlError } from './errors.js';
 import { DEFAULT_INLINE_CAP, Spiller } from './overflow.js';
@@ -163,7 +163,9 @@ export class OcamlToplevel {
   }
 
   get checkpointDir(): string {
-    return this.options.checkpointDir ?? this.processEnv.TOPUP_CHECKPOINT_DIR ?? join(this.processEnv.HOME || homedir(), '.topup', 'checkpoints');
+    return (
+      this.options.checkpointDir ?? this.processEnv.TOPUP_CHECKPOINT_DIR ?? join(this.processEnv.HOME || homedir(), '.topup', 'checkpoints')
+    );
   }
 
   /** True while an eval is running (what cancel() would interrupt). */
@@ -204,7 +206,9 @@ export class OcamlToplevel {
     if (this.agent) {
       const exit = await this.agent.exited();
       const restart = await this.restartAndReplay(
-        exit.signal ? `the toplevel process was killed by ${exit.signal} between calls` : `the toplevel process exited with code ${exit.code} between calls`,
+        exit.signal
+          ? `the toplevel process was killed by ${exit.signal} between calls`
+          : `the toplevel process exited with code ${exit.code} between calls`,
       );
       return { agent: this.agent!, restart };
     }
@@ -435,7 +439,12 @@ export class OcamlToplevel {
     return this.queue.run(async () => {
       const reply = await this.agentCall({ op: 'lookup', name: name.trim() });
       if (reply.ok !== true) throw new OcamlError('not_found', String(reply.error));
-      return { name: reply.name as string, type: reply.type as string, location: reply.location as SourceLocation | null, preview: reply.preview as string | null };
+      return {
+        name: reply.name as string,
+        type: reply.type as string,
+        location: reply.location as SourceLocation | null,
+        preview: reply.preview as string | null,
+      };
     });
   }
 
@@ -482,7 +491,7 @@ export class OcamlToplevel {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const path = join(dir, `${label}.ml`);
       const text = this.phraseLog.text;
-      await atomicWrite(path, text);
+      await writeFileDurable(path, text);
       return { label, path, phrases: this.phraseLog.phrases.length, bytes: Buffer.byteLength(text) };
     });
   }
@@ -501,16 +510,20 @@ export class OcamlToplevel {
       try {
         text = await readFile(path, 'utf8');
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new OcamlError('not_found', `cannot read checkpoint ${path}: ${(err as Error).message}`);
-        const known = (await readdir(this.checkpointDir).catch(() => [] as string[])).filter((n) => n.endsWith('.ml')).map((n) => n.slice(0, -3));
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw new OcamlError('not_found', `cannot read checkpoint ${path}: ${(err as Error).message}`);
+        const known = (await readdir(this.checkpointDir).catch(() => [] as string[]))
+          .filter((n) => n.endsWith('.ml'))
+          .map((n) => n.slice(0, -3));
         throw new OcamlError(
           'not_found',
-          `no checkpoint named "${label}" in ${this.checkpointDir}` + (known.length ? ` (available: ${known.join(', ')})` : ' (there are none yet; create one with checkpoint)'),
+          `no checkpoint named "${label}" in ${this.checkpointDir}` +
+            (known.length ? ` (available: ${known.join(', ')})` : ' (there are none yet; create one with checkpoint)'),
         );
       }
       await this.stopAgent();
       await this.phraseLog.replace([]);
-      await atomicWrite(this.phraseLog.path, text).catch(() => {});
+      await writeFileDurable(this.phraseLog.path, text).catch(() => {});
       const agent = await this.startAgent();
       // evalOn replaces the log with exactly the phrases that replayed.
       const result = await this.evalOn(agent, text, timeout, options.signal, 'replace');

@@ -19,4 +19,3 @@ export async function runUltimateToolCli(argv: string[]): Promise<number> {
   process.stderr.write(`ultimate-tool: ${command ? `unknown command ${JSON.stringify(command)}` : 'missing command'}\n${USAGE}\n`);
   return 2;
 }
-

@@ -69,15 +69,25 @@ export class UltimateDevice {
       }
       return;
     }
-    if (!opts.host || /[\s/]/.test(opts.host)) throw new UltimateError('bad-input', `host must be a host name or address (or give baseUrl), got ${JSON.stringify(opts.host)}`);
+    if (!opts.host || /[\s/]/.test(opts.host))
+      throw new UltimateError('bad-input', `host must be a host name or address (or give baseUrl), got ${JSON.stringify(opts.host)}`);
     this.host = opts.host;
     const hostPart = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-    this.rest = new RestClient({ baseUrl: `http://${hostPart}:${opts.httpPort ?? 80}`, password: opts.password, timeoutMs: opts.timeoutMs });
+    this.rest = new RestClient({
+      baseUrl: `http://${hostPart}:${opts.httpPort ?? 80}`,
+      password: opts.password,
+      timeoutMs: opts.timeoutMs,
+    });
   }
 
   /** The FTP session (opened on first use, closed by close()). */
   get ftp(): UltimateFtp {
-    this.#ftp ??= new UltimateFtp({ host: this.host, port: this.#opts.ftpPort ?? 21, password: this.#opts.password, timeoutMs: this.#opts.timeoutMs });
+    this.#ftp ??= new UltimateFtp({
+      host: this.host,
+      port: this.#opts.ftpPort ?? 21,
+      password: this.#opts.password,
+      timeoutMs: this.#opts.timeoutMs,
+    });
     return this.#ftp;
   }
 
@@ -105,7 +115,12 @@ export class UltimateDevice {
 
   /** Opens a DMA (TCP port 64) connection, authenticated when a password is configured. */
   openDma(): Promise<DmaConnection> {
-    return DmaConnection.open({ host: this.host, port: this.#opts.dmaPort ?? 64, password: this.#opts.password, timeoutMs: this.#opts.timeoutMs });
+    return DmaConnection.open({
+      host: this.host,
+      port: this.#opts.dmaPort ?? 64,
+      password: this.#opts.password,
+      timeoutMs: this.#opts.timeoutMs,
+    });
   }
 
   /** Writes an image into REU memory through the DMA service; reports the bytes written. */
@@ -119,7 +134,9 @@ export class UltimateDevice {
   }
 
   /** Uploads a PRG (bytes) or names one on the device, and runs it (reset + DMA load + start). */
-  runPrg(source: FileSource) { return this.rest.runPrg(source); }
+  runPrg(source: FileSource) {
+    return this.rest.runPrg(source);
+  }
 
   /**
    * Binds a receiver, starts the debug stream toward it, waits for a bound (count or duration) or
@@ -144,7 +161,10 @@ export class UltimateDevice {
         if (opts.signal?.aborted) return resolve();
         const onAbort = () => resolve();
         opts.signal?.addEventListener('abort', onAbort, { once: true });
-        void cap.boundReached.then(() => { opts.signal?.removeEventListener('abort', onAbort); resolve(); });
+        void cap.boundReached.then(() => {
+          opts.signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
       });
     } catch (err) {
       if (started) await this.rest.streamStop('debug').catch(() => undefined);

@@ -81,7 +81,14 @@ export function networkError(err: unknown, operation: string, timeoutMs?: number
     return new UltimateError('timeout', `${operation}: no answer within ${timeoutMs ?? '?'} ms`, { operation, cause: err });
   }
   if (code === 'ECONNREFUSED') {
-    return new UltimateError('connection-refused', `${operation}: connection refused (is the device on and the service enabled?)`, { operation, cause: err });
+    return new UltimateError('connection-refused', `${operation}: connection refused (is the device on and the service enabled?)`, {
+      operation,
+      cause: err,
+    });
   }
-  return new UltimateError('network', `${operation}: ${e?.cause && (e.cause as Error).message ? (e.cause as Error).message : e?.message ?? String(err)}`, { operation, cause: err });
+  return new UltimateError(
+    'network',
+    `${operation}: ${e?.cause && (e.cause as Error).message ? (e.cause as Error).message : (e?.message ?? String(err))}`,
+    { operation, cause: err },
+  );
 }

@@ -64,7 +64,10 @@ export class UltimateFtp {
   async upload(remotePath: string, bytes: Uint8Array): Promise<{ path: string; bytes: number }> {
     checkRemotePath(remotePath);
     if (bytes.length === 0) {
-      throw new UltimateError('unsupported', `upload ${remotePath}: zero-byte files cannot be stored — the device firmware creates no file for an empty STOR`);
+      throw new UltimateError(
+        'unsupported',
+        `upload ${remotePath}: zero-byte files cannot be stored — the device firmware creates no file for an empty STOR`,
+      );
     }
     return this.#run(`STOR ${remotePath}`, async (c) => {
       await c.uploadFrom(Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]), remotePath);
@@ -81,7 +84,10 @@ export class UltimateFtp {
         write(chunk: Buffer, _enc, cb) {
           total += chunk.length;
           if (total > maxBytes) cb(new UltimateError('bad-input', `download ${remotePath}: larger than the ${maxBytes}-byte limit`));
-          else { chunks.push(chunk); cb(); }
+          else {
+            chunks.push(chunk);
+            cb();
+          }
         },
       });
       await c.downloadTo(sink, remotePath);
@@ -128,7 +134,10 @@ function toEntry(f: FileInfo): FtpEntry {
 
 function checkRemotePath(p: string): void {
   if (typeof p !== 'string' || !p.startsWith('/') || /[\r\n\0]/.test(p)) {
-    throw new UltimateError('bad-input', `remote path must be absolute (e.g. /Temp/x.prg) without control characters, got ${JSON.stringify(p)}`);
+    throw new UltimateError(
+      'bad-input',
+      `remote path must be absolute (e.g. /Temp/x.prg) without control characters, got ${JSON.stringify(p)}`,
+    );
   }
 }
 
@@ -139,6 +148,7 @@ function mapFtpError(err: unknown, operation: string, timeoutMs: number): Ultima
     return new UltimateError(kind, `${operation}: ${err.message}`, { code: err.code, operation, cause: err });
   }
   const msg = (err as Error)?.message ?? '';
-  if (/Timeout/i.test(msg)) return new UltimateError('timeout', `${operation}: no answer within ${timeoutMs} ms`, { operation, cause: err });
+  if (/Timeout/i.test(msg))
+    return new UltimateError('timeout', `${operation}: no answer within ${timeoutMs} ms`, { operation, cause: err });
   return networkError(err, operation, timeoutMs);
 }

@@ -2,15 +2,43 @@
 // stream) and to the VICE binary monitor. Knows nothing about MCP.
 export { UltimateDevice, type UltimateDeviceOptions, type ProbeSnapshot, type DebugCaptureOptions } from './device.js';
 export { UltimateError, type UltimateErrorKind, type UltimateErrorDetails } from './errors.js';
-export { RestClient, type RestOptions, type DeviceInfo, type DeviceAnswer, type StreamKind, type FileSource, type DriveId } from './rest.js';
+export {
+  RestClient,
+  type RestOptions,
+  type DeviceInfo,
+  type DeviceAnswer,
+  type StreamKind,
+  type FileSource,
+  type DriveId,
+} from './rest.js';
 export { UltimateFtp, type FtpOptions, type FtpEntry } from './ftp.js';
 export { DmaConnection, DMA_COMMANDS, REU_MAX_CHUNK, type DmaOptions } from './reu.js';
 export { DebugStreamCapture, type CaptureOptions, type CaptureSummary } from './debug-stream/capture.js';
 export {
-  readCaptureFile, parseCapture, SequenceTracker,
-  type CaptureHeader, type CaptureRecord, type CaptureStats, type ParsedCapture, type Truncation,
+  readCaptureFile,
+  parseCapture,
+  SequenceTracker,
+  type CaptureHeader,
+  type CaptureRecord,
+  type CaptureStats,
+  type ParsedCapture,
+  type Truncation,
 } from './debug-stream/capture-file.js';
-export { decodeEntry, decodeDatagram, encodeEntry, classifyEntry, cpuWrites, type BusCycle, type BusAccess } from './debug-stream/decoder.js';
-export { DEBUG_DATAGRAM_BYTES, DEBUG_ENTRIES_PER_DATAGRAM, DEVICE_DATAGRAMS_PER_SECOND, datagramSequence, datagramEntries } from './debug-stream/datagram.js';
+export {
+  decodeEntry,
+  decodeDatagram,
+  encodeEntry,
+  classifyEntry,
+  cpuWrites,
+  type BusCycle,
+  type BusAccess,
+} from './debug-stream/decoder.js';
+export {
+  DEBUG_DATAGRAM_BYTES,
+  DEBUG_ENTRIES_PER_DATAGRAM,
+  DEVICE_DATAGRAMS_PER_SECOND,
+  datagramSequence,
+  datagramEntries,
+} from './debug-stream/datagram.js';
 export { ViceMonitorClient, type ViceClientOptions, type ViceEvent, type Registers } from './vice/client.js';
 export { ViceCommand, ViceError, ViceRegister, CheckpointOp, type CheckpointInfo } from './vice/protocol.js';

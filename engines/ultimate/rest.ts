@@ -106,7 +106,10 @@ export class RestClient {
       throw networkError(err, operation, this.timeoutMs);
     }
     if (res.status === 404 && raw.length === 0) {
-      throw new UltimateError('unknown-route', `${operation}: the device does not know this route or command (bare 404)`, { status: 404, operation });
+      throw new UltimateError('unknown-route', `${operation}: the device does not know this route or command (bare 404)`, {
+        status: 404,
+        operation,
+      });
     }
     const type = res.headers.get('content-type') ?? '';
     if (res.ok && opts.binary && !type.includes('json')) return raw;
@@ -125,12 +128,21 @@ export class RestClient {
       throw new UltimateError(kind, `${operation}: ${detail}`, { status: res.status, deviceErrors, operation });
     }
     if (!body) {
-      throw new UltimateError('protocol', `${operation}: expected a JSON body, got ${raw.length} bytes of ${type || 'unknown type'}`, { status: res.status, operation });
+      throw new UltimateError('protocol', `${operation}: expected a JSON body, got ${raw.length} bytes of ${type || 'unknown type'}`, {
+        status: res.status,
+        operation,
+      });
     }
     return body;
   }
 
-  private async json(method: 'GET' | 'PUT' | 'POST', path: string, query?: Record<string, string | number | undefined>, body?: Uint8Array, contentType?: string): Promise<DeviceAnswer> {
+  private async json(
+    method: 'GET' | 'PUT' | 'POST',
+    path: string,
+    query?: Record<string, string | number | undefined>,
+    body?: Uint8Array,
+    contentType?: string,
+  ): Promise<DeviceAnswer> {
     return (await this.request(method, path, { query, body, contentType })) as DeviceAnswer;
   }
 
@@ -147,12 +159,24 @@ export class RestClient {
   }
 
   // ---- machine ----
-  reset(): Promise<DeviceAnswer> { return this.json('PUT', '/v1/machine:reset'); }
-  reboot(): Promise<DeviceAnswer> { return this.json('PUT', '/v1/machine:reboot'); }
-  pause(): Promise<DeviceAnswer> { return this.json('PUT', '/v1/machine:pause'); }
-  resume(): Promise<DeviceAnswer> { return this.json('PUT', '/v1/machine:resume'); }
-  poweroff(): Promise<DeviceAnswer> { return this.json('PUT', '/v1/machine:poweroff'); }
-  menuButton(): Promise<DeviceAnswer> { return this.json('PUT', '/v1/machine:menu_button'); }
+  reset(): Promise<DeviceAnswer> {
+    return this.json('PUT', '/v1/machine:reset');
+  }
+  reboot(): Promise<DeviceAnswer> {
+    return this.json('PUT', '/v1/machine:reboot');
+  }
+  pause(): Promise<DeviceAnswer> {
+    return this.json('PUT', '/v1/machine:pause');
+  }
+  resume(): Promise<DeviceAnswer> {
+    return this.json('PUT', '/v1/machine:resume');
+  }
+  poweroff(): Promise<DeviceAnswer> {
+    return this.json('PUT', '/v1/machine:poweroff');
+  }
+  menuButton(): Promise<DeviceAnswer> {
+    return this.json('PUT', '/v1/machine:menu_button');
+  }
 
   /** Reads `length` bytes (1..65536) from `address`, as the CPU sees memory (DMA). */
   async readMemory(address: number, length: number): Promise<Uint8Array> {
@@ -162,7 +186,9 @@ export class RestClient {
       throw new UltimateError('protocol', 'readmem answered JSON instead of bytes', { operation: 'GET /v1/machine:readmem' });
     }
     if (out.length !== length) {
-      throw new UltimateError('protocol', `readmem returned ${out.length} bytes, asked for ${length}`, { operation: 'GET /v1/machine:readmem' });
+      throw new UltimateError('protocol', `readmem returned ${out.length} bytes, asked for ${length}`, {
+        operation: 'GET /v1/machine:readmem',
+      });
     }
     return out;
   }
@@ -200,12 +226,20 @@ export class RestClient {
     if (source.bytes.length === 0) throw new UltimateError('bad-input', `${command}: the uploaded file is empty`);
     return this.json('POST', `/v1/runners:${command}`, undefined, source.bytes);
   }
-  loadPrg(source: FileSource): Promise<DeviceAnswer> { return this.runner('load_prg', source); }
-  runPrg(source: FileSource): Promise<DeviceAnswer> { return this.runner('run_prg', source); }
-  runCrt(source: FileSource): Promise<DeviceAnswer> { return this.runner('run_crt', source); }
+  loadPrg(source: FileSource): Promise<DeviceAnswer> {
+    return this.runner('load_prg', source);
+  }
+  runPrg(source: FileSource): Promise<DeviceAnswer> {
+    return this.runner('run_prg', source);
+  }
+  runCrt(source: FileSource): Promise<DeviceAnswer> {
+    return this.runner('run_crt', source);
+  }
 
   // ---- drives ----
-  drives(): Promise<DeviceAnswer> { return this.json('GET', '/v1/drives'); }
+  drives(): Promise<DeviceAnswer> {
+    return this.json('GET', '/v1/drives');
+  }
   mount(drive: DriveId, image: string, opts: { type?: string; mode?: 'readwrite' | 'readonly' | 'unlinked' } = {}): Promise<DeviceAnswer> {
     return this.json('PUT', `/v1/drives/${encodeURIComponent(drive)}:mount`, { image, type: opts.type, mode: opts.mode });
   }
@@ -231,7 +265,9 @@ export class RestClient {
   setConfigs(values: Record<string, Record<string, string | number>>): Promise<DeviceAnswer> {
     return this.json('POST', '/v1/configs', undefined, new TextEncoder().encode(JSON.stringify(values)), 'application/json');
   }
-  saveConfigToFlash(): Promise<DeviceAnswer> { return this.json('PUT', '/v1/configs:save_to_flash'); }
+  saveConfigToFlash(): Promise<DeviceAnswer> {
+    return this.json('PUT', '/v1/configs:save_to_flash');
+  }
 
   // ---- streams ----
   /** Starts a U64 data stream toward `destination` (`host` or `host:port`). */

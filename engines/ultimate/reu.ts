@@ -66,9 +66,18 @@ export class DmaConnection {
     const timeoutMs = opts.timeoutMs ?? 10_000;
     const socket = await new Promise<net.Socket>((resolve, reject) => {
       const s = net.connect({ host: opts.host, port });
-      const timer = setTimeout(() => { s.destroy(); reject(new UltimateError('timeout', `DMA connect ${opts.host}:${port}: no answer within ${timeoutMs} ms`)); }, timeoutMs);
-      s.once('connect', () => { clearTimeout(timer); resolve(s); });
-      s.once('error', (e) => { clearTimeout(timer); reject(networkError(e, `DMA connect ${opts.host}:${port}`, timeoutMs)); });
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new UltimateError('timeout', `DMA connect ${opts.host}:${port}: no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      s.once('error', (e) => {
+        clearTimeout(timer);
+        reject(networkError(e, `DMA connect ${opts.host}:${port}`, timeoutMs));
+      });
     });
     socket.setNoDelay(true);
     const conn = new DmaConnection(socket, timeoutMs);
@@ -117,10 +126,21 @@ export class DmaConnection {
       }, this.#timeoutMs);
       this.#waiter = {
         n,
-        resolve: (b) => { clearTimeout(timer); resolve(b); },
-        reject: (e) => { clearTimeout(timer); reject(e); },
+        resolve: (b) => {
+          clearTimeout(timer);
+          resolve(b);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       };
-      if (this.#closedError) { this.#waiter = undefined; clearTimeout(timer); reject(this.#closedError); return; }
+      if (this.#closedError) {
+        this.#waiter = undefined;
+        clearTimeout(timer);
+        reject(this.#closedError);
+        return;
+      }
       this.#drain();
     });
   }
@@ -156,7 +176,9 @@ export class DmaConnection {
       const chunk = bytes.subarray(at, Math.min(bytes.length, at + REU_MAX_CHUNK));
       const frame = Buffer.alloc(3 + chunk.length);
       const o = offset + at;
-      frame[0] = o & 0xff; frame[1] = (o >> 8) & 0xff; frame[2] = (o >> 16) & 0xff;
+      frame[0] = o & 0xff;
+      frame[1] = (o >> 8) & 0xff;
+      frame[2] = (o >> 16) & 0xff;
       frame.set(chunk, 3);
       this.send(DMA_COMMANDS.reuWrite, frame);
       frames++;

@@ -1,10 +1,4 @@
-import {
-  JSONRPCClient,
-  JSONRPCServer,
-  createJSONRPCErrorResponse,
-  type JSONRPCRequest,
-  type JSONRPCResponse,
-} from 'json-rpc-2.0';
+import { JSONRPCClient, JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
 import type { JsonRpcId, JsonRpcMessage, Transport } from '../../transports/transport.js';
 import { JsonParseError, MessageTooLargeError } from '../../transports/transport.js';
 import { ErrorCode, RemoteError, RpcError } from './errors.js';
@@ -159,9 +153,7 @@ export class JsonRpcPeer {
         this.notify(CANCELLED, { requestId: id, reason });
         this.client.receive(createJSONRPCErrorResponse(id, ErrorCode.RequestCancelled, reason));
         reject(
-          signal?.aborted
-            ? (signal.reason ?? new DOMException(reason, 'AbortError'))
-            : new RemoteError(ErrorCode.RequestTimeout, reason),
+          signal?.aborted ? (signal.reason ?? new DOMException(reason, 'AbortError')) : new RemoteError(ErrorCode.RequestTimeout, reason),
         );
       };
     });
@@ -206,7 +198,7 @@ export class JsonRpcPeer {
       return;
     }
     const m = message as JsonRpcMessage;
-    const hasId = Object.prototype.hasOwnProperty.call(m, 'id');
+    const hasId = Object.hasOwn(m, 'id');
     const idOk = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id));
     const replyId = idOk ? (m.id as JsonRpcId) : null;
     if (m.jsonrpc !== '2.0') {
@@ -218,7 +210,11 @@ export class JsonRpcPeer {
         this.receiveResponse(m);
         return;
       }
-      this.replyError(replyId, ErrorCode.InvalidRequest, 'Invalid Request: expected "method" (a request or notification) or "result"/"error" (a response)');
+      this.replyError(
+        replyId,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: expected "method" (a request or notification) or "result"/"error" (a response)',
+      );
       return;
     }
     if (typeof m.method !== 'string' || m.method === '') {
@@ -226,7 +222,11 @@ export class JsonRpcPeer {
       return;
     }
     if (hasId && !idOk) {
-      this.replyError(null, ErrorCode.InvalidRequest, `Invalid Request: "id" must be a string or a number${m.id === null ? ', not null' : ''}`);
+      this.replyError(
+        null,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: "id" must be a string or a number${m.id === null ? ', not null' : ''}`,
+      );
       return;
     }
     const params = m.params;

@@ -111,7 +111,11 @@ export class ServerSession {
   }
 
   private toolContext(request: RequestContext, progressToken: unknown): ToolContext {
-    return new CallContext(this, request, typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined);
+    return new CallContext(
+      this,
+      request,
+      typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
+    );
   }
 
   /** A request to the client (e.g. ping). */

@@ -6,10 +6,7 @@ import { RawWire } from '../helpers/raw-wire.js';
 import { binCommand } from '../helpers/bin.js';
 
 const MAX_LINE = 64 * 1024;
-type Expect =
-  | { error: number; id: string | number | null }
-  | { result: (r: any) => void; id: string | number }
-  | 'nothing';
+type Expect = { error: number; id: string | number | null } | { result: (r: any) => void; id: string | number } | 'nothing';
 
 const ok = (check: (r: any) => void = () => {}) => check;
 const cases: Array<[string, string | Buffer, Expect]> = [
@@ -41,7 +38,11 @@ const cases: Array<[string, string | Buffer, Expect]> = [
   ['tools/call without params', '{"jsonrpc":"2.0","id":15,"method":"tools/call"}', { error: -32602, id: 15 }],
   ['tools/call name mistyped', '{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":42}}', { error: -32602, id: 16 }],
   ['tools/call unknown tool', '{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"nope"}}', { error: -32602, id: 17 }],
-  ['tools/call arguments not an object', '{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"echo","arguments":"x"}}', { error: -32602, id: 18 }],
+  [
+    'tools/call arguments not an object',
+    '{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"echo","arguments":"x"}}',
+    { error: -32602, id: 18 },
+  ],
   [
     'tools/call missing required argument',
     '{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"echo","arguments":{}}}',
@@ -56,7 +57,10 @@ const cases: Array<[string, string | Buffer, Expect]> = [
   [
     'tools/call mistyped argument',
     '{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"slow","arguments":{"steps":"many"}}}',
-    { id: 20, result: ok((r) => (assert.equal(r.isError, true), assert.match(r.content[0].text, /steps: Invalid input: expected number/))) },
+    {
+      id: 20,
+      result: ok((r) => (assert.equal(r.isError, true), assert.match(r.content[0].text, /steps: Invalid input: expected number/))),
+    },
   ],
   [
     'tools/call argument out of range',
@@ -64,7 +68,11 @@ const cases: Array<[string, string | Buffer, Expect]> = [
     { id: 21, result: ok((r) => (assert.equal(r.isError, true), assert.match(r.content[0].text, /steps: Too small/))) },
   ],
   ['notification sent with an id', '{"jsonrpc":"2.0","id":22,"method":"notifications/initialized"}', { error: -32600, id: 22 }],
-  ['cancel sent as a request', '{"jsonrpc":"2.0","id":23,"method":"notifications/cancelled","params":{"requestId":1}}', { error: -32600, id: 23 }],
+  [
+    'cancel sent as a request',
+    '{"jsonrpc":"2.0","id":23,"method":"notifications/cancelled","params":{"requestId":1}}',
+    { error: -32600, id: 23 },
+  ],
   ['unknown notification', '{"jsonrpc":"2.0","method":"notifications/whatever"}', 'nothing'],
   ['request without id is a notification', '{"jsonrpc":"2.0","method":"ping"}', 'nothing'],
   ['cancel for an unknown request', '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999}}', 'nothing'],
@@ -96,7 +104,7 @@ let pingId = 1000;
 for (const [name, line, expected] of cases) {
   test(`malformed input: ${name}`, async () => {
     wire.drain();
-    wire.write(typeof line === 'string' ? line + '\n' : Buffer.concat([line, Buffer.from('\n')]));
+    wire.write(typeof line === 'string' ? `${line}\n` : Buffer.concat([line, Buffer.from('\n')]));
     // Requests are answered asynchronously, so wait for the expected id first; then a ping
     // shows that nothing else was sent and that the server still serves.
     if (expected !== 'nothing' && expected.id !== null) await wire.waitFor((m) => m.id === expected.id);

@@ -55,7 +55,9 @@ test('the official SDK client talks to the built bin over stdio', async () => {
 test('each server answers the official SDK client from the built bins', async () => {
   const call = async (bin: string, args: string[], tool: string, toolArgs: Record<string, unknown>) => {
     const client = new Client({ name: 'pkg-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(repoRoot, pkg.bin[bin]), ...args], stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [join(repoRoot, pkg.bin[bin]), ...args], stderr: 'pipe' }),
+    );
     try {
       return await client.callTool({ name: tool, arguments: toolArgs });
     } finally {
@@ -74,7 +76,9 @@ test('each server answers the official SDK client from the built bins', async ()
 
 test('ultimate-tool virtual-device starts from dist and reports its ports', async () => {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [join(repoRoot, pkg.bin['ultimate-tool']), 'virtual-device', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, pkg.bin['ultimate-tool']), 'virtual-device', '--exit-on-stdin-close'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   try {
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';

@@ -30,7 +30,10 @@ function suite(name: string, connect: Connect) {
 
     test('tools/list describes every tool with a JSON Schema', async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['echo', 'fail', 'slow']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['echo', 'fail', 'slow'],
+      );
       const echo = tools[0]!;
       assert.equal(echo.inputSchema.type, 'object');
       assert.deepEqual(echo.inputSchema.required, ['text']);
@@ -74,7 +77,10 @@ function suite(name: string, connect: Connect) {
       // notification that arrives in the same read as the result is dropped by the SDK itself;
       // the exact sequence on the wire is checked in wire.test.ts.
       assert.ok(seen.length >= 1, 'at least one progress notification');
-      assert.deepEqual(seen, [1, 2, 3].slice(0, seen.length).map((progress) => ({ progress, total: 3 })));
+      assert.deepEqual(
+        seen,
+        [1, 2, 3].slice(0, seen.length).map((progress) => ({ progress, total: 3 })),
+      );
     });
 
     test('cancellation: an aborted call is abandoned and the server goes on', async () => {

@@ -10,7 +10,7 @@ import {
   JsonRpcPeer,
   McpClient,
   McpServer,
-  RemoteError,
+  type RemoteError,
   ToolError,
   ToolRegistry,
   createLogger,
@@ -42,7 +42,10 @@ const echoTools = () =>
 
 test('duplicate tool names are refused at definition time, also across mounted registries', () => {
   const a = echoTools();
-  assert.throws(() => a.define({ name: 'echo', description: 'again', input: z.object({}), handler: () => ({}) }), /duplicate tool name: echo/);
+  assert.throws(
+    () => a.define({ name: 'echo', description: 'again', input: z.object({}), handler: () => ({}) }),
+    /duplicate tool name: echo/,
+  );
   const parent = new ToolRegistry().mount(a);
   const b = new ToolRegistry().define({ name: 'echo', description: 'clash', input: z.object({}), handler: () => ({}) });
   assert.throws(() => parent.mount(b), /duplicate tool name: echo/);
@@ -51,7 +54,10 @@ test('duplicate tool names are refused at definition time, also across mounted r
   assert.ok(parent.has('later'));
   const c = new ToolRegistry().define({ name: 'other', description: 'x', input: z.object({}), handler: () => ({}) });
   parent.mount(c);
-  assert.throws(() => c.define({ name: 'later', description: 'x', input: z.object({}), handler: () => ({}) }), /duplicate tool name: later/);
+  assert.throws(
+    () => c.define({ name: 'later', description: 'x', input: z.object({}), handler: () => ({}) }),
+    /duplicate tool name: later/,
+  );
 });
 
 test('tool names and input schemas are checked at definition time', () => {
@@ -61,15 +67,29 @@ test('tool names and input schemas are checked at definition time', () => {
 });
 
 test('hidden tools are callable but not listed', async () => {
-  const tools = echoTools().define({ name: '_secret', description: 'hidden', input: z.object({}), hidden: true, handler: () => ({ ok: true }) });
+  const tools = echoTools().define({
+    name: '_secret',
+    description: 'hidden',
+    input: z.object({}),
+    hidden: true,
+    handler: () => ({ ok: true }),
+  });
   const client = await pair(new McpServer({ name: 's', version: '1', tools, logger: quiet }));
-  assert.deepEqual((await client.listTools()).map((t) => t.name), ['echo']);
+  assert.deepEqual(
+    (await client.listTools()).map((t) => t.name),
+    ['echo'],
+  );
   assert.deepEqual(parseToolPayload(await client.callTool('_secret', {})), { ok: true });
   await client.close();
 });
 
 test('closed request objects reject extra fields, naming them', async () => {
-  const tools = new ToolRegistry().define({ name: 'closed', description: '', input: z.strictObject({ a: z.number() }), handler: ({ a }) => ({ a }) });
+  const tools = new ToolRegistry().define({
+    name: 'closed',
+    description: '',
+    input: z.strictObject({ a: z.number() }),
+    handler: ({ a }) => ({ a }),
+  });
   const client = await pair(new McpServer({ name: 's', version: '1', tools, logger: quiet }));
   const list = await client.listTools();
   assert.equal(list[0]!.inputSchema.additionalProperties, false);
@@ -80,7 +100,8 @@ test('closed request objects reject extra fields, naming them', async () => {
 });
 
 test('version negotiation: a supported request is echoed, anything else gets the preferred version', async () => {
-  const make = () => new McpServer({ name: 's', version: '1', tools: echoTools(), protocolVersions: ['2024-11-05', '2025-06-18'], logger: quiet });
+  const make = () =>
+    new McpServer({ name: 's', version: '1', tools: echoTools(), protocolVersions: ['2024-11-05', '2025-06-18'], logger: quiet });
   assert.equal((await pair(make(), '2025-06-18')).protocolVersion, '2025-06-18');
   assert.equal((await pair(make(), '2024-11-05')).protocolVersion, '2024-11-05');
   assert.equal((await pair(make(), '2025-11-25')).protocolVersion, '2024-11-05');
@@ -97,7 +118,13 @@ test('structuredContent and outputSchema only from 2025-06-18 on', async () => {
 });
 
 test('a result outside the declared output schema becomes an isError result', async () => {
-  const tools = new ToolRegistry().define({ name: 'liar', description: '', input: z.object({}), output: z.object({ n: z.number() }), handler: () => ({ n: 'x' }) });
+  const tools = new ToolRegistry().define({
+    name: 'liar',
+    description: '',
+    input: z.object({}),
+    output: z.object({ n: z.number() }),
+    handler: () => ({ n: 'x' }),
+  });
   const client = await pair(new McpServer({ name: 's', version: '1', tools, logger: quiet }));
   const r = await client.callTool('liar', {});
   assert.equal(r.isError, true);
@@ -113,12 +140,34 @@ test('instructions are computed at each initialize', async () => {
 
 test('ToolError, toolResult, rawResult and an unexpected exception', async () => {
   const tools = new ToolRegistry()
-    .define({ name: 'te', description: '', input: z.object({}), handler: () => { throw new ToolError('nope', { phase: 'connect' }); } })
+    .define({
+      name: 'te',
+      description: '',
+      input: z.object({}),
+      handler: () => {
+        throw new ToolError('nope', { phase: 'connect' });
+      },
+    })
     .define({ name: 'tr', description: '', input: z.object({}), handler: () => toolResult({ partial: true }, { isError: true }) })
-    .define({ name: 'raw', description: '', input: z.object({}), handler: () => rawResult({ content: [{ type: 'text', text: 'as is' }], isError: false }) })
-    .define({ name: 'bug', description: '', input: z.object({}), handler: () => { throw new Error('secret detail /etc/passwd'); } });
+    .define({
+      name: 'raw',
+      description: '',
+      input: z.object({}),
+      handler: () => rawResult({ content: [{ type: 'text', text: 'as is' }], isError: false }),
+    })
+    .define({
+      name: 'bug',
+      description: '',
+      input: z.object({}),
+      handler: () => {
+        throw new Error('secret detail /etc/passwd');
+      },
+    });
   const client = await pair(new McpServer({ name: 's', version: '1', tools, logger: quiet }));
-  assert.deepEqual(await client.callTool('te', {}), { content: [{ type: 'text', text: '{"error":"nope","phase":"connect"}' }], isError: true });
+  assert.deepEqual(await client.callTool('te', {}), {
+    content: [{ type: 'text', text: '{"error":"nope","phase":"connect"}' }],
+    isError: true,
+  });
   assert.deepEqual(parseToolPayload(await client.callTool('tr', {})), { partial: true });
   assert.deepEqual(await client.callTool('raw', {}), { content: [{ type: 'text', text: 'as is' }], isError: false });
   const bug = await client.callTool('bug', {});
@@ -129,7 +178,9 @@ test('ToolError, toolResult, rawResult and an unexpected exception', async () =>
 test('a plain Error in a JSON-RPC method becomes -32603 with no detail on the wire', async () => {
   const [a, b] = InMemoryTransport.createLinkedPair();
   const server = new JsonRpcPeer(b, quiet);
-  server.onRequest('boom', () => { throw new Error('secret stack detail'); });
+  server.onRequest('boom', () => {
+    throw new Error('secret stack detail');
+  });
   server.onRequest('nothing', () => undefined);
   await server.start();
   const seen: any[] = [];
@@ -169,14 +220,20 @@ test('cancellation: the handler sees the abort, onCancelled sees extra fields, n
   await abortedP;
   await a.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
   while (!seen.some((m) => m.id === 1)) await new Promise((r) => setImmediate(r));
-  assert.deepEqual(seen.map((m) => m.id), [1], 'request 0 got no response');
+  assert.deepEqual(
+    seen.map((m) => m.id),
+    [1],
+    'request 0 got no response',
+  );
   assert.deepEqual(cancelled, [{ requestId: 0, reason: 'r', host: 'box' }]);
 });
 
 test('McpClient: abort and timeout send notifications/cancelled and reject', async () => {
   const cancelled: unknown[] = [];
   const tools = new ToolRegistry().define({
-    name: 'hang', description: '', input: z.object({}),
+    name: 'hang',
+    description: '',
+    input: z.object({}),
     handler: (_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
   });
   const server = new McpServer({ name: 's', version: '1', tools, logger: quiet, onCancelled: (p) => cancelled.push(p.requestId) });
@@ -192,13 +249,18 @@ test('McpClient: abort and timeout send notifications/cancelled and reject', asy
 
 test('our McpClient against the official SDK McpServer', async () => {
   const sdk = new SdkMcpServer({ name: 'sdk-server', version: '9' });
-  sdk.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
+  sdk.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
   const [clientSide, serverSide] = SdkInMemoryTransport.createLinkedPair();
   await sdk.connect(serverSide);
   const client = new McpClient({ name: 'ours', version: '1' }, { logger: quiet });
   await client.connect(clientSide);
   assert.equal(client.serverInfo?.name, 'sdk-server');
-  assert.deepEqual((await client.listTools()).map((t) => t.name), ['add']);
+  assert.deepEqual(
+    (await client.listTools()).map((t) => t.name),
+    ['add'],
+  );
   assert.deepEqual((await client.callTool('add', { a: 2, b: 3 })).content, [{ type: 'text', text: '5' }]);
   await client.close();
 });

@@ -103,12 +103,18 @@ test('a stale socket file left by a dead process is replaced', async () => {
 
 test('a live socket is refused with a clear error', async () => {
   listener = await serveUnixSocket(path, () => {});
-  await assert.rejects(serveUnixSocket(path, () => {}), (e: Error) => e instanceof SocketInUseError && /already listening/.test(e.message));
+  await assert.rejects(
+    serveUnixSocket(path, () => {}),
+    (e: Error) => e instanceof SocketInUseError && /already listening/.test(e.message),
+  );
 });
 
 test('a path that is not a socket is never replaced', async () => {
   await writeFile(path, 'precious');
-  await assert.rejects(serveUnixSocket(path, () => {}), /not a socket/);
+  await assert.rejects(
+    serveUnixSocket(path, () => {}),
+    /not a socket/,
+  );
   assert.equal((await stat(path)).size, 'precious'.length);
 });
 

@@ -14,7 +14,12 @@ after(() => wire.close());
 
 test('progress: every step, in order, before the result', async () => {
   wire.drain();
-  wire.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { steps: 3, interval_ms: 1 }, _meta: { progressToken: 'tok' } } });
+  wire.send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'slow', arguments: { steps: 3, interval_ms: 1 }, _meta: { progressToken: 'tok' } },
+  });
   await wire.waitFor((m) => m.id === 1);
   const got = wire.drain();
   assert.deepEqual(
@@ -27,13 +32,21 @@ test('no progress notifications without a progress token', async () => {
   wire.drain();
   wire.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 2, interval_ms: 1 } } });
   await wire.waitFor((m) => m.id === 2);
-  assert.deepEqual(wire.drain().map((m) => m.id), [2]);
+  assert.deepEqual(
+    wire.drain().map((m) => m.id),
+    [2],
+  );
 });
 
 for (const id of [0, 'zero']) {
   test(`cancelling request id ${JSON.stringify(id)}: no response, and the server goes on`, async () => {
     wire.drain();
-    wire.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: { steps: 10_000, interval_ms: 1 }, _meta: { progressToken: 'c' } } });
+    wire.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { steps: 10_000, interval_ms: 1 }, _meta: { progressToken: 'c' } },
+    });
     // The call is running once its first progress arrives.
     await wire.waitFor((m) => m.method === 'notifications/progress' && m.params.progressToken === 'c');
     wire.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'test' } });

@@ -34,7 +34,7 @@ export class RawWire {
   }
 
   send(message: unknown): void {
-    this.write(JSON.stringify(message) + '\n');
+    this.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Wait until a message matching `pred` has arrived (bounded by `timeoutMs`); return it. */

@@ -184,7 +184,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
       const plain = `[127.0.0.1]:${port} ${opts.key ?? hostPublicKey}`;
       if (!opts.hashed) return plain;
       const tmp = join(root, `kh-${Math.random().toString(36).slice(2)}`);
-      writeFileSync(tmp, plain + '\n');
+      writeFileSync(tmp, `${plain}\n`);
       execFileSync('ssh-keygen', ['-q', '-H', '-f', tmp], { stdio: 'ignore' });
       const hashed = readFileSync(tmp, 'utf8').trim();
       rmSync(tmp, { force: true });
@@ -192,7 +192,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
       return hashed;
     };
     const writeKnownHosts = (content: string) => writeFileSync(knownHostsPath, content, { mode: 0o600 });
-    writeKnownHosts(knownHostsLine() + '\n');
+    writeKnownHosts(`${knownHostsLine()}\n`);
 
     const killRemoteDaemons = (): number[] => {
       const killed: number[] = [];

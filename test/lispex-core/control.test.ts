@@ -95,8 +95,11 @@ describe('dynamic-wind', () => {
 
 describe('exceptions', () => {
   test('guard catches raised objects, error objects and runtime faults', () => {
-    assert.equal(value("(guard (e ((string? e) (string-append e \"!\"))) (raise \"hey\"))"), '"hey!"');
-    assert.equal(value('(guard (e ((error-object? e) (list (error-object-message e) (error-object-irritants e)))) (error "bad" 1 2))'), '("bad" (1 2))');
+    assert.equal(value('(guard (e ((string? e) (string-append e "!"))) (raise "hey"))'), '"hey!"');
+    assert.equal(
+      value('(guard (e ((error-object? e) (list (error-object-message e) (error-object-irritants e)))) (error "bad" 1 2))'),
+      '("bad" (1 2))',
+    );
     assert.equal(value("(guard (e (#t 'fault)) (vector-ref (vector 1) 5))"), 'fault');
   });
 
@@ -121,13 +124,19 @@ describe('exceptions', () => {
     const e = failure('(error "disk full:" "sda" 98)');
     assert.equal(e.code, 'E330');
     assert.match(e.rendered, /^E330 source:1:1 disk full: "sda" 98$/);
-    assert.match(failure("(raise '(1 \"two\"))").rendered, /^E331 source:1:1 uncaught raised object \(1 "two"\)$/);
+    assert.match(failure('(raise \'(1 "two"))').rendered, /^E331 source:1:1 uncaught raised object \(1 "two"\)$/);
   });
 });
 
 describe('multiple values and letrec', () => {
   test('values where one value is required is E320', () => {
-    for (const src of ['(+ 1 (values 1 2))', '(if (values) 1 2)', '(define x (values 1 2))', '(let ((a (values))) a)', '(list (display 1))']) {
+    for (const src of [
+      '(+ 1 (values 1 2))',
+      '(if (values) 1 2)',
+      '(define x (values 1 2))',
+      '(let ((a (values))) a)',
+      '(list (display 1))',
+    ]) {
       assert.equal(failure(src).code, 'E320', src);
     }
   });
@@ -161,7 +170,7 @@ describe('the control family rows, each on both routes', () => {
   }
 
   test('control primitives are first-class procedures', () => {
-    assert.equal(value("(map (lambda (f) (procedure? f)) (list apply call/cc values raise error dynamic-wind))"), '(#t #t #t #t #t #t)');
+    assert.equal(value('(map (lambda (f) (procedure? f)) (list apply call/cc values raise error dynamic-wind))'), '(#t #t #t #t #t #t)');
     assert.equal(value('(apply call/cc (list (lambda (k) (k 9))))'), '9');
     assert.equal(value('(eq? call/cc call-with-current-continuation)'), '#t');
   });
@@ -176,16 +185,16 @@ describe('the control family rows, each on both routes', () => {
 
 describe('host-safety bounds on program shape', () => {
   test('datum nesting beyond the reader bound is recursion-limit before anything runs', () => {
-    const o = both('(display "x") ' + '('.repeat(600) + ')'.repeat(600));
+    const o = both(`(display "x") ${'('.repeat(600)}${')'.repeat(600)}`);
     assert.equal(o.status, 'resource');
     assert.equal(o.diagnostics[0]!.code, 'recursion-limit');
     assert.equal(o.stdout, '');
-    assert.equal(value("(length '" + '('.repeat(400) + ')'.repeat(400) + ')'), '1');
+    assert.equal(value(`(length '${'('.repeat(400)}${')'.repeat(400)})`), '1');
   });
 
   test('a normalized form deeper than the bound is recursion-limit on both routes (never a JS overflow)', () => {
-    const f = failure('(and ' + '#t '.repeat(5000) + ')');
+    const f = failure(`(and ${'#t '.repeat(5000)})`);
     assert.equal(f.code, 'recursion-limit');
-    assert.equal(value('(and ' + '#t '.repeat(300) + '7)'), '7');
+    assert.equal(value(`(and ${'#t '.repeat(300)}7)`), '7');
   });
 });

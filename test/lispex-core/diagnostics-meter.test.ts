@@ -48,7 +48,7 @@ describe('every catalog code is reached', () => {
       assert.equal(d.phase, expectedPhase);
       assert.equal(o.status, row.phase === 'resource' ? 'resource' : expectedPhase === 'runtime' ? 'runtime-error' : 'source-error');
       assert.match(d.rendered, new RegExp(`^${code} source:\\d+:\\d+ `));
-      assert.equal(d.rendered, `${code} source:${d.line}:${d.column} ${d.message}${d.irritants.map((i) => ' ' + i).join('')}`);
+      assert.equal(d.rendered, `${code} source:${d.line}:${d.column} ${d.message}${d.irritants.map((i) => ` ${i}`).join('')}`);
     });
   }
 
@@ -71,18 +71,27 @@ describe('warnings', () => {
     assert.equal(o.status, 'ok');
     assert.equal(o.exit_status, 0);
     assert.equal(o.stdout, 'done\n');
-    assert.deepEqual(o.warnings.map((w) => w.code), ['W330', 'W331', 'W331']);
-    assert.deepEqual(o.warnings.map((w) => w.rendered), [
-      `W330 source:1:1 ${o.warnings[0]!.message}`,
-      `W331 source:2:1 ${o.warnings[1]!.message}`,
-      `W331 source:3:1 ${o.warnings[2]!.message}`,
-    ]);
+    assert.deepEqual(
+      o.warnings.map((w) => w.code),
+      ['W330', 'W331', 'W331'],
+    );
+    assert.deepEqual(
+      o.warnings.map((w) => w.rendered),
+      [
+        `W330 source:1:1 ${o.warnings[0]!.message}`,
+        `W331 source:2:1 ${o.warnings[1]!.message}`,
+        `W331 source:3:1 ${o.warnings[2]!.message}`,
+      ],
+    );
   });
 
   test('warnings before a fault are kept', () => {
     const o = both('(% 9 4) (car 1)');
     assert.equal(o.status, 'runtime-error');
-    assert.deepEqual(o.warnings.map((w) => w.code), ['W330']);
+    assert.deepEqual(
+      o.warnings.map((w) => w.code),
+      ['W330'],
+    );
   });
 });
 
@@ -129,7 +138,10 @@ describe('meter exhaustion', () => {
         assert.ok(used <= limit && used > 0, `usage ${used} of ${limit}`);
         // Earlier stages' work is reported; warnings admitted before exhaustion are kept.
         if (axis === 'machine-transition' || axis === 'output-byte') {
-          assert.deepEqual(o.warnings.map((w) => w.code), ['W330']);
+          assert.deepEqual(
+            o.warnings.map((w) => w.code),
+            ['W330'],
+          );
           assert.ok(o.resource_outcome.usage.tokens > 0);
         }
       });

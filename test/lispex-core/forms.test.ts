@@ -16,7 +16,7 @@ describe('core forms', () => {
   const cases: [string, string, string][] = [
     ['literal', '42', '42'],
     ['variable', '(define x 5) x', '5'],
-    ['quote', "(quote (a b))", '(a b)'],
+    ['quote', '(quote (a b))', '(a b)'],
     ['if', '(if (< 1 2) (quote yes) (quote no))', 'yes'],
     ['lambda', '((lambda (a b . rest) (list a b rest)) 1 2 3 4)', '(1 2 (3 4))'],
     ['lambda (variadic)', '((lambda args args) 1 2)', '(1 2)'],
@@ -24,7 +24,11 @@ describe('core forms', () => {
     ['set!', '(define x 1) (set! x (+ x 1)) x', '2'],
     ['define', '(define y 10) (* y y)', '100'],
     ['let', '(let ((a 1) (b 2)) (+ a b))', '3'],
-    ['letrec', '(letrec ((ev? (lambda (n) (if (= n 0) #t (od? (- n 1))))) (od? (lambda (n) (if (= n 0) #f (ev? (- n 1)))))) (ev? 100))', '#t'],
+    [
+      'letrec',
+      '(letrec ((ev? (lambda (n) (if (= n 0) #t (od? (- n 1))))) (od? (lambda (n) (if (= n 0) #f (ev? (- n 1)))))) (ev? 100))',
+      '#t',
+    ],
     ['values', '(call-with-values (lambda () (values 1 2 3)) list)', '(1 2 3)'],
     ['application', '((if #t + -) 3 4)', '7'],
     ['guard', "(guard (e ((symbol? e) (list 'caught e))) (raise 'oops))", '(caught oops)'],
@@ -46,7 +50,11 @@ describe('core forms', () => {
 
 describe('derived forms', () => {
   const cases: [string, string, string][] = [
-    ['quasiquote', '(let ((x 2) (xs (list 3 4))) `(1 ,x ,@xs #(5 ,x) (nested `(a ,(b ,x)))))', '(1 2 3 4 #(5 2) (nested (quasiquote (a (unquote (b 2))))))'],
+    [
+      'quasiquote',
+      '(let ((x 2) (xs (list 3 4))) `(1 ,x ,@xs #(5 ,x) (nested `(a ,(b ,x)))))',
+      '(1 2 3 4 #(5 2) (nested (quasiquote (a (unquote (b 2))))))',
+    ],
     ['quasiquote dotted', '(let ((t 9)) `(1 . ,t))', '(1 . 9)'],
     ['let*', '(let* ((a 1) (b (+ a 1)) (c (* b 10))) (list a b c))', '(1 2 20)'],
     ['named let', '(let loop ((i 0) (acc (quote ()))) (if (= i 4) acc (loop (+ i 1) (cons i acc))))', '(3 2 1 0)'],
@@ -75,11 +83,15 @@ describe('derived forms', () => {
 describe('hygiene', () => {
   test('user bindings named like temporaries do not capture', () => {
     // `or`, `case`, `do` use temporaries no symbol can name.
-    assert.equal(value('(let ((t 5) (key 6) (do-loop 7)) (list (or #f t) (case 1 ((1) key)) (do ((i 0 (+ i 1))) ((= i 1) do-loop))))'), '(5 6 7)');
+    assert.equal(
+      value('(let ((t 5) (key 6) (do-loop 7)) (list (or #f t) (case 1 ((1) key)) (do ((i 0 (+ i 1))) ((= i 1) do-loop))))'),
+      '(5 6 7)',
+    );
   });
 
   test('redefining cons/append/memv does not change quasiquote or case', () => {
-    const src = "(define (cons a b) 'hijacked) (define (append . x) 'hijacked) (define (memv . x) #f) (define (list->vector x) 'hijacked) (list `(1 ,@(list 2) #(,3)) (case 2 ((2) 'ok) (else 'bad)))";
+    const src =
+      "(define (cons a b) 'hijacked) (define (append . x) 'hijacked) (define (memv . x) #f) (define (list->vector x) 'hijacked) (list `(1 ,@(list 2) #(,3)) (case 2 ((2) 'ok) (else 'bad)))";
     assert.equal(value(src), '((1 2 #(3)) ok)');
   });
 
@@ -139,7 +151,11 @@ describe('normalized core identity', () => {
   test('derived forms lower to core forms only', () => {
     const meter = new Meter(profileById('lispex-mcp-local-authoring/v1').limits);
     const prims = primitiveTable();
-    const program = normalizeProgram(readAll(encodeSource('(when (and a b) (do ((i 0 (+ i 1))) ((= i 2) i)))'), meter), meter, (n) => prims.get(n)!);
+    const program = normalizeProgram(
+      readAll(encodeSource('(when (and a b) (do ((i 0 (+ i 1))) ((= i 2) i)))'), meter),
+      meter,
+      (n) => prims.get(n)!,
+    );
     const text = coreToSexpr(program.forms[0]!, writeValue);
     assert.match(text, /^\(if \(if \(variable a\) \(variable b\) \(literal #f\)\)/);
     for (const derived of ['when', 'and', ' do ', 'cond', 'case', 'let*']) assert.ok(!text.includes(`(${derived.trim()} `), text);
@@ -175,13 +191,27 @@ describe('top level, input and interactive output', () => {
   });
 
   test('value projection: portable kinds as JSON, others named, all printed', () => {
-    const o = both("(list 1 2/3 1.5 #\\a 'b \"c\" #(1) #u8(2) '(1 . 2) (expt 2 70))");
+    const o = both('(list 1 2/3 1.5 #\\a \'b "c" #(1) #u8(2) \'(1 . 2) (expt 2 70))');
     assert.equal(o.values[0]!.portable, true);
     assert.equal(o.values[0]!.value.kind, 'proper-list');
     const items = (o.values[0]!.value as unknown as { items: { kind: string }[] }).items.map((i) => i.kind);
-    assert.deepEqual(items, ['integer', 'rational', 'finite-real', 'character', 'symbol', 'string', 'vector', 'bytevector', 'improper-list', 'integer']);
+    assert.deepEqual(items, [
+      'integer',
+      'rational',
+      'finite-real',
+      'character',
+      'symbol',
+      'string',
+      'vector',
+      'bytevector',
+      'improper-list',
+      'integer',
+    ]);
     const p = both('car');
-    assert.deepEqual(p.values.map((v) => [v.portable, v.value.kind, v.printed]), [[false, 'procedure', '#<procedure car>']]);
+    assert.deepEqual(
+      p.values.map((v) => [v.portable, v.value.kind, v.printed]),
+      [[false, 'procedure', '#<procedure car>']],
+    );
     const id = p.identity;
     assert.match(id.source_sha256, /^[0-9a-f]{64}$/);
     assert.equal(id.profile_id, 'lispex-mcp-local-authoring/v1');

@@ -59,7 +59,10 @@ export function value(source: string, opts: RunOpts = {}): string {
 }
 
 /** The single error diagnostic of a failed run on both routes. */
-export function failure(source: string | Uint8Array, opts: RunOpts = {}): { code: string; rendered: string; line: number; column: number; status: string; phase: string } {
+export function failure(
+  source: string | Uint8Array,
+  opts: RunOpts = {},
+): { code: string; rendered: string; line: number; column: number; status: string; phase: string } {
   const o = both(source, opts);
   assert.notEqual(o.status, 'ok', 'expected a failure');
   assert.equal(o.diagnostics.length, 1);

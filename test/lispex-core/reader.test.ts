@@ -87,7 +87,12 @@ describe('reader diagnostics', () => {
     const f = failure(bytes);
     assert.equal(f.code, 'E100');
     assert.deepEqual([f.line, f.column], [2, 4]);
-    for (const bad of [[0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]]) {
+    for (const bad of [
+      [0xc0, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe2, 0x82],
+    ]) {
       assert.equal(failure(new Uint8Array(bad)).code, 'E100', `bytes ${bad}`);
     }
   });
@@ -114,6 +119,6 @@ describe('reader meter charges', () => {
   });
 
   test('the values of read data flow into evaluation unchanged', () => {
-    assert.equal(value("'(1 #(2) \"three\" #\\4 . five)"), '(1 #(2) "three" #\\4 . five)');
+    assert.equal(value('\'(1 #(2) "three" #\\4 . five)'), '(1 #(2) "three" #\\4 . five)');
   });
 });

@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import { LispexEvaluator, type Observation } from '../../engines/lispex/index.js';
 import { ProgramGenerator } from './generator.js';
 
-const COUNT = Number(process.env['LISPEX_DIFF_PROGRAMS'] ?? 10_000);
-const SEED = Number(process.env['LISPEX_DIFF_SEED'] ?? 20261130);
+const COUNT = Number(process.env.LISPEX_DIFF_PROGRAMS ?? 10_000);
+const SEED = Number(process.env.LISPEX_DIFF_SEED ?? 20261130);
 
 /** Everything compared: the observation without route identity, timing and counter values. */
 function semantic(o: Observation): unknown {

@@ -47,9 +47,9 @@ export class ProgramGenerator {
       if (k < 3) {
         const f = this.name('f');
         const params = Array.from({ length: this.int(3) }, () => this.name('p'));
-        forms.push(`(define (${f}${params.map((p) => ' ' + p).join('')}) ${this.expr(3, [...params, ...globals])})`);
+        forms.push(`(define (${f}${params.map((p) => ` ${p}`).join('')}) ${this.expr(3, [...params, ...globals])})`);
         const args = params.map(() => this.expr(1, globals)).join(' ');
-        forms.push(`(${f}${args ? ' ' + args : ''})`);
+        forms.push(`(${f}${args ? ` ${args}` : ''})`);
         globals.push(f);
       } else if (k < 4) {
         const g = this.name('g');
@@ -81,18 +81,30 @@ export class ProgramGenerator {
 
   private literal(): string {
     switch (this.int(14)) {
-      case 0: return String(this.int(10) - 3);
-      case 1: return String(this.int(1000));
-      case 2: return this.pick(['9007199254740993', '-123456789012345678901234567890', '4611686018427387904']);
-      case 3: return this.pick(['1/3', '-2/7', '6/4', '1/2']);
-      case 4: return this.pick(['1.5', '-0.25', '2.0', '1e3', '0.1']);
-      case 5: return this.pick(['#t', '#f']);
-      case 6: return this.pick(['"ab"', '"hello world"', '""', '"x\\ny"', '"é"']);
-      case 7: return this.pick(['#\\a', '#\\space', '#\\Z', '#\\x41']);
-      case 8: return this.pick(["'(1 2 3)", "'()", "'(a b . c)", "'(1 (2 3) #(4))"]);
-      case 9: return this.pick(["'sym", "'x", "'|odd sym|"]);
-      case 10: return this.pick(['#(1 2 3)', '#()', '#u8(1 2 255)']);
-      default: return String(this.int(20));
+      case 0:
+        return String(this.int(10) - 3);
+      case 1:
+        return String(this.int(1000));
+      case 2:
+        return this.pick(['9007199254740993', '-123456789012345678901234567890', '4611686018427387904']);
+      case 3:
+        return this.pick(['1/3', '-2/7', '6/4', '1/2']);
+      case 4:
+        return this.pick(['1.5', '-0.25', '2.0', '1e3', '0.1']);
+      case 5:
+        return this.pick(['#t', '#f']);
+      case 6:
+        return this.pick(['"ab"', '"hello world"', '""', '"x\\ny"', '"é"']);
+      case 7:
+        return this.pick(['#\\a', '#\\space', '#\\Z', '#\\x41']);
+      case 8:
+        return this.pick(["'(1 2 3)", "'()", "'(a b . c)", "'(1 (2 3) #(4))"]);
+      case 9:
+        return this.pick(["'sym", "'x", "'|odd sym|"]);
+      case 10:
+        return this.pick(['#(1 2 3)', '#()', '#u8(1 2 255)']);
+      default:
+        return String(this.int(20));
     }
   }
 
@@ -105,12 +117,18 @@ export class ProgramGenerator {
     const a = this.num(d - 1, vars);
     const b = this.num(d - 1, vars);
     switch (this.int(6)) {
-      case 0: return `(+ ${a} ${b})`;
-      case 1: return `(- ${a} ${b})`;
-      case 2: return `(* ${a} ${b})`;
-      case 3: return `(if (< ${a} ${b}) ${a} ${b})`;
-      case 4: return `(let ((q ${a})) (* q q))`;
-      default: return `(apply + (list ${a} ${b}))`;
+      case 0:
+        return `(+ ${a} ${b})`;
+      case 1:
+        return `(- ${a} ${b})`;
+      case 2:
+        return `(* ${a} ${b})`;
+      case 3:
+        return `(if (< ${a} ${b}) ${a} ${b})`;
+      case 4:
+        return `(let ((q ${a})) (* q q))`;
+      default:
+        return `(apply + (list ${a} ${b}))`;
     }
   }
 
@@ -125,7 +143,9 @@ export class ProgramGenerator {
     const n = () => this.num(d - 1, vars);
     const k = this.int(50);
     switch (k) {
-      case 0: case 1: case 2:
+      case 0:
+      case 1:
+      case 2:
         return `(${this.pick(['+', '-', '*'])} ${n()} ${n()})`;
       case 3:
         return `(${this.pick(['<', '>', '=', '<=', '>='])} ${n()} ${n()})`;
@@ -182,7 +202,10 @@ export class ProgramGenerator {
         return `(${this.pick(['and', 'or'])} ${e()} ${e()} ${e()})`;
       case 20:
         return `(${this.pick(['when', 'unless'])} ${e()} ${e()})`;
-      case 46: case 47: case 48: case 49:
+      case 46:
+      case 47:
+      case 48:
+      case 49:
         return n();
       case 21: {
         const k2 = this.name('k');
@@ -255,7 +278,7 @@ export class ProgramGenerator {
       case 42:
         return `(${this.pick(['symbol->string', 'string->symbol', 'string-length', 'string->list', 'list->string'])} ${e()})`;
       case 43:
-        return `(${this.pick(['%', 'list-first', 'list-rest'])} ${e()}${this.chance(0.5) ? ' ' + e() : ''})`;
+        return `(${this.pick(['%', 'list-first', 'list-rest'])} ${e()}${this.chance(0.5) ? ` ${e()}` : ''})`;
       case 44: {
         const x = this.name('x');
         return `(fold-left (lambda (${x} y) (+ ${x} y)) 0 ${this.pick(["'(1 2 3)", e()])})`;

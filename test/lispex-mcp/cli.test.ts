@@ -46,7 +46,7 @@ describe('lispex CLI', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  test('run: each form\'s output, then its values written one per line', async () => {
+  test("run: each form's output, then its values written one per line", async () => {
     const r = await lispex(['run', file('values.lspx')]);
     assert.equal(r.stdout, 'hi42\n1\n2\n(1 "a" #\\b 1/2 2.5)\n\n');
     assert.equal(r.stderr, '');
@@ -63,7 +63,10 @@ describe('lispex CLI', () => {
     const r = await lispex(['run', file('warn.lspx')]);
     assert.equal(r.stdout, '1\n(2)\n');
     const lines = r.stderr.trimEnd().split('\n');
-    assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['W330', 'W331']);
+    assert.deepEqual(
+      lines.map((l) => l.split(' ')[0]),
+      ['W330', 'W331'],
+    );
     assert.match(lines[0]!, /^W330 warn\.lspx:1:1 /);
     assert.ok(!r.stderr.includes(dir), 'no host path in diagnostics');
     assert.equal(r.code, 0);
@@ -102,7 +105,7 @@ describe('lispex CLI', () => {
     assert.equal(r.code, 0);
   });
 
-  test('check prints only diagnostics and warnings, with the run\'s exit status', async () => {
+  test("check prints only diagnostics and warnings, with the run's exit status", async () => {
     const clean = await lispex(['check', file('values.lspx')]);
     assert.deepEqual([clean.stdout, clean.stderr, clean.code], ['', '', 0]);
     const fault = await lispex(['check', file('fault.lspx')]);

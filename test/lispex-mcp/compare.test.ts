@@ -104,9 +104,7 @@ describe('lispex_compare_routes: mismatches and member failures (scripted host)'
     client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'tree-rust', source: 'anything' } });
 
   test('a completed mismatch: agreement false with exactly the differing axes', async () => {
-    const host = new ScriptedHost((job) =>
-      job.route === 'tree' ? observation('tree', 'same', 1) : observation('vm', 'different', 2),
-    );
+    const host = new ScriptedHost((job) => (job.route === 'tree' ? observation('tree', 'same', 1) : observation('vm', 'different', 2)));
     const { client, close } = await connect(host);
     try {
       const r = await compare(client);
@@ -154,9 +152,7 @@ describe('lispex_compare_routes: mismatches and member failures (scripted host)'
   });
 
   test('a member that runs out of wall clock: no comparison, and the other member is stopped', async () => {
-    const host = new ScriptedHost((job) =>
-      job.route === 'tree' ? { kind: 'wall-clock-exceeded', limitMs: 5000, hostMs: 5000 } : 'hang',
-    );
+    const host = new ScriptedHost((job) => (job.route === 'tree' ? { kind: 'wall-clock-exceeded', limitMs: 5000, hostMs: 5000 } : 'hang'));
     const { client, close } = await connect(host);
     try {
       const r = await compare(client);
@@ -189,7 +185,10 @@ describe('lispex_compare_routes: mismatches and member failures (scripted host)'
       assert.equal(p.agreement, null);
       assert.equal(p.partial_comparison, false);
       assert.deepEqual([...hanging.aborted].sort(), ['tree', 'vm']);
-      assert.deepEqual(counting.options.map((o) => o?.wallClockMs), [5_000, 5_000]);
+      assert.deepEqual(
+        counting.options.map((o) => o?.wallClockMs),
+        [5_000, 5_000],
+      );
     } finally {
       await close();
     }
@@ -200,11 +199,9 @@ describe('lispex_compare_routes: mismatches and member failures (scripted host)'
     const { client, close } = await connect(host);
     try {
       const controller = new AbortController();
-      const pending = client.callTool(
-        { name: 'lispex_compare_routes', arguments: { court: 'tree-rust', source: 'x' } },
-        undefined,
-        { signal: controller.signal },
-      );
+      const pending = client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'tree-rust', source: 'x' } }, undefined, {
+        signal: controller.signal,
+      });
       // Wait until both members are running (the host has been asked twice), then cancel.
       await waitFor(() => host.started.length === 2);
       controller.abort();

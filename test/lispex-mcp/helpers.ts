@@ -44,6 +44,6 @@ export async function connectInMemory(
 /** The JSON payload of a tool result (the first text block). */
 export function payload(result: ToolCallResult): any {
   const first = (result.content as Array<{ type: string; text?: string }>)[0];
-  if (!first || first.type !== 'text' || first.text === undefined) throw new Error('no text content in the result');
+  if (first?.type !== 'text' || first.text === undefined) throw new Error('no text content in the result');
   return JSON.parse(first.text);
 }

@@ -152,7 +152,7 @@ describe('LispexHost', () => {
     assert.equal(outcome.observation.identity.route, 'vm');
   });
 
-  test('a worker\'s stdout never reaches the host\'s stdout, and idle workers do not hold the process', async () => {
+  test("a worker's stdout never reaches the host's stdout, and idle workers do not hold the process", async () => {
     const probe = fileURLToPath(new URL('./fixtures/stdout-probe.ts', import.meta.url));
     // A probe that failed to exit would be killed at the deadline and fail the exit-code check.
     const child = spawn(process.execPath, ['--import', 'tsx', probe], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });

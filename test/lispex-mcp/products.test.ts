@@ -22,7 +22,10 @@ describe('parseStartupProducts', () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   const refused = (argv: string[], message: RegExp) =>
-    assert.throws(() => parseStartupProducts(argv), (e: unknown) => e instanceof StartupOptionError && message.test(e.message));
+    assert.throws(
+      () => parseStartupProducts(argv),
+      (e: unknown) => e instanceof StartupOptionError && message.test(e.message),
+    );
 
   test('no options: no products', () => {
     assert.deepEqual(parseStartupProducts([]), {});

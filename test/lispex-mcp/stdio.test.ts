@@ -81,11 +81,9 @@ describe('lispex mcp serve over stdio', () => {
 
   test('a cancelled evaluation stops its worker and the server goes on', async () => {
     const controller = new AbortController();
-    const call = client.callTool(
-      { name: 'lispex_eval', arguments: { source: '(let loop () (loop))' } },
-      undefined,
-      { signal: controller.signal },
-    );
+    const call = client.callTool({ name: 'lispex_eval', arguments: { source: '(let loop () (loop))' } }, undefined, {
+      signal: controller.signal,
+    });
     // Cancel once the server has answered a later request, i.e. the eval is surely in flight.
     await client.ping();
     controller.abort();
@@ -149,9 +147,7 @@ describe('startup product options are validated before the server starts', () =>
     const tool = join(dir, 'tool');
     const client = await connectBin(['--topaz-vm', tool, '--topaz-compiler', tool, '--rust-tools', tool]);
     try {
-      const result = payload(
-        await client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'all-four', source: '1' } }),
-      );
+      const result = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'all-four', source: '1' } }));
       assert.equal(result.court_available, false);
       assert.equal(result.unavailable_reason.code, 'external-route-not-implemented');
       assert.deepEqual(result.attempted_routes, []);

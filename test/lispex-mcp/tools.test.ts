@@ -39,12 +39,7 @@ describe('Lispex tools over the official client (in memory)', () => {
 
   test('tools/list: exactly the four tools, each request object closed', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), [
-      'lispex_compare_routes',
-      'lispex_diagnostic',
-      'lispex_eval',
-      'lispex_reference',
-    ]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['lispex_compare_routes', 'lispex_diagnostic', 'lispex_eval', 'lispex_reference']);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} request is closed`);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an output schema`);
@@ -99,7 +94,10 @@ describe('Lispex tools over the official client (in memory)', () => {
       const list = payload(await call('lispex_reference', { topic: 'procedures' }));
       assert.equal(list.count, 205);
       const names = capabilities.rows.map((row) => row[1]);
-      assert.deepEqual(list.entries.map((e: { name: string }) => e.name), names);
+      assert.deepEqual(
+        list.entries.map((e: { name: string }) => e.name),
+        names,
+      );
       const car = payload(await call('lispex_reference', { topic: 'procedures', name: 'vector-set!' }));
       assert.equal(car.known, true);
       const row = capabilities.rows.find((r) => r[1] === 'vector-set!')!;
@@ -205,17 +203,33 @@ describe('Lispex tools over the official client (in memory)', () => {
 
     test('every value kind is projected within the output schema', async () => {
       const source =
-        "(define v (vector 1)) (vector-set! v 0 v) " +
+        '(define v (vector 1)) (vector-set! v 0 v) ' +
         "(values '() #t 12345678901234567890 -1/3 2.5 #\\x3bb 'sym \"str\" '(1 2) '(1 . 2) #(1) #u8(7) car (lambda (x) x) " +
-        "(guard (e (#t e)) (error \"boom\" 1)) v)";
+        '(guard (e (#t e)) (error "boom" 1)) v)';
       const r = await call('lispex_eval', { source });
       assert.equal(r.isError, false, JSON.stringify(payload(r)).slice(0, 300));
       const result = payload(r);
       assert.deepEqual(r.structuredContent, result);
       assert.deepEqual(
         result.values.map((v: { value: { kind: string } }) => v.value.kind),
-        ['nil', 'boolean', 'integer', 'rational', 'finite-real', 'character', 'symbol', 'string', 'proper-list',
-          'improper-list', 'vector', 'bytevector', 'procedure', 'procedure', 'error-object', 'vector'],
+        [
+          'nil',
+          'boolean',
+          'integer',
+          'rational',
+          'finite-real',
+          'character',
+          'symbol',
+          'string',
+          'proper-list',
+          'improper-list',
+          'vector',
+          'bytevector',
+          'procedure',
+          'procedure',
+          'error-object',
+          'vector',
+        ],
       );
       assert.deepEqual(
         result.values.slice(0, 15).map((v: { portable: boolean }) => v.portable),
@@ -240,7 +254,10 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(result.stdout.text, 'ab');
       assert.equal(result.stdout.byte_length, 2);
       assert.equal(result.stdout.sha256, sha256('ab'));
-      assert.deepEqual(result.warnings.map((w: { code: string }) => w.code), ['W330', 'W331']);
+      assert.deepEqual(
+        result.warnings.map((w: { code: string }) => w.code),
+        ['W330', 'W331'],
+      );
       assert.equal(result.values[0].printed, '1');
     });
 
@@ -283,7 +300,10 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(result.exit_status, 2);
       assert.equal(result.stdout.text, '');
       assert.equal(result.resource_outcome.limit, 'non-tail-call-depth');
-      assert.deepEqual(result.diagnostics.map((d: { code: string }) => d.code), ['recursion-limit']);
+      assert.deepEqual(
+        result.diagnostics.map((d: { code: string }) => d.code),
+        ['recursion-limit'],
+      );
       assert.ok(result.metrics.call_depth_limit > 0);
     });
 
@@ -308,17 +328,17 @@ describe('Lispex tools over the official client (in memory)', () => {
     const padded = (bytes: number): string => `1;${'é'.repeat((bytes - 3) / 2)}x`;
 
     test(`source: ${FIXED_BOUNDS.sourceBytes} bytes run, one more byte is refused unevaluated`, async () => {
-      const exact = padded(FIXED_BOUNDS.sourceBytes - 1) + ' ';
+      const exact = `${padded(FIXED_BOUNDS.sourceBytes - 1)} `;
       assert.equal(Buffer.byteLength(exact), 65_536);
       assert.equal(payload(await call('lispex_eval', { source: exact })).status, 'ok');
       const before = host.jobs.length;
-      const r = await call('lispex_eval', { source: exact + ' ' });
+      const r = await call('lispex_eval', { source: `${exact} ` });
       assert.equal(r.isError, true);
       assert.deepEqual(
         { bound: payload(r).bound, limit: payload(r).limit_bytes, actual: payload(r).actual_bytes },
         { bound: 'source', limit: 65_536, actual: 65_537 },
       );
-      const c = await call('lispex_compare_routes', { court: 'tree-rust', source: exact + ' ' });
+      const c = await call('lispex_compare_routes', { court: 'tree-rust', source: `${exact} ` });
       assert.equal(payload(c).bound, 'source');
       assert.equal(host.jobs.length, before);
     });
@@ -330,10 +350,10 @@ describe('Lispex tools over the official client (in memory)', () => {
       const ok = payload(await call('lispex_eval', { source: '(string-length input)', input: exact }));
       assert.equal(ok.values[0].printed, String((16_384 - 2) / 2));
       const before = host.jobs.length;
-      const r = await call('lispex_eval', { source: 'input', input: exact + ' ' });
+      const r = await call('lispex_eval', { source: 'input', input: `${exact} ` });
       assert.equal(payload(r).bound, 'input-datum');
       assert.equal(payload(r).actual_bytes, 16_385);
-      const c = await call('lispex_compare_routes', { court: 'tree-rust', source: 'input', input: exact + ' ' });
+      const c = await call('lispex_compare_routes', { court: 'tree-rust', source: 'input', input: `${exact} ` });
       assert.equal(payload(c).bound, 'input-datum');
       assert.equal(host.jobs.length, before);
     });

@@ -12,7 +12,17 @@ import { buildPrimitiveRegistry, type PrimitiveTable } from '../../engines/lispe
 import { readAll, syntaxToValue } from '../../engines/lispex/reader.js';
 import type { Runtime } from '../../engines/lispex/runtime.js';
 import {
-  Char, ErrorObject, LString, LVector, MultipleValues, Pair, Primitive, Sym, arrayFromList, listFromArray, type Value,
+  Char,
+  ErrorObject,
+  LString,
+  LVector,
+  MultipleValues,
+  Pair,
+  Primitive,
+  Sym,
+  arrayFromList,
+  listFromArray,
+  type Value,
 } from '../../engines/lispex/values.js';
 import type { WarningCode } from '../../engines/lispex/diagnostics.js';
 
@@ -56,7 +66,13 @@ const TEST_PROCEDURES: Record<string, Primitive> = {
   double: new Primitive('double', 1, 1, ([x]) => (x as number) * 2),
   'add-pair': new Primitive('add-pair', 2, 2, ([a, b]) => (a as number) + (b as number)),
   'cons-pair': new Primitive('cons-pair', 2, 2, ([a, b]) => new Pair(a!, b!)),
-  'to-upper': new Primitive('to-upper', 1, 1, ([c]) => Char.of(String.fromCodePoint((c as Char).codePoint).toUpperCase().codePointAt(0)!)),
+  'to-upper': new Primitive('to-upper', 1, 1, ([c]) =>
+    Char.of(
+      String.fromCodePoint((c as Char).codePoint)
+        .toUpperCase()
+        .codePointAt(0)!,
+    ),
+  ),
   'not-a-char': new Primitive('not-a-char', 1, 1, () => 1),
   boom: new Primitive('boom', 1, 1, () => {
     throw new LispexError('E330', 'boom', []);

@@ -5,8 +5,19 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  add, compare, div, divideIntegers, doubleToExact, exactIntegerSqrt, formatFlonum, mul, parseNumber, sub, toDouble,
-  type ExactNum, type Num,
+  add,
+  compare,
+  div,
+  divideIntegers,
+  doubleToExact,
+  exactIntegerSqrt,
+  formatFlonum,
+  mul,
+  parseNumber,
+  sub,
+  toDouble,
+  type ExactNum,
+  type Num,
 } from '../../engines/lispex/numbers.js';
 import { parseNumber as readerParseNumber } from '../../engines/lispex/reader.js';
 import { writeValue } from '../../engines/lispex/printer.js';
@@ -49,8 +60,10 @@ function randomExact(r: () => number): ExactNum {
   const kind = Math.floor(r() * 5);
   const sign = r() < 0.5 ? -1 : 1;
   switch (kind) {
-    case 0: return sign * Math.floor(r() * 100) || 0;
-    case 1: return (sign * (Number.MAX_SAFE_INTEGER - Math.floor(r() * 3))) || 0;
+    case 0:
+      return sign * Math.floor(r() * 100) || 0;
+    case 1:
+      return sign * (Number.MAX_SAFE_INTEGER - Math.floor(r() * 3)) || 0;
     case 2: {
       const big = BigInt(Math.floor(r() * 1e15)) * 10n ** BigInt(Math.floor(r() * 30)) * BigInt(sign);
       return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
@@ -66,8 +79,10 @@ describe('exact arithmetic against a bigint-fraction reference', () => {
   test('+ - * / and compare on 5,000 random pairs', () => {
     const r = rng(12345);
     for (let i = 0; i < 5000; i++) {
-      const a = randomExact(r), b = randomExact(r);
-      const [an, ad] = frac(a), [bn, bd] = frac(b);
+      const a = randomExact(r),
+        b = randomExact(r);
+      const [an, ad] = frac(a),
+        [bn, bd] = frac(b);
       const label = `${writeValue(a)} ${writeValue(b)}`;
       const checks: [string, Num, Frac][] = [
         ['+', add(a, b), norm([an * bd + bn * ad, ad * bd])],
@@ -79,7 +94,8 @@ describe('exact arithmetic against a bigint-fraction reference', () => {
         assertCanonical(got, `${op} ${label}`);
         assert.deepEqual(frac(got as ExactNum), want, `${op} ${label}`);
       }
-      const lhs = an * bd, rhs = bn * ad;
+      const lhs = an * bd,
+        rhs = bn * ad;
       assert.equal(compare(a, b), lhs < rhs ? -1 : lhs > rhs ? 1 : 0, `compare ${label}`);
     }
   });
@@ -87,15 +103,17 @@ describe('exact arithmetic against a bigint-fraction reference', () => {
   test('truncating and flooring division on random integers', () => {
     const r = rng(777);
     for (let i = 0; i < 5000; i++) {
-      const a = randomExact(r), b = randomExact(r);
+      const a = randomExact(r),
+        b = randomExact(r);
       if (a instanceof Ratnum || b instanceof Ratnum || b === 0) continue;
-      const x = BigInt(a), y = BigInt(b);
+      const x = BigInt(a),
+        y = BigInt(b);
       const [tq, tr] = divideIntegers('truncate', a, b);
       assert.equal(BigInt(tq), x / y);
       assert.equal(BigInt(tr), x % y);
       const [fq, fr] = divideIntegers('floor', a, b);
       assert.equal(BigInt(fq) * y + BigInt(fr), x);
-      assert.ok(BigInt(fr) === 0n || (BigInt(fr) < 0n) === (y < 0n), 'floor remainder has the divisor sign');
+      assert.ok(BigInt(fr) === 0n || BigInt(fr) < 0n === y < 0n, 'floor remainder has the divisor sign');
       for (const v of [tq, tr, fq, fr]) assertCanonical(v, `${a} ${b}`);
     }
   });
@@ -146,9 +164,48 @@ describe('formatting and parsing', () => {
 
   test('string->number and the reader agree on number syntax', () => {
     const texts = [
-      '0', '-0', '+5', '42', '-17', '12345678901234567890', '1/2', '-6/4', '4/2', '1/0', '#x1F', '#b-101', '#o17', '#d10',
-      '#e1.5', '#i3/4', '#x#e10', '#e#x10', '1.', '.5', '-.5e1', '1e3', '1E3', '1e-3', '+inf.0', '-nan.0', '1e400', '#e1e3',
-      '1/2.0', 'abc', '', '+', '-', '.', '..', '1..2', '#xg', '#b2', '#e#i1', '#x1.5', '1e', '#t',
+      '0',
+      '-0',
+      '+5',
+      '42',
+      '-17',
+      '12345678901234567890',
+      '1/2',
+      '-6/4',
+      '4/2',
+      '1/0',
+      '#x1F',
+      '#b-101',
+      '#o17',
+      '#d10',
+      '#e1.5',
+      '#i3/4',
+      '#x#e10',
+      '#e#x10',
+      '1.',
+      '.5',
+      '-.5e1',
+      '1e3',
+      '1E3',
+      '1e-3',
+      '+inf.0',
+      '-nan.0',
+      '1e400',
+      '#e1e3',
+      '1/2.0',
+      'abc',
+      '',
+      '+',
+      '-',
+      '.',
+      '..',
+      '1..2',
+      '#xg',
+      '#b2',
+      '#e#i1',
+      '#x1.5',
+      '1e',
+      '#t',
     ];
     for (const text of texts) {
       const mine = parseNumber(text);

@@ -21,7 +21,8 @@ describe('primitive case table', () => {
       if (!cases.some(([, want]) => !want.startsWith('!'))) missing.push(`${row.name}: no normal case`);
       if (!NO_ERROR_CASE.has(row.name) && !cases.some(([, want]) => want.startsWith('!'))) missing.push(`${row.name}: no error case`);
       for (const [text] of cases) {
-        if (!text.startsWith(`(${row.name} `) && text !== `(${row.name})`) missing.push(`${row.name}: case ${text} calls another primitive`);
+        if (!text.startsWith(`(${row.name} `) && text !== `(${row.name})`)
+          missing.push(`${row.name}: case ${text} calls another primitive`);
       }
     }
     const names = new Set(valueRows.map((r) => r.name));

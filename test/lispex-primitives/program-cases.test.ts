@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { LispexEvaluator } from '../../engines/lispex/index.js';
 import { PRIMITIVE_CAPABILITIES } from '../../engines/lispex/primitives/capabilities.js';
 import { writeValue } from '../../engines/lispex/printer.js';
-import { Pair, Sym, arrayFromList } from '../../engines/lispex/values.js';
+import { type Pair, Sym, arrayFromList } from '../../engines/lispex/values.js';
 import { CASES } from './cases.js';
 import { datum } from './harness.js';
 

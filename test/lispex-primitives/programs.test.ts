@@ -25,10 +25,24 @@ function check(source: string, want: Expect): void {
     const o = evaluator.run(source, { route, sourceId: 'p.lspx' });
     const label = `${route}: ${source}`;
     assert.equal(o.status, want.status ?? 'ok', `${label}\n${o.diagnostics.map((d) => d.rendered).join('\n')}`);
-    if (want.values) assert.deepEqual(o.values.map((v) => v.printed), want.values, label);
+    if (want.values)
+      assert.deepEqual(
+        o.values.map((v) => v.printed),
+        want.values,
+        label,
+      );
     if (want.stdout !== undefined) assert.equal(o.stdout, want.stdout, label);
-    assert.deepEqual(o.diagnostics.map((d) => d.rendered), want.diagnostics ?? [], label);
-    if (want.warnings) assert.deepEqual(o.warnings.map((d) => d.rendered), want.warnings, label);
+    assert.deepEqual(
+      o.diagnostics.map((d) => d.rendered),
+      want.diagnostics ?? [],
+      label,
+    );
+    if (want.warnings)
+      assert.deepEqual(
+        o.warnings.map((d) => d.rendered),
+        want.warnings,
+        label,
+      );
   }
 }
 
@@ -39,13 +53,13 @@ describe('higher-order primitives call guest closures', () => {
     check("(fold-left (lambda (acc x) (cons x acc)) '() '(1 2 3))", { values: ['(3 2 1)'] });
     check("(fold-right (lambda (x acc) (cons x acc)) '() '(1 2 3))", { values: ['(1 2 3)'] });
     check("(reduce (lambda (acc x) (- acc x)) 10 '(1 2 3))", { values: ['4'] });
-    check("(list (all? odd? '(1 3)) (any? (lambda (x) (string? x)) '(1 \"a\")))", { values: ['(#t #t)'] });
+    check('(list (all? odd? \'(1 3)) (any? (lambda (x) (string? x)) \'(1 "a")))', { values: ['(#t #t)'] });
     check('(string-map (lambda (c) (char-upcase c)) "abλ")', { values: ['"ABΛ"'] });
     check('(vector-map (lambda (x) (* 2 x)) #(1 2 3))', { values: ['#(2 4 6)'] });
   });
 
   test('side effects run left to right', () => {
-    check("(for-each (lambda (x) (display x) (display \",\")) '(1 2 3))", { stdout: '1,2,3,', values: [] });
+    check('(for-each (lambda (x) (display x) (display ",")) \'(1 2 3))', { stdout: '1,2,3,', values: [] });
     check('(vector-for-each display #(a "b" #\\c))', { stdout: 'abc' });
     check('(string-for-each (lambda (c) (write c)) "ab")', { stdout: '#\\a#\\b' });
   });
@@ -55,20 +69,24 @@ describe('higher-order primitives call guest closures', () => {
   });
 
   test('an error raised inside a callback stops the run with its own code', () => {
-    check("(map (lambda (x) (error \"bad\" x)) '(7))", {
-      status: 'runtime-error', diagnostics: ['E330 p.lspx:1:18 bad 7'],
+    check('(map (lambda (x) (error "bad" x)) \'(7))', {
+      status: 'runtime-error',
+      diagnostics: ['E330 p.lspx:1:18 bad 7'],
     });
   });
 
   test('a callback must return one value where its value is used (E320); for-each ignores the count', () => {
     check("(map (lambda (x) (values x x)) '(1))", {
-      status: 'runtime-error', diagnostics: ['E320 p.lspx:1:1 map: the procedure returned 2 values where one is needed'],
+      status: 'runtime-error',
+      diagnostics: ['E320 p.lspx:1:1 map: the procedure returned 2 values where one is needed'],
     });
     check("(filter (lambda (x) (values)) '(1))", {
-      status: 'runtime-error', diagnostics: ['E320 p.lspx:1:1 filter: the procedure returned 0 values where one is needed'],
+      status: 'runtime-error',
+      diagnostics: ['E320 p.lspx:1:1 filter: the procedure returned 0 values where one is needed'],
     });
     check('(vector-map (lambda (x) (display x)) #(1))', {
-      status: 'runtime-error', stdout: '1',
+      status: 'runtime-error',
+      stdout: '1',
       diagnostics: ['E320 p.lspx:1:1 vector-map: the procedure returned 0 values where one is needed'],
     });
     check("(for-each (lambda (x) (values 1 2)) '(1)) (vector-for-each (lambda (x) (values)) #(1))", { values: [] });
@@ -82,7 +100,8 @@ describe('higher-order primitives call guest closures', () => {
 describe('diagnostics from primitives', () => {
   test('codes, messages and written irritants', () => {
     check('(vector-ref (vector 1 "x") 5)', {
-      status: 'runtime-error', diagnostics: ['E311 p.lspx:1:1 vector-ref: index out of range for length 2 5'],
+      status: 'runtime-error',
+      diagnostics: ['E311 p.lspx:1:1 vector-ref: index out of range for length 2 5'],
     });
     check('(/ 1 0)', { status: 'runtime-error', diagnostics: ['E313 p.lspx:1:1 /: division by zero 1 0'] });
     check('(* 1e200 1e200)', { status: 'runtime-error', diagnostics: ['E314 p.lspx:1:1 non-finite inexact number'] });
@@ -93,14 +112,16 @@ describe('diagnostics from primitives', () => {
 
   test('output committed before a fault stays', () => {
     check('(display "before") (newline) (vector-ref (vector) 0)', {
-      status: 'runtime-error', stdout: 'before\n', diagnostics: ['E311 p.lspx:1:30 vector-ref: index out of range for length 0 0'],
+      status: 'runtime-error',
+      stdout: 'before\n',
+      diagnostics: ['E311 p.lspx:1:30 vector-ref: index out of range for length 0 0'],
     });
   });
 });
 
 describe('deprecated aliases', () => {
   test('L120-SDL-102 shape: stdout done, warnings W330 W331 W331 in order', () => {
-    check("(% 7 2) (list-first '(1)) (list-rest '(1)) (display \"done\") (newline)", {
+    check('(% 7 2) (list-first \'(1)) (list-rest \'(1)) (display "done") (newline)', {
       stdout: 'done\n',
       warnings: [
         'W330 p.lspx:1:1 deprecated procedure % (use modulo)',

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import capabilitiesJson from '../../engines/lispex/contracts/primitive-capabilities.v2.json' with { type: 'json' };
 import { makeControlPrimitives } from '../../engines/lispex/control-primitives.js';
 import { PRIMITIVE_CAPABILITIES, parseArity } from '../../engines/lispex/primitives/capabilities.js';
-import { RegistryBindingError, VALUE_FAMILY_TABLES, buildPrimitiveRegistry, type PrimitiveTable } from '../../engines/lispex/primitives/registry.js';
+import {
+  RegistryBindingError,
+  VALUE_FAMILY_TABLES,
+  buildPrimitiveRegistry,
+  type PrimitiveTable,
+} from '../../engines/lispex/primitives/registry.js';
 import { primitiveTable } from '../../engines/lispex/evaluator.js';
 
 function machineControl(): PrimitiveTable {
@@ -21,7 +26,10 @@ describe('primitive registry', () => {
     const reg = buildPrimitiveRegistry(machineControl());
     assert.equal(capabilitiesJson.rows.length, 205);
     assert.equal(reg.byName.size, 205);
-    assert.deepEqual([...reg.byName.keys()], capabilitiesJson.rows.map((r) => r[1]));
+    assert.deepEqual(
+      [...reg.byName.keys()],
+      capabilitiesJson.rows.map((r) => r[1]),
+    );
   });
 
   test('the evaluator binds the same 205 names', () => {
@@ -42,8 +50,19 @@ describe('primitive registry', () => {
     const families = new Map<string, number>();
     for (const row of PRIMITIVE_CAPABILITIES) families.set(row.family, (families.get(row.family) ?? 0) + 1);
     assert.deepEqual(Object.fromEntries(families), {
-      equality: 7, compat: 3, numeric: 38, hof: 12, aggregate: 58, control: 10, search: 6, predicate: 24, char: 20,
-      string: 19, io: 4, 'error-object': 2, symbol: 2,
+      equality: 7,
+      compat: 3,
+      numeric: 38,
+      hof: 12,
+      aggregate: 58,
+      control: 10,
+      search: 6,
+      predicate: 24,
+      char: 20,
+      string: 19,
+      io: 4,
+      'error-object': 2,
+      symbol: 2,
     });
     assert.equal(PRIMITIVE_CAPABILITIES.filter((r) => r.mayCallGuestProcedure).length, 18);
   });
@@ -51,8 +70,15 @@ describe('primitive registry', () => {
   test('names in one runtime identity group are one procedure', () => {
     const reg = buildPrimitiveRegistry(machineControl());
     const pairs: [string, string][] = [
-      ['call/cc', 'call-with-current-continuation'], ['equal?', '=='], ['first', 'car'], ['inexact', 'exact->inexact'],
-      ['inexact->exact', 'exact'], ['nth', 'list-ref'], ['null?', 'empty?'], ['reduce', 'fold-left'], ['rest', 'cdr'],
+      ['call/cc', 'call-with-current-continuation'],
+      ['equal?', '=='],
+      ['first', 'car'],
+      ['inexact', 'exact->inexact'],
+      ['inexact->exact', 'exact'],
+      ['nth', 'list-ref'],
+      ['null?', 'empty?'],
+      ['reduce', 'fold-left'],
+      ['rest', 'cdr'],
     ];
     for (const [alias, target] of pairs) assert.equal(reg.byName.get(alias), reg.byName.get(target), alias);
     assert.notEqual(reg.byName.get('list-first'), reg.byName.get('car'), 'deprecated aliases are their own procedures');
@@ -62,7 +88,10 @@ describe('primitive registry', () => {
   test('a row without an implementation fails the load', () => {
     const control = { ...machineControl() };
     delete (control as Record<string, unknown>)['dynamic-wind'];
-    assert.throws(() => buildPrimitiveRegistry(control), (e: unknown) => e instanceof RegistryBindingError && /dynamic-wind/.test(e.message));
+    assert.throws(
+      () => buildPrimitiveRegistry(control),
+      (e: unknown) => e instanceof RegistryBindingError && /dynamic-wind/.test(e.message),
+    );
     const fewer = PRIMITIVE_CAPABILITIES.filter((r) => r.name !== 'car');
     assert.throws(() => buildPrimitiveRegistry(machineControl(), fewer), /204 rows, expected 205/);
   });

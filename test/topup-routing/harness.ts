@@ -25,7 +25,11 @@ export function topupCommand(): { command: string; args: string[]; wrapper: stri
   const { command, args } = binCommand('topup');
   const tsx = import.meta.resolve('tsx');
   const script = args[args.length - 1]!;
-  return { command, args, wrapper: `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(script)} "$@"\n` };
+  return {
+    command,
+    args,
+    wrapper: `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(script)} "$@"\n`,
+  };
 }
 
 export interface Harness {
@@ -39,7 +43,14 @@ export async function startHarness(options: SessionRouterOptions): Promise<Harne
   const router = createSessionRouter({ log: () => {}, ...options });
   const tools = new ToolRegistry();
   tools.mount(router.tools);
-  const server = new McpServer({ name: 'topup', version: '0.1.0', protocolVersions: ['2024-11-05'], tools, instructions: () => router.describe(), logger: createLogger('test-topup', 'error') });
+  const server = new McpServer({
+    name: 'topup',
+    version: '0.1.0',
+    protocolVersions: ['2024-11-05'],
+    tools,
+    instructions: () => router.describe(),
+    logger: createLogger('test-topup', 'error'),
+  });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new McpClient({ name: 'test', version: '1' });

@@ -64,11 +64,17 @@ describe('named local sessions (stand-in child)', () => {
     process.kill(victim, 'SIGKILL');
     let message = '';
     await waitFor('the dead child to be noticed', async () => {
-      const err = await h.router.forward({ kind: 'session', session: 'work.1' }, 'whoami', {}, toolContext()).then(() => null, (e: Error) => e);
+      const err = await h.router.forward({ kind: 'session', session: 'work.1' }, 'whoami', {}, toolContext()).then(
+        () => null,
+        (e: Error) => e,
+      );
       message = err?.message ?? '';
       return /killed by SIGKILL/.test(message);
     });
-    assert.match(message, /session "work\.1" is not running: its process was killed by SIGKILL; restart it with restart_local_session \{"session": "work\.1"\}/);
+    assert.match(
+      message,
+      /session "work\.1" is not running: its process was killed by SIGKILL; restart it with restart_local_session \{"session": "work\.1"\}/,
+    );
     assert.match(h.router.describe(), /work\.1: down/);
 
     const r = await h.call('restart_local_session', { session: 'work.1' });
@@ -91,7 +97,10 @@ describe('named local sessions (stand-in child)', () => {
     assert.deepEqual(r.payload.members, ['work', 'work.1']);
     assert.notEqual(await whoami('work'), before);
     assert.equal(alive(sibling2), false, 'the member beyond the new pool size was stopped');
-    await assert.rejects(h.router.forward({ kind: 'session', session: 'work.2' }, 'whoami', {}, toolContext()), /unknown session "work\.2"; registered sessions: work, work\.1/);
+    await assert.rejects(
+      h.router.forward({ kind: 'session', session: 'work.2' }, 'whoami', {}, toolContext()),
+      /unknown session "work\.2"; registered sessions: work, work\.1/,
+    );
   });
 
   test('instructions list sessions and pool siblings', () => {
@@ -117,7 +126,11 @@ describe('named local sessions (stand-in child)', () => {
   });
 
   test('a child command that cannot start is a spawn-phase error', async () => {
-    const broken = await startHarness({ home: home.path, env: { HOME: home.path }, childCommand: { command: process.execPath, args: ['-e', 'process.exit(5)'] } });
+    const broken = await startHarness({
+      home: home.path,
+      env: { HOME: home.path },
+      childCommand: { command: process.execPath, args: ['-e', 'process.exit(5)'] },
+    });
     try {
       const r = await broken.call('start_local_session', { session: 'broken' });
       assert.equal(r.isError, true);

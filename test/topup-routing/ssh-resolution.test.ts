@@ -17,7 +17,20 @@ describe('ssh config resolution', () => {
       writeFileSync(join(dir.path, '.ssh', 'id_custom'), 'x');
       writeFileSync(
         join(dir.path, '.ssh', 'config'),
-        ['Host build*', '  HostName %h.example.org', '  Port 2200', '  User alice', '  IdentityFile ~/.ssh/id_%r', '  IdentitiesOnly yes', '', 'Host *', '  User bob', '  Port 22', '  UserKnownHostsFile ~/kh1 ~/kh2', ''].join('\n'),
+        [
+          'Host build*',
+          '  HostName %h.example.org',
+          '  Port 2200',
+          '  User alice',
+          '  IdentityFile ~/.ssh/id_%r',
+          '  IdentitiesOnly yes',
+          '',
+          'Host *',
+          '  User bob',
+          '  Port 22',
+          '  UserKnownHostsFile ~/kh1 ~/kh2',
+          '',
+        ].join('\n'),
       );
       const h = resolveSshHost('build1', { home: dir.path });
       assert.equal(h.hostname, 'build1.example.org');
@@ -85,7 +98,10 @@ describe('known_hosts matching', () => {
       const k2 = blob('ssh-ed25519', randomBytes(36));
       const k3 = blob('ssh-ed25519', randomBytes(36));
       const file = join(dir.path, 'known_hosts');
-      writeFileSync(file, [`# comment`, `a.example ssh-ed25519 ${k1.toString('base64')}`, `@revoked * ssh-ed25519 ${k3.toString('base64')}`, ''].join('\n'));
+      writeFileSync(
+        file,
+        [`# comment`, `a.example ssh-ed25519 ${k1.toString('base64')}`, `@revoked * ssh-ed25519 ${k3.toString('base64')}`, ''].join('\n'),
+      );
       const kh = new KnownHosts([file, join(dir.path, 'missing')]);
       assert.deepEqual(kh.verify('a.example', k1), { ok: true, file, line: 2 });
       const changed = kh.verify('a.example', k2);

@@ -22,7 +22,8 @@ describe('SSH connection to a real sshd', () => {
     await sshd.close();
   });
 
-  const connect = (extra: { configPath?: string } = {}) => SshConnection.connect(sshd.hostAlias, { home: sshd.clientHome, agentSocket: '', ...extra });
+  const connect = (extra: { configPath?: string } = {}) =>
+    SshConnection.connect(sshd.hostAlias, { home: sshd.clientHome, agentSocket: '', ...extra });
 
   test('resolves the alias from ~/.ssh/config and runs a command in the remote HOME', async () => {
     const conn = await connect();
@@ -40,12 +41,12 @@ describe('SSH connection to a real sshd', () => {
   test('accepts a hashed known_hosts entry', async () => {
     const line = sshd.knownHostsLine({ hashed: true });
     assert.match(line, /^\|1\|/);
-    sshd.writeKnownHosts(line + '\n');
+    sshd.writeKnownHosts(`${line}\n`);
     try {
       const conn = await connect();
       conn.close();
     } finally {
-      sshd.writeKnownHosts(sshd.knownHostsLine() + '\n');
+      sshd.writeKnownHosts(`${sshd.knownHostsLine()}\n`);
     }
   });
 
@@ -60,13 +61,13 @@ describe('SSH connection to a real sshd', () => {
         return true;
       });
     } finally {
-      sshd.writeKnownHosts(sshd.knownHostsLine() + '\n');
+      sshd.writeKnownHosts(`${sshd.knownHostsLine()}\n`);
     }
   });
 
   test('refuses a changed host key', async () => {
     const otherKey = readFileSync(`${sshd.unauthorizedKeyPath}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
-    sshd.writeKnownHosts(sshd.knownHostsLine({ hashed: true, key: otherKey }) + '\n');
+    sshd.writeKnownHosts(`${sshd.knownHostsLine({ hashed: true, key: otherKey })}\n`);
     try {
       await assert.rejects(connect(), (err: unknown) => {
         assert.ok(err instanceof SshError);
@@ -75,13 +76,16 @@ describe('SSH connection to a real sshd', () => {
         return true;
       });
     } finally {
-      sshd.writeKnownHosts(sshd.knownHostsLine() + '\n');
+      sshd.writeKnownHosts(`${sshd.knownHostsLine()}\n`);
     }
   });
 
   test('refuses a user key the server does not authorize', async () => {
     const configPath = join(sshd.root, 'wrong-key-config');
-    writeFileSync(configPath, `Host ${sshd.hostAlias}\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.unauthorizedKeyPath}\n`);
+    writeFileSync(
+      configPath,
+      `Host ${sshd.hostAlias}\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.unauthorizedKeyPath}\n`,
+    );
     await assert.rejects(connect({ configPath }), (err: unknown) => {
       assert.ok(err instanceof SshError);
       assert.equal(err.phase, 'auth');
@@ -96,9 +100,15 @@ describe('SSH connection to a real sshd', () => {
     const agent = spawn('ssh-agent', ['-D', '-a', agentSock], { stdio: ['ignore', 'ignore', 'ignore'] });
     try {
       await waitFor('ssh-agent to listen', () => existsSync(agentSock));
-      execFileSync('ssh-add', ['-q', join(sshd.clientHome, '.ssh', 'id_ed25519')], { env: { ...process.env, SSH_AUTH_SOCK: agentSock }, stdio: 'ignore' });
+      execFileSync('ssh-add', ['-q', join(sshd.clientHome, '.ssh', 'id_ed25519')], {
+        env: { ...process.env, SSH_AUTH_SOCK: agentSock },
+        stdio: 'ignore',
+      });
       const configPath = join(sshd.root, 'agent-config');
-      writeFileSync(configPath, `Host ${sshd.hostAlias}\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${join(sshd.root, 'no-such-key')}\n`);
+      writeFileSync(
+        configPath,
+        `Host ${sshd.hostAlias}\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${join(sshd.root, 'no-such-key')}\n`,
+      );
       const conn = await SshConnection.connect(sshd.hostAlias, { home: sshd.clientHome, configPath, agentSocket: agentSock });
       const res = await conn.exec('echo via-agent');
       conn.close();
@@ -142,13 +152,18 @@ describe('router over SSH with a stand-in remote daemon', () => {
     assert.equal(first.payload.already_running, false);
     assert.ok(existsSync(first.payload.remote_socket), 'the remote socket exists under the remote HOME');
 
-    const who = parseToolPayload(await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext())) as { home: string; pid: number };
+    const who = parseToolPayload(await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext())) as {
+      home: string;
+      pid: number;
+    };
     assert.equal(who.home, sshd.remoteHome);
     assert.notEqual(who.pid, process.pid);
 
     const again = await h.call('start_session', { host: sshd.hostAlias });
     assert.equal(again.payload.already_running, true);
-    const who2 = parseToolPayload(await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext())) as { pid: number };
+    const who2 = parseToolPayload(await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext())) as {
+      pid: number;
+    };
     assert.equal(who2.pid, who.pid);
   });
 
@@ -181,7 +196,10 @@ describe('router over SSH with a stand-in remote daemon', () => {
     assert.deepEqual(sshd.killRemoteDaemons(), [before.pid]);
     // The dead daemon is noticed: the routed call fails with a message naming restart_session.
     await waitFor('the router to notice the dead daemon', async () => {
-      const r = await h.router.forward(target, 'whoami', {}, toolContext()).then(() => null, (e: Error) => e);
+      const r = await h.router.forward(target, 'whoami', {}, toolContext()).then(
+        () => null,
+        (e: Error) => e,
+      );
       return r !== null && /restart_session/.test(r.message);
     });
     const restarted = await h.call('restart_session', { host: sshd.hostAlias });
@@ -228,7 +246,11 @@ describe('router over SSH with a stand-in remote daemon', () => {
     writeFileSync(empty, '');
     const e1 = await h.call('push_file', { host: sshd.hostAlias, local_path: empty, remote_path: '~/in/empty.txt' });
     assert.deepEqual(e1.payload, { remote_path: join(sshd.remoteHome, 'in/empty.txt'), bytes: 0 });
-    const e2 = await h.call('pull_file', { host: sshd.hostAlias, remote_path: '~/in/empty.txt', local_path: join(sshd.clientHome, 'empty.back') });
+    const e2 = await h.call('pull_file', {
+      host: sshd.hostAlias,
+      remote_path: '~/in/empty.txt',
+      local_path: join(sshd.clientHome, 'empty.back'),
+    });
     assert.deepEqual(e2.payload, { local_path: join(sshd.clientHome, 'empty.back'), bytes: 0 });
     assert.equal(readFileSync(join(sshd.clientHome, 'empty.back')).length, 0);
   });
@@ -248,7 +270,11 @@ describe('router over SSH with a stand-in remote daemon', () => {
     const remoteHuge = join(sshd.remoteHome, 'big', 'huge.bin');
     writeFileSync(remoteHuge, '');
     truncateSync(remoteHuge, 5 * 1024 ** 3);
-    const pulled = await h.call('pull_file', { host: sshd.hostAlias, remote_path: remoteHuge, local_path: join(sshd.clientHome, 'never.bin') });
+    const pulled = await h.call('pull_file', {
+      host: sshd.hostAlias,
+      remote_path: remoteHuge,
+      local_path: join(sshd.clientHome, 'never.bin'),
+    });
     assert.equal(pulled.isError, true);
     assert.equal(pulled.payload.phase, 'cap');
     assert.match(pulled.payload.error, /nothing was read/);
@@ -292,7 +318,11 @@ describe('TOPUP_REMOTE_COMMAND', () => {
     // The remote PATH's `topup` is broken; the configured command is the stand-in under another name.
     sshd = await startSshd({ remoteTopupScript: '#!/bin/sh\necho "wrong topup" >&2\nexit 3\n' });
     writeFileSync(join(sshd.remoteBinDir, 'topup-alt'), standInWrapper(), { mode: 0o755 });
-    h = await startHarness({ home: sshd.clientHome, env: { HOME: sshd.clientHome, TOPUP_REMOTE_COMMAND: 'topup-alt' }, ssh: { agentSocket: '' } });
+    h = await startHarness({
+      home: sshd.clientHome,
+      env: { HOME: sshd.clientHome, TOPUP_REMOTE_COMMAND: 'topup-alt' },
+      ssh: { agentSocket: '' },
+    });
   });
   after(async () => {
     await h.close();
@@ -302,7 +332,9 @@ describe('TOPUP_REMOTE_COMMAND', () => {
   test('replaces the remote command that starts the daemon', async () => {
     const r = await h.call('start_session', { host: sshd.hostAlias });
     assert.equal(r.isError, false, JSON.stringify(r.payload));
-    const who = parseToolPayload(await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext())) as { home: string };
+    const who = parseToolPayload(await h.router.forward({ kind: 'host', host: sshd.hostAlias }, 'whoami', {}, toolContext())) as {
+      home: string;
+    };
     assert.equal(who.home, sshd.remoteHome);
   });
 });
@@ -332,6 +364,6 @@ describe('start_session failures carry their phase', () => {
     const r = await h.call('start_session', { host: sshd.hostAlias });
     assert.equal(r.isError, true);
     assert.equal(r.payload.phase, 'host-key');
-    sshd.writeKnownHosts(sshd.knownHostsLine() + '\n');
+    sshd.writeKnownHosts(`${sshd.knownHostsLine()}\n`);
   });
 });

@@ -29,7 +29,12 @@ async function startLocalTopup(home: string): Promise<McpClient> {
   return client;
 }
 
-async function call(client: McpClient, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ isError: boolean; payload: any }> {
+async function call(
+  client: McpClient,
+  tool: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<{ isError: boolean; payload: any }> {
   const r = await client.callTool(tool, args, signal ? { signal } : {});
   return { isError: r.isError === true, payload: parseToolPayload(r) };
 }
@@ -127,7 +132,11 @@ describe('topup bin: remote host over SSH', () => {
     const pushed = await call(client, 'push_file', { host, local_path: src });
     assert.equal(pushed.isError, false, JSON.stringify(pushed.payload));
     assert.deepEqual(pushed.payload, { remote_path: join(sshd.remoteHome, '.topup/xfer/data.bin'), bytes: data.length });
-    const pulled = await call(client, 'pull_file', { host, remote_path: pushed.payload.remote_path, local_path: join(sshd.clientHome, 'data.back') });
+    const pulled = await call(client, 'pull_file', {
+      host,
+      remote_path: pushed.payload.remote_path,
+      local_path: join(sshd.clientHome, 'data.back'),
+    });
     assert.equal(pulled.isError, false, JSON.stringify(pulled.payload));
     const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
     assert.equal(sha(readFileSync(join(sshd.clientHome, 'data.back'))), sha(data));

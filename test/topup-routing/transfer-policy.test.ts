@@ -22,7 +22,10 @@ describe('transfer policy', () => {
     assert.equal(off.dir, null);
     assert.throws(() => resolveTransferPath(off, undefined, 'f', 'local_path'), /TOPUP_XFER_DIR is "off", so local_path must be given/);
     assert.throws(() => resolveTransferPath(off, 'rel/path', 'f', 'local_path'), /is relative; expected an absolute path/);
-    assert.throws(() => transferPolicy({ TOPUP_XFER_MAX_BYTES: '12MB' }, '/h'), /TOPUP_XFER_MAX_BYTES is "12MB"; expected a positive whole number/);
+    assert.throws(
+      () => transferPolicy({ TOPUP_XFER_MAX_BYTES: '12MB' }, '/h'),
+      /TOPUP_XFER_MAX_BYTES is "12MB"; expected a positive whole number/,
+    );
     assert.equal(transferPolicy({ TOPUP_XFER_MAX_BYTES: '1024', TOPUP_XFER_DIR: '/data/x' }, '/h').dir, '/data/x');
   });
 
@@ -41,7 +44,11 @@ describe('blob tools on this machine', () => {
     const h = await startHarness({ home: dir.path, env: { HOME: dir.path, TOPUP_XFER_MAX_BYTES: '64' } });
     try {
       const listed = await h.client.listTools();
-      assert.equal(listed.some((t) => t.name.startsWith('_')), false, 'blob tools are not listed');
+      assert.equal(
+        listed.some((t) => t.name.startsWith('_')),
+        false,
+        'blob tools are not listed',
+      );
       const xfer = join(dir.path, '.topup', 'xfer');
       const chunk = (transfer: string, offset: number, text: string, total: number, name = '../../escape.txt') =>
         h.call('_recv_blob', { op: 'chunk', transfer, name, total, offset, data: Buffer.from(text).toString('base64') });

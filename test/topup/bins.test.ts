@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { binCommand } from '../helpers/bin.js';
 import { connectTopup, payload, tempDir, testEnv } from './helpers.js';
 
-function run(bin: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  bin: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { command, args: full } = binCommand(bin, args);
   return new Promise((resolve, reject) => {
     const child = spawn(command, full, { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -66,7 +66,7 @@ describe('OcamlToplevel eval', () => {
   });
 
   test('a 1 MB output is cut inline and spilled in full', async () => {
-    const r = await engine.eval('print_string (String.make 1_000_000 \'x\')');
+    const r = await engine.eval("print_string (String.make 1_000_000 'x')");
     assert.ok(r.stdout_overflow, 'stdout_overflow is set');
     assert.equal(readFileSync(r.stdout_overflow!, 'utf8').length, 1_000_000);
     const m = /^(x+)…\[\+(\d+) bytes; full at (.+)\]$/.exec(r.stdout);
@@ -89,7 +89,10 @@ describe('OcamlToplevel eval', () => {
   test('eval_batch sees earlier bindings and stops at the first error', async () => {
     const ok = await engine.evalBatch(['let p = 2', 'let q = p * 3', 'q + 1']);
     assert.equal(ok.stopped_on_error, false);
-    assert.deepEqual(ok.results.map((r) => r.value_repr), ['val p : int = 2', 'val q : int = 6', '7']);
+    assert.deepEqual(
+      ok.results.map((r) => r.value_repr),
+      ['val p : int = 2', 'val q : int = 6', '7'],
+    );
     const stopped = await engine.evalBatch(['let r1 = 1', 'r1 +', 'let r3 = 3']);
     assert.equal(stopped.stopped_on_error, true);
     assert.equal(stopped.results.length, 2);

@@ -126,7 +126,10 @@ describe('OcamlToplevel eval_batch deadlines', () => {
       assert.equal((await engine.eval('before')).value_repr, '1');
       assert.match((await engine.eval('after')).error!, /Unbound value after/);
       // Elements that each fit their deadline are fine even when the batch as a whole takes longer.
-      const slow = await engine.evalBatch(['Unix.sleepf 0.15', 'Unix.sleepf 0.15', 'Unix.sleepf 0.15'].map((s) => `#require "unix";; ${s}`), { timeout: 0.4 });
+      const slow = await engine.evalBatch(
+        ['Unix.sleepf 0.15', 'Unix.sleepf 0.15', 'Unix.sleepf 0.15'].map((s) => `#require "unix";; ${s}`),
+        { timeout: 0.4 },
+      );
       assert.equal(slow.stopped_on_error, false, JSON.stringify(slow.results.map((x) => x.error)));
       // cancel() stops the running element and therefore the batch.
       const spin = startedMarker(dir, 'batch-cancel');
@@ -139,14 +142,23 @@ describe('OcamlToplevel eval_batch deadlines', () => {
       // A crash mid-batch keeps the elements already done (and their bindings, replayed).
       const crashed = await engine.evalBatch(['let kept_a = 10', 'print_string "b"; 2', 'print_string "dying"; exit 3', 'let never = 0']);
       assert.equal(crashed.stopped_on_error, true);
-      assert.deepEqual(crashed.results.map((x) => x.error_kind ?? null), [null, null, 'crash']);
+      assert.deepEqual(
+        crashed.results.map((x) => x.error_kind ?? null),
+        [null, null, 'crash'],
+      );
       assert.equal(crashed.results[1]!.stdout, 'b');
       assert.equal(crashed.results[2]!.stdout, 'dying');
       assert.match(crashed.results[2]!.error!, /exited with code 3/);
       assert.equal((await engine.eval('kept_a')).value_repr, '10');
       // Per-element output stays with its element.
       const out = await engine.evalBatch(['print_string "one"', 'prerr_string "two"; 2']);
-      assert.deepEqual(out.results.map((x) => [x.stdout, x.stderr]), [['one', ''], ['', 'two']]);
+      assert.deepEqual(
+        out.results.map((x) => [x.stdout, x.stderr]),
+        [
+          ['one', ''],
+          ['', 'two'],
+        ],
+      );
     } finally {
       await close();
     }

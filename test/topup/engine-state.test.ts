@@ -96,7 +96,10 @@ describe('OcamlToplevel state', () => {
       await engine.reset();
       await engine.eval('#require "str";; let words = ["topup"; "compiled"]');
       await engine.eval('let main () = print_string (String.concat " " (List.map (Str.global_replace (Str.regexp "o") "0") words))');
-      await assert.rejects(engine.compileToBinary({ entry: 'words', out: out.path }), /has type string list; expected a function of type unit -> _/);
+      await assert.rejects(
+        engine.compileToBinary({ entry: 'words', out: out.path }),
+        /has type string list; expected a function of type unit -> _/,
+      );
       await assert.rejects(engine.compileToBinary({ entry: 'nope', out: out.path }), /Unbound value nope/);
       await assert.rejects(engine.compileToBinary({ entry: 'main', out: 'relative/dir' }), /absolute/);
       const target = join(out.path, 'promoted');

@@ -43,7 +43,10 @@ export function testEnv(home: string): Record<string, string> {
 }
 
 /** The topup bin on stdio, driven by the official MCP SDK client. */
-export async function connectTopup(env: Record<string, string> = {}, args: string[] = []): Promise<{ client: Client; close: () => Promise<void> }> {
+export async function connectTopup(
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<{ client: Client; close: () => Promise<void> }> {
   const { command, args: binArgs } = binCommand('topup', args);
   const transport = new StdioClientTransport({
     command,

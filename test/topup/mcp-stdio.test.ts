@@ -10,15 +10,38 @@ import { connectTopup, payload, startedMarker, tempDir, testEnv } from './helper
 
 const LOCAL_TOOLS = ['eval', 'eval_batch', 'env', 'lookup', 'reset', 'cancel', 'load', 'checkpoint', 'restore', 'compile_to_binary'];
 /** The routing tools (helper R's router, mounted by the bin). */
-const ROUTING_TOOLS = ['start_session', 'restart_session', 'update_host', 'start_local_session', 'restart_local_session', 'update_local_session', 'push_file', 'pull_file'];
-const NOT_ROUTED = new Set(['start_session', 'restart_session', 'update_host', 'start_local_session', 'restart_local_session', 'update_local_session']);
+const ROUTING_TOOLS = [
+  'start_session',
+  'restart_session',
+  'update_host',
+  'start_local_session',
+  'restart_local_session',
+  'update_local_session',
+  'push_file',
+  'pull_file',
+];
+const NOT_ROUTED = new Set([
+  'start_session',
+  'restart_session',
+  'update_host',
+  'start_local_session',
+  'restart_local_session',
+  'update_local_session',
+]);
 
 /** The raw initialize exchange, to see exactly what the server answers. */
 async function rawInitialize(env: NodeJS.ProcessEnv): Promise<any> {
   const { command, args } = binCommand('topup');
   const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
   try {
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      })}\n`,
+    );
     const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
     return JSON.parse(line);
   } finally {

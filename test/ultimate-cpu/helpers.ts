@@ -129,8 +129,7 @@ export function runToJam(cpu: Cpu6510, maxCycles: number, onStep?: (pc: number) 
   }
 }
 
-export type Mode =
-  | 'imp' | 'acc' | 'imm' | 'zp' | 'zpx' | 'zpy' | 'abs' | 'absx' | 'absy' | 'ind' | 'izx' | 'izy' | 'rel';
+export type Mode = 'imp' | 'acc' | 'imm' | 'zp' | 'zpx' | 'zpy' | 'abs' | 'absx' | 'absy' | 'ind' | 'izx' | 'izy' | 'rel';
 
 export interface OpcodeInfo {
   opcode: number;
@@ -198,5 +197,5 @@ export function flags(letters: string): number {
 }
 
 export function hex(n: number, digits = 2): string {
-  return '$' + n.toString(16).toUpperCase().padStart(digits, '0');
+  return `$${n.toString(16).toUpperCase().padStart(digits, '0')}`;
 }

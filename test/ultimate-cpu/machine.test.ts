@@ -59,7 +59,10 @@ int main(void) {
     const composite = new Uint8Array(1000);
     let primes = 0;
     for (let i = 2; i < 1000; i++) {
-      if (!composite[i]) { primes++; for (let j = 2 * i; j < 1000; j += i) composite[j] = 1; }
+      if (!composite[i]) {
+        primes++;
+        for (let j = 2 * i; j < 1000; j += i) composite[j] = 1;
+      }
     }
     const m = new C64Machine();
     const seen: number[] = [];
@@ -233,7 +236,12 @@ text    .text "64TASS AT C000", 13, 0
   });
 
   test('programs may leave by BRK, JMP $A474, JMP $E37B or JMP ($A002): back at READY', () => {
-    for (const exit of [[0x00, 0x00], [0x4c, 0x74, 0xa4], [0x4c, 0x7b, 0xe3], [0x6c, 0x02, 0xa0]]) {
+    for (const exit of [
+      [0x00, 0x00],
+      [0x4c, 0x74, 0xa4],
+      [0x4c, 0x7b, 0xe3],
+      [0x6c, 0x02, 0xa0],
+    ]) {
       const m = new C64Machine();
       // lda #$42 : sta $d7ff : <exit>
       m.writeMem(0xc000, new Uint8Array([0xa9, 0x42, 0x8d, 0xff, 0xd7, ...exit]));
@@ -358,7 +366,7 @@ handler:
 });
 
 describe('CIA timers', () => {
-  test('the KERNAL\'s 60 Hz timer interrupt runs the jiffy clock', () => {
+  test("the KERNAL's 60 Hz timer interrupt runs the jiffy clock", () => {
     const m = new C64Machine();
     const jiffies = () => (m.ram[0xa0] << 16) | (m.ram[0xa1] << 8) | m.ram[0xa2];
     const before = jiffies();

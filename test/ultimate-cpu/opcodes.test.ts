@@ -35,18 +35,55 @@ const Y_INDEX = 0x07;
 /** Where a mode's operand lives and the text of the operand. */
 function operand(mode: VMode): { text: string; ea: number; setup: [number, number][]; x?: number; y?: number; decoy?: number } {
   switch (mode) {
-    case 'zp': return { text: '$80', ea: 0x80, setup: [] };
-    case 'zpx': return { text: '$80,x', ea: 0x85, setup: [], x: X_INDEX };
-    case 'zpy': return { text: '$80,y', ea: 0x87, setup: [], y: Y_INDEX };
-    case 'abs': return { text: '$1234', ea: 0x1234, setup: [] };
-    case 'absx': return { text: '$1230,x', ea: 0x1235, setup: [], x: X_INDEX };
-    case 'absx+': return { text: '$12fe,x', ea: 0x1303, setup: [], x: X_INDEX, decoy: 0x1203 };
-    case 'absy': return { text: '$1230,y', ea: 0x1237, setup: [], y: Y_INDEX };
-    case 'absy+': return { text: '$12fe,y', ea: 0x1305, setup: [], y: Y_INDEX, decoy: 0x1205 };
-    case 'izx': return { text: '($60,x)', ea: 0x1240, setup: [[0x65, 0x40], [0x66, 0x12]], x: X_INDEX };
-    case 'izy': return { text: '($68),y', ea: 0x1257, setup: [[0x68, 0x50], [0x69, 0x12]], y: Y_INDEX };
-    case 'izy+': return { text: '($6a),y', ea: 0x1303, setup: [[0x6a, 0xfc], [0x6b, 0x12]], y: Y_INDEX, decoy: 0x1203 };
-    default: throw new Error(`no memory operand for ${mode}`);
+    case 'zp':
+      return { text: '$80', ea: 0x80, setup: [] };
+    case 'zpx':
+      return { text: '$80,x', ea: 0x85, setup: [], x: X_INDEX };
+    case 'zpy':
+      return { text: '$80,y', ea: 0x87, setup: [], y: Y_INDEX };
+    case 'abs':
+      return { text: '$1234', ea: 0x1234, setup: [] };
+    case 'absx':
+      return { text: '$1230,x', ea: 0x1235, setup: [], x: X_INDEX };
+    case 'absx+':
+      return { text: '$12fe,x', ea: 0x1303, setup: [], x: X_INDEX, decoy: 0x1203 };
+    case 'absy':
+      return { text: '$1230,y', ea: 0x1237, setup: [], y: Y_INDEX };
+    case 'absy+':
+      return { text: '$12fe,y', ea: 0x1305, setup: [], y: Y_INDEX, decoy: 0x1205 };
+    case 'izx':
+      return {
+        text: '($60,x)',
+        ea: 0x1240,
+        setup: [
+          [0x65, 0x40],
+          [0x66, 0x12],
+        ],
+        x: X_INDEX,
+      };
+    case 'izy':
+      return {
+        text: '($68),y',
+        ea: 0x1257,
+        setup: [
+          [0x68, 0x50],
+          [0x69, 0x12],
+        ],
+        y: Y_INDEX,
+      };
+    case 'izy+':
+      return {
+        text: '($6a),y',
+        ea: 0x1303,
+        setup: [
+          [0x6a, 0xfc],
+          [0x6b, 0x12],
+        ],
+        y: Y_INDEX,
+        decoy: 0x1203,
+      };
+    default:
+      throw new Error(`no memory operand for ${mode}`);
   }
 }
 
@@ -54,10 +91,19 @@ const cases: Case[] = [];
 
 // ---- instructions that read an operand into an ALU operation ----------------------------------
 type Target = 'a' | 'x' | 'y';
-interface AluCase { r: number; m: number; p?: string; out: number; op: string }
+interface AluCase {
+  r: number;
+  m: number;
+  p?: string;
+  out: number;
+  op: string;
+}
 function aluOp(mn: string, target: Target, modes: VMode[], list: AluCase[], writesTarget = true): void {
   // the first case in every mode, the others in the first mode
-  const plan: [AluCase, VMode][] = [...modes.map((m) => [list[0], m] as [AluCase, VMode]), ...list.slice(1).map((c) => [c, modes[0]] as [AluCase, VMode])];
+  const plan: [AluCase, VMode][] = [
+    ...modes.map((m) => [list[0], m] as [AluCase, VMode]),
+    ...list.slice(1).map((c) => [c, modes[0]] as [AluCase, VMode]),
+  ];
   for (const [c, mode] of plan) {
     const regs: Regs = { [target]: c.r, p: c.p ?? '' };
     let insn: string;
@@ -71,7 +117,10 @@ function aluOp(mn: string, target: Target, modes: VMode[], list: AluCase[], writ
       mem.push(...o.setup, [o.ea, c.m]);
       if (o.x !== undefined) regs.x = o.x;
       if (o.y !== undefined) regs.y = o.y;
-      if (o.decoy !== undefined) { decoy = o.decoy; mem.push([o.decoy, c.m ^ 0x5a]); }
+      if (o.decoy !== undefined) {
+        decoy = o.decoy;
+        mem.push([o.decoy, c.m ^ 0x5a]);
+      }
     }
     const out: Case['out'] = { p: c.op, mem: decoy !== undefined ? [[decoy, c.m ^ 0x5a]] : [] };
     if (writesTarget) out[target] = c.out;
@@ -116,48 +165,90 @@ aluOp('eor', 'a', ALL8, [
   { r: 0x55, m: 0x55, out: 0x00, op: 'Z' },
   { r: 0x55, m: 0xaa, p: 'VC', out: 0xff, op: 'NVC' },
 ]);
-aluOp('cmp', 'a', ALL8, [
-  { r: 0x40, m: 0x30, out: 0x40, op: 'C' },
-  { r: 0x40, m: 0x40, out: 0x40, op: 'ZC' },
-  { r: 0x40, m: 0x50, out: 0x40, op: 'N' },
-  { r: 0x80, m: 0x01, p: 'V', out: 0x80, op: 'VC' },
-], false);
+aluOp(
+  'cmp',
+  'a',
+  ALL8,
+  [
+    { r: 0x40, m: 0x30, out: 0x40, op: 'C' },
+    { r: 0x40, m: 0x40, out: 0x40, op: 'ZC' },
+    { r: 0x40, m: 0x50, out: 0x40, op: 'N' },
+    { r: 0x80, m: 0x01, p: 'V', out: 0x80, op: 'VC' },
+  ],
+  false,
+);
 aluOp('lda', 'a', ALL8, [
   { r: 0x11, m: 0x42, out: 0x42, op: '' },
   { r: 0x11, m: 0x00, p: 'NC', out: 0x00, op: 'ZC' },
   { r: 0x11, m: 0x80, p: 'ZV', out: 0x80, op: 'NV' },
 ]);
-aluOp('ldx', 'x', ['imm', 'zp', 'zpy', 'abs', 'absy', 'absy+'], [
-  { r: 0x11, m: 0x42, out: 0x42, op: '' },
-  { r: 0x11, m: 0x00, out: 0x00, op: 'Z' },
-  { r: 0x11, m: 0xff, p: 'C', out: 0xff, op: 'NC' },
-]);
-aluOp('ldy', 'y', ['imm', 'zp', 'zpx', 'abs', 'absx', 'absx+'], [
-  { r: 0x11, m: 0x42, out: 0x42, op: '' },
-  { r: 0x11, m: 0x00, out: 0x00, op: 'Z' },
-  { r: 0x11, m: 0x90, out: 0x90, op: 'N' },
-]);
-aluOp('cpx', 'x', ['imm', 'zp', 'abs'], [
-  { r: 0x40, m: 0x30, out: 0x40, op: 'C' },
-  { r: 0x40, m: 0x40, out: 0x40, op: 'ZC' },
-  { r: 0x00, m: 0x01, out: 0x00, op: 'N' },
-], false);
-aluOp('cpy', 'y', ['imm', 'zp', 'abs'], [
-  { r: 0x40, m: 0x30, out: 0x40, op: 'C' },
-  { r: 0x40, m: 0x40, out: 0x40, op: 'ZC' },
-  { r: 0x7f, m: 0x80, out: 0x7f, op: 'N' },
-], false);
-aluOp('bit', 'a', ['zp', 'abs'], [
-  { r: 0x0f, m: 0xc0, out: 0x0f, op: 'NVZ' },
-  { r: 0x41, m: 0x41, p: 'C', out: 0x41, op: 'VC' },
-  { r: 0x01, m: 0x01, p: 'NVZ', out: 0x01, op: '' },
-], false);
+aluOp(
+  'ldx',
+  'x',
+  ['imm', 'zp', 'zpy', 'abs', 'absy', 'absy+'],
+  [
+    { r: 0x11, m: 0x42, out: 0x42, op: '' },
+    { r: 0x11, m: 0x00, out: 0x00, op: 'Z' },
+    { r: 0x11, m: 0xff, p: 'C', out: 0xff, op: 'NC' },
+  ],
+);
+aluOp(
+  'ldy',
+  'y',
+  ['imm', 'zp', 'zpx', 'abs', 'absx', 'absx+'],
+  [
+    { r: 0x11, m: 0x42, out: 0x42, op: '' },
+    { r: 0x11, m: 0x00, out: 0x00, op: 'Z' },
+    { r: 0x11, m: 0x90, out: 0x90, op: 'N' },
+  ],
+);
+aluOp(
+  'cpx',
+  'x',
+  ['imm', 'zp', 'abs'],
+  [
+    { r: 0x40, m: 0x30, out: 0x40, op: 'C' },
+    { r: 0x40, m: 0x40, out: 0x40, op: 'ZC' },
+    { r: 0x00, m: 0x01, out: 0x00, op: 'N' },
+  ],
+  false,
+);
+aluOp(
+  'cpy',
+  'y',
+  ['imm', 'zp', 'abs'],
+  [
+    { r: 0x40, m: 0x30, out: 0x40, op: 'C' },
+    { r: 0x40, m: 0x40, out: 0x40, op: 'ZC' },
+    { r: 0x7f, m: 0x80, out: 0x7f, op: 'N' },
+  ],
+  false,
+);
+aluOp(
+  'bit',
+  'a',
+  ['zp', 'abs'],
+  [
+    { r: 0x0f, m: 0xc0, out: 0x0f, op: 'NVZ' },
+    { r: 0x41, m: 0x41, p: 'C', out: 0x41, op: 'VC' },
+    { r: 0x01, m: 0x01, p: 'NVZ', out: 0x01, op: '' },
+  ],
+  false,
+);
 
 // ---- read-modify-write ------------------------------------------------------------------------
-interface RmwCase { m: number; p?: string; out: number; op: string }
+interface RmwCase {
+  m: number;
+  p?: string;
+  out: number;
+  op: string;
+}
 function rmwOp(mn: string, withAcc: boolean, list: RmwCase[]): void {
   const modes: VMode[] = [...(withAcc ? ['acc' as VMode] : []), 'zp', 'zpx', 'abs', 'absx', 'absx+'];
-  const plan: [RmwCase, VMode][] = [...modes.map((m) => [list[0], m] as [RmwCase, VMode]), ...list.slice(1).map((c) => [c, 'zp'] as [RmwCase, VMode])];
+  const plan: [RmwCase, VMode][] = [
+    ...modes.map((m) => [list[0], m] as [RmwCase, VMode]),
+    ...list.slice(1).map((c) => [c, 'zp'] as [RmwCase, VMode]),
+  ];
   for (const [c, mode] of plan) {
     if (mode === 'acc') {
       cases.push({ title: `${mn} a (a=${hex(c.m)} p=${c.p ?? ''})`, insn: mn, in: { a: c.m, p: c.p ?? '' }, out: { a: c.out, p: c.op } });
@@ -168,16 +259,49 @@ function rmwOp(mn: string, withAcc: boolean, list: RmwCase[]): void {
     const regs: Regs = { p: c.p ?? '', a: 0x11 };
     if (o.x !== undefined) regs.x = o.x;
     const checks: [number, number][] = [[o.ea, c.out]];
-    if (o.decoy !== undefined) { mem.push([o.decoy, 0x66]); checks.push([o.decoy, 0x66]); }
-    cases.push({ title: `${mn} ${o.text} (m=${hex(c.m)} p=${c.p ?? ''})`, insn: `${mn} ${o.text}`, mem, in: regs, out: { p: c.op, mem: checks } });
+    if (o.decoy !== undefined) {
+      mem.push([o.decoy, 0x66]);
+      checks.push([o.decoy, 0x66]);
+    }
+    cases.push({
+      title: `${mn} ${o.text} (m=${hex(c.m)} p=${c.p ?? ''})`,
+      insn: `${mn} ${o.text}`,
+      mem,
+      in: regs,
+      out: { p: c.op, mem: checks },
+    });
   }
 }
-rmwOp('asl', true, [{ m: 0x81, out: 0x02, op: 'C' }, { m: 0x40, out: 0x80, op: 'N' }, { m: 0x80, out: 0x00, op: 'ZC' }]);
-rmwOp('lsr', true, [{ m: 0x81, p: 'N', out: 0x40, op: 'C' }, { m: 0x01, out: 0x00, op: 'ZC' }, { m: 0x02, p: 'C', out: 0x01, op: '' }]);
-rmwOp('rol', true, [{ m: 0x80, out: 0x00, op: 'ZC' }, { m: 0x40, p: 'C', out: 0x81, op: 'N' }, { m: 0x01, p: 'C', out: 0x03, op: '' }]);
-rmwOp('ror', true, [{ m: 0x01, out: 0x00, op: 'ZC' }, { m: 0x02, p: 'C', out: 0x81, op: 'N' }, { m: 0x80, out: 0x40, op: '' }]);
-rmwOp('inc', false, [{ m: 0xff, out: 0x00, op: 'Z' }, { m: 0x7f, p: 'C', out: 0x80, op: 'NC' }, { m: 0x41, out: 0x42, op: '' }]);
-rmwOp('dec', false, [{ m: 0x01, out: 0x00, op: 'Z' }, { m: 0x00, p: 'V', out: 0xff, op: 'NV' }, { m: 0x43, out: 0x42, op: '' }]);
+rmwOp('asl', true, [
+  { m: 0x81, out: 0x02, op: 'C' },
+  { m: 0x40, out: 0x80, op: 'N' },
+  { m: 0x80, out: 0x00, op: 'ZC' },
+]);
+rmwOp('lsr', true, [
+  { m: 0x81, p: 'N', out: 0x40, op: 'C' },
+  { m: 0x01, out: 0x00, op: 'ZC' },
+  { m: 0x02, p: 'C', out: 0x01, op: '' },
+]);
+rmwOp('rol', true, [
+  { m: 0x80, out: 0x00, op: 'ZC' },
+  { m: 0x40, p: 'C', out: 0x81, op: 'N' },
+  { m: 0x01, p: 'C', out: 0x03, op: '' },
+]);
+rmwOp('ror', true, [
+  { m: 0x01, out: 0x00, op: 'ZC' },
+  { m: 0x02, p: 'C', out: 0x81, op: 'N' },
+  { m: 0x80, out: 0x40, op: '' },
+]);
+rmwOp('inc', false, [
+  { m: 0xff, out: 0x00, op: 'Z' },
+  { m: 0x7f, p: 'C', out: 0x80, op: 'NC' },
+  { m: 0x41, out: 0x42, op: '' },
+]);
+rmwOp('dec', false, [
+  { m: 0x01, out: 0x00, op: 'Z' },
+  { m: 0x00, p: 'V', out: 0xff, op: 'NV' },
+  { m: 0x43, out: 0x42, op: '' },
+]);
 
 // ---- stores -----------------------------------------------------------------------------------
 function storeOp(mn: string, reg: Target, modes: VMode[]): void {
@@ -189,7 +313,10 @@ function storeOp(mn: string, reg: Target, modes: VMode[]): void {
     const value = regs[reg] as number;
     const mem: [number, number][] = [...o.setup, [o.ea, 0x00]];
     const checks: [number, number][] = [[o.ea, value]];
-    if (o.decoy !== undefined) { mem.push([o.decoy, 0x66]); checks.push([o.decoy, 0x66]); }
+    if (o.decoy !== undefined) {
+      mem.push([o.decoy, 0x66]);
+      checks.push([o.decoy, 0x66]);
+    }
     cases.push({ title: `${mn} ${o.text}`, insn: `${mn} ${o.text}`, mem, in: regs, out: { p: 'NC', mem: checks } });
   }
 }
@@ -240,11 +367,20 @@ imp('plp', { sp: 0xf0, p: 'NVZC' }, { sp: 0xf1, p: 'DI' }, [[0x1f1, 0x0c]]);
 const FAIL = (label: string) => `beq ${label}\n        jmp fail\n${label}:`;
 const BRANCHES: [string, string, string][] = [
   // mnemonic, flags that make it taken, flags that do not
-  ['bcc', '', 'C'], ['bcs', 'C', ''], ['beq', 'Z', ''], ['bne', '', 'Z'],
-  ['bmi', 'N', ''], ['bpl', '', 'N'], ['bvc', '', 'V'], ['bvs', 'V', ''],
+  ['bcc', '', 'C'],
+  ['bcs', 'C', ''],
+  ['beq', 'Z', ''],
+  ['bne', '', 'Z'],
+  ['bmi', 'N', ''],
+  ['bpl', '', 'N'],
+  ['bvc', '', 'V'],
+  ['bvs', 'V', ''],
 ];
 for (const [mn, takenP, notP] of BRANCHES) {
-  for (const [p, expect] of [[takenP, 1], [notP, 0]] as [string, number][]) {
+  for (const [p, expect] of [
+    [takenP, 1],
+    [notP, 0],
+  ] as [string, number][]) {
     cases.push({
       title: `${mn} forward and backward with p=${p} (${expect ? 'taken' : 'not taken'})`,
       raw: (n) => `
@@ -411,7 +547,14 @@ brk_${n}_handler:
 
 // ---- the program --------------------------------------------------------------------------------
 function caseCode(c: Case, n: number): string {
-  const lines: string[] = [`; case ${n}: ${c.title}`, `case_${n}:`, `        lda #<${n}`, '        sta $02', `        lda #>${n}`, '        sta $03'];
+  const lines: string[] = [
+    `; case ${n}: ${c.title}`,
+    `case_${n}:`,
+    `        lda #<${n}`,
+    '        sta $02',
+    `        lda #>${n}`,
+    '        sta $03',
+  ];
   if (c.raw) {
     lines.push(c.raw(n));
     return lines.join('\n');
@@ -420,9 +563,25 @@ function caseCode(c: Case, n: number): string {
   const out = { a: inR.a, x: inR.x, y: inR.y, sp: inR.sp, ...c.out };
   lines.push(`        ldx #${hex(inR.sp)}`, '        txs');
   for (const [addr, v] of c.mem ?? []) lines.push(`        lda #${hex(v)}`, `        sta ${hex(addr, 4)}`);
-  lines.push(`        lda #${hex(flags(inR.p))}`, '        pha', `        lda #${hex(inR.a)}`, `        ldx #${hex(inR.x)}`, `        ldy #${hex(inR.y)}`, '        plp');
+  lines.push(
+    `        lda #${hex(flags(inR.p))}`,
+    '        pha',
+    `        lda #${hex(inR.a)}`,
+    `        ldx #${hex(inR.x)}`,
+    `        ldy #${hex(inR.y)}`,
+    '        plp',
+  );
   lines.push(`t_${n}: ${c.insn}`);
-  lines.push('        php', '        sta $05', '        stx $06', '        sty $07', '        pla', '        sta $08', '        tsx', '        stx $09');
+  lines.push(
+    '        php',
+    '        sta $05',
+    '        stx $06',
+    '        sty $07',
+    '        pla',
+    '        sta $08',
+    '        tsx',
+    '        stx $09',
+  );
   const check = (addr: number, v: number, k: string) => {
     lines.push(`        lda ${hex(addr, addr > 0xff ? 4 : 2)}`, `        cmp #${hex(v)}`, `        ${FAIL(`c_${n}_${k}`)}`);
   };
@@ -478,7 +637,7 @@ test('every documented opcode and addressing mode gives the datasheet result', (
   assert.equal(DOCUMENTED.length, 151);
 });
 
-test('the same program passes on the C64 machine\'s bus (KERNAL banked out for the BRK vector)', () => {
+test("the same program passes on the C64 machine's bus (KERNAL banked out for the BRK vector)", () => {
   const prog = acme(source, ORIGIN);
   const m = new C64Machine();
   m.writeMem(ORIGIN, prog.bytes);

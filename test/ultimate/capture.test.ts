@@ -7,8 +7,15 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startRig, type Rig } from './helpers.js';
 import {
-  DebugStreamCapture, SequenceTracker, decodeEntry, encodeEntry, parseCapture, readCaptureFile,
-  DEBUG_DATAGRAM_BYTES, DEBUG_ENTRIES_PER_DATAGRAM, datagramEntries,
+  DebugStreamCapture,
+  SequenceTracker,
+  decodeEntry,
+  encodeEntry,
+  parseCapture,
+  readCaptureFile,
+  DEBUG_DATAGRAM_BYTES,
+  DEBUG_ENTRIES_PER_DATAGRAM,
+  datagramEntries,
 } from '../../engines/ultimate/index.js';
 
 const DROP_PERIOD = 7;
@@ -19,12 +26,18 @@ describe('debug-stream capture', () => {
     // Every 7th datagram (ordinal 3, 10, 17, …) is dropped on purpose by the virtual streamer.
     rig = await startRig({ dropDatagram: (_seq, ordinal) => ordinal % DROP_PERIOD === 3 });
   });
-  after(async () => { await rig.close(); });
+  after(async () => {
+    await rig.close();
+  });
 
   test('under deliberate loss: gaps counted exactly, capture still valid, count bound explicit', async () => {
     const summary = await rig.device.captureDebugStream({
-      file: join(rig.dir, 'lossy.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
-      maxDatagrams: 300, maxDurationMs: 60_000,
+      file: join(rig.dir, 'lossy.u64cap'),
+      receiverHost: '127.0.0.1',
+      bindAddress: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 300,
+      maxDurationMs: 60_000,
     });
     assert.equal(summary.datagrams, 300);
     assert.equal(summary.truncation, 'max-datagrams');
@@ -33,7 +46,8 @@ describe('debug-stream capture', () => {
     assert.equal(parsed.sha256, summary.sha256);
     const seqs = parsed.records.map((r) => r.sequence);
     // The stream restarts at sequence 0 on start, and sequence = ordinal on this (unwrapped) run.
-    const first = seqs[0]!, last = seqs.at(-1)!;
+    const first = seqs[0]!,
+      last = seqs.at(-1)!;
     let expectedDrops = 0;
     for (let s = first + 1; s < last; s++) if (s % DROP_PERIOD === 3) expectedDrops++;
     assert.ok(expectedDrops > 30);
@@ -52,8 +66,12 @@ describe('debug-stream capture', () => {
   test('decoded cycles show the jiffy IRQ: IRQ# asserted, then the vector fetched from ROM', async () => {
     await rig.device.rest.reset();
     const summary = await rig.device.captureDebugStream({
-      file: join(rig.dir, 'irq.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
-      maxDatagrams: 200, maxDurationMs: 60_000,
+      file: join(rig.dir, 'irq.u64cap'),
+      receiverHost: '127.0.0.1',
+      bindAddress: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 200,
+      maxDurationMs: 60_000,
     });
     const parsed = await readCaptureFile(summary.file);
     const cycles = parsed.records.flatMap((r) => [...datagramEntries(r.datagram)].map(decodeEntry));
@@ -69,8 +87,12 @@ describe('debug-stream capture', () => {
 
   test('duration bound: truncation says max-duration', async () => {
     const summary = await rig.device.captureDebugStream({
-      file: join(rig.dir, 'short.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
-      maxDatagrams: 10_000_000, maxDurationMs: 300,
+      file: join(rig.dir, 'short.u64cap'),
+      receiverHost: '127.0.0.1',
+      bindAddress: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 10_000_000,
+      maxDurationMs: 300,
     });
     assert.equal(summary.truncation, 'max-duration');
     assert.ok(summary.datagrams > 0);
@@ -80,8 +102,13 @@ describe('debug-stream capture', () => {
   test('stopping early through an AbortSignal finishes a valid capture with truncation none', async () => {
     const ac = new AbortController();
     const pending = rig.device.captureDebugStream({
-      file: join(rig.dir, 'abort.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
-      maxDatagrams: 10_000_000, maxDurationMs: 600_000, signal: ac.signal,
+      file: join(rig.dir, 'abort.u64cap'),
+      receiverHost: '127.0.0.1',
+      bindAddress: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 10_000_000,
+      maxDurationMs: 600_000,
+      signal: ac.signal,
     });
     setTimeout(() => ac.abort(), 200);
     const summary = await pending;
@@ -94,8 +121,12 @@ describe('debug-stream capture', () => {
 
   test('an altered capture file fails verification', async () => {
     const summary = await rig.device.captureDebugStream({
-      file: join(rig.dir, 'tamper.u64cap'), receiverHost: '127.0.0.1', bindAddress: '127.0.0.1', port: 0,
-      maxDatagrams: 20, maxDurationMs: 60_000,
+      file: join(rig.dir, 'tamper.u64cap'),
+      receiverHost: '127.0.0.1',
+      bindAddress: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 20,
+      maxDurationMs: 60_000,
     });
     const buf = await readFile(summary.file);
     buf[100] ^= 0xff;
@@ -112,7 +143,13 @@ describe('capture from a hand-driven sender', () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'u2-cap-'));
-    const cap = await DebugStreamCapture.open({ file: join(dir, 'x.u64cap'), bindAddress: '127.0.0.1', port: 0, maxDatagrams: 6, maxDurationMs: 60_000 });
+    const cap = await DebugStreamCapture.open({
+      file: join(dir, 'x.u64cap'),
+      bindAddress: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 6,
+      maxDurationMs: 60_000,
+    });
     const sender = dgram.createSocket('udp4');
     try {
       const datagram = (seq: number, size = DEBUG_DATAGRAM_BYTES) => {
@@ -143,8 +180,14 @@ describe('capture from a hand-driven sender', () => {
       assert.equal(summary.malformed, 1);
       const parsed = await readCaptureFile(summary.file);
       assert.equal(parsed.valid, true, parsed.problems.join('; '));
-      assert.deepEqual(parsed.records.map((r) => r.sequence), [0, 1, 3, 2, 2, 4]);
-      assert.deepEqual(parsed.records.map((r) => r.ordinal), [0, 1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        parsed.records.map((r) => r.sequence),
+        [0, 1, 3, 2, 2, 4],
+      );
+      assert.deepEqual(
+        parsed.records.map((r) => r.ordinal),
+        [0, 1, 2, 3, 4, 5],
+      );
     } finally {
       sender.close();
       await cap.finish().catch(() => undefined);
@@ -163,8 +206,17 @@ describe('capture from a hand-driven sender', () => {
     const e = 0x80000000 | (1 << 30) | (1 << 29) | (1 << 28) | (1 << 27) | (1 << 26) | (1 << 25) | (0x42 << 16) | 0xd7ff;
     const c = decodeEntry(e >>> 0);
     assert.deepEqual(c, {
-      address: 0xd7ff, data: 0x42, rw: false, phi2: true, ba: true, irqAsserted: false, nmiAsserted: false,
-      gameAsserted: false, exromAsserted: false, romSelected: false, access: 'write',
+      address: 0xd7ff,
+      data: 0x42,
+      rw: false,
+      phi2: true,
+      ba: true,
+      irqAsserted: false,
+      nmiAsserted: false,
+      gameAsserted: false,
+      exromAsserted: false,
+      romSelected: false,
+      access: 'write',
     });
     assert.equal(encodeEntry(c), e >>> 0);
     // IRQ asserted (line low) and a ROM read.
@@ -173,12 +225,18 @@ describe('capture from a hand-driven sender', () => {
     assert.equal(r.romSelected, true);
     assert.equal(r.access, 'read');
     // BA low: a VIC cycle, neither CPU read nor write.
-    assert.equal(decodeEntry((e & ~(1 << 28) | (1 << 24)) >>> 0).access, 'vic');
+    assert.equal(decodeEntry(((e & ~(1 << 28)) | (1 << 24)) >>> 0).access, 'vic');
   });
 
   test('an unwritable capture location is an io error and leaves no socket bound', async () => {
     await assert.rejects(
-      DebugStreamCapture.open({ file: '/nonexistent-dir/x.u64cap', bindAddress: '127.0.0.1', port: 0, maxDatagrams: 10, maxDurationMs: 1000 }),
+      DebugStreamCapture.open({
+        file: '/nonexistent-dir/x.u64cap',
+        bindAddress: '127.0.0.1',
+        port: 0,
+        maxDatagrams: 10,
+        maxDurationMs: 1000,
+      }),
       (e: unknown) => e instanceof Error && (e as { kind?: string }).kind === 'io',
     );
   });
@@ -191,13 +249,22 @@ describe('capture from a hand-driven sender', () => {
 
 describe('multicast delivery', () => {
   let rig: Rig;
-  before(async () => { rig = await startRig(); });
-  after(async () => { await rig.close(); });
+  before(async () => {
+    rig = await startRig();
+  });
+  after(async () => {
+    await rig.close();
+  });
 
   test('the stream reaches a receiver that joined the group', async () => {
     const summary = await rig.device.captureDebugStream({
-      file: join(rig.dir, 'mc.u64cap'), receiverHost: '127.0.0.1', multicastGroup: '239.0.1.66', multicastInterface: '127.0.0.1', port: 0,
-      maxDatagrams: 50, maxDurationMs: 30_000,
+      file: join(rig.dir, 'mc.u64cap'),
+      receiverHost: '127.0.0.1',
+      multicastGroup: '239.0.1.66',
+      multicastInterface: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 50,
+      maxDurationMs: 30_000,
     });
     assert.equal(summary.datagrams, 50);
     assert.equal((await readCaptureFile(summary.file)).valid, true);

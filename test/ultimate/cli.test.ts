@@ -42,7 +42,13 @@ describe('ultimate-tool virtual-device', () => {
       assert.equal(ports.host, '127.0.0.1');
       assert.equal(ports.vice, null);
       for (const p of [ports.http, ports.ftp, ports.dma]) assert.ok(Number.isInteger(p) && p > 0);
-      const device = new UltimateDevice({ host: ports.host, httpPort: ports.http, ftpPort: ports.ftp, dmaPort: ports.dma, password: 'cli-pw' });
+      const device = new UltimateDevice({
+        host: ports.host,
+        httpPort: ports.http,
+        ftpPort: ports.ftp,
+        dmaPort: ports.dma,
+        password: 'cli-pw',
+      });
       const probe = await device.probe();
       assert.equal(probe.virtual, true);
       await device.close();

@@ -8,8 +8,12 @@ import { DmaConnection, UltimateError, REU_MAX_CHUNK } from '../../engines/ultim
 
 describe('DMA service with a password', () => {
   let rig: Rig;
-  before(async () => { rig = await startRig({ password: 'dma-pw' }); });
-  after(async () => { await rig.close(); });
+  before(async () => {
+    rig = await startRig({ password: 'dma-pw' });
+  });
+  after(async () => {
+    await rig.close();
+  });
 
   test('an REU image larger than one frame is written in full and reported', async () => {
     const image = Uint8Array.from({ length: 3 * REU_MAX_CHUNK + 1000 }, (_, i) => (i * 7 + (i >> 9)) & 0xff);
@@ -20,7 +24,10 @@ describe('DMA service with a password', () => {
   });
 
   test('REU bounds are checked before sending', async () => {
-    await assert.rejects(rig.device.writeReu(new Uint8Array(10), 0xfffffa), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+    await assert.rejects(
+      rig.device.writeReu(new Uint8Array(10), 0xfffffa),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input',
+    );
   });
 
   test('identify, debug register read/write and raw memory writes', async () => {
@@ -42,7 +49,13 @@ describe('DMA service with a password', () => {
     const { join } = await import('node:path');
     // $C000: LDA #$6B / STA $D7FF / JMP $C005
     const prg = Uint8Array.of(0x00, 0xc0, 0xa9, 0x6b, 0x8d, 0xff, 0xd7, 0x4c, 0x05, 0xc0);
-    const cap = await DebugStreamCapture.open({ file: join(rig.dir, 'dma.u64cap'), bindAddress: '127.0.0.1', port: 0, maxDatagrams: 100_000, maxDurationMs: 60_000 });
+    const cap = await DebugStreamCapture.open({
+      file: join(rig.dir, 'dma.u64cap'),
+      bindAddress: '127.0.0.1',
+      port: 0,
+      maxDatagrams: 100_000,
+      maxDurationMs: 60_000,
+    });
     const dma = await rig.device.openDma();
     try {
       const name = Buffer.from(`127.0.0.1:${cap.address.port}`, 'latin1');
@@ -69,7 +82,10 @@ describe('DMA service with a password', () => {
   });
 
   test('a wrong password is refused; a command before authentication closes the connection', async () => {
-    await assert.rejects(DmaConnection.open({ host: '127.0.0.1', port: rig.virtual.ports.dma, password: 'bad', timeoutMs: 5000 }), (e: unknown) => e instanceof UltimateError && e.kind === 'forbidden');
+    await assert.rejects(
+      DmaConnection.open({ host: '127.0.0.1', port: rig.virtual.ports.dma, password: 'bad', timeoutMs: 5000 }),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'forbidden',
+    );
     const unauth = await DmaConnection.open({ host: '127.0.0.1', port: rig.virtual.ports.dma, timeoutMs: 5000 });
     await assert.rejects(unauth.identify(), (e: unknown) => e instanceof UltimateError && e.kind === 'network');
     unauth.close();
@@ -79,7 +95,10 @@ describe('DMA service with a password', () => {
     const s = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.dma });
     await new Promise<void>((r) => s.once('connect', () => r()));
     s.write(Buffer.from([0x00, 0x12, 0x34, 0xff, 0x07]));
-    await new Promise<void>((r) => { s.once('close', () => r()); s.end(); });
+    await new Promise<void>((r) => {
+      s.once('close', () => r());
+      s.end();
+    });
     assert.equal(await rig.device.rest.version(), '0.1');
   });
 });

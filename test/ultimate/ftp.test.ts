@@ -24,15 +24,25 @@ async function rawSession(port: number): Promise<{ send(line: string): Promise<s
   const next = () => new Promise<string>((r) => waiters.push(r));
   await next(); // greeting
   return {
-    send(line: string) { const p = next(); s.write(`${line}\r\n`); return p; },
-    close() { s.destroy(); },
+    send(line: string) {
+      const p = next();
+      s.write(`${line}\r\n`);
+      return p;
+    },
+    close() {
+      s.destroy();
+    },
   };
 }
 
 describe('FTP against the virtual device', () => {
   let rig: Rig;
-  before(async () => { rig = await startRig({ password: 'pw' }); });
-  after(async () => { await rig.close(); });
+  before(async () => {
+    rig = await startRig({ password: 'pw' });
+  });
+  after(async () => {
+    await rig.close();
+  });
 
   test('the root lists the firmware roots', async () => {
     const names = (await rig.device.ftp.list('/')).map((e) => `${e.name}:${e.type}`).sort();
@@ -54,14 +64,29 @@ describe('FTP against the virtual device', () => {
   });
 
   test('a zero-byte upload is refused up front: the firmware would create no file', async () => {
-    await assert.rejects(rig.device.ftp.upload('/Temp/empty.bin', new Uint8Array(0)), (e: unknown) => e instanceof UltimateError && e.kind === 'unsupported');
-    assert.equal((await rig.device.ftp.list('/Temp')).some((e) => e.name === 'empty.bin'), false);
+    await assert.rejects(
+      rig.device.ftp.upload('/Temp/empty.bin', new Uint8Array(0)),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'unsupported',
+    );
+    assert.equal(
+      (await rig.device.ftp.list('/Temp')).some((e) => e.name === 'empty.bin'),
+      false,
+    );
   });
 
   test('missing files and bad paths are ftp errors with the reply code', async () => {
-    await assert.rejects(rig.device.ftp.download('/Temp/none.bin'), (e: unknown) => e instanceof UltimateError && e.kind === 'ftp' && e.code === 550);
-    await assert.rejects(rig.device.ftp.upload('/outside.bin', Uint8Array.of(1)), (e: unknown) => e instanceof UltimateError && e.code === 550);
-    await assert.rejects(rig.device.ftp.upload('relative.bin', Uint8Array.of(1)), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+    await assert.rejects(
+      rig.device.ftp.download('/Temp/none.bin'),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'ftp' && e.code === 550,
+    );
+    await assert.rejects(
+      rig.device.ftp.upload('/outside.bin', Uint8Array.of(1)),
+      (e: unknown) => e instanceof UltimateError && e.code === 550,
+    );
+    await assert.rejects(
+      rig.device.ftp.upload('relative.bin', Uint8Array.of(1)),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input',
+    );
   });
 
   test('the firmware command set: 502 for EPSV/EPRT/REST/APPE/MDTM/STRU/OPTS/SITE/AUTH, containment of ..', async () => {
@@ -70,7 +95,17 @@ describe('FTP against the virtual device', () => {
       assert.match(await s.send('LIST'), /^530 /);
       assert.match(await s.send('USER anyone'), /^331 /);
       assert.match(await s.send('PASS pw'), /^230 /);
-      for (const c of ['EPSV', 'EPRT |1|127.0.0.1|5000|', 'REST 10', 'APPE x', 'MDTM /Temp', 'STRU F', 'OPTS UTF8 ON', 'SITE CHMOD', 'AUTH TLS']) {
+      for (const c of [
+        'EPSV',
+        'EPRT |1|127.0.0.1|5000|',
+        'REST 10',
+        'APPE x',
+        'MDTM /Temp',
+        'STRU F',
+        'OPTS UTF8 ON',
+        'SITE CHMOD',
+        'AUTH TLS',
+      ]) {
         assert.match(await s.send(c), /^502 /, c);
       }
       assert.match(await s.send('XYZZY'), /^500 /);
@@ -101,7 +136,10 @@ describe('FTP against the virtual device', () => {
     } finally {
       s.close();
     }
-    assert.equal((await rig.device.ftp.list('/Temp')).some((e) => e.name === 'large.bin'), true);
+    assert.equal(
+      (await rig.device.ftp.list('/Temp')).some((e) => e.name === 'large.bin'),
+      true,
+    );
   });
 
   test('a wrong password is refused (forbidden)', async () => {

@@ -6,7 +6,10 @@ import net from 'node:net';
 import { startRig, type Rig } from './helpers.js';
 import { RestClient, UltimateDevice, UltimateError } from '../../engines/ultimate/index.js';
 
-async function expectError(p: Promise<unknown>, check: Partial<Pick<UltimateError, 'kind' | 'status'>> & { deviceErrors?: string[] }): Promise<UltimateError> {
+async function expectError(
+  p: Promise<unknown>,
+  check: Partial<Pick<UltimateError, 'kind' | 'status'>> & { deviceErrors?: string[] },
+): Promise<UltimateError> {
   try {
     await p;
   } catch (e) {
@@ -26,7 +29,9 @@ describe('REST client against the virtual device', () => {
     rig = await startRig();
     base = `http://127.0.0.1:${rig.virtual.ports.http}`;
   });
-  after(async () => { await rig.close(); });
+  after(async () => {
+    await rig.close();
+  });
 
   test('probe returns the identity snapshot and says the device is virtual', async () => {
     const p = await rig.device.probe();
@@ -71,21 +76,59 @@ describe('REST client against the virtual device', () => {
   test("malformed input gets the firmware's own answers", async () => {
     const r = rig.device.rest;
     // Length past $FFFF.
-    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: 'FFF0', length: 17 } }), { kind: 'device', status: 400, deviceErrors: ['Memory read exceeds location $FFFF'] });
-    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '0', length: 65537 } }), { kind: 'device', status: 400, deviceErrors: ['Invalid length'] });
-    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '10000' } }), { status: 400, deviceErrors: ['Invalid address'] });
-    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '-5' } }), { status: 400, deviceErrors: ['Invalid address'] });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: 'FFF0', length: 17 } }), {
+      kind: 'device',
+      status: 400,
+      deviceErrors: ['Memory read exceeds location $FFFF'],
+    });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '0', length: 65537 } }), {
+      kind: 'device',
+      status: 400,
+      deviceErrors: ['Invalid length'],
+    });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '10000' } }), {
+      status: 400,
+      deviceErrors: ['Invalid address'],
+    });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '-5' } }), {
+      status: 400,
+      deviceErrors: ['Invalid address'],
+    });
     // A non-hex address parses as 0 (C's strtol), exactly as the firmware reads it.
     const zero = await r.request('GET', '/v1/machine:readmem', { query: { address: 'zz', length: 2 }, binary: true });
     assert.deepEqual(zero, await r.readMemory(0, 2));
-    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '12G4' } }), { status: 400, deviceErrors: ["Invalid char 'G' at position 2."] });
-    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'FFFF', data: '0102' } }), { status: 400, deviceErrors: ['Memory write exceeds location $FFFF'] });
-    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '' } }), { status: 400, deviceErrors: ['Use this API call to write at least one byte!'] });
-    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '00'.repeat(129) } }), { status: 400, deviceErrors: ['Maximum length of 128 bytes exceeded. Consider using POST method with attachment.'] });
-    await expectError(r.request('POST', '/v1/machine:writemem', { query: { address: 'FF00' }, body: new Uint8Array(257) }), { status: 400, deviceErrors: ['Memory write exceeds location $FFFF'] });
-    await expectError(r.request('POST', '/v1/machine:writemem', { query: { address: 'C000' } }), { status: 412, deviceErrors: ['Expected Body, but got none.'] });
-    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '0', bogus: '1' } }), { status: 400, deviceErrors: ['Function readmem does not have parameter bogus'] });
-    await expectError(r.request('GET', '/v1/machine:readmem'), { status: 400, deviceErrors: ['Function readmem requires parameter address'] });
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '12G4' } }), {
+      status: 400,
+      deviceErrors: ["Invalid char 'G' at position 2."],
+    });
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'FFFF', data: '0102' } }), {
+      status: 400,
+      deviceErrors: ['Memory write exceeds location $FFFF'],
+    });
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '' } }), {
+      status: 400,
+      deviceErrors: ['Use this API call to write at least one byte!'],
+    });
+    await expectError(r.request('PUT', '/v1/machine:writemem', { query: { address: 'C000', data: '00'.repeat(129) } }), {
+      status: 400,
+      deviceErrors: ['Maximum length of 128 bytes exceeded. Consider using POST method with attachment.'],
+    });
+    await expectError(r.request('POST', '/v1/machine:writemem', { query: { address: 'FF00' }, body: new Uint8Array(257) }), {
+      status: 400,
+      deviceErrors: ['Memory write exceeds location $FFFF'],
+    });
+    await expectError(r.request('POST', '/v1/machine:writemem', { query: { address: 'C000' } }), {
+      status: 412,
+      deviceErrors: ['Expected Body, but got none.'],
+    });
+    await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '0', bogus: '1' } }), {
+      status: 400,
+      deviceErrors: ['Function readmem does not have parameter bogus'],
+    });
+    await expectError(r.request('GET', '/v1/machine:readmem'), {
+      status: 400,
+      deviceErrors: ['Function readmem requires parameter address'],
+    });
   });
 
   test('unknown routes, commands and methods are a bare 404 → unknown-route', async () => {
@@ -101,7 +144,10 @@ describe('REST client against the virtual device', () => {
 
   test('oversized bodies are refused with 507 before they are stored', async () => {
     const r = rig.device.rest;
-    await expectError(r.request('POST', '/v1/runners:run_prg', { body: new Uint8Array(4 * 1024 * 1024 + 1) }), { kind: 'device', status: 507 });
+    await expectError(r.request('POST', '/v1/runners:run_prg', { body: new Uint8Array(4 * 1024 * 1024 + 1) }), {
+      kind: 'device',
+      status: 507,
+    });
     // The device is still fine afterwards.
     assert.equal(await r.version(), '0.1');
   });
@@ -109,7 +155,13 @@ describe('REST client against the virtual device', () => {
   test('garbage on the HTTP port is refused without harming the device', async () => {
     const s = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.http });
     await new Promise<void>((r) => s.once('connect', () => r()));
-    const reply = new Promise<string>((r) => { let t = ''; s.on('data', (d) => { t += d; }); s.on('close', () => r(t)); });
+    const reply = new Promise<string>((r) => {
+      let t = '';
+      s.on('data', (d) => {
+        t += d;
+      });
+      s.on('close', () => r(t));
+    });
     s.write('\x00\x01GARBAGE\r\n\r\n');
     assert.match(await reply, /^HTTP\/1\.1 400/);
     assert.equal(await rig.device.rest.version(), '0.1');
@@ -142,18 +194,32 @@ describe('REST client against the virtual device', () => {
   test('REU preload: image uploaded over FTP, config items set, reset loads it', async () => {
     const image = Uint8Array.from({ length: 4096 }, (_, i) => (i * 3) & 0xff);
     await rig.device.ftp.upload('/Flash/reu.bin', image);
-    await rig.device.rest.setConfigs({ 'C64 and Cartridge Settings': {
-      'RAM Expansion Unit': 'Enabled', 'REU Preload': 'Enabled', 'REU Preload Image': '/Flash/reu.bin', 'REU Preload Offset': 256,
-    } });
+    await rig.device.rest.setConfigs({
+      'C64 and Cartridge Settings': {
+        'RAM Expansion Unit': 'Enabled',
+        'REU Preload': 'Enabled',
+        'REU Preload Image': '/Flash/reu.bin',
+        'REU Preload Offset': 256,
+      },
+    });
     await rig.device.rest.reset();
     assert.deepEqual(rig.virtual.readReu(256, 4096), image);
     await rig.device.rest.setConfigItem('C64 and Cartridge Settings', 'REU Preload', 'Disabled');
   });
 
   test('the device constructor rejects a malformed host', () => {
-    assert.throws(() => new UltimateDevice({ host: 'http://x/y' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
-    assert.throws(() => new UltimateDevice({ host: '' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
-    assert.throws(() => new UltimateDevice({ host: '10.0.0.1', baseUrl: 'http://10.0.0.2' }), (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input');
+    assert.throws(
+      () => new UltimateDevice({ host: 'http://x/y' }),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input',
+    );
+    assert.throws(
+      () => new UltimateDevice({ host: '' }),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input',
+    );
+    assert.throws(
+      () => new UltimateDevice({ host: '10.0.0.1', baseUrl: 'http://10.0.0.2' }),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'bad-input',
+    );
   });
 
   test('a device can be named by its REST base URL', async () => {
@@ -214,8 +280,12 @@ describe('REST client against the virtual device', () => {
 
 describe('password, timeouts and refused connections', () => {
   let rig: Rig;
-  before(async () => { rig = await startRig({ password: 'sekret' }); });
-  after(async () => { await rig.close(); });
+  before(async () => {
+    rig = await startRig({ password: 'sekret' });
+  });
+  after(async () => {
+    await rig.close();
+  });
 
   test('the right password works; a wrong or missing one is 403 Forbidden', async () => {
     assert.equal(await rig.device.rest.version(), '0.1');
@@ -227,7 +297,9 @@ describe('password, timeouts and refused connections', () => {
 
   test('a device that never answers is a timeout', async () => {
     const sockets = new Set<net.Socket>();
-    const silent = net.createServer((s) => { sockets.add(s); });
+    const silent = net.createServer((s) => {
+      sockets.add(s);
+    });
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
     const port = (silent.address() as net.AddressInfo).port;
     try {

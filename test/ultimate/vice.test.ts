@@ -124,7 +124,10 @@ describe('VICE client against the virtual monitor', () => {
     assert.equal((await client.registersGet()).PC, labels.done);
     assert.equal(await rig.device.rest.debugRegister(), 0x77);
     const list = await client.checkpointList();
-    assert.deepEqual(list.map((c) => c.number), [cp.number]);
+    assert.deepEqual(
+      list.map((c) => c.number),
+      [cp.number],
+    );
     assert.ok(list[0]!.hitCount >= 1);
     await client.checkpointDelete(cp.number);
     assert.deepEqual(await client.checkpointList(), []);
@@ -143,12 +146,21 @@ describe('VICE client against the virtual monitor', () => {
   });
 
   test('errors come back as vice errors with the protocol codes', async () => {
-    await assert.rejects(client.memoryGet(0, 10, { memspace: 1 }), (e: unknown) => e instanceof UltimateError && e.kind === 'vice' && e.code === ViceError.invalidMemspace);
+    await assert.rejects(
+      client.memoryGet(0, 10, { memspace: 1 }),
+      (e: unknown) => e instanceof UltimateError && e.kind === 'vice' && e.code === ViceError.invalidMemspace,
+    );
     await assert.rejects(client.checkpointDelete(9999), (e: unknown) => e instanceof UltimateError && e.code === ViceError.objectMissing);
     await assert.rejects(client.request(0x55), (e: unknown) => e instanceof UltimateError && e.code === ViceError.unknownCommand);
-    await assert.rejects(client.request(0x01, Uint8Array.of(0, 1)), (e: unknown) => e instanceof UltimateError && e.code === ViceError.invalidLength);
+    await assert.rejects(
+      client.request(0x01, Uint8Array.of(0, 1)),
+      (e: unknown) => e instanceof UltimateError && e.code === ViceError.invalidLength,
+    );
     await assert.rejects(client.memoryGet(0x10, 0x0f), (e: unknown) => e instanceof UltimateError && e.code === ViceError.invalidParameter);
-    await assert.rejects(client.autostart('/Temp/none.prg'), (e: unknown) => e instanceof UltimateError && e.code === ViceError.objectMissing);
+    await assert.rejects(
+      client.autostart('/Temp/none.prg'),
+      (e: unknown) => e instanceof UltimateError && e.code === ViceError.objectMissing,
+    );
   });
 
   test('a JAM opcode is reported as a jam event', async () => {
@@ -183,21 +195,37 @@ describe('VICE client against the virtual monitor', () => {
     const closed = new Promise<void>((r) => other.once('close', () => r()));
     await other.quit();
     await closed;
-    await waitFor('clock running', () => rig.virtual.clock.running, (v) => v === true);
+    await waitFor(
+      'clock running',
+      () => rig.virtual.clock.running,
+      (v) => v === true,
+    );
   });
 });
 
 const X64SC = spawnSync('sh', ['-c', 'command -v x64sc'], { encoding: 'utf8' }).stdout.trim();
 
 describe('VICE client against real VICE (x64sc)', () => {
-  test('ping, registers, memory round trip, quit', { skip: X64SC ? false : 'x64sc is not on PATH (Debian ships VICE in contrib without ROMs), so the real-VICE run is skipped' }, async () => {
+  test('ping, registers, memory round trip, quit', {
+    skip: X64SC ? false : 'x64sc is not on PATH (Debian ships VICE in contrib without ROMs), so the real-VICE run is skipped',
+  }, async () => {
     const port = await new Promise<number>((resolve) => {
       const s = net.createServer();
-      s.listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(p));
+      });
     });
-    const vice = spawn(X64SC, ['-console', '-silent', '-binarymonitor', '-binarymonitoraddress', `ip4://127.0.0.1:${port}`], { stdio: 'ignore' });
+    const vice = spawn(X64SC, ['-console', '-silent', '-binarymonitor', '-binarymonitoraddress', `ip4://127.0.0.1:${port}`], {
+      stdio: 'ignore',
+    });
     try {
-      const client = await waitFor('x64sc monitor', async () => ViceMonitorClient.connect({ port, timeoutMs: 5000 }).catch(() => undefined), (c) => c !== undefined, 30_000);
+      const client = await waitFor(
+        'x64sc monitor',
+        async () => ViceMonitorClient.connect({ port, timeoutMs: 5000 }).catch(() => undefined),
+        (c) => c !== undefined,
+        30_000,
+      );
       await client!.ping();
       const regs = await client!.registersGet();
       assert.equal(typeof regs.PC, 'number');

@@ -50,14 +50,22 @@ function expand(path: string, t: { home: string; localUser: string; hostname: st
   let out = path === '~' ? t.home : path.startsWith('~/') ? join(t.home, path.slice(2)) : path;
   out = out.replace(/%([%duhrpn])/g, (_, c: string) => {
     switch (c) {
-      case '%': return '%';
-      case 'd': return t.home;
-      case 'u': return t.localUser;
-      case 'h': return t.hostname;
-      case 'r': return t.user;
-      case 'p': return String(t.port);
-      case 'n': return t.alias;
-      default: return _;
+      case '%':
+        return '%';
+      case 'd':
+        return t.home;
+      case 'u':
+        return t.localUser;
+      case 'h':
+        return t.hostname;
+      case 'r':
+        return t.user;
+      case 'p':
+        return String(t.port);
+      case 'n':
+        return t.alias;
+      default:
+        return _;
     }
   });
   return out;
@@ -97,7 +105,9 @@ export function resolveSshHost(alias: string, options: ResolveOptions): Resolved
     identityFiles,
     identitiesOnly: (first(computed.identitiesonly) ?? 'no').toLowerCase() === 'yes',
     userKnownHostsFiles: (userKnown.length ? userKnown : ['~/.ssh/known_hosts', '~/.ssh/known_hosts2']).map((p) => expand(p, tokens)),
-    globalKnownHostsFiles: (globalKnown.length ? globalKnown : ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2']).map((p) => expand(p, tokens)),
+    globalKnownHostsFiles: (globalKnown.length ? globalKnown : ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2']).map((p) =>
+      expand(p, tokens),
+    ),
     ...(hostKeyAlias ? { hostKeyAlias } : {}),
     ...(timeout && Number(timeout) > 0 ? { connectTimeoutMs: Number(timeout) * 1000 } : {}),
   };

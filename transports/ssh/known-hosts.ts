@@ -28,7 +28,7 @@ export function knownHostsName(hostname: string, port: number, hostKeyAlias?: st
 
 /** SHA256:… fingerprint, as ssh-keygen -l prints it. */
 export function fingerprint(keyBlob: Buffer): string {
-  return 'SHA256:' + createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '');
+  return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`;
 }
 
 /** The key type named inside an SSH public key blob (its first length-prefixed string). */
@@ -62,7 +62,10 @@ function parseFile(file: string): KnownHostEntry[] {
 }
 
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, 'i');
 }
 
@@ -110,7 +113,11 @@ export class KnownHosts {
     const fp = fingerprint(keyBlob);
     const revoked = this.entries.find((e) => e.marker === '@revoked' && e.keyBlob.equals(keyBlob));
     if (revoked) {
-      return { ok: false, reason: 'revoked', message: `host key ${offeredType} ${fp} offered by ${name} is marked @revoked in ${revoked.file}:${revoked.line}; refusing to connect` };
+      return {
+        ok: false,
+        reason: 'revoked',
+        message: `host key ${offeredType} ${fp} offered by ${name} is marked @revoked in ${revoked.file}:${revoked.line}; refusing to connect`,
+      };
     }
     const forHost = this.entries.filter((e) => !e.marker && hostPatternsMatch(e.patterns, name));
     const same = forHost.find((e) => e.keyBlob.equals(keyBlob));

@@ -43,7 +43,12 @@ export function blobTools(options: BlobToolOptions): ToolRegistry {
         await incoming.abort(args.transfer);
         return { aborted: true };
       }
-      if (args.total === undefined || args.offset === undefined || args.data === undefined || (args.path === undefined && args.name === undefined)) {
+      if (
+        args.total === undefined ||
+        args.offset === undefined ||
+        args.data === undefined ||
+        (args.path === undefined && args.name === undefined)
+      ) {
         throw new ToolError('op "chunk" needs total, offset, data and path or name', { phase: 'transfer' });
       }
       const policy = transferPolicy(options.env, options.home);
@@ -73,15 +78,20 @@ export function blobTools(options: BlobToolOptions): ToolRegistry {
       try {
         info = await stat(source);
       } catch (err) {
-        throw new ToolError(`remote file ${source} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { phase: 'read' });
+        throw new ToolError(`remote file ${source} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+          phase: 'read',
+        });
       }
       if (!info.isFile()) throw new ToolError(`remote file ${source} is not a regular file`, { phase: 'read' });
       if (info.size > cap) {
-        throw new ToolError(`remote file ${source} is ${info.size} bytes, over the transfer cap of ${cap} bytes (TOPUP_XFER_MAX_BYTES); nothing was read`, {
-          phase: 'cap',
-          bytes: info.size,
-          max_bytes: cap,
-        });
+        throw new ToolError(
+          `remote file ${source} is ${info.size} bytes, over the transfer cap of ${cap} bytes (TOPUP_XFER_MAX_BYTES); nothing was read`,
+          {
+            phase: 'cap',
+            bytes: info.size,
+            max_bytes: cap,
+          },
+        );
       }
       const length = Math.max(0, Math.min(args.length, info.size - args.offset));
       const buf = Buffer.alloc(length);

@@ -22,7 +22,10 @@ function payloadOf(result: CallToolResult, what: string): Record<string, unknown
   if (!result.isError && payload && typeof payload === 'object') return payload as Record<string, unknown>;
   const p = (payload && typeof payload === 'object' ? payload : { error: String(payload) }) as Record<string, unknown>;
   const { error, ...details } = p;
-  throw new ToolError(`${what}: ${typeof error === 'string' ? error : JSON.stringify(p)}`, { ...details, phase: typeof p.phase === 'string' ? p.phase : 'remote' });
+  throw new ToolError(`${what}: ${typeof error === 'string' ? error : JSON.stringify(p)}`, {
+    ...details,
+    phase: typeof p.phase === 'string' ? p.phase : 'remote',
+  });
 }
 
 /** Run `count` jobs with at most IN_FLIGHT at a time; the first failure stops new ones and is thrown. */
@@ -55,15 +58,20 @@ export async function pushFile(
   try {
     info = await stat(localPath);
   } catch (err) {
-    throw new ToolError(`local file ${localPath} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { phase: 'read' });
+    throw new ToolError(`local file ${localPath} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      phase: 'read',
+    });
   }
   if (!info.isFile()) throw new ToolError(`local file ${localPath} is not a regular file`, { phase: 'read' });
   if (info.size > maxBytes) {
-    throw new ToolError(`local file ${localPath} is ${info.size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES); nothing was read`, {
-      phase: 'cap',
-      bytes: info.size,
-      max_bytes: maxBytes,
-    });
+    throw new ToolError(
+      `local file ${localPath} is ${info.size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES); nothing was read`,
+      {
+        phase: 'cap',
+        bytes: info.size,
+        max_bytes: maxBytes,
+      },
+    );
   }
   const total = info.size;
   const transfer = randomBytes(12).toString('hex');
@@ -77,7 +85,10 @@ export async function pushFile(
       const buf = Buffer.alloc(length);
       const { bytesRead } = await fh.read(buf, 0, length, offset);
       if (bytesRead !== length) throw new ToolError(`local file ${localPath} changed while being read`, { phase: 'read' });
-      payloadOf(await call('_recv_blob', { op: 'chunk', transfer, ...where, total, offset, data: buf.toString('base64') }), `push_file to ${hostLabel} failed`);
+      payloadOf(
+        await call('_recv_blob', { op: 'chunk', transfer, ...where, total, offset, data: buf.toString('base64') }),
+        `push_file to ${hostLabel} failed`,
+      );
     });
     const done = payloadOf(await call('_recv_blob', { op: 'commit', transfer }), `push_file to ${hostLabel} failed`);
     return { remote_path: String(done.path), bytes: Number(done.bytes) };
@@ -100,11 +111,13 @@ export async function pullFile(
   const what = `pull_file from ${hostLabel} failed`;
   const read = async (offset: number) => {
     const p = payloadOf(await call('_send_blob', { path: remotePath, max_bytes: maxBytes, offset, length: TRANSFER_CHUNK_BYTES }), what);
-    if (typeof p.data !== 'string' || typeof p.bytes !== 'number') throw new ToolError(`${what}: malformed _send_blob answer`, { phase: 'remote' });
+    if (typeof p.data !== 'string' || typeof p.bytes !== 'number')
+      throw new ToolError(`${what}: malformed _send_blob answer`, { phase: 'remote' });
     return { size: p.bytes, mtime: p.mtime_ms, data: decodeCapped(p.data, Math.min(maxBytes, TRANSFER_CHUNK_BYTES)) };
   };
   const first = await read(0);
-  if (first.size > maxBytes) throw new ToolError(`${what}: the remote file is ${first.size} bytes, over the transfer cap of ${maxBytes} bytes`, { phase: 'cap' });
+  if (first.size > maxBytes)
+    throw new ToolError(`${what}: the remote file is ${first.size} bytes, over the transfer cap of ${maxBytes} bytes`, { phase: 'cap' });
   const tmp = `${localPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   await mkdir(dirname(localPath), { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
     throw new ToolError(`cannot write ${localPath}: ${err.code ?? err.message}`, { phase: 'write' });

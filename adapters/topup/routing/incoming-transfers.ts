@@ -28,7 +28,11 @@ export class IncomingTransfers {
     let t = this.transfers.get(id);
     if (!t) {
       if (total > maxBytes) {
-        throw new ToolError(`the transferred file is ${total} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES)`, { phase: 'cap', bytes: total, max_bytes: maxBytes });
+        throw new ToolError(`the transferred file is ${total} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES)`, {
+          phase: 'cap',
+          bytes: total,
+          max_bytes: maxBytes,
+        });
       }
       const tmp = `${target}.${process.pid}.${tmpCounter++}.tmp`;
       const fh = mkdir(dirname(target), { recursive: true, mode: 0o700 }).then(() => open(tmp, 'w', 0o644));
@@ -36,7 +40,8 @@ export class IncomingTransfers {
       t = { target, tmp, total, fh, received: 0, seen: new Set(), idle: this.idleTimer(id) };
       this.transfers.set(id, t);
     } else {
-      if (t.target !== target || t.total !== total) throw new ToolError(`transfer ${id} was started for ${t.target} (${t.total} bytes)`, { phase: 'transfer' });
+      if (t.target !== target || t.total !== total)
+        throw new ToolError(`transfer ${id} was started for ${t.target} (${t.total} bytes)`, { phase: 'transfer' });
       t.idle.refresh();
     }
     if (offset + data.length > t.total) {
@@ -58,7 +63,8 @@ export class IncomingTransfers {
 
   async commit(id: string): Promise<{ path: string; bytes: number }> {
     const t = this.transfers.get(id);
-    if (!t) throw new ToolError(`no transfer ${id} is in progress (it may have been idle for over ${IDLE_MS / 1000} s)`, { phase: 'transfer' });
+    if (!t)
+      throw new ToolError(`no transfer ${id} is in progress (it may have been idle for over ${IDLE_MS / 1000} s)`, { phase: 'transfer' });
     if (t.received !== t.total) {
       await this.abort(id);
       throw new ToolError(`transfer ${id} is incomplete: ${t.received} of ${t.total} bytes arrived`, { phase: 'transfer' });

@@ -1,8 +1,8 @@
 // A small JSON document on disk (under ~/.topup), read on demand and replaced atomically on every
 // change. A missing file is an empty store; an unreadable or malformed one is reported, not erased.
 import { readFileSync, existsSync } from 'node:fs';
-import { z } from 'zod';
-import { writeJsonAtomic } from './atomic-file.js';
+import type { z } from 'zod';
+import { writeJsonDurable } from '../../../common/durable-write.js';
 
 export class JsonStore<T> {
   private queue: Promise<unknown> = Promise.resolve();
@@ -22,7 +22,10 @@ export class JsonStore<T> {
       throw new Error(`${this.path} is not valid JSON (${(err as Error).message}); fix or remove it`);
     }
     const parsed = this.schema.safeParse(raw);
-    if (!parsed.success) throw new Error(`${this.path} does not have the expected shape: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `${this.path} does not have the expected shape: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      );
     return parsed.data;
   }
 
@@ -30,7 +33,7 @@ export class JsonStore<T> {
   update(change: (current: T) => T): Promise<T> {
     const run = this.queue.then(async () => {
       const next = change(this.read());
-      await writeJsonAtomic(this.path, next);
+      await writeJsonDurable(this.path, next);
       return next;
     });
     this.queue = run.catch(() => undefined);

@@ -50,7 +50,10 @@ export class LocalSession extends RoutedPeer {
     } catch (err) {
       await transport.close();
       const exit = child.exitCode !== null ? ` (the process exited with code ${child.exitCode})` : '';
-      throw new ToolError(`session "${name}": the child topup did not start${exit}: ${(err as Error).message}`, { phase: 'spawn', session: name });
+      throw new ToolError(`session "${name}": the child topup did not start${exit}: ${(err as Error).message}`, {
+        phase: 'spawn',
+        session: name,
+      });
     }
     const session = new LocalSession(name, options.prewarm, client, child);
     if (options.prewarm !== undefined) {

@@ -79,12 +79,18 @@ export class RemoteHost extends RoutedPeer {
       try {
         transport = await ssh.streamLocalTransport(socket);
       } catch (firstErr) {
-        options.log(`topup routing: nothing listens on ${name}:${socket} (${(firstErr as Error).message}); starting ${options.remoteCommand}`);
+        options.log(
+          `topup routing: nothing listens on ${name}:${socket} (${(firstErr as Error).message}); starting ${options.remoteCommand}`,
+        );
         await RemoteHost.spawnDaemon(ssh, name, socket, options);
         try {
           transport = await RemoteHost.openAfterSpawn(ssh, socket);
         } catch (err) {
-          throw remoteError(name, 'spawn', `the daemon is listening on ${socket}, but the forwarded connection to it failed: ${(err as Error).message} (the host's sshd must allow stream-local forwarding: AllowStreamLocalForwarding yes, and AllowTcpForwarding not "no", which OpenSSH also applies to Unix sockets)`);
+          throw remoteError(
+            name,
+            'spawn',
+            `the daemon is listening on ${socket}, but the forwarded connection to it failed: ${(err as Error).message} (the host's sshd must allow stream-local forwarding: AllowStreamLocalForwarding yes, and AllowTcpForwarding not "no", which OpenSSH also applies to Unix sockets)`,
+          );
         }
       }
       // The daemon serves one client at a time. Right after a restart it may not have seen the old
@@ -142,7 +148,11 @@ export class RemoteHost extends RoutedPeer {
     });
     const home = res.stdout.trim();
     if (res.code !== 0 || !home.startsWith('/')) {
-      throw remoteError(name, 'spawn', `cannot determine the remote home directory (exit ${res.code}): ${res.stderr.trim() || res.stdout.trim()}`);
+      throw remoteError(
+        name,
+        'spawn',
+        `cannot determine the remote home directory (exit ${res.code}): ${res.stderr.trim() || res.stdout.trim()}`,
+      );
     }
     return path === '~' ? home : `${home.replace(/\/$/, '')}/${path.slice(2)}`;
   }
@@ -157,10 +167,11 @@ export class RemoteHost extends RoutedPeer {
     }
     if (res.code === 0 && res.stdout.startsWith('READY')) return;
     const output = (res.stdout.replace(/^(DIED|TIMEOUT)\n?/, '') + res.stderr).trim();
-    const why =
-      res.stdout.startsWith('DIED') ? `\`${options.remoteCommand} --socket ${socket}\` exited before listening` :
-      res.stdout.startsWith('TIMEOUT') ? `\`${options.remoteCommand} --socket ${socket}\` did not listen within ${timeoutMs} ms` :
-      `the start command failed (exit ${res.code})`;
+    const why = res.stdout.startsWith('DIED')
+      ? `\`${options.remoteCommand} --socket ${socket}\` exited before listening`
+      : res.stdout.startsWith('TIMEOUT')
+        ? `\`${options.remoteCommand} --socket ${socket}\` did not listen within ${timeoutMs} ms`
+        : `the start command failed (exit ${res.code})`;
     throw remoteError(name, 'spawn', `${why}${output ? `; its output:\n${output}` : ''}`);
   }
 
@@ -173,7 +184,9 @@ export class RemoteHost extends RoutedPeer {
   }
 
   protected closeReason(): string {
-    return this.ssh.isClosed ? 'the SSH connection closed' : `the remote topup on ${this.remoteSocket} closed the connection (did the daemon exit?)`;
+    return this.ssh.isClosed
+      ? 'the SSH connection closed'
+      : `the remote topup on ${this.remoteSocket} closed the connection (did the daemon exit?)`;
   }
 
   protected async release(): Promise<void> {

@@ -1,7 +1,7 @@
 // What the router forwards to: a connected MCP client of another topup (a named local subprocess or
 // a remote daemon), plus whether it is still alive and, if not, why — so a call to a dead peer gets a
 // clear error at once instead of hanging.
-import { McpClient, ToolError, RemoteError } from '../../../src/index.js';
+import { type McpClient, ToolError, RemoteError } from '../../../src/index.js';
 import type { CallToolResult } from '../../../src/index.js';
 
 export abstract class RoutedPeer {
@@ -33,7 +33,9 @@ export abstract class RoutedPeer {
   }
 
   private notAlive(): ToolError {
-    return new ToolError(`${this.label} is not running: ${this.lostReason ?? 'its connection closed'}; ${this.restartHint}`, { phase: 'route' });
+    return new ToolError(`${this.label} is not running: ${this.lostReason ?? 'its connection closed'}; ${this.restartHint}`, {
+      phase: 'route',
+    });
   }
 
   /** Forward a tool call; the peer's result comes back unchanged. */
@@ -44,7 +46,8 @@ export abstract class RoutedPeer {
     } catch (err) {
       if (signal?.aborted) throw err;
       if (!this.alive) throw this.notAlive();
-      if (err instanceof RemoteError) throw new ToolError(`${this.label} answered ${tool} with an error: ${err.message}`, { phase: 'route', code: err.code });
+      if (err instanceof RemoteError)
+        throw new ToolError(`${this.label} answered ${tool} with an error: ${err.message}`, { phase: 'route', code: err.code });
       throw new ToolError(`${this.label}: ${tool} failed: ${(err as Error).message}; ${this.restartHint}`, { phase: 'route' });
     }
   }

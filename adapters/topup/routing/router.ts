@@ -44,14 +44,17 @@ const TARGET_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
 function checkName(kind: 'host' | 'session', name: string): void {
   if (!TARGET_NAME.test(name) || name.length > 128) {
-    throw new ToolError(`${kind} "${name}" is not a valid name; expected letters, digits, ".", "_" or "-" (not starting with "." or "-")`, { phase: 'route' });
+    throw new ToolError(`${kind} "${name}" is not a valid name; expected letters, digits, ".", "_" or "-" (not starting with "." or "-")`, {
+      phase: 'route',
+    });
   }
   if (name === 'local') throw new ToolError(`"local" names the in-process toplevel; omit ${kind} to use it`, { phase: 'route' });
 }
 
 function defaultChildCommand(): ChildCommand {
   const script = process.argv[1];
-  if (!script) throw new ToolError('cannot tell how this topup was started (process.argv[1] is empty); configure childCommand', { phase: 'spawn' });
+  if (!script)
+    throw new ToolError('cannot tell how this topup was started (process.argv[1] is empty); configure childCommand', { phase: 'spawn' });
   // Run as `mcp-engines topup …`, the same bin needs its subcommand to be topup again.
   const viaUmbrella = /^mcp-engines(\.[cm]?[jt]s)?$/.test(basename(script));
   return { command: process.execPath, args: [...process.execArgv, script, ...(viaUmbrella ? ['topup'] : [])] };
@@ -120,17 +123,27 @@ export class SessionRouter implements TopupRouter {
     if (kind === 'host') {
       const stored = this.safeRead(() => Object.keys(this.hostStore.all()), []);
       if (stored.includes(name)) {
-        return new ToolError(`host "${name}" is registered but not connected; bring it up with start_session {"host": "${name}"}`, { phase: 'route' });
+        return new ToolError(`host "${name}" is registered but not connected; bring it up with start_session {"host": "${name}"}`, {
+          phase: 'route',
+        });
       }
       const known = [...new Set([...this.hosts.keys(), ...stored])].sort();
-      return new ToolError(`unknown host "${name}"; registered hosts: ${known.length ? known.join(', ') : '(none)'}. Start one with start_session {"host": …}`, { phase: 'route' });
+      return new ToolError(
+        `unknown host "${name}"; registered hosts: ${known.length ? known.join(', ') : '(none)'}. Start one with start_session {"host": …}`,
+        { phase: 'route' },
+      );
     }
     const stored = this.safeRead(() => Object.keys(this.sessionStore.all()), []);
     if (stored.includes(name)) {
-      return new ToolError(`session "${name}" is registered but not running; bring it up with start_local_session {"session": "${name}"}`, { phase: 'route' });
+      return new ToolError(`session "${name}" is registered but not running; bring it up with start_local_session {"session": "${name}"}`, {
+        phase: 'route',
+      });
     }
     const known = [...new Set([...this.sessions.keys(), ...stored])].sort();
-    return new ToolError(`unknown session "${name}"; registered sessions: ${known.length ? known.join(', ') : '(none)'}. Start one with start_local_session {"session": …}`, { phase: 'route' });
+    return new ToolError(
+      `unknown session "${name}"; registered sessions: ${known.length ? known.join(', ') : '(none)'}. Start one with start_local_session {"session": …}`,
+      { phase: 'route' },
+    );
   }
 
   private safeRead<T>(read: () => T, fallback: T): T {
@@ -175,7 +188,11 @@ export class SessionRouter implements TopupRouter {
         const cfg = storedSessions[name];
         const family = this.families.get(name);
         const peer = this.sessions.get(name);
-        const state = peer?.alive ? 'running' : peer ? `down (${peer.deathReason}; restart_local_session)` : 'not running (start_local_session)';
+        const state = peer?.alive
+          ? 'running'
+          : peer
+            ? `down (${peer.deathReason}; restart_local_session)`
+            : 'not running (start_local_session)';
         const details: string[] = [];
         if (family && family.primary !== name) details.push(`pool sibling of ${family.primary}`);
         const prewarm = cfg?.prewarm ?? family?.prewarm;
@@ -197,7 +214,11 @@ export class SessionRouter implements TopupRouter {
       home: this.home,
       ...(ssh.configPath ? { configPath: ssh.configPath } : {}),
       ...(ssh.knownHostsFiles ? { knownHostsFiles: ssh.knownHostsFiles } : {}),
-      ...(ssh.agentSocket !== undefined ? { agentSocket: ssh.agentSocket } : this.env.SSH_AUTH_SOCK ? { agentSocket: this.env.SSH_AUTH_SOCK } : { agentSocket: '' }),
+      ...(ssh.agentSocket !== undefined
+        ? { agentSocket: ssh.agentSocket }
+        : this.env.SSH_AUTH_SOCK
+          ? { agentSocket: this.env.SSH_AUTH_SOCK }
+          : { agentSocket: '' }),
       log: this.log,
     };
   }
@@ -243,7 +264,7 @@ export class SessionRouter implements TopupRouter {
       name: 'restart_session',
       title: 'Restart remote session',
       description:
-        'Tear down the SSH connection for host and bring it up again (also when the remote daemon crashed: a new one is started). The remote daemon\'s OCaml state survives a restart while it is alive; use reset for a fresh environment.',
+        "Tear down the SSH connection for host and bring it up again (also when the remote daemon crashed: a new one is started). The remote daemon's OCaml state survives a restart while it is alive; use reset for a fresh environment.",
       input: z.strictObject({ host: hostField }),
       handler: async ({ host }) => {
         checkName('host', host);
@@ -265,7 +286,8 @@ export class SessionRouter implements TopupRouter {
     this.tools.define({
       name: 'update_host',
       title: 'Update host metadata',
-      description: 'Set or replace the description and/or os of a registered host (only the fields given change); persisted and shown in the instructions of the next initialize.',
+      description:
+        'Set or replace the description and/or os of a registered host (only the fields given change); persisted and shown in the instructions of the next initialize.',
       input: z.strictObject({
         host: hostField,
         description: z.string().optional(),
@@ -277,8 +299,15 @@ export class SessionRouter implements TopupRouter {
         if (description === undefined && os === undefined) {
           throw new ToolError('update_host needs description and/or os; nothing to change', { phase: 'route' });
         }
-        const record = await this.hostStore.set(host, { ...(description !== undefined ? { description } : {}), ...(os !== undefined ? { os } : {}) });
-        return { host, ...(record.description !== undefined ? { description: record.description } : {}), ...(record.os !== undefined ? { os: record.os } : {}) };
+        const record = await this.hostStore.set(host, {
+          ...(description !== undefined ? { description } : {}),
+          ...(os !== undefined ? { os } : {}),
+        });
+        return {
+          host,
+          ...(record.description !== undefined ? { description: record.description } : {}),
+          ...(record.os !== undefined ? { os: record.os } : {}),
+        };
       },
     });
   }
@@ -294,7 +323,12 @@ export class SessionRouter implements TopupRouter {
   }
 
   /** Start every member of the family that is not running; on failure stop those just started. */
-  private async startFamily(session: string, prewarm: string | undefined, pool: number, signal?: AbortSignal): Promise<{ members: string[]; started: string[] }> {
+  private async startFamily(
+    session: string,
+    prewarm: string | undefined,
+    pool: number,
+    signal?: AbortSignal,
+  ): Promise<{ members: string[]; started: string[] }> {
     if (this.closed) throw new ToolError('the router is shutting down', { phase: 'route' });
     const members = poolMembers(session, pool);
     const missing = members.filter((m) => !this.sessions.get(m)?.alive);
@@ -353,7 +387,9 @@ export class SessionRouter implements TopupRouter {
             pool: family.pool,
           };
         }
-        const { members, started } = await this.once(`session:${args.session}`, () => this.startFamily(args.session, prewarm, pool, ctx.signal));
+        const { members, started } = await this.once(`session:${args.session}`, () =>
+          this.startFamily(args.session, prewarm, pool, ctx.signal),
+        );
         await this.sessionStore.set(args.session, { ...(prewarm !== undefined ? { prewarm } : {}), pool });
         return {
           session: args.session,
@@ -368,7 +404,8 @@ export class SessionRouter implements TopupRouter {
     this.tools.define({
       name: 'restart_local_session',
       title: 'Restart named local session',
-      description: 'Kill the subprocess(es) of session (the whole pool when it is a pool\'s primary) and start them again with the stored prewarm and pool.',
+      description:
+        "Kill the subprocess(es) of session (the whole pool when it is a pool's primary) and start them again with the stored prewarm and pool.",
       input: z.strictObject({ session: sessionField }),
       handler: async ({ session }, ctx) => {
         checkName('session', session);
@@ -400,7 +437,8 @@ export class SessionRouter implements TopupRouter {
     this.tools.define({
       name: 'update_local_session',
       title: 'Update named local session',
-      description: 'Set or replace the prewarm path and/or pool size of a registered session (persisted to ~/.topup/sessions.json). The running subprocess is not touched; restart_local_session applies the change.',
+      description:
+        'Set or replace the prewarm path and/or pool size of a registered session (persisted to ~/.topup/sessions.json). The running subprocess is not touched; restart_local_session applies the change.',
       input: z.strictObject({
         session: sessionField,
         prewarm: z.string().min(1).optional(),
@@ -409,7 +447,8 @@ export class SessionRouter implements TopupRouter {
       handler: async ({ session, prewarm, pool }) => {
         checkName('session', session);
         if (!this.sessions.has(session) && !this.sessionStore.get(session)) throw this.unknownTarget('session', session);
-        if (prewarm === undefined && pool === undefined) throw new ToolError('update_local_session needs prewarm and/or pool; nothing to change', { phase: 'route' });
+        if (prewarm === undefined && pool === undefined)
+          throw new ToolError('update_local_session needs prewarm and/or pool; nothing to change', { phase: 'route' });
         const record = await this.sessionStore.set(session, {
           ...(prewarm !== undefined ? { prewarm: this.resolvePrewarm(prewarm)! } : {}),
           ...(pool !== undefined ? { pool } : {}),
@@ -423,7 +462,10 @@ export class SessionRouter implements TopupRouter {
 
   private transferHost(tool: string, host: string, session: string | undefined): RemoteHost {
     if (session !== undefined) {
-      throw new ToolError(`${tool} moves files between this machine and a remote host; named local sessions share this machine's file system, so pass host, not session`, { phase: 'route' });
+      throw new ToolError(
+        `${tool} moves files between this machine and a remote host; named local sessions share this machine's file system, so pass host, not session`,
+        { phase: 'route' },
+      );
     }
     if (host === 'local') {
       throw new ToolError(`${tool} needs host: a purely local copy is refused (use the file system directly)`, { phase: 'route' });
@@ -436,7 +478,8 @@ export class SessionRouter implements TopupRouter {
     this.tools.define({
       name: 'push_file',
       title: 'Push file to host',
-      description: 'Copy a file from this machine to a remote host, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (default 16 MiB, checked before reading); written atomically; remote_path defaults to $TOPUP_XFER_DIR/<basename> on the host.',
+      description:
+        'Copy a file from this machine to a remote host, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (default 16 MiB, checked before reading); written atomically; remote_path defaults to $TOPUP_XFER_DIR/<basename> on the host.',
       input: z.strictObject({
         host: z.string().min(1).describe('remote host (required: purely local copies are refused)'),
         session: z.string().optional().describe('not accepted: transfers need a host'),
@@ -454,7 +497,8 @@ export class SessionRouter implements TopupRouter {
     this.tools.define({
       name: 'pull_file',
       title: 'Pull file from host',
-      description: 'Copy a file from a remote host to this machine, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (checked on the host before reading); written atomically; local_path defaults to $TOPUP_XFER_DIR/<basename>.',
+      description:
+        'Copy a file from a remote host to this machine, base64 in-band over the MCP connection. Capped by TOPUP_XFER_MAX_BYTES (checked on the host before reading); written atomically; local_path defaults to $TOPUP_XFER_DIR/<basename>.',
       input: z.strictObject({
         host: z.string().min(1).describe('remote host (required: purely local copies are refused)'),
         session: z.string().optional().describe('not accepted: transfers need a host'),

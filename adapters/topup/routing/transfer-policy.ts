@@ -40,14 +40,16 @@ export function expandHome(path: string, home: string): string {
 export function resolveTransferPath(policy: TransferPolicy, explicit: string | undefined, name: string, what: string): string {
   if (explicit !== undefined) {
     const p = expandHome(explicit, policy.home);
-    if (!isAbsolute(p)) throw new ToolError(`${what} "${explicit}" is relative; expected an absolute path or one starting with ~/`, { phase: 'path' });
+    if (!isAbsolute(p))
+      throw new ToolError(`${what} "${explicit}" is relative; expected an absolute path or one starting with ~/`, { phase: 'path' });
     return normalize(p);
   }
   if (policy.dir === null) {
     throw new ToolError(`TOPUP_XFER_DIR is "off", so ${what} must be given explicitly`, { phase: 'path' });
   }
   const base = basename(name);
-  if (base === '' || base === '.' || base === '..') throw new ToolError(`cannot derive a file name from "${name}" for the default ${what}`, { phase: 'path' });
+  if (base === '' || base === '.' || base === '..')
+    throw new ToolError(`cannot derive a file name from "${name}" for the default ${what}`, { phase: 'path' });
   return join(policy.dir, base);
 }
 
@@ -61,7 +63,11 @@ export function base64DecodedLength(b64: string): number {
 export function decodeCapped(b64: string, maxBytes: number): Buffer {
   const size = base64DecodedLength(b64);
   if (size > maxBytes) {
-    throw new ToolError(`the transferred file is ${size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES)`, { phase: 'cap', bytes: size, max_bytes: maxBytes });
+    throw new ToolError(`the transferred file is ${size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES)`, {
+      phase: 'cap',
+      bytes: size,
+      max_bytes: maxBytes,
+    });
   }
   // Buffer.from skips characters outside the alphabet, so a payload with any of them (or bad
   // padding) decodes to a different length than its text implies: one O(1) check after decoding

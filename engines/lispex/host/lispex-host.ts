@@ -7,12 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { HostOutcome, WorkerFailureReason } from './outcome.js';
 import type { EvaluationJob, TransferBounds, WorkerReply } from './protocol.js';
 import { WorkerPool, type PooledWorker } from './worker-pool.js';
-import {
-  DEFAULT_WORKER_MEMORY,
-  locateWorkerScript,
-  type WorkerMemoryLimits,
-  type WorkerScript,
-} from './worker-script.js';
+import { DEFAULT_WORKER_MEMORY, locateWorkerScript, type WorkerMemoryLimits, type WorkerScript } from './worker-script.js';
 
 /** The fixed evaluation wall clock of the MCP contract. */
 export const DEFAULT_WALL_CLOCK_MS = 5_000;
@@ -93,7 +88,12 @@ export class LispexHost {
       this.release();
       if (this.closed) return this.closedOutcome(elapsed());
       const message = error instanceof Error ? error.message : String(error);
-      return { kind: 'worker-failure', reason: 'start-failed', message: `the evaluation worker did not start: ${message}`, hostMs: elapsed() };
+      return {
+        kind: 'worker-failure',
+        reason: 'start-failed',
+        message: `the evaluation worker did not start: ${message}`,
+        hostMs: elapsed(),
+      };
     }
     if (signal?.aborted) {
       this.pool.retire(worker);
@@ -110,12 +110,7 @@ export class LispexHost {
     await this.pool.close();
   }
 
-  private runOn(
-    worker: PooledWorker,
-    job: EvaluationJob,
-    options: EvaluateOptions,
-    elapsed: () => number,
-  ): Promise<HostOutcome> {
+  private runOn(worker: PooledWorker, job: EvaluationJob, options: EvaluateOptions, elapsed: () => number): Promise<HostOutcome> {
     const id = this.nextJobId++;
     const limitMs = options.wallClockMs ?? this.wallClockMs;
     const { signal } = options;
@@ -166,7 +161,10 @@ export class LispexHost {
     return new Promise<boolean>((resolve) => {
       const wake = (): void => {
         signal?.removeEventListener('abort', onAbort);
-        if (this.closed) return resolve(false);
+        if (this.closed) {
+          resolve(false);
+          return;
+        }
         this.running++;
         resolve(true);
       };

@@ -2,13 +2,21 @@
 // Lists are immutable (no set-car!); vectors change only through vector-set!; bytevectors
 // are read-only.
 
-import {
-  Bytevector, Char, LVector, NIL, Pair, UNSPECIFIED, listFromArray, type PrimitiveFn, type Value,
-} from '../values.js';
+import { Bytevector, Char, LVector, NIL, Pair, UNSPECIFIED, listFromArray, type PrimitiveFn, type Value } from '../values.js';
 import { charAt, scalarsOf, stringFromScalars } from '../strings.js';
 import {
-  checkByte, checkBytevector, checkChar, checkIndex, checkList, checkRange, checkSize, checkString,
-  checkVector, indexError, pairError, typeError,
+  checkByte,
+  checkBytevector,
+  checkChar,
+  checkIndex,
+  checkList,
+  checkRange,
+  checkSize,
+  checkString,
+  checkVector,
+  indexError,
+  pairError,
+  typeError,
 } from './args.js';
 
 const car: PrimitiveFn = (args) => {
@@ -42,8 +50,8 @@ function allCxrs(): Record<string, PrimitiveFn> {
   const grow = (prefix: string) => {
     if (prefix.length >= 2) out[`c${prefix}r`] = cxr(`c${prefix}r`);
     if (prefix.length < 4) {
-      grow(prefix + 'a');
-      grow(prefix + 'd');
+      grow(`${prefix}a`);
+      grow(`${prefix}d`);
     }
   };
   grow('');

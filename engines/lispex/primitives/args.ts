@@ -5,9 +5,7 @@
 
 import { LispexError } from '../diagnostics.js';
 import { typeError } from '../numbers.js';
-import {
-  Bytevector, Char, ErrorObject, LString, LVector, NIL, Pair, Sym, isProcedure, type Procedure, type Value,
-} from '../values.js';
+import { Bytevector, Char, ErrorObject, LString, LVector, NIL, Pair, Sym, isProcedure, type Procedure, type Value } from '../values.js';
 
 export { typeError };
 

@@ -5,12 +5,34 @@
 import capabilitiesJson from '../contracts/primitive-capabilities.v2.json' with { type: 'json' };
 
 export type PrimitiveFamily =
-  | 'equality' | 'compat' | 'numeric' | 'hof' | 'aggregate' | 'control' | 'search' | 'predicate'
-  | 'char' | 'string' | 'io' | 'error-object' | 'symbol';
+  | 'equality'
+  | 'compat'
+  | 'numeric'
+  | 'hof'
+  | 'aggregate'
+  | 'control'
+  | 'search'
+  | 'predicate'
+  | 'char'
+  | 'string'
+  | 'io'
+  | 'error-object'
+  | 'symbol';
 
 export const PRIMITIVE_FAMILIES: readonly PrimitiveFamily[] = [
-  'equality', 'compat', 'numeric', 'hof', 'aggregate', 'control', 'search', 'predicate', 'char', 'string',
-  'io', 'error-object', 'symbol',
+  'equality',
+  'compat',
+  'numeric',
+  'hof',
+  'aggregate',
+  'control',
+  'search',
+  'predicate',
+  'char',
+  'string',
+  'io',
+  'error-object',
+  'symbol',
 ];
 
 export interface PrimitiveCapability {
@@ -57,10 +79,18 @@ function loadCapabilities(): readonly PrimitiveCapability[] {
     return i;
   };
   const c = {
-    id: col('capability_id'), name: col('guest_name'), group: col('runtime_identity_group'),
-    intrinsic: col('intrinsic_id'), arity: col('arity'), args: col('argument_codecs'), result: col('result_codec'),
-    cardinality: col('value_cardinality'), diag: col('diagnostic_family'), determinism: col('determinism_class'),
-    guest: col('may_call_guest_procedure'), cost: col('logical_cost_model'),
+    id: col('capability_id'),
+    name: col('guest_name'),
+    group: col('runtime_identity_group'),
+    intrinsic: col('intrinsic_id'),
+    arity: col('arity'),
+    args: col('argument_codecs'),
+    result: col('result_codec'),
+    cardinality: col('value_cardinality'),
+    diag: col('diagnostic_family'),
+    determinism: col('determinism_class'),
+    guest: col('may_call_guest_procedure'),
+    cost: col('logical_cost_model'),
   };
   return (capabilitiesJson.rows as unknown[][]).map((r) => {
     const intrinsicId = r[c.intrinsic] as string;

@@ -1,7 +1,17 @@
 // The char family: conversions, Unicode predicates, simple case mapping, and n-ary
 // comparisons by code point (the -ci variants compare simple-case-folded code points).
 
-import { downcase, foldcase, isAlphabetic, isLowerCase, isNumericChar, isScalarValue, isUpperCase, isWhitespaceChar, upcase } from '../chars.js';
+import {
+  downcase,
+  foldcase,
+  isAlphabetic,
+  isLowerCase,
+  isNumericChar,
+  isScalarValue,
+  isUpperCase,
+  isWhitespaceChar,
+  upcase,
+} from '../chars.js';
 import { Char, type PrimitiveFn } from '../values.js';
 import { checkChar, typeError } from './args.js';
 

@@ -128,4 +128,3 @@ export const HOF_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
   'vector-map': vectorMap,
   'vector-for-each': vectorForEach,
 };
-

@@ -20,7 +20,7 @@ export const IO_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
   },
   /** `display` followed by a line feed, as one append. */
   println: (args, rt) => {
-    rt.writeOut(displayValue(args[0]!) + '\n');
+    rt.writeOut(`${displayValue(args[0]!)}\n`);
     return NO_VALUES;
   },
 };

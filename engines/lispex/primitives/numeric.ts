@@ -3,9 +3,35 @@
 
 import { LispexError } from '../diagnostics.js';
 import {
-  abs, add, checkInteger, checkNumber, checkRadix, compare, div, divisionByZero, exactIntOf, exactIntegerSqrt,
-  expt, formatNumber, gcdInt, integerDivision, isZero, lcmInt, makeFlonum, mul, negate, parseNumber, roundTo,
-  sign, sub, toExact, toInexact, twoValues, typeError, type Int, type Num,
+  abs,
+  add,
+  checkInteger,
+  checkNumber,
+  checkRadix,
+  compare,
+  div,
+  divisionByZero,
+  exactIntOf,
+  exactIntegerSqrt,
+  expt,
+  formatNumber,
+  gcdInt,
+  integerDivision,
+  isZero,
+  lcmInt,
+  makeFlonum,
+  mul,
+  negate,
+  parseNumber,
+  roundTo,
+  sign,
+  sub,
+  toExact,
+  toInexact,
+  twoValues,
+  typeError,
+  type Int,
+  type Num,
 } from '../numbers.js';
 import { Flonum, LString, type PrimitiveFn, type Value } from '../values.js';
 import { checkString } from './args.js';
@@ -13,7 +39,8 @@ import { checkString } from './args.js';
 const plus: PrimitiveFn = (args) => {
   const n = args.length;
   if (n === 2) {
-    const a = args[0]!, b = args[1]!;
+    const a = args[0]!,
+      b = args[1]!;
     if (typeof a === 'number' && typeof b === 'number') {
       const r = a + b;
       if (Number.isSafeInteger(r)) return r;
@@ -45,7 +72,8 @@ const minus: PrimitiveFn = (args) => {
 const times: PrimitiveFn = (args) => {
   const n = args.length;
   if (n === 2) {
-    const a = args[0]!, b = args[1]!;
+    const a = args[0]!,
+      b = args[1]!;
     if (typeof a === 'number' && typeof b === 'number') {
       const r = a * b;
       if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
@@ -85,27 +113,32 @@ function compareChain(who: string, args: Value[], holds: (c: number) => boolean)
 
 // Each comparison answers two fixnums inline (the common case in loops) before the general chain.
 const less: PrimitiveFn = (args) => {
-  const a = args[0], b = args[1];
+  const a = args[0],
+    b = args[1];
   if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a < b;
   return compareChain('<', args, (c) => c < 0);
 };
 const lessOrEqual: PrimitiveFn = (args) => {
-  const a = args[0], b = args[1];
+  const a = args[0],
+    b = args[1];
   if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a <= b;
   return compareChain('<=', args, (c) => c <= 0);
 };
 const numEqual: PrimitiveFn = (args) => {
-  const a = args[0], b = args[1];
+  const a = args[0],
+    b = args[1];
   if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a === b;
   return compareChain('=', args, (c) => c === 0);
 };
 const greater: PrimitiveFn = (args) => {
-  const a = args[0], b = args[1];
+  const a = args[0],
+    b = args[1];
   if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a > b;
   return compareChain('>', args, (c) => c > 0);
 };
 const greaterOrEqual: PrimitiveFn = (args) => {
-  const a = args[0], b = args[1];
+  const a = args[0],
+    b = args[1];
   if (args.length === 2 && typeof a === 'number' && typeof b === 'number') return a >= b;
   return compareChain('>=', args, (c) => c >= 0);
 };
@@ -133,11 +166,12 @@ function rounding(who: string, mode: 'floor' | 'ceiling' | 'round' | 'truncate')
 
 function intDivision(who: string, kind: 'truncate' | 'floor', part: 'q' | 'r' | 'both'): PrimitiveFn {
   return (args) => {
-    const a = args[0]!, b = args[1]!;
+    const a = args[0]!,
+      b = args[1]!;
     if (part !== 'both' && typeof a === 'number' && typeof b === 'number' && b !== 0) {
       // Fixnum fast path (remainder via % is exact; quotient of the exact multiple is exact).
       let r = a % b;
-      if (kind === 'floor' && r !== 0 && (r < 0) !== (b < 0)) r += b;
+      if (kind === 'floor' && r !== 0 && r < 0 !== b < 0) r += b;
       if (part === 'r') return r === 0 ? 0 : r;
       const q = (a - r) / b;
       if (Number.isSafeInteger(q)) return q === 0 ? 0 : q;
@@ -239,7 +273,7 @@ export const NUMERIC_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
 };
 
 /** The modulo used by the deprecated `%` alias (same semantics, plus W330 at the call site). */
-export const modulo: PrimitiveFn = NUMERIC_PRIMITIVES['modulo']!;
+export const modulo: PrimitiveFn = NUMERIC_PRIMITIVES.modulo!;
 
 /** The sign (-1, 0, 1) of a number argument; E312 for a non-number. Used by the predicates. */
 export function numberSign(who: string, v: Value): number {

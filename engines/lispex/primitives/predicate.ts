@@ -3,7 +3,18 @@
 
 import { checkInteger, isIntegerValue, isNumber } from '../numbers.js';
 import {
-  Bytevector, Char, ErrorObject, Flonum, LString, LVector, NIL, Pair, Sym, isProcedure, type PrimitiveFn, type Value,
+  Bytevector,
+  Char,
+  ErrorObject,
+  Flonum,
+  LString,
+  LVector,
+  NIL,
+  Pair,
+  Sym,
+  isProcedure,
+  type PrimitiveFn,
+  type Value,
 } from '../values.js';
 import { numberSign } from './numeric.js';
 

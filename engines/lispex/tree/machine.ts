@@ -5,15 +5,33 @@
 // transition; each condition transfer (raise, escape) charges one as well.
 
 import {
-  EscapeSignal, GuardTarget, conditionFromError, continuationPayload, isCatchable, makeErrorObject,
-  spreadValues, uncaughtError, type HandlerNode, type WindNode,
+  EscapeSignal,
+  GuardTarget,
+  conditionFromError,
+  continuationPayload,
+  isCatchable,
+  makeErrorObject,
+  spreadValues,
+  uncaughtError,
+  type HandlerNode,
+  type WindNode,
 } from '../control-primitives.js';
 import type { CGuard, CLambda, Core, Name } from '../core-ir.js';
 import { LispexError, type SourcePosition, type WarningCode } from '../diagnostics.js';
 import { UNASSIGNED } from '../globals.js';
 import {
-  arityError, expectedProcedure, inactiveContinuation, mvMisuse, nonContinuable, notAProcedure, notProperList, recursionLimit,
-  reentryLimit, setUnbound, unbound, uninitialized,
+  arityError,
+  expectedProcedure,
+  inactiveContinuation,
+  mvMisuse,
+  nonContinuable,
+  notAProcedure,
+  notProperList,
+  recursionLimit,
+  reentryLimit,
+  setUnbound,
+  unbound,
+  uninitialized,
   isHostStackOverflow,
 } from '../machine-errors.js';
 import { CALL_DEPTH_LIMIT, REENTRY_LIMIT } from '../meter.js';
@@ -21,8 +39,18 @@ import type { RunContext } from '../run-context.js';
 import type { Runtime } from '../runtime.js';
 import type { RouteRunner } from '../evaluator.js';
 import {
-  Closure, Continuation, MultipleValues, NIL, NO_VALUES, Pair, Primitive, Sym, arrayFromList, isProcedure,
-  type ClosureCode, type Value,
+  Closure,
+  Continuation,
+  MultipleValues,
+  NIL,
+  NO_VALUES,
+  Pair,
+  Primitive,
+  Sym,
+  arrayFromList,
+  isProcedure,
+  type ClosureCode,
+  type Value,
 } from '../values.js';
 
 // Module-local copies of imported bindings used on the hot path (see vm/vm.ts).
@@ -59,8 +87,21 @@ class TreeCode implements ClosureCode {
 }
 
 // Frame kinds.
-const F_BOUNDARY = 0, F_RETURN = 1, F_IF = 2, F_BEGIN = 3, F_ARGS = 4, F_LET = 5, F_LETREC = 6, F_SET = 7,
-  F_DEFINE = 8, F_VALUES = 9, F_CALLCC = 10, F_GUARD = 11, F_HANDLER = 12, F_RAISE_RETURN = 13, F_WIND = 14,
+const F_BOUNDARY = 0,
+  F_RETURN = 1,
+  F_IF = 2,
+  F_BEGIN = 3,
+  F_ARGS = 4,
+  F_LET = 5,
+  F_LETREC = 6,
+  F_SET = 7,
+  F_DEFINE = 8,
+  F_VALUES = 9,
+  F_CALLCC = 10,
+  F_GUARD = 11,
+  F_HANDLER = 12,
+  F_RAISE_RETURN = 13,
+  F_WIND = 14,
   F_CWV = 15;
 
 /**
@@ -88,7 +129,10 @@ class Frame {
   ) {}
 }
 
-const EVAL = 0, DELIVER = 1, APPLY = 2, RAISE = 3;
+const EVAL = 0,
+  DELIVER = 1,
+  APPLY = 2,
+  RAISE = 3;
 
 const codes = new WeakMap<CLambda, TreeCode>();
 function codeOf(l: CLambda): TreeCode {
@@ -207,7 +251,13 @@ export class TreeMachine implements Runtime, RouteRunner {
    * The machine loop. Starts in `mode` (EVAL a node, or APPLY a procedure) on top of a fresh
    * boundary frame and returns the value delivered to that boundary.
    */
-  private execute(startMode: number, startNode: Core | null, startEnv: Env | null, startFn: Value | null, startArgs: Value[] | null): Value {
+  private execute(
+    startMode: number,
+    startNode: Core | null,
+    startEnv: Env | null,
+    startFn: Value | null,
+    startArgs: Value[] | null,
+  ): Value {
     const st = this.stack;
     const meter = this.ctx.meter;
     const base = st.length;

@@ -9,22 +9,49 @@
 // per instruction against a local counter, and handles closure calls and fixnum arithmetic
 // inline. Everything rare goes through helpers operating on the fields (`sync`/`load`).
 
-import { CodeObject } from '../bytecode.js';
+import type { CodeObject } from '../bytecode.js';
 import {
-  EscapeSignal, GuardTarget, conditionFromError, continuationPayload, isCatchable, makeErrorObject, spreadValues,
-  uncaughtError, type HandlerNode, type WindNode,
+  EscapeSignal,
+  GuardTarget,
+  conditionFromError,
+  continuationPayload,
+  isCatchable,
+  makeErrorObject,
+  spreadValues,
+  uncaughtError,
+  type HandlerNode,
+  type WindNode,
 } from '../control-primitives.js';
 import { LispexError, type SourcePosition, type Span, type WarningCode } from '../diagnostics.js';
-import { GlobalCell, UNASSIGNED } from '../globals.js';
+import { type GlobalCell, UNASSIGNED } from '../globals.js';
 import { CALL_DEPTH_LIMIT, REENTRY_LIMIT, ResourceExhausted } from '../meter.js';
 import type { RunContext } from '../run-context.js';
 import type { Runtime } from '../runtime.js';
 import {
-  Closure, Continuation, MultipleValues, NIL, NO_VALUES, Pair, Primitive, arrayFromList, isProcedure, type Value,
+  Closure,
+  Continuation,
+  MultipleValues,
+  NIL,
+  NO_VALUES,
+  Pair,
+  Primitive,
+  arrayFromList,
+  isProcedure,
+  type Value,
 } from '../values.js';
 import {
-  arityError, expectedProcedure, inactiveContinuation, mvMisuse, nonContinuable, notAProcedure, notProperList, recursionLimit,
-  reentryLimit, setUnbound, unbound, uninitialized,
+  arityError,
+  expectedProcedure,
+  inactiveContinuation,
+  mvMisuse,
+  nonContinuable,
+  notAProcedure,
+  notProperList,
+  recursionLimit,
+  reentryLimit,
+  setUnbound,
+  unbound,
+  uninitialized,
   isHostStackOverflow,
 } from '../machine-errors.js';
 import type { Name } from '../core-ir.js';
@@ -44,7 +71,14 @@ const L_MultipleValues = MultipleValues;
 type Env = Value[];
 
 // Control entry kinds.
-const K_RETURN = 0, K_BOUNDARY = 1, K_CALLCC = 2, K_CWV = 3, K_WIND = 4, K_HANDLER = 5, K_RAISE = 6, K_GUARD = 7;
+const K_RETURN = 0,
+  K_BOUNDARY = 1,
+  K_CALLCC = 2,
+  K_CWV = 3,
+  K_WIND = 4,
+  K_HANDLER = 5,
+  K_RAISE = 6,
+  K_GUARD = 7;
 
 /** Extra state of a marker entry. */
 interface Marker {
@@ -148,7 +182,15 @@ export class Vm implements Runtime {
 
   // Control stack -----------------------------------------------------------------------------
 
-  private pushControl(kind: number, code: CodeObject | null, pc: number, env: Env | null, bp: number, sp: number, marker: Marker | null): void {
+  private pushControl(
+    kind: number,
+    code: CodeObject | null,
+    pc: number,
+    env: Env | null,
+    bp: number,
+    sp: number,
+    marker: Marker | null,
+  ): void {
     const i = this.csp++;
     this.cKind[i] = kind;
     this.cCode[i] = code;
@@ -377,7 +419,10 @@ export class Vm implements Runtime {
       }
       const m = this.cMarker[i];
       const resume = code !== null;
-      const pc = this.cPc[i]!, env = this.cEnv[i]!, bp = this.cBp[i]!, sp = this.cSp[i]!;
+      const pc = this.cPc[i]!,
+        env = this.cEnv[i]!,
+        bp = this.cBp[i]!,
+        sp = this.cSp[i]!;
       this.cCode[i] = null;
       this.cEnv[i] = null;
       this.cMarker[i] = null;
@@ -509,12 +554,28 @@ export class Vm implements Runtime {
     let maxDepth = this.ctx.maxDepth;
     /** True between syncing the registers to the fields for a helper call and loading them back. */
     let helper = false;
-    const cKind = this.cKind, cCode = this.cCode, cPc = this.cPc, cEnv = this.cEnv, cBp = this.cBp, cSp = this.cSp;
+    const cKind = this.cKind,
+      cCode = this.cCode,
+      cPc = this.cPc,
+      cEnv = this.cEnv,
+      cBp = this.cBp,
+      cSp = this.cSp;
     try {
       for (;;) {
         if (++steps > limit) {
           steps--;
-          this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
+          this.code = code;
+          this.pc = pc;
+          this.env = env;
+          this.sp = sp;
+          this.bp = bp;
+          this.siteCode = siteCode;
+          this.sitePc = sitePc;
+          meter.machine = steps;
+          this.csp = csp;
+          this.depth = depth;
+          this.ctx.maxDepth = maxDepth;
+          helper = true;
           throw new ResourceExhausted('machine-transition');
         }
         const at = pc;
@@ -531,21 +592,24 @@ export class Vm implements Runtime {
             stack[sp++] = (env[0] as unknown as Env)[ins[pc + 1]!]!;
             pc += 2;
             continue;
-          case 3: { // LEXICAL
+          case 3: {
+            // LEXICAL
             let e = env;
             for (let d = ins[pc + 1]!; d > 0; d--) e = e[0] as unknown as Env;
             stack[sp++] = e[ins[pc + 2]!]!;
             pc += 3;
             continue;
           }
-          case 4: { // LOCAL_CHECKED slot name
+          case 4: {
+            // LOCAL_CHECKED slot name
             const v = env[ins[pc + 1]!]!;
             if (v === L_UNASSIGNED) throw uninitialized(consts[ins[pc + 2]!] as Name, code.spans[at]);
             stack[sp++] = v;
             pc += 3;
             continue;
           }
-          case 5: { // LEXICAL_CHECKED
+          case 5: {
+            // LEXICAL_CHECKED
             let e = env;
             for (let d = ins[pc + 1]!; d > 0; d--) e = e[0] as unknown as Env;
             const v = e[ins[pc + 2]!]!;
@@ -554,7 +618,8 @@ export class Vm implements Runtime {
             pc += 4;
             continue;
           }
-          case 6: { // GLOBAL
+          case 6: {
+            // GLOBAL
             const cell = consts[ins[pc + 1]!] as GlobalCell;
             const v = cell.value;
             if (v === L_UNASSIGNED) throw unbound(cell.name, code.spans[at]);
@@ -566,7 +631,8 @@ export class Vm implements Runtime {
             stack[sp++] = consts[ins[pc + 1]!] as Value;
             pc += 2;
             continue;
-          case 8: { // SET_LEXICAL
+          case 8: {
+            // SET_LEXICAL
             let e = env;
             for (let d = ins[pc + 1]!; d > 0; d--) e = e[0] as unknown as Env;
             e[ins[pc + 2]!] = stack[--sp]!;
@@ -574,7 +640,8 @@ export class Vm implements Runtime {
             pc += 3;
             continue;
           }
-          case 9: { // SET_GLOBAL
+          case 9: {
+            // SET_GLOBAL
             const cell = consts[ins[pc + 1]!] as GlobalCell;
             if (cell.value === L_UNASSIGNED) throw setUnbound(cell.name, code.spans[at]);
             cell.value = stack[--sp]!;
@@ -582,7 +649,8 @@ export class Vm implements Runtime {
             pc += 2;
             continue;
           }
-          case 10: { // DEFINE_GLOBAL
+          case 10: {
+            // DEFINE_GLOBAL
             (consts[ins[pc + 1]!] as GlobalCell).value = stack[--sp]!;
             stack[sp++] = L_NO_VALUES;
             pc += 2;
@@ -608,7 +676,8 @@ export class Vm implements Runtime {
             if (stack[sp - 1] instanceof L_MultipleValues) throw mvMisuse(code.spans[at]!);
             pc += 1;
             continue;
-          case 16: { // VALUES
+          case 16: {
+            // VALUES
             const n = ins[pc + 1]!;
             const vals = stack.slice(sp - n, sp);
             sp -= n;
@@ -623,7 +692,8 @@ export class Vm implements Runtime {
             pc = stack[--sp] === false ? ins[pc + 1]! : pc + 2;
             continue;
           case 19: // CALL
-          case 20: { // TAIL_CALL
+          case 20: {
+            // TAIL_CALL
             const argc = ins[pc + 1]!;
             const tail = ins[pc] === 20;
             siteCode = code;
@@ -644,7 +714,18 @@ export class Vm implements Runtime {
                   sp = fnAt;
                   if (++depth > L_CALL_DEPTH_LIMIT) {
                     depth--;
-                    this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
+                    this.code = code;
+                    this.pc = pc;
+                    this.env = env;
+                    this.sp = sp;
+                    this.bp = bp;
+                    this.siteCode = siteCode;
+                    this.sitePc = sitePc;
+                    meter.machine = steps;
+                    this.csp = csp;
+                    this.depth = depth;
+                    this.ctx.maxDepth = maxDepth;
+                    helper = true;
                     throw recursionLimit(code.spans[at]);
                   }
                   if (depth > maxDepth) maxDepth = depth;
@@ -667,7 +748,18 @@ export class Vm implements Runtime {
             }
             const args = stack.slice(fnAt + 1, sp);
             sp = tail ? bp : fnAt;
-            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
+            this.code = code;
+            this.pc = pc;
+            this.env = env;
+            this.sp = sp;
+            this.bp = bp;
+            this.siteCode = siteCode;
+            this.sitePc = sitePc;
+            meter.machine = steps;
+            this.csp = csp;
+            this.depth = depth;
+            this.ctx.maxDepth = maxDepth;
+            helper = true;
             if (tail && fn instanceof L_Primitive && fn.control === null) {
               // Tail call of a plain primitive: compute, then return the value.
               const n = args.length;
@@ -682,10 +774,22 @@ export class Vm implements Runtime {
               this.finished = false;
               return this.result;
             }
-            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth; helper = false;
+            code = this.code;
+            ins = code.code;
+            consts = code.consts;
+            pc = this.pc;
+            env = this.env;
+            sp = this.sp;
+            bp = this.bp;
+            steps = meter.machine;
+            csp = this.csp;
+            depth = this.depth;
+            maxDepth = this.ctx.maxDepth;
+            helper = false;
             continue;
           }
-          case 21: { // RETURN
+          case 21: {
+            // RETURN
             const v = stack[sp - 1]!;
             const i = csp - 1;
             const retCode = cCode[i];
@@ -705,16 +809,39 @@ export class Vm implements Runtime {
               continue;
             }
             sp--;
-            this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
+            this.code = code;
+            this.pc = pc;
+            this.env = env;
+            this.sp = sp;
+            this.bp = bp;
+            this.siteCode = siteCode;
+            this.sitePc = sitePc;
+            meter.machine = steps;
+            this.csp = csp;
+            this.depth = depth;
+            this.ctx.maxDepth = maxDepth;
+            helper = true;
             this.deliver(v);
             if (this.finished) {
               this.finished = false;
               return this.result;
             }
-            code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth; helper = false;
+            code = this.code;
+            ins = code.code;
+            consts = code.consts;
+            pc = this.pc;
+            env = this.env;
+            sp = this.sp;
+            bp = this.bp;
+            steps = meter.machine;
+            csp = this.csp;
+            depth = this.depth;
+            maxDepth = this.ctx.maxDepth;
+            helper = false;
             continue;
           }
-          case 22: { // GUARD_PUSH
+          case 22: {
+            // GUARD_PUSH
             const handlerPc = ins[pc + 1]!;
             pc += 2;
             const target = new GuardTarget(csp);
@@ -725,7 +852,8 @@ export class Vm implements Runtime {
             this.handlers = { handler: target, next: this.handlers };
             continue;
           }
-          case 23: { // GUARD_POP
+          case 23: {
+            // GUARD_POP
             const i = csp - 1;
             this.handlers = this.cMarker[i]!.handlers;
             cCode[i] = null;
@@ -735,8 +863,10 @@ export class Vm implements Runtime {
             pc += 1;
             continue;
           }
-          case 24: { // ADD
-            const b = stack[sp - 1]!, a = stack[sp - 2]!;
+          case 24: {
+            // ADD
+            const b = stack[sp - 1]!,
+              a = stack[sp - 2]!;
             siteCode = code;
             sitePc = at;
             if (typeof a === 'number' && typeof b === 'number') {
@@ -750,8 +880,10 @@ export class Vm implements Runtime {
             }
             break;
           }
-          case 25: { // SUB
-            const b = stack[sp - 1]!, a = stack[sp - 2]!;
+          case 25: {
+            // SUB
+            const b = stack[sp - 1]!,
+              a = stack[sp - 2]!;
             siteCode = code;
             sitePc = at;
             if (typeof a === 'number' && typeof b === 'number') {
@@ -765,8 +897,10 @@ export class Vm implements Runtime {
             }
             break;
           }
-          case 26: { // MUL
-            const b = stack[sp - 1]!, a = stack[sp - 2]!;
+          case 26: {
+            // MUL
+            const b = stack[sp - 1]!,
+              a = stack[sp - 2]!;
             siteCode = code;
             sitePc = at;
             if (typeof a === 'number' && typeof b === 'number') {
@@ -780,8 +914,14 @@ export class Vm implements Runtime {
             }
             break;
           }
-          case 27: case 28: case 29: case 30: case 31: { // LT GT LE GE NUM_EQ
-            const b = stack[sp - 1]!, a = stack[sp - 2]!;
+          case 27:
+          case 28:
+          case 29:
+          case 30:
+          case 31: {
+            // LT GT LE GE NUM_EQ
+            const b = stack[sp - 1]!,
+              a = stack[sp - 2]!;
             siteCode = code;
             sitePc = at;
             if (typeof a === 'number' && typeof b === 'number') {
@@ -804,7 +944,8 @@ export class Vm implements Runtime {
             siteCode = code;
             sitePc = at;
             break;
-          case 34: { // CAR
+          case 34: {
+            // CAR
             const p = stack[sp - 1]!;
             siteCode = code;
             sitePc = at;
@@ -815,7 +956,8 @@ export class Vm implements Runtime {
             }
             break;
           }
-          case 35: { // CDR
+          case 35: {
+            // CDR
             const p = stack[sp - 1]!;
             siteCode = code;
             sitePc = at;
@@ -844,7 +986,8 @@ export class Vm implements Runtime {
             stack[sp - 1] = stack[sp - 1] === false;
             pc += 2;
             continue;
-          case 39: { // ZEROP
+          case 39: {
+            // ZEROP
             const a = stack[sp - 1]!;
             siteCode = code;
             sitePc = at;
@@ -855,8 +998,14 @@ export class Vm implements Runtime {
             }
             break;
           }
-          case 40: case 41: case 42: case 43: case 44: { // JLT JGT JLE JGE JNUM_EQ
-            const b = stack[sp - 1]!, a = stack[sp - 2]!;
+          case 40:
+          case 41:
+          case 42:
+          case 43:
+          case 44: {
+            // JLT JGT JLE JGE JNUM_EQ
+            const b = stack[sp - 1]!,
+              a = stack[sp - 2]!;
             siteCode = code;
             sitePc = at;
             const op = ins[pc]!;
@@ -865,7 +1014,18 @@ export class Vm implements Runtime {
               r = op === 40 ? a < b : op === 41 ? a > b : op === 42 ? a <= b : op === 43 ? a >= b : a === b;
             } else {
               const prim = consts[ins[pc + 1]!] as Primitive;
-              this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
+              this.code = code;
+              this.pc = pc;
+              this.env = env;
+              this.sp = sp;
+              this.bp = bp;
+              this.siteCode = siteCode;
+              this.sitePc = sitePc;
+              meter.machine = steps;
+              this.csp = csp;
+              this.depth = depth;
+              this.ctx.maxDepth = maxDepth;
+              helper = true;
               r = prim.fn([a, b], this) !== false;
               steps = meter.machine;
               helper = false;
@@ -894,15 +1054,47 @@ export class Vm implements Runtime {
         const args = stack.slice(sp - argc, sp);
         sp -= argc;
         pc += 2;
-        this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth; helper = true;
+        this.code = code;
+        this.pc = pc;
+        this.env = env;
+        this.sp = sp;
+        this.bp = bp;
+        this.siteCode = siteCode;
+        this.sitePc = sitePc;
+        meter.machine = steps;
+        this.csp = csp;
+        this.depth = depth;
+        this.ctx.maxDepth = maxDepth;
+        helper = true;
         const v = prim.fn(args, this);
-        code = this.code; ins = code.code; consts = code.consts; pc = this.pc; env = this.env; sp = this.sp; bp = this.bp; steps = meter.machine; csp = this.csp; depth = this.depth; maxDepth = this.ctx.maxDepth; helper = false;
+        code = this.code;
+        ins = code.code;
+        consts = code.consts;
+        pc = this.pc;
+        env = this.env;
+        sp = this.sp;
+        bp = this.bp;
+        steps = meter.machine;
+        csp = this.csp;
+        depth = this.depth;
+        maxDepth = this.ctx.maxDepth;
+        helper = false;
         stack[sp++] = v;
       }
     } catch (e) {
       // After a helper ran, the fields are authoritative (it may have pushed entries).
       if (!helper) {
-        this.code = code; this.pc = pc; this.env = env; this.sp = sp; this.bp = bp; this.siteCode = siteCode; this.sitePc = sitePc; meter.machine = steps; this.csp = csp; this.depth = depth; this.ctx.maxDepth = maxDepth;
+        this.code = code;
+        this.pc = pc;
+        this.env = env;
+        this.sp = sp;
+        this.bp = bp;
+        this.siteCode = siteCode;
+        this.sitePc = sitePc;
+        meter.machine = steps;
+        this.csp = csp;
+        this.depth = depth;
+        this.ctx.maxDepth = maxDepth;
       }
       throw e;
     }

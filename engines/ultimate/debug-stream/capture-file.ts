@@ -119,9 +119,15 @@ export class SequenceTracker {
   #last = -1;
 
   observe(seq: number): void {
-    if (this.#last < 0) { this.#last = seq; return; }
+    if (this.#last < 0) {
+      this.#last = seq;
+      return;
+    }
     const delta = (seq - this.#last) & 0xffff;
-    if (delta === 1) { this.#last = seq; return; }
+    if (delta === 1) {
+      this.#last = seq;
+      return;
+    }
     this.gaps++;
     if (delta === 0 || delta >= 0x8000) {
       this.outOfOrder++;
@@ -173,7 +179,9 @@ export function parseCapture(buf: Buffer): ParsedCapture {
     durationMs: buf.readDoubleLE(t + 40),
   };
   if (code >= TRUNCATION_CODES.length) problems.push(`unknown truncation code ${code}`);
-  const digest = createHash('sha256').update(buf.subarray(0, t + 48)).digest();
+  const digest = createHash('sha256')
+    .update(buf.subarray(0, t + 48))
+    .digest();
   const embedded = buf.subarray(t + 48, t + 80);
   if (!digest.equals(embedded)) problems.push('SHA-256 mismatch: the file was altered or truncated');
   const records: CaptureRecord[] = [];
@@ -181,12 +189,18 @@ export function parseCapture(buf: Buffer): ParsedCapture {
   let malformed = 0;
   let at = HEADER_BYTES;
   while (at < t) {
-    if (at + RECORD_HEADER_BYTES > t) { problems.push(`partial record header at byte ${at}`); break; }
+    if (at + RECORD_HEADER_BYTES > t) {
+      problems.push(`partial record header at byte ${at}`);
+      break;
+    }
     const ordinal = buf.readUInt32LE(at);
     const sequence = buf.readUInt16LE(at + 4);
     const len = buf.readUInt16LE(at + 6);
     const arrivalMicros = buf.readUInt32LE(at + 8);
-    if (at + RECORD_HEADER_BYTES + len > t) { problems.push(`record ${ordinal} runs past the trailer`); break; }
+    if (at + RECORD_HEADER_BYTES + len > t) {
+      problems.push(`record ${ordinal} runs past the trailer`);
+      break;
+    }
     if (ordinal !== records.length) problems.push(`record ordinal ${ordinal} where ${records.length} was expected`);
     const datagram = buf.subarray(at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + len);
     if (len !== header.datagramBytes) malformed++;

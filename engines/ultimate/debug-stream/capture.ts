@@ -13,8 +13,14 @@ import type { SocketAsPromised } from 'dgram-as-promised';
 import { UltimateError } from '../errors.js';
 import { DEBUG_DATAGRAM_BYTES, datagramSequence } from './datagram.js';
 import {
-  CAPTURE_VERSION, RECORD_HEADER_BYTES, SequenceTracker, encodeHeader, encodeTrailerBody, writeRecordHeader,
-  type CaptureStats, type Truncation,
+  CAPTURE_VERSION,
+  RECORD_HEADER_BYTES,
+  SequenceTracker,
+  encodeHeader,
+  encodeTrailerBody,
+  writeRecordHeader,
+  type CaptureStats,
+  type Truncation,
 } from './capture-file.js';
 
 export interface CaptureOptions {
@@ -47,7 +53,8 @@ export interface CaptureSummary extends CaptureStats {
 
 const MAX_DURATION_MS = 3_600_000;
 
-type ResolvedOptions = Required<Omit<CaptureOptions, 'multicastGroup' | 'multicastInterface'>> & Pick<CaptureOptions, 'multicastGroup' | 'multicastInterface'>;
+type ResolvedOptions = Required<Omit<CaptureOptions, 'multicastGroup' | 'multicastInterface'>> &
+  Pick<CaptureOptions, 'multicastGroup' | 'multicastInterface'>;
 
 export class DebugStreamCapture {
   readonly #opts: ResolvedOptions;
@@ -79,28 +86,42 @@ export class DebugStreamCapture {
   readonly address: { address: string; port: number };
   readonly recvBufferBytes: number;
 
-  private constructor(opts: ResolvedOptions, socket: SocketAsPromised, fh: FileHandle, tmp: string, address: { address: string; port: number }, recvBufferBytes: number) {
+  private constructor(
+    opts: ResolvedOptions,
+    socket: SocketAsPromised,
+    fh: FileHandle,
+    tmp: string,
+    address: { address: string; port: number },
+    recvBufferBytes: number,
+  ) {
     this.#opts = opts;
     this.#socket = socket;
     this.#fh = fh;
     this.#tmp = tmp;
     this.address = address;
     this.recvBufferBytes = recvBufferBytes;
-    this.boundReached = new Promise<void>((r) => { this.#boundResolve = r; });
+    this.boundReached = new Promise<void>((r) => {
+      this.#boundResolve = r;
+    });
     this.#startedAtMs = Date.now();
     this.#startedAt = performance.now();
     // The receive path: append and nothing else.
     const queue = () => this.#queue;
     const times = () => this.#times;
-    this.#onMessage = (msg: Buffer) => { queue().push(msg); times().push(performance.now()); };
+    this.#onMessage = (msg: Buffer) => {
+      queue().push(msg);
+      times().push(performance.now());
+    };
     socket.socket.on('message', this.#onMessage);
-    this.#write(encodeHeader({
-      version: CAPTURE_VERSION,
-      datagramBytes: DEBUG_DATAGRAM_BYTES,
-      startedAtMs: this.#startedAtMs,
-      maxDatagrams: opts.maxDatagrams,
-      maxDurationMs: opts.maxDurationMs,
-    }));
+    this.#write(
+      encodeHeader({
+        version: CAPTURE_VERSION,
+        datagramBytes: DEBUG_DATAGRAM_BYTES,
+        startedAtMs: this.#startedAtMs,
+        maxDatagrams: opts.maxDatagrams,
+        maxDurationMs: opts.maxDurationMs,
+      }),
+    );
     this.#drainTimer = setInterval(() => this.#drain(), opts.drainIntervalMs);
     this.#durationTimer = setTimeout(() => this.#reachBound('max-duration'), opts.maxDurationMs);
   }
@@ -147,14 +168,23 @@ export class DebugStreamCapture {
       return new DebugStreamCapture(opts, socket, fh, tmp, { address: bound.address, port: bound.port }, granted);
     } catch (err) {
       await socket.close().catch(() => undefined);
-      if (fh) { await fh.close().catch(() => undefined); await rm(tmp, { force: true }); }
+      if (fh) {
+        await fh.close().catch(() => undefined);
+        await rm(tmp, { force: true });
+      }
       if (err instanceof UltimateError) throw err;
-      throw new UltimateError('network', `cannot bind the debug-stream receiver on ${opts.bindAddress}:${opts.port}: ${(err as Error).message}`, { cause: err });
+      throw new UltimateError(
+        'network',
+        `cannot bind the debug-stream receiver on ${opts.bindAddress}:${opts.port}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
 
   /** Datagrams recorded so far (drained from the queue). */
-  get recorded(): number { return this.#recorded; }
+  get recorded(): number {
+    return this.#recorded;
+  }
 
   #write(buf: Buffer): void {
     this.#writeMany([buf]);
@@ -191,7 +221,10 @@ export class DebugStreamCapture {
     // at ~27 000 datagrams/s).
     const headers = Buffer.allocUnsafe(RECORD_HEADER_BYTES * q.length);
     for (let i = 0; i < q.length; i++) {
-      if (this.#full) { this.#dropped++; continue; }
+      if (this.#full) {
+        this.#dropped++;
+        continue;
+      }
       const msg = q[i]!;
       const seq = msg.length >= 2 ? datagramSequence(msg) : 0;
       if (msg.length !== DEBUG_DATAGRAM_BYTES) this.#malformed++;

@@ -53,17 +53,18 @@ export function decodeEntry(entry: number): BusCycle {
 /** Encodes a cycle back to the u32 layout (used by tests and the virtual device's fallbacks). */
 export function encodeEntry(c: Omit<BusCycle, 'access'>): number {
   return (
-    ((c.phi2 ? 1 : 0) << 31) |
-    ((c.gameAsserted ? 0 : 1) << 30) |
-    ((c.exromAsserted ? 0 : 1) << 29) |
-    ((c.ba ? 1 : 0) << 28) |
-    ((c.irqAsserted ? 0 : 1) << 27) |
-    ((c.romSelected ? 0 : 1) << 26) |
-    ((c.nmiAsserted ? 0 : 1) << 25) |
-    ((c.rw ? 1 : 0) << 24) |
-    ((c.data & 0xff) << 16) |
-    (c.address & 0xffff)
-  ) >>> 0;
+    (((c.phi2 ? 1 : 0) << 31) |
+      ((c.gameAsserted ? 0 : 1) << 30) |
+      ((c.exromAsserted ? 0 : 1) << 29) |
+      ((c.ba ? 1 : 0) << 28) |
+      ((c.irqAsserted ? 0 : 1) << 27) |
+      ((c.romSelected ? 0 : 1) << 26) |
+      ((c.nmiAsserted ? 0 : 1) << 25) |
+      ((c.rw ? 1 : 0) << 24) |
+      ((c.data & 0xff) << 16) |
+      (c.address & 0xffff)) >>>
+    0
+  );
 }
 
 /** All cycles of one datagram, in order. */

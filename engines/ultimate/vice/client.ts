@@ -7,8 +7,17 @@ import net from 'node:net';
 import { EventEmitter } from 'node:events';
 import { UltimateError, networkError } from '../errors.js';
 import {
-  EVENT_REQUEST_ID, FrameReader, ViceCommand, ViceRegister, ViceResponse, decodeCheckpointInfo, decodeRegisters,
-  encodeRequest, type CheckpointInfo, type ViceRegisterName, type ViceResponseFrame,
+  EVENT_REQUEST_ID,
+  FrameReader,
+  ViceCommand,
+  ViceRegister,
+  ViceResponse,
+  decodeCheckpointInfo,
+  decodeRegisters,
+  encodeRequest,
+  type CheckpointInfo,
+  type ViceRegisterName,
+  type ViceResponseFrame,
 } from './protocol.js';
 
 export interface ViceClientOptions {
@@ -75,7 +84,10 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
       for (const f of frames) this.#dispatch(f);
     });
     socket.on('error', (e) => this.#fail(networkError(e, 'VICE monitor')));
-    socket.on('close', () => { this.#fail(new UltimateError('network', 'VICE monitor connection closed')); this.emit('close'); });
+    socket.on('close', () => {
+      this.#fail(new UltimateError('network', 'VICE monitor connection closed'));
+      this.emit('close');
+    });
   }
 
   static async connect(opts: ViceClientOptions = {}): Promise<ViceMonitorClient> {
@@ -84,9 +96,18 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
     const timeoutMs = opts.timeoutMs ?? 10_000;
     const socket = await new Promise<net.Socket>((resolve, reject) => {
       const s = net.connect({ host, port });
-      const timer = setTimeout(() => { s.destroy(); reject(new UltimateError('timeout', `VICE monitor connect ${host}:${port}: no answer within ${timeoutMs} ms`)); }, timeoutMs);
-      s.once('connect', () => { clearTimeout(timer); resolve(s); });
-      s.once('error', (e) => { clearTimeout(timer); reject(networkError(e, `VICE monitor connect ${host}:${port}`, timeoutMs)); });
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new UltimateError('timeout', `VICE monitor connect ${host}:${port}: no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      s.once('error', (e) => {
+        clearTimeout(timer);
+        reject(networkError(e, `VICE monitor connect ${host}:${port}`, timeoutMs));
+      });
     });
     socket.setNoDelay(true);
     return new ViceMonitorClient(socket, timeoutMs);
@@ -122,17 +143,26 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
   #decodeEvent(f: ViceResponseFrame): ViceEvent | undefined {
     const pc = f.body.length >= 2 ? f.body.readUInt16LE(0) : 0;
     switch (f.type) {
-      case ViceResponse.stopped: return { type: 'stopped', pc };
-      case ViceResponse.resumed: return { type: 'resumed', pc };
-      case ViceResponse.jam: return { type: 'jam', pc };
-      case ViceResponse.checkpointInfo: return { type: 'checkpoint', checkpoint: decodeCheckpointInfo(f.body) };
-      case ViceResponse.registerInfo: return { type: 'registers', registers: toRegisters(decodeRegisters(f.body)) };
-      default: return undefined;
+      case ViceResponse.stopped:
+        return { type: 'stopped', pc };
+      case ViceResponse.resumed:
+        return { type: 'resumed', pc };
+      case ViceResponse.jam:
+        return { type: 'jam', pc };
+      case ViceResponse.checkpointInfo:
+        return { type: 'checkpoint', checkpoint: decodeCheckpointInfo(f.body) };
+      case ViceResponse.registerInfo:
+        return { type: 'registers', registers: toRegisters(decodeRegisters(f.body)) };
+      default:
+        return undefined;
     }
   }
 
   /** Sends one command and waits for its final response; a non-zero error byte becomes a `vice` error. */
-  async request(command: number, body: Uint8Array = new Uint8Array(0)): Promise<{ final: ViceResponseFrame; partial: ViceResponseFrame[] }> {
+  async request(
+    command: number,
+    body: Uint8Array = new Uint8Array(0),
+  ): Promise<{ final: ViceResponseFrame; partial: ViceResponseFrame[] }> {
     if (this.#closed) throw this.#closed;
     const id = this.#nextId++;
     if (this.#nextId >= EVENT_REQUEST_ID) this.#nextId = 1;
@@ -145,7 +175,9 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
       this.#socket.write(encodeRequest(id, command, body));
     });
     if (res.final.error !== 0) {
-      throw new UltimateError('vice', `VICE command 0x${command.toString(16)} failed with error 0x${res.final.error.toString(16)}`, { code: res.final.error });
+      throw new UltimateError('vice', `VICE command 0x${command.toString(16)} failed with error 0x${res.final.error.toString(16)}`, {
+        code: res.final.error,
+      });
     }
     return res;
   }
@@ -164,7 +196,8 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
   }
 
   async memorySet(start: number, bytes: Uint8Array, opts: { sideEffects?: boolean; memspace?: number; bank?: number } = {}): Promise<void> {
-    if (bytes.length === 0 || start + bytes.length > 0x10000) throw new UltimateError('bad-input', `memorySet of ${bytes.length} bytes at ${start} must be 1..$FFFF-bounded`);
+    if (bytes.length === 0 || start + bytes.length > 0x10000)
+      throw new UltimateError('bad-input', `memorySet of ${bytes.length} bytes at ${start} must be 1..$FFFF-bounded`);
     const b = Buffer.alloc(8 + bytes.length);
     b[0] = opts.sideEffects ? 1 : 0;
     b.writeUInt16LE(start, 1);
@@ -175,7 +208,14 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
     await this.request(ViceCommand.memorySet, b);
   }
 
-  async checkpointSet(c: { start: number; end?: number; stop?: boolean; enabled?: boolean; op?: number; temporary?: boolean }): Promise<CheckpointInfo> {
+  async checkpointSet(c: {
+    start: number;
+    end?: number;
+    stop?: boolean;
+    enabled?: boolean;
+    op?: number;
+    temporary?: boolean;
+  }): Promise<CheckpointInfo> {
     const b = Buffer.alloc(8);
     b.writeUInt16LE(c.start, 0);
     b.writeUInt16LE(c.end ?? c.start, 2);
@@ -231,12 +271,20 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
     await this.request(ViceCommand.keyboardFeed, Buffer.concat([Uint8Array.of(bytes.length), bytes]));
   }
 
-  async ping(): Promise<void> { await this.request(ViceCommand.ping); }
+  async ping(): Promise<void> {
+    await this.request(ViceCommand.ping);
+  }
   /** Leaves the monitor: the emulation resumes. */
-  async resume(): Promise<void> { await this.request(ViceCommand.exit); }
-  async quit(): Promise<void> { await this.request(ViceCommand.quit); }
+  async resume(): Promise<void> {
+    await this.request(ViceCommand.exit);
+  }
+  async quit(): Promise<void> {
+    await this.request(ViceCommand.quit);
+  }
   /** 0 = soft reset, 1 = hard reset (8–11 reset a drive). */
-  async reset(type = 0): Promise<void> { await this.request(ViceCommand.reset, Uint8Array.of(type)); }
+  async reset(type = 0): Promise<void> {
+    await this.request(ViceCommand.reset, Uint8Array.of(type));
+  }
 
   async autostart(filename: string, opts: { run?: boolean; fileIndex?: number } = {}): Promise<void> {
     const name = Buffer.from(filename, 'utf8');
@@ -250,14 +298,31 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
   }
 
   /** Resolves with the next event matching `pred`, or rejects after `timeoutMs`. */
-  waitForEvent<T extends ViceEvent['type']>(type: T, timeoutMs = this.#timeoutMs, pred: (e: Extract<ViceEvent, { type: T }>) => boolean = () => true): Promise<Extract<ViceEvent, { type: T }>> {
+  waitForEvent<T extends ViceEvent['type']>(
+    type: T,
+    timeoutMs = this.#timeoutMs,
+    pred: (e: Extract<ViceEvent, { type: T }>) => boolean = () => true,
+  ): Promise<Extract<ViceEvent, { type: T }>> {
     return new Promise((resolve, reject) => {
       const on = (e: ViceEvent) => {
-        if (e.type === type && pred(e as Extract<ViceEvent, { type: T }>)) { cleanup(); resolve(e as Extract<ViceEvent, { type: T }>); }
+        if (e.type === type && pred(e as Extract<ViceEvent, { type: T }>)) {
+          cleanup();
+          resolve(e as Extract<ViceEvent, { type: T }>);
+        }
       };
-      const onClose = () => { cleanup(); reject(this.#closed ?? new UltimateError('network', 'VICE monitor connection closed')); };
-      const timer = setTimeout(() => { cleanup(); reject(new UltimateError('timeout', `no VICE '${type}' event within ${timeoutMs} ms`)); }, timeoutMs);
-      const cleanup = () => { clearTimeout(timer); this.off('event', on); this.off('close', onClose); };
+      const onClose = () => {
+        cleanup();
+        reject(this.#closed ?? new UltimateError('network', 'VICE monitor connection closed'));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new UltimateError('timeout', `no VICE '${type}' event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.off('event', on);
+        this.off('close', onClose);
+      };
       this.on('event', on);
       this.on('close', onClose);
     });

@@ -48,17 +48,38 @@ export const ViceError = {
 } as const;
 
 /** 6510 register ids as VICE numbers them. */
-export const ViceRegister = { A: 0x00, X: 0x01, Y: 0x02, PC: 0x03, SP: 0x04, FL: 0x05, LIN: 0x35, CYC: 0x36, ZERO: 0x37, ONE: 0x38 } as const;
+export const ViceRegister = {
+  A: 0x00,
+  X: 0x01,
+  Y: 0x02,
+  PC: 0x03,
+  SP: 0x04,
+  FL: 0x05,
+  LIN: 0x35,
+  CYC: 0x36,
+  ZERO: 0x37,
+  ONE: 0x38,
+} as const;
 export type ViceRegisterName = keyof typeof ViceRegister;
 
 export const CheckpointOp = { load: 0x01, store: 0x02, exec: 0x04 } as const;
 
-export interface ViceRequestFrame { requestId: number; command: number; body: Buffer }
-export interface ViceResponseFrame { type: number; error: number; requestId: number; body: Buffer }
+export interface ViceRequestFrame {
+  requestId: number;
+  command: number;
+  body: Buffer;
+}
+export interface ViceResponseFrame {
+  type: number;
+  error: number;
+  requestId: number;
+  body: Buffer;
+}
 
 export function encodeRequest(requestId: number, command: number, body: Uint8Array = new Uint8Array(0)): Buffer {
   const b = Buffer.alloc(REQUEST_HEADER_BYTES + body.length);
-  b[0] = STX; b[1] = API_VERSION;
+  b[0] = STX;
+  b[1] = API_VERSION;
   b.writeUInt32LE(body.length, 2);
   b.writeUInt32LE(requestId >>> 0, 6);
   b[10] = command;
@@ -68,9 +89,11 @@ export function encodeRequest(requestId: number, command: number, body: Uint8Arr
 
 export function encodeResponse(type: number, error: number, requestId: number, body: Uint8Array = new Uint8Array(0)): Buffer {
   const b = Buffer.alloc(RESPONSE_HEADER_BYTES + body.length);
-  b[0] = STX; b[1] = API_VERSION;
+  b[0] = STX;
+  b[1] = API_VERSION;
   b.writeUInt32LE(body.length, 2);
-  b[6] = type; b[7] = error;
+  b[6] = type;
+  b[7] = error;
   b.writeUInt32LE(requestId >>> 0, 8);
   b.set(body, RESPONSE_HEADER_BYTES);
   return b;
@@ -82,7 +105,10 @@ export function encodeResponse(type: number, error: number, requestId: number, b
  */
 export class FrameReader<T> {
   #buf: Buffer = Buffer.alloc(0);
-  constructor(private readonly kind: 'request' | 'response', private readonly maxBody = 16 * 1024 * 1024) {}
+  constructor(
+    private readonly kind: 'request' | 'response',
+    private readonly maxBody = 16 * 1024 * 1024,
+  ) {}
 
   push(chunk: Buffer): T[] {
     this.#buf = this.#buf.length ? Buffer.concat([this.#buf, chunk]) : chunk;

@@ -76,12 +76,18 @@ export class Cia6526 {
   /** A read at cycle `now`; with `sideEffects` false (debugger) the ICR is not acknowledged. */
   read(reg: number, now: number, sideEffects: boolean): number {
     switch (reg) {
-      case 0x00: return (this.regs[0] | ~this.regs[2]) & 0xff; // port A: outputs as written, inputs high
-      case 0x01: return (this.regs[1] | ~this.regs[3]) & 0xff;
-      case 0x04: return this.counter(this.a, now) & 0xff;
-      case 0x05: return this.counter(this.a, now) >> 8;
-      case 0x06: return this.counter(this.b, now) & 0xff;
-      case 0x07: return this.counter(this.b, now) >> 8;
+      case 0x00:
+        return (this.regs[0] | ~this.regs[2]) & 0xff; // port A: outputs as written, inputs high
+      case 0x01:
+        return (this.regs[1] | ~this.regs[3]) & 0xff;
+      case 0x04:
+        return this.counter(this.a, now) & 0xff;
+      case 0x05:
+        return this.counter(this.a, now) >> 8;
+      case 0x06:
+        return this.counter(this.b, now) & 0xff;
+      case 0x07:
+        return this.counter(this.b, now) >> 8;
       case 0x0d: {
         this.catchUp(now);
         const v = this.icrData | (this.interrupting ? 0x80 : 0);
@@ -91,24 +97,40 @@ export class Cia6526 {
         }
         return v;
       }
-      default: return this.regs[reg];
+      default:
+        return this.regs[reg];
     }
   }
 
   write(reg: number, value: number, now: number): void {
     this.catchUp(now);
     switch (reg) {
-      case 0x04: this.a.latch = (this.a.latch & 0xff00) | value; break;
-      case 0x05: this.writeLatchHigh(this.a, value, now); break;
-      case 0x06: this.b.latch = (this.b.latch & 0xff00) | value; break;
-      case 0x07: this.writeLatchHigh(this.b, value, now); break;
+      case 0x04:
+        this.a.latch = (this.a.latch & 0xff00) | value;
+        break;
+      case 0x05:
+        this.writeLatchHigh(this.a, value, now);
+        break;
+      case 0x06:
+        this.b.latch = (this.b.latch & 0xff00) | value;
+        break;
+      case 0x07:
+        this.writeLatchHigh(this.b, value, now);
+        break;
       case 0x0d:
         if (value & 0x80) this.icrMask |= value & 0x1f;
         else this.icrMask &= ~value & 0x1f;
         break;
-      case 0x0e: this.writeControl(this.a, value, now); this.regs[reg] = value & ~0x10; break;
-      case 0x0f: this.writeControl(this.b, value, now); this.regs[reg] = value & ~0x10; break;
-      default: this.regs[reg] = value;
+      case 0x0e:
+        this.writeControl(this.a, value, now);
+        this.regs[reg] = value & ~0x10;
+        break;
+      case 0x0f:
+        this.writeControl(this.b, value, now);
+        this.regs[reg] = value & ~0x10;
+        break;
+      default:
+        this.regs[reg] = value;
     }
     this.nextEvent = Math.min(this.a.underflowAt, this.b.underflowAt);
     this.updateInterrupt();

@@ -28,7 +28,8 @@ class UsageError extends Error {}
 
 function intArg(name: string, v: string | undefined, min: number, max: number): number {
   const n = Number(v);
-  if (v === undefined || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} expects an integer ${min}..${max}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+  if (v === undefined || !Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${name} expects an integer ${min}..${max}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
   return n;
 }
 
@@ -41,18 +42,38 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
     const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
     const value = (): string | undefined => inline ?? argv[++i];
     switch (flag) {
-      case '--help': case '-h': return 'help';
-      case '--host': options.host = value(); break;
-      case '--http-port': options.httpPort = intArg(flag, value(), 0, 65535); break;
-      case '--ftp-port': options.ftpPort = intArg(flag, value(), 0, 65535); break;
-      case '--dma-port': options.dmaPort = intArg(flag, value(), 0, 65535); break;
-      case '--vice-port': options.vicePort = intArg(flag, value(), 0, 65535); break;
-      case '--no-vice': options.vicePort = null; break;
-      case '--password': options.password = value(); break;
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--host':
+        options.host = value();
+        break;
+      case '--http-port':
+        options.httpPort = intArg(flag, value(), 0, 65535);
+        break;
+      case '--ftp-port':
+        options.ftpPort = intArg(flag, value(), 0, 65535);
+        break;
+      case '--dma-port':
+        options.dmaPort = intArg(flag, value(), 0, 65535);
+        break;
+      case '--vice-port':
+        options.vicePort = intArg(flag, value(), 0, 65535);
+        break;
+      case '--no-vice':
+        options.vicePort = null;
+        break;
+      case '--password':
+        options.password = value();
+        break;
       case '--password-file': {
         const p = value();
         if (!p) throw new UsageError('--password-file expects a path');
-        try { options.password = readFileSync(p, 'utf8').split(/\r?\n/)[0]; } catch (e) { throw new UsageError(`--password-file: cannot read ${p}: ${(e as Error).message}`); }
+        try {
+          options.password = readFileSync(p, 'utf8').split(/\r?\n/)[0];
+        } catch (e) {
+          throw new UsageError(`--password-file: cannot read ${p}: ${(e as Error).message}`);
+        }
         break;
       }
       case '--speed': {
@@ -60,19 +81,25 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
         if (v === 'max') options.speed = 'max';
         else {
           const n = Number(v);
-          if (!Number.isFinite(n) || n <= 0 || n > 1000) throw new UsageError(`--speed expects a number in (0, 1000] or "max", got ${JSON.stringify(v)}`);
+          if (!Number.isFinite(n) || n <= 0 || n > 1000)
+            throw new UsageError(`--speed expects a number in (0, 1000] or "max", got ${JSON.stringify(v)}`);
           options.speed = n;
         }
         break;
       }
-      case '--slice-ms': options.sliceMs = intArg(flag, value(), 1, 1000); break;
+      case '--slice-ms':
+        options.sliceMs = intArg(flag, value(), 1, 1000);
+        break;
       case '--drop-every': {
         const n = intArg(flag, value(), 2, 1_000_000);
         options.dropDatagram = (_seq, ordinal) => ordinal % n === n - 1;
         break;
       }
-      case '--exit-on-stdin-close': exitOnStdinClose = true; break;
-      default: throw new UsageError(`unknown option ${JSON.stringify(a)}`);
+      case '--exit-on-stdin-close':
+        exitOnStdinClose = true;
+        break;
+      default:
+        throw new UsageError(`unknown option ${JSON.stringify(a)}`);
     }
   }
   return { options, exitOnStdinClose };
@@ -102,7 +129,9 @@ export async function runVirtualDeviceCli(argv: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(`${JSON.stringify(device.ports)}\n`);
-  process.stderr.write(`virtual Ultimate 64 listening on ${device.host} (REST ${device.ports.http}, FTP ${device.ports.ftp}, DMA ${device.ports.dma}, VICE ${device.ports.vice ?? 'off'})\n`);
+  process.stderr.write(
+    `virtual Ultimate 64 listening on ${device.host} (REST ${device.ports.http}, FTP ${device.ports.ftp}, DMA ${device.ports.dma}, VICE ${device.ports.vice ?? 'off'})\n`,
+  );
   await new Promise<void>((resolve) => {
     const done = () => resolve();
     process.once('SIGINT', done);
@@ -114,7 +143,9 @@ export async function runVirtualDeviceCli(argv: string[]): Promise<number> {
     }
   });
   const st = device.streamer;
-  process.stderr.write(`virtual Ultimate 64 stopping: ${device.clock.executed} clocks run; debug stream sent ${st.sent} datagrams, dropped ${st.droppedOnPurpose} on purpose, ${st.sendErrors} send errors\n`);
+  process.stderr.write(
+    `virtual Ultimate 64 stopping: ${device.clock.executed} clocks run; debug stream sent ${st.sent} datagrams, dropped ${st.droppedOnPurpose} on purpose, ${st.sendErrors} send errors\n`,
+  );
   await device.stop();
   return 0;
 }

@@ -43,9 +43,15 @@ export class MachineClock {
     this.#afterSlice = opts.afterSlice;
   }
 
-  get running(): boolean { return !this.#stopped && this.#holds.size === 0; }
-  get holds(): HoldReason[] { return [...this.#holds]; }
-  get hz(): number { return this.#speed === 'max' ? Infinity : PAL_CLOCK_HZ * this.#speed; }
+  get running(): boolean {
+    return !this.#stopped && this.#holds.size === 0;
+  }
+  get holds(): HoldReason[] {
+    return [...this.#holds];
+  }
+  get hz(): number {
+    return this.#speed === 'max' ? Infinity : PAL_CLOCK_HZ * this.#speed;
+  }
 
   start(): void {
     if (!this.#stopped) return;
@@ -67,10 +73,15 @@ export class MachineClock {
 
   release(reason: HoldReason): void {
     if (!this.#holds.delete(reason)) return;
-    if (this.running) { this.#rebase(); this.#schedule(); }
+    if (this.running) {
+      this.#rebase();
+      this.#schedule();
+    }
   }
 
-  isHeld(reason: HoldReason): boolean { return this.#holds.has(reason); }
+  isHeld(reason: HoldReason): boolean {
+    return this.#holds.has(reason);
+  }
 
   #rebase(): void {
     this.#originMs = performance.now();

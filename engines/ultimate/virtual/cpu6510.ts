@@ -291,19 +291,49 @@ export class Cpu6510 {
     this.wr(ea, v);
     let r: number;
     switch (kind) {
-      case RMW_ASL: r = this.asl(v); break;
-      case RMW_LSR: r = this.lsr(v); break;
-      case RMW_ROL: r = this.rol(v); break;
-      case RMW_ROR: r = this.ror(v); break;
-      case RMW_INC: r = this.nz((v + 1) & 0xff); break;
-      case RMW_DEC: r = this.nz((v - 1) & 0xff); break;
+      case RMW_ASL:
+        r = this.asl(v);
+        break;
+      case RMW_LSR:
+        r = this.lsr(v);
+        break;
+      case RMW_ROL:
+        r = this.rol(v);
+        break;
+      case RMW_ROR:
+        r = this.ror(v);
+        break;
+      case RMW_INC:
+        r = this.nz((v + 1) & 0xff);
+        break;
+      case RMW_DEC:
+        r = this.nz((v - 1) & 0xff);
+        break;
       // undocumented combinations: the shift/step, then an ALU operation on A
-      case RMW_SLO: r = this.asl(v); this.a = this.nz(this.a | r); break;
-      case RMW_RLA: r = this.rol(v); this.a = this.nz(this.a & r); break;
-      case RMW_SRE: r = this.lsr(v); this.a = this.nz(this.a ^ r); break;
-      case RMW_RRA: r = this.ror(v); this.adc(r); break;
-      case RMW_DCP: r = (v - 1) & 0xff; this.cmp(this.a, r); break;
-      default: /* RMW_ISC */ r = (v + 1) & 0xff; this.sbc(r); break;
+      case RMW_SLO:
+        r = this.asl(v);
+        this.a = this.nz(this.a | r);
+        break;
+      case RMW_RLA:
+        r = this.rol(v);
+        this.a = this.nz(this.a & r);
+        break;
+      case RMW_SRE:
+        r = this.lsr(v);
+        this.a = this.nz(this.a ^ r);
+        break;
+      case RMW_RRA:
+        r = this.ror(v);
+        this.adc(r);
+        break;
+      case RMW_DCP:
+        r = (v - 1) & 0xff;
+        this.cmp(this.a, r);
+        break;
+      default:
+        /* RMW_ISC */ r = (v + 1) & 0xff;
+        this.sbc(r);
+        break;
     }
     this.wr(ea, r);
   }
@@ -338,7 +368,7 @@ export class Cpu6510 {
     const ea = (base + idx) & 0xffff;
     const v = value & (((base >> 8) + 1) & 0xff);
     // On a page cross the high byte of the address is replaced by the stored value.
-    const addr = ((base & 0xff) + idx > 0xff) ? ((v << 8) | (ea & 0xff)) : ea;
+    const addr = (base & 0xff) + idx > 0xff ? (v << 8) | (ea & 0xff) : ea;
     this.wr(addr, v);
   }
 
@@ -386,156 +416,460 @@ export class Cpu6510 {
     let t: number;
     switch (op) {
       // ---- loads
-      case 0xa9: this.a = this.nz(this.fetch()); break;
-      case 0xa5: this.a = this.nz(this.rd(this.eaZp())); break;
-      case 0xb5: this.a = this.nz(this.rd(this.eaZpIdx(this.x))); break;
-      case 0xad: this.a = this.nz(this.rd(this.eaAbs())); break;
-      case 0xbd: this.a = this.nz(this.rd(this.eaAbsIdxRead(this.x))); break;
-      case 0xb9: this.a = this.nz(this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0xa1: this.a = this.nz(this.rd(this.eaIzx())); break;
-      case 0xb1: this.a = this.nz(this.rd(this.eaIzyRead())); break;
-      case 0xa2: this.x = this.nz(this.fetch()); break;
-      case 0xa6: this.x = this.nz(this.rd(this.eaZp())); break;
-      case 0xb6: this.x = this.nz(this.rd(this.eaZpIdx(this.y))); break;
-      case 0xae: this.x = this.nz(this.rd(this.eaAbs())); break;
-      case 0xbe: this.x = this.nz(this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0xa0: this.y = this.nz(this.fetch()); break;
-      case 0xa4: this.y = this.nz(this.rd(this.eaZp())); break;
-      case 0xb4: this.y = this.nz(this.rd(this.eaZpIdx(this.x))); break;
-      case 0xac: this.y = this.nz(this.rd(this.eaAbs())); break;
-      case 0xbc: this.y = this.nz(this.rd(this.eaAbsIdxRead(this.x))); break;
+      case 0xa9:
+        this.a = this.nz(this.fetch());
+        break;
+      case 0xa5:
+        this.a = this.nz(this.rd(this.eaZp()));
+        break;
+      case 0xb5:
+        this.a = this.nz(this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0xad:
+        this.a = this.nz(this.rd(this.eaAbs()));
+        break;
+      case 0xbd:
+        this.a = this.nz(this.rd(this.eaAbsIdxRead(this.x)));
+        break;
+      case 0xb9:
+        this.a = this.nz(this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0xa1:
+        this.a = this.nz(this.rd(this.eaIzx()));
+        break;
+      case 0xb1:
+        this.a = this.nz(this.rd(this.eaIzyRead()));
+        break;
+      case 0xa2:
+        this.x = this.nz(this.fetch());
+        break;
+      case 0xa6:
+        this.x = this.nz(this.rd(this.eaZp()));
+        break;
+      case 0xb6:
+        this.x = this.nz(this.rd(this.eaZpIdx(this.y)));
+        break;
+      case 0xae:
+        this.x = this.nz(this.rd(this.eaAbs()));
+        break;
+      case 0xbe:
+        this.x = this.nz(this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0xa0:
+        this.y = this.nz(this.fetch());
+        break;
+      case 0xa4:
+        this.y = this.nz(this.rd(this.eaZp()));
+        break;
+      case 0xb4:
+        this.y = this.nz(this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0xac:
+        this.y = this.nz(this.rd(this.eaAbs()));
+        break;
+      case 0xbc:
+        this.y = this.nz(this.rd(this.eaAbsIdxRead(this.x)));
+        break;
 
       // ---- stores
-      case 0x85: this.wr(this.eaZp(), this.a); break;
-      case 0x95: this.wr(this.eaZpIdx(this.x), this.a); break;
-      case 0x8d: this.wr(this.eaAbs(), this.a); break;
-      case 0x9d: this.wr(this.eaAbsIdxWrite(this.x), this.a); break;
-      case 0x99: this.wr(this.eaAbsIdxWrite(this.y), this.a); break;
-      case 0x81: this.wr(this.eaIzx(), this.a); break;
-      case 0x91: this.wr(this.eaIzyWrite(), this.a); break;
-      case 0x86: this.wr(this.eaZp(), this.x); break;
-      case 0x96: this.wr(this.eaZpIdx(this.y), this.x); break;
-      case 0x8e: this.wr(this.eaAbs(), this.x); break;
-      case 0x84: this.wr(this.eaZp(), this.y); break;
-      case 0x94: this.wr(this.eaZpIdx(this.x), this.y); break;
-      case 0x8c: this.wr(this.eaAbs(), this.y); break;
+      case 0x85:
+        this.wr(this.eaZp(), this.a);
+        break;
+      case 0x95:
+        this.wr(this.eaZpIdx(this.x), this.a);
+        break;
+      case 0x8d:
+        this.wr(this.eaAbs(), this.a);
+        break;
+      case 0x9d:
+        this.wr(this.eaAbsIdxWrite(this.x), this.a);
+        break;
+      case 0x99:
+        this.wr(this.eaAbsIdxWrite(this.y), this.a);
+        break;
+      case 0x81:
+        this.wr(this.eaIzx(), this.a);
+        break;
+      case 0x91:
+        this.wr(this.eaIzyWrite(), this.a);
+        break;
+      case 0x86:
+        this.wr(this.eaZp(), this.x);
+        break;
+      case 0x96:
+        this.wr(this.eaZpIdx(this.y), this.x);
+        break;
+      case 0x8e:
+        this.wr(this.eaAbs(), this.x);
+        break;
+      case 0x84:
+        this.wr(this.eaZp(), this.y);
+        break;
+      case 0x94:
+        this.wr(this.eaZpIdx(this.x), this.y);
+        break;
+      case 0x8c:
+        this.wr(this.eaAbs(), this.y);
+        break;
 
       // ---- ALU with memory or immediate
-      case 0x69: this.adc(this.fetch()); break;
-      case 0x65: this.adc(this.rd(this.eaZp())); break;
-      case 0x75: this.adc(this.rd(this.eaZpIdx(this.x))); break;
-      case 0x6d: this.adc(this.rd(this.eaAbs())); break;
-      case 0x7d: this.adc(this.rd(this.eaAbsIdxRead(this.x))); break;
-      case 0x79: this.adc(this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0x61: this.adc(this.rd(this.eaIzx())); break;
-      case 0x71: this.adc(this.rd(this.eaIzyRead())); break;
-      case 0xe9: case 0xeb: this.sbc(this.fetch()); break;
-      case 0xe5: this.sbc(this.rd(this.eaZp())); break;
-      case 0xf5: this.sbc(this.rd(this.eaZpIdx(this.x))); break;
-      case 0xed: this.sbc(this.rd(this.eaAbs())); break;
-      case 0xfd: this.sbc(this.rd(this.eaAbsIdxRead(this.x))); break;
-      case 0xf9: this.sbc(this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0xe1: this.sbc(this.rd(this.eaIzx())); break;
-      case 0xf1: this.sbc(this.rd(this.eaIzyRead())); break;
-      case 0x29: this.a = this.nz(this.a & this.fetch()); break;
-      case 0x25: this.a = this.nz(this.a & this.rd(this.eaZp())); break;
-      case 0x35: this.a = this.nz(this.a & this.rd(this.eaZpIdx(this.x))); break;
-      case 0x2d: this.a = this.nz(this.a & this.rd(this.eaAbs())); break;
-      case 0x3d: this.a = this.nz(this.a & this.rd(this.eaAbsIdxRead(this.x))); break;
-      case 0x39: this.a = this.nz(this.a & this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0x21: this.a = this.nz(this.a & this.rd(this.eaIzx())); break;
-      case 0x31: this.a = this.nz(this.a & this.rd(this.eaIzyRead())); break;
-      case 0x09: this.a = this.nz(this.a | this.fetch()); break;
-      case 0x05: this.a = this.nz(this.a | this.rd(this.eaZp())); break;
-      case 0x15: this.a = this.nz(this.a | this.rd(this.eaZpIdx(this.x))); break;
-      case 0x0d: this.a = this.nz(this.a | this.rd(this.eaAbs())); break;
-      case 0x1d: this.a = this.nz(this.a | this.rd(this.eaAbsIdxRead(this.x))); break;
-      case 0x19: this.a = this.nz(this.a | this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0x01: this.a = this.nz(this.a | this.rd(this.eaIzx())); break;
-      case 0x11: this.a = this.nz(this.a | this.rd(this.eaIzyRead())); break;
-      case 0x49: this.a = this.nz(this.a ^ this.fetch()); break;
-      case 0x45: this.a = this.nz(this.a ^ this.rd(this.eaZp())); break;
-      case 0x55: this.a = this.nz(this.a ^ this.rd(this.eaZpIdx(this.x))); break;
-      case 0x4d: this.a = this.nz(this.a ^ this.rd(this.eaAbs())); break;
-      case 0x5d: this.a = this.nz(this.a ^ this.rd(this.eaAbsIdxRead(this.x))); break;
-      case 0x59: this.a = this.nz(this.a ^ this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0x41: this.a = this.nz(this.a ^ this.rd(this.eaIzx())); break;
-      case 0x51: this.a = this.nz(this.a ^ this.rd(this.eaIzyRead())); break;
-      case 0xc9: this.cmp(this.a, this.fetch()); break;
-      case 0xc5: this.cmp(this.a, this.rd(this.eaZp())); break;
-      case 0xd5: this.cmp(this.a, this.rd(this.eaZpIdx(this.x))); break;
-      case 0xcd: this.cmp(this.a, this.rd(this.eaAbs())); break;
-      case 0xdd: this.cmp(this.a, this.rd(this.eaAbsIdxRead(this.x))); break;
-      case 0xd9: this.cmp(this.a, this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0xc1: this.cmp(this.a, this.rd(this.eaIzx())); break;
-      case 0xd1: this.cmp(this.a, this.rd(this.eaIzyRead())); break;
-      case 0xe0: this.cmp(this.x, this.fetch()); break;
-      case 0xe4: this.cmp(this.x, this.rd(this.eaZp())); break;
-      case 0xec: this.cmp(this.x, this.rd(this.eaAbs())); break;
-      case 0xc0: this.cmp(this.y, this.fetch()); break;
-      case 0xc4: this.cmp(this.y, this.rd(this.eaZp())); break;
-      case 0xcc: this.cmp(this.y, this.rd(this.eaAbs())); break;
-      case 0x24: this.bit(this.rd(this.eaZp())); break;
-      case 0x2c: this.bit(this.rd(this.eaAbs())); break;
+      case 0x69:
+        this.adc(this.fetch());
+        break;
+      case 0x65:
+        this.adc(this.rd(this.eaZp()));
+        break;
+      case 0x75:
+        this.adc(this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0x6d:
+        this.adc(this.rd(this.eaAbs()));
+        break;
+      case 0x7d:
+        this.adc(this.rd(this.eaAbsIdxRead(this.x)));
+        break;
+      case 0x79:
+        this.adc(this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0x61:
+        this.adc(this.rd(this.eaIzx()));
+        break;
+      case 0x71:
+        this.adc(this.rd(this.eaIzyRead()));
+        break;
+      case 0xe9:
+      case 0xeb:
+        this.sbc(this.fetch());
+        break;
+      case 0xe5:
+        this.sbc(this.rd(this.eaZp()));
+        break;
+      case 0xf5:
+        this.sbc(this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0xed:
+        this.sbc(this.rd(this.eaAbs()));
+        break;
+      case 0xfd:
+        this.sbc(this.rd(this.eaAbsIdxRead(this.x)));
+        break;
+      case 0xf9:
+        this.sbc(this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0xe1:
+        this.sbc(this.rd(this.eaIzx()));
+        break;
+      case 0xf1:
+        this.sbc(this.rd(this.eaIzyRead()));
+        break;
+      case 0x29:
+        this.a = this.nz(this.a & this.fetch());
+        break;
+      case 0x25:
+        this.a = this.nz(this.a & this.rd(this.eaZp()));
+        break;
+      case 0x35:
+        this.a = this.nz(this.a & this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0x2d:
+        this.a = this.nz(this.a & this.rd(this.eaAbs()));
+        break;
+      case 0x3d:
+        this.a = this.nz(this.a & this.rd(this.eaAbsIdxRead(this.x)));
+        break;
+      case 0x39:
+        this.a = this.nz(this.a & this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0x21:
+        this.a = this.nz(this.a & this.rd(this.eaIzx()));
+        break;
+      case 0x31:
+        this.a = this.nz(this.a & this.rd(this.eaIzyRead()));
+        break;
+      case 0x09:
+        this.a = this.nz(this.a | this.fetch());
+        break;
+      case 0x05:
+        this.a = this.nz(this.a | this.rd(this.eaZp()));
+        break;
+      case 0x15:
+        this.a = this.nz(this.a | this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0x0d:
+        this.a = this.nz(this.a | this.rd(this.eaAbs()));
+        break;
+      case 0x1d:
+        this.a = this.nz(this.a | this.rd(this.eaAbsIdxRead(this.x)));
+        break;
+      case 0x19:
+        this.a = this.nz(this.a | this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0x01:
+        this.a = this.nz(this.a | this.rd(this.eaIzx()));
+        break;
+      case 0x11:
+        this.a = this.nz(this.a | this.rd(this.eaIzyRead()));
+        break;
+      case 0x49:
+        this.a = this.nz(this.a ^ this.fetch());
+        break;
+      case 0x45:
+        this.a = this.nz(this.a ^ this.rd(this.eaZp()));
+        break;
+      case 0x55:
+        this.a = this.nz(this.a ^ this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0x4d:
+        this.a = this.nz(this.a ^ this.rd(this.eaAbs()));
+        break;
+      case 0x5d:
+        this.a = this.nz(this.a ^ this.rd(this.eaAbsIdxRead(this.x)));
+        break;
+      case 0x59:
+        this.a = this.nz(this.a ^ this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0x41:
+        this.a = this.nz(this.a ^ this.rd(this.eaIzx()));
+        break;
+      case 0x51:
+        this.a = this.nz(this.a ^ this.rd(this.eaIzyRead()));
+        break;
+      case 0xc9:
+        this.cmp(this.a, this.fetch());
+        break;
+      case 0xc5:
+        this.cmp(this.a, this.rd(this.eaZp()));
+        break;
+      case 0xd5:
+        this.cmp(this.a, this.rd(this.eaZpIdx(this.x)));
+        break;
+      case 0xcd:
+        this.cmp(this.a, this.rd(this.eaAbs()));
+        break;
+      case 0xdd:
+        this.cmp(this.a, this.rd(this.eaAbsIdxRead(this.x)));
+        break;
+      case 0xd9:
+        this.cmp(this.a, this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0xc1:
+        this.cmp(this.a, this.rd(this.eaIzx()));
+        break;
+      case 0xd1:
+        this.cmp(this.a, this.rd(this.eaIzyRead()));
+        break;
+      case 0xe0:
+        this.cmp(this.x, this.fetch());
+        break;
+      case 0xe4:
+        this.cmp(this.x, this.rd(this.eaZp()));
+        break;
+      case 0xec:
+        this.cmp(this.x, this.rd(this.eaAbs()));
+        break;
+      case 0xc0:
+        this.cmp(this.y, this.fetch());
+        break;
+      case 0xc4:
+        this.cmp(this.y, this.rd(this.eaZp()));
+        break;
+      case 0xcc:
+        this.cmp(this.y, this.rd(this.eaAbs()));
+        break;
+      case 0x24:
+        this.bit(this.rd(this.eaZp()));
+        break;
+      case 0x2c:
+        this.bit(this.rd(this.eaAbs()));
+        break;
 
       // ---- shifts and increments on A (2 cycles: the dummy read of the next byte)
-      case 0x0a: this.rd(this.pc); this.a = this.asl(this.a); break;
-      case 0x4a: this.rd(this.pc); this.a = this.lsr(this.a); break;
-      case 0x2a: this.rd(this.pc); this.a = this.rol(this.a); break;
-      case 0x6a: this.rd(this.pc); this.a = this.ror(this.a); break;
+      case 0x0a:
+        this.rd(this.pc);
+        this.a = this.asl(this.a);
+        break;
+      case 0x4a:
+        this.rd(this.pc);
+        this.a = this.lsr(this.a);
+        break;
+      case 0x2a:
+        this.rd(this.pc);
+        this.a = this.rol(this.a);
+        break;
+      case 0x6a:
+        this.rd(this.pc);
+        this.a = this.ror(this.a);
+        break;
 
       // ---- read-modify-write on memory
-      case 0x06: this.rmw(this.eaZp(), RMW_ASL); break;
-      case 0x16: this.rmw(this.eaZpIdx(this.x), RMW_ASL); break;
-      case 0x0e: this.rmw(this.eaAbs(), RMW_ASL); break;
-      case 0x1e: this.rmw(this.eaAbsIdxWrite(this.x), RMW_ASL); break;
-      case 0x46: this.rmw(this.eaZp(), RMW_LSR); break;
-      case 0x56: this.rmw(this.eaZpIdx(this.x), RMW_LSR); break;
-      case 0x4e: this.rmw(this.eaAbs(), RMW_LSR); break;
-      case 0x5e: this.rmw(this.eaAbsIdxWrite(this.x), RMW_LSR); break;
-      case 0x26: this.rmw(this.eaZp(), RMW_ROL); break;
-      case 0x36: this.rmw(this.eaZpIdx(this.x), RMW_ROL); break;
-      case 0x2e: this.rmw(this.eaAbs(), RMW_ROL); break;
-      case 0x3e: this.rmw(this.eaAbsIdxWrite(this.x), RMW_ROL); break;
-      case 0x66: this.rmw(this.eaZp(), RMW_ROR); break;
-      case 0x76: this.rmw(this.eaZpIdx(this.x), RMW_ROR); break;
-      case 0x6e: this.rmw(this.eaAbs(), RMW_ROR); break;
-      case 0x7e: this.rmw(this.eaAbsIdxWrite(this.x), RMW_ROR); break;
-      case 0xe6: this.rmw(this.eaZp(), RMW_INC); break;
-      case 0xf6: this.rmw(this.eaZpIdx(this.x), RMW_INC); break;
-      case 0xee: this.rmw(this.eaAbs(), RMW_INC); break;
-      case 0xfe: this.rmw(this.eaAbsIdxWrite(this.x), RMW_INC); break;
-      case 0xc6: this.rmw(this.eaZp(), RMW_DEC); break;
-      case 0xd6: this.rmw(this.eaZpIdx(this.x), RMW_DEC); break;
-      case 0xce: this.rmw(this.eaAbs(), RMW_DEC); break;
-      case 0xde: this.rmw(this.eaAbsIdxWrite(this.x), RMW_DEC); break;
+      case 0x06:
+        this.rmw(this.eaZp(), RMW_ASL);
+        break;
+      case 0x16:
+        this.rmw(this.eaZpIdx(this.x), RMW_ASL);
+        break;
+      case 0x0e:
+        this.rmw(this.eaAbs(), RMW_ASL);
+        break;
+      case 0x1e:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_ASL);
+        break;
+      case 0x46:
+        this.rmw(this.eaZp(), RMW_LSR);
+        break;
+      case 0x56:
+        this.rmw(this.eaZpIdx(this.x), RMW_LSR);
+        break;
+      case 0x4e:
+        this.rmw(this.eaAbs(), RMW_LSR);
+        break;
+      case 0x5e:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_LSR);
+        break;
+      case 0x26:
+        this.rmw(this.eaZp(), RMW_ROL);
+        break;
+      case 0x36:
+        this.rmw(this.eaZpIdx(this.x), RMW_ROL);
+        break;
+      case 0x2e:
+        this.rmw(this.eaAbs(), RMW_ROL);
+        break;
+      case 0x3e:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_ROL);
+        break;
+      case 0x66:
+        this.rmw(this.eaZp(), RMW_ROR);
+        break;
+      case 0x76:
+        this.rmw(this.eaZpIdx(this.x), RMW_ROR);
+        break;
+      case 0x6e:
+        this.rmw(this.eaAbs(), RMW_ROR);
+        break;
+      case 0x7e:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_ROR);
+        break;
+      case 0xe6:
+        this.rmw(this.eaZp(), RMW_INC);
+        break;
+      case 0xf6:
+        this.rmw(this.eaZpIdx(this.x), RMW_INC);
+        break;
+      case 0xee:
+        this.rmw(this.eaAbs(), RMW_INC);
+        break;
+      case 0xfe:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_INC);
+        break;
+      case 0xc6:
+        this.rmw(this.eaZp(), RMW_DEC);
+        break;
+      case 0xd6:
+        this.rmw(this.eaZpIdx(this.x), RMW_DEC);
+        break;
+      case 0xce:
+        this.rmw(this.eaAbs(), RMW_DEC);
+        break;
+      case 0xde:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_DEC);
+        break;
 
       // ---- register transfers, increments, flags (2 cycles each)
-      case 0xaa: this.rd(this.pc); this.x = this.nz(this.a); break;
-      case 0xa8: this.rd(this.pc); this.y = this.nz(this.a); break;
-      case 0x8a: this.rd(this.pc); this.a = this.nz(this.x); break;
-      case 0x98: this.rd(this.pc); this.a = this.nz(this.y); break;
-      case 0xba: this.rd(this.pc); this.x = this.nz(this.sp); break;
-      case 0x9a: this.rd(this.pc); this.sp = this.x; break;
-      case 0xe8: this.rd(this.pc); this.x = this.nz((this.x + 1) & 0xff); break;
-      case 0xc8: this.rd(this.pc); this.y = this.nz((this.y + 1) & 0xff); break;
-      case 0xca: this.rd(this.pc); this.x = this.nz((this.x - 1) & 0xff); break;
-      case 0x88: this.rd(this.pc); this.y = this.nz((this.y - 1) & 0xff); break;
-      case 0x18: this.rd(this.pc); this.fc = 0; break;
-      case 0x38: this.rd(this.pc); this.fc = 1; break;
-      case 0xd8: this.rd(this.pc); this.fd = 0; break;
-      case 0xf8: this.rd(this.pc); this.fd = 1; break;
-      case 0xb8: this.rd(this.pc); this.fv = 0; break;
-      case 0x58: this.rd(this.pc); this.pollIOverride = this.fi; this.fi = 0; break;
-      case 0x78: this.rd(this.pc); this.pollIOverride = this.fi; this.fi = 1; break;
-      case 0xea: case 0x1a: case 0x3a: case 0x5a: case 0x7a: case 0xda: case 0xfa:
+      case 0xaa:
+        this.rd(this.pc);
+        this.x = this.nz(this.a);
+        break;
+      case 0xa8:
+        this.rd(this.pc);
+        this.y = this.nz(this.a);
+        break;
+      case 0x8a:
+        this.rd(this.pc);
+        this.a = this.nz(this.x);
+        break;
+      case 0x98:
+        this.rd(this.pc);
+        this.a = this.nz(this.y);
+        break;
+      case 0xba:
+        this.rd(this.pc);
+        this.x = this.nz(this.sp);
+        break;
+      case 0x9a:
+        this.rd(this.pc);
+        this.sp = this.x;
+        break;
+      case 0xe8:
+        this.rd(this.pc);
+        this.x = this.nz((this.x + 1) & 0xff);
+        break;
+      case 0xc8:
+        this.rd(this.pc);
+        this.y = this.nz((this.y + 1) & 0xff);
+        break;
+      case 0xca:
+        this.rd(this.pc);
+        this.x = this.nz((this.x - 1) & 0xff);
+        break;
+      case 0x88:
+        this.rd(this.pc);
+        this.y = this.nz((this.y - 1) & 0xff);
+        break;
+      case 0x18:
+        this.rd(this.pc);
+        this.fc = 0;
+        break;
+      case 0x38:
+        this.rd(this.pc);
+        this.fc = 1;
+        break;
+      case 0xd8:
+        this.rd(this.pc);
+        this.fd = 0;
+        break;
+      case 0xf8:
+        this.rd(this.pc);
+        this.fd = 1;
+        break;
+      case 0xb8:
+        this.rd(this.pc);
+        this.fv = 0;
+        break;
+      case 0x58:
+        this.rd(this.pc);
+        this.pollIOverride = this.fi;
+        this.fi = 0;
+        break;
+      case 0x78:
+        this.rd(this.pc);
+        this.pollIOverride = this.fi;
+        this.fi = 1;
+        break;
+      case 0xea:
+      case 0x1a:
+      case 0x3a:
+      case 0x5a:
+      case 0x7a:
+      case 0xda:
+      case 0xfa:
         this.rd(this.pc);
         break;
 
       // ---- stack
-      case 0x48: this.rd(this.pc); this.push(this.a); break;
-      case 0x08: this.rd(this.pc); this.push(this.p | FLAG_B); break;
-      case 0x68: this.rd(this.pc); this.rd(0x100 | this.sp); this.a = this.nz(this.pull()); break;
+      case 0x48:
+        this.rd(this.pc);
+        this.push(this.a);
+        break;
+      case 0x08:
+        this.rd(this.pc);
+        this.push(this.p | FLAG_B);
+        break;
+      case 0x68:
+        this.rd(this.pc);
+        this.rd(0x100 | this.sp);
+        this.a = this.nz(this.pull());
+        break;
       case 0x28: {
         this.rd(this.pc);
         this.rd(0x100 | this.sp);
@@ -546,7 +880,9 @@ export class Cpu6510 {
       }
 
       // ---- jumps, calls, returns
-      case 0x4c: this.pc = this.eaAbs(); break;
+      case 0x4c:
+        this.pc = this.eaAbs();
+        break;
       case 0x6c: {
         const ptr = this.eaAbs();
         const lo = this.rd(ptr);
@@ -585,96 +921,255 @@ export class Cpu6510 {
         break;
 
       // ---- branches
-      case 0x10: this.branch(this.fn === 0); break;
-      case 0x30: this.branch(this.fn === 1); break;
-      case 0x50: this.branch(this.fv === 0); break;
-      case 0x70: this.branch(this.fv === 1); break;
-      case 0x90: this.branch(this.fc === 0); break;
-      case 0xb0: this.branch(this.fc === 1); break;
-      case 0xd0: this.branch(this.fz === 0); break;
-      case 0xf0: this.branch(this.fz === 1); break;
+      case 0x10:
+        this.branch(this.fn === 0);
+        break;
+      case 0x30:
+        this.branch(this.fn === 1);
+        break;
+      case 0x50:
+        this.branch(this.fv === 0);
+        break;
+      case 0x70:
+        this.branch(this.fv === 1);
+        break;
+      case 0x90:
+        this.branch(this.fc === 0);
+        break;
+      case 0xb0:
+        this.branch(this.fc === 1);
+        break;
+      case 0xd0:
+        this.branch(this.fz === 0);
+        break;
+      case 0xf0:
+        this.branch(this.fz === 1);
+        break;
 
       // ---- undocumented: NOPs that read an operand
-      case 0x80: case 0x82: case 0x89: case 0xc2: case 0xe2: this.fetch(); break;
-      case 0x04: case 0x44: case 0x64: this.rd(this.eaZp()); break;
-      case 0x14: case 0x34: case 0x54: case 0x74: case 0xd4: case 0xf4: this.rd(this.eaZpIdx(this.x)); break;
-      case 0x0c: this.rd(this.eaAbs()); break;
-      case 0x1c: case 0x3c: case 0x5c: case 0x7c: case 0xdc: case 0xfc: this.rd(this.eaAbsIdxRead(this.x)); break;
+      case 0x80:
+      case 0x82:
+      case 0x89:
+      case 0xc2:
+      case 0xe2:
+        this.fetch();
+        break;
+      case 0x04:
+      case 0x44:
+      case 0x64:
+        this.rd(this.eaZp());
+        break;
+      case 0x14:
+      case 0x34:
+      case 0x54:
+      case 0x74:
+      case 0xd4:
+      case 0xf4:
+        this.rd(this.eaZpIdx(this.x));
+        break;
+      case 0x0c:
+        this.rd(this.eaAbs());
+        break;
+      case 0x1c:
+      case 0x3c:
+      case 0x5c:
+      case 0x7c:
+      case 0xdc:
+      case 0xfc:
+        this.rd(this.eaAbsIdxRead(this.x));
+        break;
 
       // ---- undocumented: read-modify-write combinations
-      case 0x07: this.rmw(this.eaZp(), RMW_SLO); break;
-      case 0x17: this.rmw(this.eaZpIdx(this.x), RMW_SLO); break;
-      case 0x0f: this.rmw(this.eaAbs(), RMW_SLO); break;
-      case 0x1f: this.rmw(this.eaAbsIdxWrite(this.x), RMW_SLO); break;
-      case 0x1b: this.rmw(this.eaAbsIdxWrite(this.y), RMW_SLO); break;
-      case 0x03: this.rmw(this.eaIzx(), RMW_SLO); break;
-      case 0x13: this.rmw(this.eaIzyWrite(), RMW_SLO); break;
-      case 0x27: this.rmw(this.eaZp(), RMW_RLA); break;
-      case 0x37: this.rmw(this.eaZpIdx(this.x), RMW_RLA); break;
-      case 0x2f: this.rmw(this.eaAbs(), RMW_RLA); break;
-      case 0x3f: this.rmw(this.eaAbsIdxWrite(this.x), RMW_RLA); break;
-      case 0x3b: this.rmw(this.eaAbsIdxWrite(this.y), RMW_RLA); break;
-      case 0x23: this.rmw(this.eaIzx(), RMW_RLA); break;
-      case 0x33: this.rmw(this.eaIzyWrite(), RMW_RLA); break;
-      case 0x47: this.rmw(this.eaZp(), RMW_SRE); break;
-      case 0x57: this.rmw(this.eaZpIdx(this.x), RMW_SRE); break;
-      case 0x4f: this.rmw(this.eaAbs(), RMW_SRE); break;
-      case 0x5f: this.rmw(this.eaAbsIdxWrite(this.x), RMW_SRE); break;
-      case 0x5b: this.rmw(this.eaAbsIdxWrite(this.y), RMW_SRE); break;
-      case 0x43: this.rmw(this.eaIzx(), RMW_SRE); break;
-      case 0x53: this.rmw(this.eaIzyWrite(), RMW_SRE); break;
-      case 0x67: this.rmw(this.eaZp(), RMW_RRA); break;
-      case 0x77: this.rmw(this.eaZpIdx(this.x), RMW_RRA); break;
-      case 0x6f: this.rmw(this.eaAbs(), RMW_RRA); break;
-      case 0x7f: this.rmw(this.eaAbsIdxWrite(this.x), RMW_RRA); break;
-      case 0x7b: this.rmw(this.eaAbsIdxWrite(this.y), RMW_RRA); break;
-      case 0x63: this.rmw(this.eaIzx(), RMW_RRA); break;
-      case 0x73: this.rmw(this.eaIzyWrite(), RMW_RRA); break;
-      case 0xc7: this.rmw(this.eaZp(), RMW_DCP); break;
-      case 0xd7: this.rmw(this.eaZpIdx(this.x), RMW_DCP); break;
-      case 0xcf: this.rmw(this.eaAbs(), RMW_DCP); break;
-      case 0xdf: this.rmw(this.eaAbsIdxWrite(this.x), RMW_DCP); break;
-      case 0xdb: this.rmw(this.eaAbsIdxWrite(this.y), RMW_DCP); break;
-      case 0xc3: this.rmw(this.eaIzx(), RMW_DCP); break;
-      case 0xd3: this.rmw(this.eaIzyWrite(), RMW_DCP); break;
-      case 0xe7: this.rmw(this.eaZp(), RMW_ISC); break;
-      case 0xf7: this.rmw(this.eaZpIdx(this.x), RMW_ISC); break;
-      case 0xef: this.rmw(this.eaAbs(), RMW_ISC); break;
-      case 0xff: this.rmw(this.eaAbsIdxWrite(this.x), RMW_ISC); break;
-      case 0xfb: this.rmw(this.eaAbsIdxWrite(this.y), RMW_ISC); break;
-      case 0xe3: this.rmw(this.eaIzx(), RMW_ISC); break;
-      case 0xf3: this.rmw(this.eaIzyWrite(), RMW_ISC); break;
+      case 0x07:
+        this.rmw(this.eaZp(), RMW_SLO);
+        break;
+      case 0x17:
+        this.rmw(this.eaZpIdx(this.x), RMW_SLO);
+        break;
+      case 0x0f:
+        this.rmw(this.eaAbs(), RMW_SLO);
+        break;
+      case 0x1f:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_SLO);
+        break;
+      case 0x1b:
+        this.rmw(this.eaAbsIdxWrite(this.y), RMW_SLO);
+        break;
+      case 0x03:
+        this.rmw(this.eaIzx(), RMW_SLO);
+        break;
+      case 0x13:
+        this.rmw(this.eaIzyWrite(), RMW_SLO);
+        break;
+      case 0x27:
+        this.rmw(this.eaZp(), RMW_RLA);
+        break;
+      case 0x37:
+        this.rmw(this.eaZpIdx(this.x), RMW_RLA);
+        break;
+      case 0x2f:
+        this.rmw(this.eaAbs(), RMW_RLA);
+        break;
+      case 0x3f:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_RLA);
+        break;
+      case 0x3b:
+        this.rmw(this.eaAbsIdxWrite(this.y), RMW_RLA);
+        break;
+      case 0x23:
+        this.rmw(this.eaIzx(), RMW_RLA);
+        break;
+      case 0x33:
+        this.rmw(this.eaIzyWrite(), RMW_RLA);
+        break;
+      case 0x47:
+        this.rmw(this.eaZp(), RMW_SRE);
+        break;
+      case 0x57:
+        this.rmw(this.eaZpIdx(this.x), RMW_SRE);
+        break;
+      case 0x4f:
+        this.rmw(this.eaAbs(), RMW_SRE);
+        break;
+      case 0x5f:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_SRE);
+        break;
+      case 0x5b:
+        this.rmw(this.eaAbsIdxWrite(this.y), RMW_SRE);
+        break;
+      case 0x43:
+        this.rmw(this.eaIzx(), RMW_SRE);
+        break;
+      case 0x53:
+        this.rmw(this.eaIzyWrite(), RMW_SRE);
+        break;
+      case 0x67:
+        this.rmw(this.eaZp(), RMW_RRA);
+        break;
+      case 0x77:
+        this.rmw(this.eaZpIdx(this.x), RMW_RRA);
+        break;
+      case 0x6f:
+        this.rmw(this.eaAbs(), RMW_RRA);
+        break;
+      case 0x7f:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_RRA);
+        break;
+      case 0x7b:
+        this.rmw(this.eaAbsIdxWrite(this.y), RMW_RRA);
+        break;
+      case 0x63:
+        this.rmw(this.eaIzx(), RMW_RRA);
+        break;
+      case 0x73:
+        this.rmw(this.eaIzyWrite(), RMW_RRA);
+        break;
+      case 0xc7:
+        this.rmw(this.eaZp(), RMW_DCP);
+        break;
+      case 0xd7:
+        this.rmw(this.eaZpIdx(this.x), RMW_DCP);
+        break;
+      case 0xcf:
+        this.rmw(this.eaAbs(), RMW_DCP);
+        break;
+      case 0xdf:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_DCP);
+        break;
+      case 0xdb:
+        this.rmw(this.eaAbsIdxWrite(this.y), RMW_DCP);
+        break;
+      case 0xc3:
+        this.rmw(this.eaIzx(), RMW_DCP);
+        break;
+      case 0xd3:
+        this.rmw(this.eaIzyWrite(), RMW_DCP);
+        break;
+      case 0xe7:
+        this.rmw(this.eaZp(), RMW_ISC);
+        break;
+      case 0xf7:
+        this.rmw(this.eaZpIdx(this.x), RMW_ISC);
+        break;
+      case 0xef:
+        this.rmw(this.eaAbs(), RMW_ISC);
+        break;
+      case 0xff:
+        this.rmw(this.eaAbsIdxWrite(this.x), RMW_ISC);
+        break;
+      case 0xfb:
+        this.rmw(this.eaAbsIdxWrite(this.y), RMW_ISC);
+        break;
+      case 0xe3:
+        this.rmw(this.eaIzx(), RMW_ISC);
+        break;
+      case 0xf3:
+        this.rmw(this.eaIzyWrite(), RMW_ISC);
+        break;
 
       // ---- undocumented: LAX / SAX / LAS
-      case 0xa7: this.a = this.x = this.nz(this.rd(this.eaZp())); break;
-      case 0xb7: this.a = this.x = this.nz(this.rd(this.eaZpIdx(this.y))); break;
-      case 0xaf: this.a = this.x = this.nz(this.rd(this.eaAbs())); break;
-      case 0xbf: this.a = this.x = this.nz(this.rd(this.eaAbsIdxRead(this.y))); break;
-      case 0xa3: this.a = this.x = this.nz(this.rd(this.eaIzx())); break;
-      case 0xb3: this.a = this.x = this.nz(this.rd(this.eaIzyRead())); break;
-      case 0x87: this.wr(this.eaZp(), this.a & this.x); break;
-      case 0x97: this.wr(this.eaZpIdx(this.y), this.a & this.x); break;
-      case 0x8f: this.wr(this.eaAbs(), this.a & this.x); break;
-      case 0x83: this.wr(this.eaIzx(), this.a & this.x); break;
+      case 0xa7:
+        this.a = this.x = this.nz(this.rd(this.eaZp()));
+        break;
+      case 0xb7:
+        this.a = this.x = this.nz(this.rd(this.eaZpIdx(this.y)));
+        break;
+      case 0xaf:
+        this.a = this.x = this.nz(this.rd(this.eaAbs()));
+        break;
+      case 0xbf:
+        this.a = this.x = this.nz(this.rd(this.eaAbsIdxRead(this.y)));
+        break;
+      case 0xa3:
+        this.a = this.x = this.nz(this.rd(this.eaIzx()));
+        break;
+      case 0xb3:
+        this.a = this.x = this.nz(this.rd(this.eaIzyRead()));
+        break;
+      case 0x87:
+        this.wr(this.eaZp(), this.a & this.x);
+        break;
+      case 0x97:
+        this.wr(this.eaZpIdx(this.y), this.a & this.x);
+        break;
+      case 0x8f:
+        this.wr(this.eaAbs(), this.a & this.x);
+        break;
+      case 0x83:
+        this.wr(this.eaIzx(), this.a & this.x);
+        break;
       case 0xbb:
         t = this.rd(this.eaAbsIdxRead(this.y)) & this.sp;
         this.a = this.x = this.sp = this.nz(t);
         break;
 
       // ---- undocumented: immediate ALU combinations
-      case 0x0b: case 0x2b: this.a = this.nz(this.a & this.fetch()); this.fc = this.fn; break; // ANC
-      case 0x4b: this.a = this.lsr(this.a & this.fetch()); break; // ALR
-      case 0x6b: this.arr(this.fetch()); break;
+      case 0x0b:
+      case 0x2b:
+        this.a = this.nz(this.a & this.fetch());
+        this.fc = this.fn;
+        break; // ANC
+      case 0x4b:
+        this.a = this.lsr(this.a & this.fetch());
+        break; // ALR
+      case 0x6b:
+        this.arr(this.fetch());
+        break;
       case 0xcb: // SBX: X = (A & X) - imm, carry as CMP
         t = (this.a & this.x) - this.fetch();
         this.fc = t >= 0 ? 1 : 0;
         this.x = this.nz(t & 0xff);
         break;
-      case 0x8b: this.a = this.nz((this.a | UNSTABLE_MAGIC) & this.x & this.fetch()); break; // ANE
-      case 0xab: this.a = this.x = this.nz((this.a | UNSTABLE_MAGIC) & this.fetch()); break; // LXA
+      case 0x8b:
+        this.a = this.nz((this.a | UNSTABLE_MAGIC) & this.x & this.fetch());
+        break; // ANE
+      case 0xab:
+        this.a = this.x = this.nz((this.a | UNSTABLE_MAGIC) & this.fetch());
+        break; // LXA
 
       // ---- undocumented: the unstable "AND with high byte + 1" stores
-      case 0x93: { // SHA (zp),Y
+      case 0x93: {
+        // SHA (zp),Y
         const ptr = this.fetch();
         const lo = this.rd(ptr);
         const base = lo | (this.rd((ptr + 1) & 0xff) << 8);
@@ -682,7 +1177,10 @@ export class Cpu6510 {
         this.storeHighAnd(base, this.y, this.a & this.x);
         break;
       }
-      case 0x9f: case 0x9b: case 0x9e: case 0x9c: {
+      case 0x9f:
+      case 0x9b:
+      case 0x9e:
+      case 0x9c: {
         const lo = this.fetch();
         const base = lo | (this.fetch() << 8);
         const idx = op === 0x9c ? this.x : this.y;
@@ -694,8 +1192,18 @@ export class Cpu6510 {
       }
 
       // ---- KIL/JAM
-      case 0x02: case 0x12: case 0x22: case 0x32: case 0x42: case 0x52:
-      case 0x62: case 0x72: case 0x92: case 0xb2: case 0xd2: case 0xf2:
+      case 0x02:
+      case 0x12:
+      case 0x22:
+      case 0x32:
+      case 0x42:
+      case 0x52:
+      case 0x62:
+      case 0x72:
+      case 0x92:
+      case 0xb2:
+      case 0xd2:
+      case 0xf2:
         this.jam(opAddr);
         break;
 

@@ -15,7 +15,10 @@ export interface DebugStreamerOptions {
   bindAddress?: string;
 }
 
-export interface StreamDestination { host: string; port: number }
+export interface StreamDestination {
+  host: string;
+  port: number;
+}
 
 const LITTLE_ENDIAN_HOST = endianness() === 'LE';
 
@@ -48,25 +51,39 @@ export class DebugStreamer {
     this.#bindAddress = opts.bindAddress ?? '127.0.0.1';
   }
 
-  get destination(): StreamDestination | undefined { return this.#dest; }
+  get destination(): StreamDestination | undefined {
+    return this.#dest;
+  }
 
   #opening?: Promise<void>;
 
   async #openSocket(): Promise<void> {
     const s = dgram.createSocket({ type: 'udp4' });
-    s.on('error', () => { this.sendErrors++; });
+    s.on('error', () => {
+      this.sendErrors++;
+    });
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
-      s.bind(0, this.#bindAddress, () => { s.off('error', reject); resolve(); });
+      s.bind(0, this.#bindAddress, () => {
+        s.off('error', reject);
+        resolve();
+      });
     });
-    try { s.setSendBufferSize(4 * 1024 * 1024); } catch { /* the kernel caps it; not fatal */ }
+    try {
+      s.setSendBufferSize(4 * 1024 * 1024);
+    } catch {
+      /* the kernel caps it; not fatal */
+    }
     this.#socket = s;
   }
 
   /** Starts (or redirects) the stream. The sequence restarts at 0, as on a fresh stream start. */
   async start(dest: StreamDestination): Promise<void> {
     // Two starts at once (REST and the DMA port) share one socket.
-    this.#opening ??= this.#openSocket().catch((err: unknown) => { this.#opening = undefined; throw err; });
+    this.#opening ??= this.#openSocket().catch((err: unknown) => {
+      this.#opening = undefined;
+      throw err;
+    });
     await this.#opening;
     if (!this.#socket) return;
     const socket = this.#socket;
@@ -74,7 +91,11 @@ export class DebugStreamer {
     if (first >= 224 && first <= 239) {
       socket.setMulticastTTL(1);
       socket.setMulticastLoopback(true);
-      try { socket.setMulticastInterface(this.#bindAddress); } catch { /* default interface */ }
+      try {
+        socket.setMulticastInterface(this.#bindAddress);
+      } catch {
+        /* default interface */
+      }
     }
     this.#dest = dest;
     this.#fill = 0;
@@ -109,7 +130,10 @@ export class DebugStreamer {
     const seq = this.#sequence;
     this.#sequence = (seq + 1) & 0xffff;
     const ordinal = this.#ordinal++;
-    if (this.#drop?.(seq, ordinal)) { this.droppedOnPurpose++; return; }
+    if (this.#drop?.(seq, ordinal)) {
+      this.droppedOnPurpose++;
+      return;
+    }
     const dest = this.#dest;
     const socket = this.#socket;
     if (!dest || !socket) return;

@@ -65,25 +65,37 @@ export class VirtualHttpServer {
         else res.destroy();
       });
     });
-    this.#server.on('connection', (s) => { this.#sockets.add(s); s.on('close', () => this.#sockets.delete(s)); });
+    this.#server.on('connection', (s) => {
+      this.#sockets.add(s);
+      s.on('close', () => this.#sockets.delete(s));
+    });
     this.#server.headersTimeout = 10_000;
     this.#server.requestTimeout = 30_000;
   }
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse, maxBody: number): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://virtual');
-    if (!url.pathname.startsWith('/v1/')) { req.resume(); return bare404(res); }
+    if (!url.pathname.startsWith('/v1/')) {
+      req.resume();
+      return bare404(res);
+    }
     if (this.opts.password && req.headers['x-password'] !== this.opts.password) {
       req.resume();
       return send(res, { status: 403, json: { errors: ['Forbidden.'] } });
     }
     const parts = parseApiPath(url.pathname);
     const call = parts && findCall(req.method ?? 'GET', parts.route, parts.path, parts.command);
-    if (!parts || !call) { req.resume(); return bare404(res); }
+    if (!parts || !call) {
+      req.resume();
+      return bare404(res);
+    }
     const args = new Map<string, string>();
     for (const [k, v] of url.searchParams) args.set(k, v);
     const paramErrors = checkParams(call, args);
-    if (paramErrors.length) { req.resume(); return send(res, { status: 400, json: { errors: paramErrors } }); }
+    if (paramErrors.length) {
+      req.resume();
+      return send(res, { status: 400, json: { errors: paramErrors } });
+    }
 
     let body: Uint8Array | undefined;
     if (call.body) {
@@ -100,7 +112,10 @@ export class VirtualHttpServer {
       let tooBig = false;
       for await (const chunk of req as AsyncIterable<Buffer>) {
         total += chunk.length;
-        if (total > maxBody) { tooBig = true; break; }
+        if (total > maxBody) {
+          tooBig = true;
+          break;
+        }
         chunks.push(chunk);
       }
       if (tooBig) {

@@ -38,14 +38,24 @@ class DmaSession {
   #authenticated: boolean;
   #chain: Promise<void> = Promise.resolve();
 
-  constructor(private readonly sock: net.Socket, private readonly opts: DmaServerOptions) {
+  constructor(
+    private readonly sock: net.Socket,
+    private readonly opts: DmaServerOptions,
+  ) {
     this.#authenticated = !opts.password;
     sock.on('data', (d: Buffer) => {
       this.#buf = this.#buf.length ? Buffer.concat([this.#buf, d]) : d;
       // One frame is at most 65539 bytes; a client that runs far ahead of a slow command (wait,
       // refused password) is cut off instead of buffered without limit.
-      if (this.#buf.length > MAX_PENDING_BYTES) { sock.destroy(); return; }
-      this.#chain = this.#chain.then(() => this.#process()).catch(() => { sock.destroy(); });
+      if (this.#buf.length > MAX_PENDING_BYTES) {
+        sock.destroy();
+        return;
+      }
+      this.#chain = this.#chain
+        .then(() => this.#process())
+        .catch(() => {
+          sock.destroy();
+        });
     });
     sock.on('error', () => undefined);
   }
@@ -55,13 +65,19 @@ class DmaSession {
       if (this.sock.destroyed) return;
       if (this.#buf.length < 2) return;
       const cmd = this.#buf.readUInt16LE(0);
-      if ((cmd & 0xff00) !== 0xff00) { this.#buf = this.#buf.subarray(2); continue; }
+      if ((cmd & 0xff00) !== 0xff00) {
+        this.#buf = this.#buf.subarray(2);
+        continue;
+      }
       if (this.#buf.length < 4) return;
       const len = this.#buf.readUInt16LE(2);
       if (this.#buf.length < 4 + len) return;
       const payload = Buffer.from(this.#buf.subarray(4, 4 + len));
       this.#buf = this.#buf.subarray(4 + len);
-      if (!(await this.#perform(cmd, payload))) { this.sock.destroy(); return; }
+      if (!(await this.#perform(cmd, payload))) {
+        this.sock.destroy();
+        return;
+      }
     }
   }
 
@@ -86,7 +102,9 @@ class DmaSession {
         this.sock.write(Buffer.concat([Uint8Array.of(title.length), title]));
         return true;
       }
-      case 0xff01: case 0xff02: case 0xff09:
+      case 0xff01:
+      case 0xff02:
+      case 0xff09:
         if (p.length >= 3) dev.loadPrg(p, cmd === 0xff01 ? 'none' : cmd === 0xff02 ? 'run' : 'jump');
         return true;
       case 0xff03:

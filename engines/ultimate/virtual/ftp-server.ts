@@ -22,9 +22,7 @@ export interface FtpServerOptions {
   maxUploadBytes?: number;
 }
 
-type DataChannel =
-  | { kind: 'passive'; server: net.Server; socket: Promise<net.Socket> }
-  | { kind: 'active'; host: string; port: number };
+type DataChannel = { kind: 'passive'; server: net.Server; socket: Promise<net.Socket> } | { kind: 'active'; host: string; port: number };
 
 function fsReply(err: unknown): string {
   if (err instanceof FsError) return err.code === 'full' ? `452 ${err.message}` : `550 ${err.message}`;
@@ -51,17 +49,28 @@ class FtpSession {
   #buf = '';
   #busy: Promise<void> = Promise.resolve();
 
-  constructor(private readonly sock: net.Socket, private readonly opts: Required<Omit<FtpServerOptions, 'password'>> & { password: string }) {
+  constructor(
+    private readonly sock: net.Socket,
+    private readonly opts: Required<Omit<FtpServerOptions, 'password'>> & { password: string },
+  ) {
     sock.setEncoding('latin1');
     sock.on('data', (chunk: string) => {
       this.#buf += chunk;
-      if (this.#buf.length > MAX_LINE && !this.#buf.includes('\n')) { this.reply('500 Line too long.'); sock.destroy(); return; }
+      if (this.#buf.length > MAX_LINE && !this.#buf.includes('\n')) {
+        this.reply('500 Line too long.');
+        sock.destroy();
+        return;
+      }
       let i: number;
       while ((i = this.#buf.indexOf('\n')) >= 0) {
         const line = this.#buf.slice(0, i).replace(/\r$/, '');
         this.#buf = this.#buf.slice(i + 1);
         // Commands run one after another; a transfer finishes before the next command is read.
-        this.#busy = this.#busy.then(() => this.handle(line)).catch(() => { this.reply('451 Local error.'); });
+        this.#busy = this.#busy
+          .then(() => this.handle(line))
+          .catch(() => {
+            this.reply('451 Local error.');
+          });
       }
     });
     sock.on('error', () => undefined);
@@ -78,20 +87,23 @@ class FtpSession {
     this.#data = undefined;
     if (d?.kind === 'passive') {
       d.server.close();
-      void d.socket.then((s) => s.destroy(), () => undefined);
+      void d.socket.then(
+        (s) => s.destroy(),
+        () => undefined,
+      );
     }
   }
 
   async openData(): Promise<net.Socket | undefined> {
     const d = this.#data;
     this.#data = undefined;
-    if (!d) { this.reply("425 Use PORT or PASV first."); return undefined; }
+    if (!d) {
+      this.reply('425 Use PORT or PASV first.');
+      return undefined;
+    }
     try {
       if (d.kind === 'passive') {
-        const s = await Promise.race([
-          d.socket,
-          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 10_000)),
-        ]);
+        const s = await Promise.race([d.socket, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 10_000))]);
         d.server.close();
         return s;
       }
@@ -116,22 +128,36 @@ class FtpSession {
     const fs = this.opts.fs;
     const path = () => fs.resolve(this.#cwd, arg || '.');
     switch (cmd) {
-      case 'USER': this.#userGiven = true; return this.reply('331 User name okay, need password.');
+      case 'USER':
+        this.#userGiven = true;
+        return this.reply('331 User name okay, need password.');
       case 'PASS':
         if (!this.#userGiven) return this.reply('503 Login with USER first.');
         if (this.opts.password && arg !== this.opts.password) return this.reply('530 Login incorrect.');
         this.#loggedIn = true;
         return this.reply('230 User logged in.');
-      case 'QUIT': this.reply('221 Goodbye.'); this.sock.end(); return;
-      case 'NOOP': return this.reply('200 OK.');
-      case 'SYST': return this.reply('215 UNIX Type: L8');
-      case 'FEAT': return this.reply('211-Features:\r\n MLST type*;size*;\r\n MLSD\r\n SIZE\r\n PASV\r\n211 End');
-      case 'TYPE': return this.reply(/^[AI]/i.test(arg) ? `200 Type set to ${arg.toUpperCase()}.` : '504 Type not supported.');
-      case 'PWD': return this.reply(`257 "${this.#cwd}" is the current directory.`);
+      case 'QUIT':
+        this.reply('221 Goodbye.');
+        this.sock.end();
+        return;
+      case 'NOOP':
+        return this.reply('200 OK.');
+      case 'SYST':
+        return this.reply('215 UNIX Type: L8');
+      case 'FEAT':
+        return this.reply('211-Features:\r\n MLST type*;size*;\r\n MLSD\r\n SIZE\r\n PASV\r\n211 End');
+      case 'TYPE':
+        return this.reply(/^[AI]/i.test(arg) ? `200 Type set to ${arg.toUpperCase()}.` : '504 Type not supported.');
+      case 'PWD':
+        return this.reply(`257 "${this.#cwd}" is the current directory.`);
       case 'CWD':
       case 'CDUP': {
         let target: string;
-        try { target = cmd === 'CDUP' ? fs.resolve(this.#cwd, '..') : path(); } catch (e) { return this.reply(fsReply(e)); }
+        try {
+          target = cmd === 'CDUP' ? fs.resolve(this.#cwd, '..') : path();
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
         const st = fs.stat(target);
         if (!st?.dir) return this.reply(`550 ${target}: no such directory.`);
         this.#cwd = target;
@@ -176,7 +202,10 @@ class FtpSession {
           const st = fs.stat(dir);
           if (st && !st.dir && cmd !== 'MLSD') entries = [{ name: posix.basename(dir), ...st }];
           else entries = fs.list(dir);
-        } catch (e) { this.closeData(); return this.reply(fsReply(e)); }
+        } catch (e) {
+          this.closeData();
+          return this.reply(fsReply(e));
+        }
         const data = await this.openData();
         if (!data) return;
         this.reply('150 Opening data connection for directory listing.');
@@ -190,7 +219,9 @@ class FtpSession {
           const st = fs.stat(p);
           if (!st) return this.reply(`550 ${p}: not found.`);
           return this.reply(`250-Listing ${p}\r\n ${mlsxFacts({ name: p, ...st })}\r\n250 End`);
-        } catch (e) { return this.reply(fsReply(e)); }
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
       }
       case 'SIZE': {
         try {
@@ -198,11 +229,18 @@ class FtpSession {
           const st = fs.stat(p);
           if (!st || st.dir) return this.reply(`550 ${p}: not a plain file.`);
           return this.reply(`213 ${st.size}`);
-        } catch (e) { return this.reply(fsReply(e)); }
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
       }
       case 'RETR': {
         let bytes: Uint8Array;
-        try { bytes = fs.read(path()); } catch (e) { this.closeData(); return this.reply(fsReply(e)); }
+        try {
+          bytes = fs.read(path());
+        } catch (e) {
+          this.closeData();
+          return this.reply(fsReply(e));
+        }
         const data = await this.openData();
         if (!data) return;
         this.reply(`150 Opening BINARY data connection (${bytes.length} bytes).`);
@@ -211,7 +249,12 @@ class FtpSession {
       }
       case 'STOR': {
         let target: string;
-        try { target = path(); } catch (e) { this.closeData(); return this.reply(fsReply(e)); }
+        try {
+          target = path();
+        } catch (e) {
+          this.closeData();
+          return this.reply(fsReply(e));
+        }
         const data = await this.openData();
         if (!data) return;
         this.reply('150 Ready to receive.');
@@ -221,7 +264,12 @@ class FtpSession {
         await new Promise<void>((resolve) => {
           data.on('data', (c: Buffer) => {
             total += c.length;
-            if (total > this.opts.maxUploadBytes) { tooBig = true; data.destroy(); resolve(); return; }
+            if (total > this.opts.maxUploadBytes) {
+              tooBig = true;
+              data.destroy();
+              resolve();
+              return;
+            }
             chunks.push(c);
           });
           data.on('end', () => resolve());
@@ -231,30 +279,60 @@ class FtpSession {
         if (tooBig) return this.reply(`552 Upload exceeds ${this.opts.maxUploadBytes} bytes.`);
         // The firmware opens the file on the first data block: an empty upload creates nothing.
         if (total === 0) return this.reply('226 Transfer complete.');
-        try { fs.write(target, Buffer.concat(chunks)); } catch (e) { return this.reply(fsReply(e)); }
+        try {
+          fs.write(target, Buffer.concat(chunks));
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
         return this.reply('226 Transfer complete.');
       }
       case 'DELE':
-        try { fs.remove(path()); return this.reply('250 File deleted.'); } catch (e) { return this.reply(fsReply(e)); }
+        try {
+          fs.remove(path());
+          return this.reply('250 File deleted.');
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
       case 'MKD':
-        try { const p = path(); fs.mkdir(p); return this.reply(`257 "${p}" created.`); } catch (e) { return this.reply(fsReply(e)); }
+        try {
+          const p = path();
+          fs.mkdir(p);
+          return this.reply(`257 "${p}" created.`);
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
       case 'RMD':
-        try { fs.rmdir(path()); return this.reply('250 Directory removed.'); } catch (e) { return this.reply(fsReply(e)); }
+        try {
+          fs.rmdir(path());
+          return this.reply('250 Directory removed.');
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
       case 'RNFR':
         try {
           const p = path();
           if (!fs.stat(p)) return this.reply(`550 ${p}: not found.`);
           this.#renameFrom = p;
           return this.reply('350 Ready for RNTO.');
-        } catch (e) { return this.reply(fsReply(e)); }
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
       case 'RNTO': {
         const from = this.#renameFrom;
         this.#renameFrom = undefined;
         if (!from) return this.reply('503 RNFR first.');
-        try { fs.rename(from, path()); return this.reply('250 Rename successful.'); } catch (e) { return this.reply(fsReply(e)); }
+        try {
+          fs.rename(from, path());
+          return this.reply('250 Rename successful.');
+        } catch (e) {
+          return this.reply(fsReply(e));
+        }
       }
-      case 'ABOR': this.closeData(); return this.reply('226 Abort successful.');
-      default: return this.reply(`500 Unknown command ${cmd}.`);
+      case 'ABOR':
+        this.closeData();
+        return this.reply('226 Abort successful.');
+      default:
+        return this.reply(`500 Unknown command ${cmd}.`);
     }
   }
 }
@@ -265,7 +343,13 @@ export class VirtualFtpServer {
   port = 0;
 
   constructor(private readonly opts: FtpServerOptions) {
-    const resolved = { fs: opts.fs, password: opts.password ?? '', host: opts.host ?? '127.0.0.1', port: opts.port ?? 0, maxUploadBytes: opts.maxUploadBytes ?? 16 * 1024 * 1024 };
+    const resolved = {
+      fs: opts.fs,
+      password: opts.password ?? '',
+      host: opts.host ?? '127.0.0.1',
+      port: opts.port ?? 0,
+      maxUploadBytes: opts.maxUploadBytes ?? 16 * 1024 * 1024,
+    };
     this.#server = net.createServer((sock) => {
       this.#sessions.add(sock);
       sock.on('close', () => this.#sessions.delete(sock));

@@ -45,7 +45,13 @@ export interface VirtualUltimateOptions {
   autoStart?: boolean;
 }
 
-export interface VirtualPorts { host: string; http: number; ftp: number; dma: number; vice: number | null }
+export interface VirtualPorts {
+  host: string;
+  http: number;
+  ftp: number;
+  dma: number;
+  vice: number | null;
+}
 
 const REU_BYTES = 16 * 1024 * 1024;
 
@@ -86,7 +92,7 @@ export class VirtualUltimate implements RestDevice {
     const machine = new C64Machine({
       onBusCycle: (entry: number) => {
         if (streamer.active) streamer.push(entry);
-        if (vice !== undefined && vice.watching) vice.watchBus(entry);
+        if (vice?.watching) vice.watchBus(entry);
       },
     });
     machine.reset();
@@ -97,9 +103,21 @@ export class VirtualUltimate implements RestDevice {
       afterSlice: () => vice?.afterSlice(),
     });
     const password = opts.password || undefined;
-    this.#http = new VirtualHttpServer({ device: this, password, host: this.host, port: opts.httpPort ?? 0, maxBodyBytes: opts.maxBodyBytes });
+    this.#http = new VirtualHttpServer({
+      device: this,
+      password,
+      host: this.host,
+      port: opts.httpPort ?? 0,
+      maxBodyBytes: opts.maxBodyBytes,
+    });
     this.#ftp = new VirtualFtpServer({ fs: this.fs, password, host: this.host, port: opts.ftpPort ?? 0 });
-    this.#dma = new VirtualDmaServer({ device: this.#dmaDevice(), password, host: this.host, port: opts.dmaPort ?? 0, authThrottleMs: opts.dmaAuthThrottleMs });
+    this.#dma = new VirtualDmaServer({
+      device: this.#dmaDevice(),
+      password,
+      host: this.host,
+      port: opts.dmaPort ?? 0,
+      authThrottleMs: opts.dmaAuthThrottleMs,
+    });
     if (opts.vicePort !== null) {
       vice = new ViceMonitorServer({
         machine: this.machine,
@@ -107,7 +125,11 @@ export class VirtualUltimate implements RestDevice {
         host: this.host,
         port: opts.vicePort ?? 0,
         loadFile: (name) => {
-          try { return this.fs.read(this.fs.resolve('/', name)); } catch { return undefined; }
+          try {
+            return this.fs.read(this.fs.resolve('/', name));
+          } catch {
+            return undefined;
+          }
         },
       });
       this.#vice = vice;
@@ -119,9 +141,12 @@ export class VirtualUltimate implements RestDevice {
     const dev = new VirtualUltimate(opts);
     const started: Array<{ close(): Promise<void> }> = [];
     try {
-      const http = await dev.#http.listen(); started.push(dev.#http);
-      const ftp = await dev.#ftp.listen(); started.push(dev.#ftp);
-      const dma = await dev.#dma.listen(); started.push(dev.#dma);
+      const http = await dev.#http.listen();
+      started.push(dev.#http);
+      const ftp = await dev.#ftp.listen();
+      started.push(dev.#ftp);
+      const dma = await dev.#dma.listen();
+      started.push(dev.#dma);
       const vice = dev.#vice ? await dev.#vice.listen() : null;
       dev.ports = { host: dev.host, http, ftp, dma, vice };
     } catch (err) {
@@ -153,15 +178,21 @@ export class VirtualUltimate implements RestDevice {
     this.clock.release('power-off');
   }
 
-  reboot(): void { this.reset(); }
+  reboot(): void {
+    this.reset();
+  }
 
   powerOff(): void {
     this.stopDebugStream();
     this.clock.hold('power-off');
   }
 
-  async startDebugStream(dest: StreamDestination): Promise<void> { await this.streamer.start(dest); }
-  stopDebugStream(): void { this.streamer.stop(); }
+  async startDebugStream(dest: StreamDestination): Promise<void> {
+    await this.streamer.start(dest);
+  }
+  stopDebugStream(): void {
+    this.streamer.stop();
+  }
 
   /** REU contents (for inspection; the C64 side has no REU controller in this emulation). */
   readReu(offset: number, length: number): Uint8Array {
@@ -203,12 +234,22 @@ export class VirtualUltimate implements RestDevice {
         }
       },
       writeMemory: (a, b) => dev.machine.writeMem(a, b),
-      typeKeys: (k) => { try { dev.machine.typeKeys(k); } catch { /* buffer full: dropped, as keys typed too fast */ } },
+      typeKeys: (k) => {
+        try {
+          dev.machine.typeKeys(k);
+        } catch {
+          /* buffer full: dropped, as keys typed too fast */
+        }
+      },
       reset: () => dev.reset(),
       writeReu: (o, b) => dev.writeReu(o, b),
       identify: () => VIRTUAL_PRODUCT,
-      get debugRegister() { return dev.machine.debugRegister; },
-      set debugRegister(v: number) { dev.machine.debugRegister = v & 0xff; },
+      get debugRegister() {
+        return dev.machine.debugRegister;
+      },
+      set debugRegister(v: number) {
+        dev.machine.debugRegister = v & 0xff;
+      },
       startDebugStream: (d) => dev.startDebugStream(d),
       stopDebugStream: () => dev.stopDebugStream(),
     };

@@ -109,16 +109,40 @@ export class C64Machine implements CpuBus {
     let v: number;
     let rom = false;
     switch (region) {
-      case REGION_RAM: v = this.ram[addr]; break;
-      case REGION_ZP: v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]; break;
-      case REGION_BASIC: v = BASIC_ROM[addr - 0xa000]; rom = true; break;
-      case REGION_KERNAL: v = KERNAL_ROM[addr - 0xe000]; rom = true; break;
-      case REGION_CHAR: v = 0; rom = true; break; // no character generator ROM is included
-      default: v = this.ioRead(addr, true); break;
+      case REGION_RAM:
+        v = this.ram[addr];
+        break;
+      case REGION_ZP:
+        v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
+        break;
+      case REGION_BASIC:
+        v = BASIC_ROM[addr - 0xa000];
+        rom = true;
+        break;
+      case REGION_KERNAL:
+        v = KERNAL_ROM[addr - 0xe000];
+        rom = true;
+        break;
+      case REGION_CHAR:
+        v = 0;
+        rom = true;
+        break; // no character generator ROM is included
+      default:
+        v = this.ioRead(addr, true);
+        break;
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
-      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (this.nmiLow ? 0 : NMI_HIGH) | (rom ? 0 : ROM_HIGH) | READ | (v << 16) | addr) >>> 0);
+      cb(
+        (STATIC_LINES |
+          (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+          (this.nmiLow ? 0 : NMI_HIGH) |
+          (rom ? 0 : ROM_HIGH) |
+          READ |
+          (v << 16) |
+          addr) >>>
+          0,
+      );
     }
     return v;
   }
@@ -201,14 +225,23 @@ export class C64Machine implements CpuBus {
 
   private vicRead(reg: number): number {
     switch (reg) {
-      case 0x11: return (this.vic[0x11] & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
-      case 0x12: return this.rasterLine() & 0xff;
-      case 0x19: return this.vic[0x19] | 0x70 | ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0 ? 0x80 : 0);
-      case 0x1a: return this.vic[0x1a] | 0xf0;
-      case 0x16: return this.vic[0x16] | 0xc0; // unused bits read as 1
-      case 0x18: return this.vic[0x18] | 0x01;
-      case 0x1e: case 0x1f: return 0; // no sprite collisions without sprite graphics
-      default: return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg] | 0xf0 : this.vic[reg];
+      case 0x11:
+        return (this.vic[0x11] & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
+      case 0x12:
+        return this.rasterLine() & 0xff;
+      case 0x19:
+        return this.vic[0x19] | 0x70 | ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0 ? 0x80 : 0);
+      case 0x1a:
+        return this.vic[0x1a] | 0xf0;
+      case 0x16:
+        return this.vic[0x16] | 0xc0; // unused bits read as 1
+      case 0x18:
+        return this.vic[0x18] | 0x01;
+      case 0x1e:
+      case 0x1f:
+        return 0; // no sprite collisions without sprite graphics
+      default:
+        return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg] | 0xf0 : this.vic[reg];
     }
   }
 
@@ -286,12 +319,18 @@ export class C64Machine implements CpuBus {
   peek(addr: number): number {
     addr &= 0xffff;
     switch (this.regions[addr >>> 8]) {
-      case REGION_RAM: return this.ram[addr];
-      case REGION_ZP: return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
-      case REGION_BASIC: return BASIC_ROM[addr - 0xa000];
-      case REGION_KERNAL: return KERNAL_ROM[addr - 0xe000];
-      case REGION_CHAR: return 0;
-      default: return this.ioRead(addr, false);
+      case REGION_RAM:
+        return this.ram[addr];
+      case REGION_ZP:
+        return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
+      case REGION_BASIC:
+        return BASIC_ROM[addr - 0xa000];
+      case REGION_KERNAL:
+        return KERNAL_ROM[addr - 0xe000];
+      case REGION_CHAR:
+        return 0;
+      default:
+        return this.ioRead(addr, false);
     }
   }
 
@@ -329,7 +368,6 @@ export class C64Machine implements CpuBus {
     for (let i = 0; i < bytes.length; i++) this.poke(addr + i, bytes[i]);
   }
 
-
   // --- running -----------------------------------------------------------------------------------
 
   /**
@@ -349,13 +387,13 @@ export class C64Machine implements CpuBus {
         this.lastStop = 'jam';
         break;
       }
-      if (hook !== undefined && hook(cpu.pc)) {
+      if (hook?.(cpu.pc)) {
         this.lastStop = 'exec-hook';
         break;
       }
       cpu.step();
       if (cpu.cycles >= this.nextEvent) this.handleEvents();
-      if (until !== undefined && until(this)) {
+      if (until?.(this)) {
         this.lastStop = 'until';
         break;
       }

@@ -11,7 +11,12 @@ import { FsError } from './virtual-fs.js';
 import type { ConfigStore } from './config-store.js';
 import { parseDestination } from './debug-streamer.js';
 
-export interface DriveState { enabled: boolean; type: string; image?: string; mode?: string }
+export interface DriveState {
+  enabled: boolean;
+  type: string;
+  image?: string;
+  mode?: string;
+}
 
 /** What the routes need from the virtual device. */
 export interface RestDevice {
@@ -28,9 +33,7 @@ export interface RestDevice {
   stopDebugStream(): void;
 }
 
-export type Answer =
-  | { status: number; json: Record<string, unknown> }
-  | { status: number; binary: Uint8Array };
+export type Answer = { status: number; json: Record<string, unknown> } | { status: number; binary: Uint8Array };
 
 export interface CallInput {
   args: Map<string, string>;
@@ -61,7 +64,7 @@ const fail = (status: number, ...errors: string[]): Answer => ({ status, json: {
 export function strtol(s: string | undefined, base: 10 | 16): number {
   if (s === undefined) return 0;
   const m = base === 16 ? /^\s*([+-]?)(?:0[xX])?([0-9a-fA-F]*)/.exec(s) : /^\s*([+-]?)([0-9]*)/.exec(s);
-  if (!m || !m[2]) return 0;
+  if (!m?.[2]) return 0;
   const v = parseInt(m[2], base);
   const clamped = Math.min(v, 0x7fffffff);
   return m[1] === '-' ? -clamped : clamped;
@@ -88,7 +91,16 @@ function prgCheck(bytes: Uint8Array): Answer | undefined {
 }
 
 function machineCommand(command: string, act: (d: RestDevice) => void): Call {
-  return { method: 'PUT', route: 'machine', command, params: [], handle: (d) => { act(d); return ok(); } };
+  return {
+    method: 'PUT',
+    route: 'machine',
+    command,
+    params: [],
+    handle: (d) => {
+      act(d);
+      return ok();
+    },
+  };
 }
 
 function writeMem(dev: RestDevice, address: number, data: Uint8Array): Answer {
@@ -110,7 +122,13 @@ const CALLS: Call[] = [
   // closing the menu does on hardware.
   machineCommand('menu_button', (d) => (d.clock.isHeld('menu') ? d.clock.release('menu') : d.clock.hold('menu'))),
   {
-    method: 'PUT', route: 'machine', command: 'writemem', params: [{ name: 'address', required: true }, { name: 'data', required: true }],
+    method: 'PUT',
+    route: 'machine',
+    command: 'writemem',
+    params: [
+      { name: 'address', required: true },
+      { name: 'data', required: true },
+    ],
     handle(dev, { args }) {
       const address = strtol(args.get('address'), 16);
       if (address < 0 || address > 65535) return fail(400, 'Invalid address');
@@ -131,7 +149,11 @@ const CALLS: Call[] = [
     },
   },
   {
-    method: 'POST', route: 'machine', command: 'writemem', params: [{ name: 'address', required: true }], body: true,
+    method: 'POST',
+    route: 'machine',
+    command: 'writemem',
+    params: [{ name: 'address', required: true }],
+    body: true,
     handle(dev, { args, body }) {
       const address = strtol(args.get('address'), 16);
       if (address < 0 || address > 65535) return fail(400, 'Invalid address');
@@ -141,7 +163,13 @@ const CALLS: Call[] = [
     },
   },
   {
-    method: 'GET', route: 'machine', command: 'readmem', params: [{ name: 'address', required: true }, { name: 'length', required: false }],
+    method: 'GET',
+    route: 'machine',
+    command: 'readmem',
+    params: [
+      { name: 'address', required: true },
+      { name: 'length', required: false },
+    ],
     handle(dev, { args }) {
       const address = strtol(args.get('address'), 16);
       if (address < 0 || address > 65535) return fail(400, 'Invalid address');
@@ -152,11 +180,17 @@ const CALLS: Call[] = [
     },
   },
   {
-    method: 'GET', route: 'machine', command: 'debugreg', params: [],
+    method: 'GET',
+    route: 'machine',
+    command: 'debugreg',
+    params: [],
     handle: (d) => ok({ value: d.machine.debugRegister.toString(16).toUpperCase().padStart(2, '0') }),
   },
   {
-    method: 'PUT', route: 'machine', command: 'debugreg', params: [{ name: 'value', required: true }],
+    method: 'PUT',
+    route: 'machine',
+    command: 'debugreg',
+    params: [{ name: 'value', required: true }],
     handle(d, { args }) {
       d.machine.debugRegister = strtol(args.get('value'), 16) & 0xff;
       return ok({ value: d.machine.debugRegister.toString(16).toUpperCase().padStart(2, '0') });
@@ -180,10 +214,16 @@ const CALLS: Call[] = [
       return ok();
     };
     return [
-      { method: 'PUT', route: 'runners', command, params: [{ name: 'file', required: true }], handle(d, { args }) {
-        const f = loadFile(d, args.get('file'));
-        return f instanceof Uint8Array ? start(d, f) : f;
-      } },
+      {
+        method: 'PUT',
+        route: 'runners',
+        command,
+        params: [{ name: 'file', required: true }],
+        handle(d, { args }) {
+          const f = loadFile(d, args.get('file'));
+          return f instanceof Uint8Array ? start(d, f) : f;
+        },
+      },
       { method: 'POST', route: 'runners', command, params: [], body: true, handle: (d, { body }) => start(d, body!) },
     ];
   }),
@@ -193,21 +233,43 @@ const CALLS: Call[] = [
     const refuse = (): Answer => fail(501, `${what} not emulated by the virtual device`);
     const params = command === 'sidplay' ? [{ name: 'songnr', required: false }] : [];
     return [
-      { method: 'PUT', route: 'runners', command, params: [{ name: 'file', required: true }, ...params], handle(d, { args }) {
-        const f = loadFile(d, args.get('file'));
-        return f instanceof Uint8Array ? refuse() : f;
-      } },
+      {
+        method: 'PUT',
+        route: 'runners',
+        command,
+        params: [{ name: 'file', required: true }, ...params],
+        handle(d, { args }) {
+          const f = loadFile(d, args.get('file'));
+          return f instanceof Uint8Array ? refuse() : f;
+        },
+      },
       { method: 'POST', route: 'runners', command, params, body: true, handle: refuse },
     ];
   }),
 
   // Drives: state only (the virtual machine has no serial bus; mounting records the image).
   {
-    method: 'GET', route: 'drives', command: '', params: [],
-    handle: (d) => ok({ drives: [...d.drives].map(([id, s]) => ({ [id]: { enabled: s.enabled, type: s.type, image_file: s.image ?? '', mode: s.mode ?? '' } })) }),
+    method: 'GET',
+    route: 'drives',
+    command: '',
+    params: [],
+    handle: (d) =>
+      ok({
+        drives: [...d.drives].map(([id, s]) => ({
+          [id]: { enabled: s.enabled, type: s.type, image_file: s.image ?? '', mode: s.mode ?? '' },
+        })),
+      }),
   },
   {
-    method: 'PUT', route: 'drives', command: 'mount', subPath: true, params: [{ name: 'image', required: true }, { name: 'type', required: false }, { name: 'mode', required: false }],
+    method: 'PUT',
+    route: 'drives',
+    command: 'mount',
+    subPath: true,
+    params: [
+      { name: 'image', required: true },
+      { name: 'type', required: false },
+      { name: 'mode', required: false },
+    ],
     handle(d, { args, path }) {
       const drive = d.drives.get(decodeURIComponent(path));
       if (!drive) return fail(404, `Drive '${path}' does not exist`);
@@ -219,81 +281,147 @@ const CALLS: Call[] = [
       return ok();
     },
   },
-  ...(['reset', 'remove', 'on', 'off'] as const).map((command): Call => ({
-    method: 'PUT', route: 'drives', command, subPath: true, params: [],
-    handle(d, { path }) {
-      const drive = d.drives.get(decodeURIComponent(path));
-      if (!drive) return fail(404, `Drive '${path}' does not exist`);
-      if (command === 'remove') { drive.image = undefined; drive.mode = undefined; }
-      if (command === 'on') drive.enabled = true;
-      if (command === 'off') drive.enabled = false;
-      return ok();
-    },
-  })),
+  ...(['reset', 'remove', 'on', 'off'] as const).map(
+    (command): Call => ({
+      method: 'PUT',
+      route: 'drives',
+      command,
+      subPath: true,
+      params: [],
+      handle(d, { path }) {
+        const drive = d.drives.get(decodeURIComponent(path));
+        if (!drive) return fail(404, `Drive '${path}' does not exist`);
+        if (command === 'remove') {
+          drive.image = undefined;
+          drive.mode = undefined;
+        }
+        if (command === 'on') drive.enabled = true;
+        if (command === 'off') drive.enabled = false;
+        return ok();
+      },
+    }),
+  ),
 
   // Configuration.
-  { method: 'GET', route: 'configs', command: '', subPath: true, params: [], handle(d, { path }) {
-    if (!path) return ok({ categories: d.config.categories() });
-    const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
-    if (rest.length) return fail(404, 'Too many path components');
-    const c = d.config.category(cat!);
-    if (!c) return fail(404, `No categories found matching '${cat}'`);
-    if (item === undefined) return ok({ [c[0]]: Object.fromEntries([...c[1]].map(([k, v]) => [k, v.current])) });
-    const it = d.config.item(cat!, item);
-    if (!it) return fail(404, `No items found matching '${item}'`);
-    return ok({ [c[0]]: { [it[0]]: d.config.describe(it[1]) } });
-  } },
-  { method: 'PUT', route: 'configs', command: '', subPath: true, params: [{ name: 'value', required: true }], handle(d, { path, args }) {
-    const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
-    if (!cat || !item || rest.length) return fail(400, 'Expected /v1/configs/<category>/<item>');
-    if (!d.config.category(cat)) return fail(404, `No categories found matching '${cat}'`);
-    const err = d.config.set(cat, item, args.get('value')!);
-    return err ? fail(err.startsWith('Item') ? 404 : 400, err) : ok();
-  } },
-  { method: 'POST', route: 'configs', command: '', params: [], body: true, handle(d, { body }) {
-    let parsed: unknown;
-    try { parsed = JSON.parse(new TextDecoder().decode(body)); } catch { return fail(400, 'Body is not valid JSON'); }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return fail(400, 'Expected a JSON object of categories');
-    const errors: string[] = [];
-    for (const [cat, items] of Object.entries(parsed as Record<string, unknown>)) {
-      if (!items || typeof items !== 'object') { errors.push(`Category '${cat}' must map to an object of items`); continue; }
-      for (const [item, value] of Object.entries(items as Record<string, unknown>)) {
-        const err = d.config.set(cat, item, String(value));
-        if (err) errors.push(err);
+  {
+    method: 'GET',
+    route: 'configs',
+    command: '',
+    subPath: true,
+    params: [],
+    handle(d, { path }) {
+      if (!path) return ok({ categories: d.config.categories() });
+      const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
+      if (rest.length) return fail(404, 'Too many path components');
+      const c = d.config.category(cat!);
+      if (!c) return fail(404, `No categories found matching '${cat}'`);
+      if (item === undefined) return ok({ [c[0]]: Object.fromEntries([...c[1]].map(([k, v]) => [k, v.current])) });
+      const it = d.config.item(cat!, item);
+      if (!it) return fail(404, `No items found matching '${item}'`);
+      return ok({ [c[0]]: { [it[0]]: d.config.describe(it[1]) } });
+    },
+  },
+  {
+    method: 'PUT',
+    route: 'configs',
+    command: '',
+    subPath: true,
+    params: [{ name: 'value', required: true }],
+    handle(d, { path, args }) {
+      const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
+      if (!cat || !item || rest.length) return fail(400, 'Expected /v1/configs/<category>/<item>');
+      if (!d.config.category(cat)) return fail(404, `No categories found matching '${cat}'`);
+      const err = d.config.set(cat, item, args.get('value')!);
+      return err ? fail(err.startsWith('Item') ? 404 : 400, err) : ok();
+    },
+  },
+  {
+    method: 'POST',
+    route: 'configs',
+    command: '',
+    params: [],
+    body: true,
+    handle(d, { body }) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(new TextDecoder().decode(body));
+      } catch {
+        return fail(400, 'Body is not valid JSON');
       }
-    }
-    return errors.length ? fail(400, ...errors) : ok();
-  } },
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return fail(400, 'Expected a JSON object of categories');
+      const errors: string[] = [];
+      for (const [cat, items] of Object.entries(parsed as Record<string, unknown>)) {
+        if (!items || typeof items !== 'object') {
+          errors.push(`Category '${cat}' must map to an object of items`);
+          continue;
+        }
+        for (const [item, value] of Object.entries(items as Record<string, unknown>)) {
+          const err = d.config.set(cat, item, String(value));
+          if (err) errors.push(err);
+        }
+      }
+      return errors.length ? fail(400, ...errors) : ok();
+    },
+  },
   { method: 'PUT', route: 'configs', command: 'save_to_flash', params: [], handle: () => ok() },
 
   // Files.
-  { method: 'GET', route: 'files', command: 'info', subPath: true, params: [], handle(d, { path }) {
-    const p = safeResolve(d, `/${decodeURIComponent(path)}`);
-    const st = d.fs.stat(p);
-    if (!st) return fail(404, 'File not found');
-    const name = p.split('/').pop() ?? '';
-    return ok({ files: { path: p, filename: name, size: st.size, extension: name.includes('.') ? name.split('.').pop()!.toUpperCase() : '' } });
-  } },
+  {
+    method: 'GET',
+    route: 'files',
+    command: 'info',
+    subPath: true,
+    params: [],
+    handle(d, { path }) {
+      const p = safeResolve(d, `/${decodeURIComponent(path)}`);
+      const st = d.fs.stat(p);
+      if (!st) return fail(404, 'File not found');
+      const name = p.split('/').pop() ?? '';
+      return ok({
+        files: { path: p, filename: name, size: st.size, extension: name.includes('.') ? name.split('.').pop()!.toUpperCase() : '' },
+      });
+    },
+  },
 
   // Streams: the virtual device produces the debug stream only.
   ...(['video', 'audio', 'debug'] as const).flatMap((kind): Call[] => [
-    { method: 'PUT', route: 'streams', command: 'start', subPath: true, pathMatch: kind, params: [{ name: 'ip', required: false }], async handle(d, { args }) {
-      if (kind !== 'debug') return fail(501, `The virtual device does not produce a ${kind} stream`);
-      const raw = args.get('ip') ?? String(d.config.get('Data Streams', 'Stream Debug to'));
-      const dest = parseDestination(raw);
-      if (!dest) return fail(400, `Invalid destination '${raw}'; expected an IPv4 address with optional :port`);
-      await d.startDebugStream(dest);
-      return ok();
-    } },
-    { method: 'PUT', route: 'streams', command: 'stop', subPath: true, pathMatch: kind, params: [], handle(d) {
-      if (kind === 'debug') d.stopDebugStream();
-      return ok();
-    } },
+    {
+      method: 'PUT',
+      route: 'streams',
+      command: 'start',
+      subPath: true,
+      pathMatch: kind,
+      params: [{ name: 'ip', required: false }],
+      async handle(d, { args }) {
+        if (kind !== 'debug') return fail(501, `The virtual device does not produce a ${kind} stream`);
+        const raw = args.get('ip') ?? String(d.config.get('Data Streams', 'Stream Debug to'));
+        const dest = parseDestination(raw);
+        if (!dest) return fail(400, `Invalid destination '${raw}'; expected an IPv4 address with optional :port`);
+        await d.startDebugStream(dest);
+        return ok();
+      },
+    },
+    {
+      method: 'PUT',
+      route: 'streams',
+      command: 'stop',
+      subPath: true,
+      pathMatch: kind,
+      params: [],
+      handle(d) {
+        if (kind === 'debug') d.stopDebugStream();
+        return ok();
+      },
+    },
   ]),
 ];
 
 function safeResolve(d: RestDevice, p: string): string {
-  try { return d.fs.resolve('/', p); } catch { return '/'; }
+  try {
+    return d.fs.resolve('/', p);
+  } catch {
+    return '/';
+  }
 }
 
 /** Splits `/v1/<route>[/<path>][:<command>]`; undefined when the URL is not of that shape. */
@@ -305,8 +433,13 @@ export function parseApiPath(pathname: string): { route: string; path: string; c
 
 /** Finds the call for a request, or undefined (the server then answers a bare 404). */
 export function findCall(method: string, route: string, path: string, command: string): Call | undefined {
-  return CALLS.find((c) => c.method === method && c.route === route && c.command === command
-    && (c.pathMatch !== undefined ? c.pathMatch === path : c.subPath ? true : path === ''));
+  return CALLS.find(
+    (c) =>
+      c.method === method &&
+      c.route === route &&
+      c.command === command &&
+      (c.pathMatch !== undefined ? c.pathMatch === path : c.subPath ? true : path === ''),
+  );
 }
 
 /** Checks the query against the call's parameters, with the firmware's messages. */

@@ -11,8 +11,17 @@ import net from 'node:net';
 import type { MachineSeam } from './machine-seam.js';
 import type { MachineClock } from './clock.js';
 import {
-  API_VERSION, EVENT_REQUEST_ID, FrameReader, ViceCommand, ViceError, ViceRegister, ViceResponse,
-  encodeCheckpointInfo, encodeRegisters, encodeResponse, type CheckpointInfo,
+  API_VERSION,
+  EVENT_REQUEST_ID,
+  FrameReader,
+  ViceCommand,
+  ViceError,
+  ViceRegister,
+  ViceResponse,
+  encodeCheckpointInfo,
+  encodeRegisters,
+  encodeResponse,
+  type CheckpointInfo,
 } from '../vice/protocol.js';
 import { listenLoopback } from './listen.js';
 
@@ -25,7 +34,12 @@ export interface ViceServerOptions {
   port?: number;
 }
 
-interface RequestFrame { requestId: number; command: number; body: Buffer; api: number }
+interface RequestFrame {
+  requestId: number;
+  command: number;
+  body: Buffer;
+  api: number;
+}
 
 /** ASCII to PETSCII for keyboard feed: letters to upper case, newline to RETURN. */
 function toPetscii(text: string): number[] {
@@ -50,7 +64,9 @@ export class ViceMonitorServer {
     this.#server = net.createServer((s) => this.#accept(s));
   }
 
-  get stopped(): boolean { return this.#stopped; }
+  get stopped(): boolean {
+    return this.#stopped;
+  }
 
   async listen(): Promise<number> {
     this.port = await listenLoopback(this.#server, this.opts.port, this.opts.host);
@@ -74,9 +90,12 @@ export class ViceMonitorServer {
     if (!op) return;
     const addr = entry & 0xffff;
     for (const c of this.#checkpoints.values()) {
-      if (c.enabled && (c.op & op) && addr >= c.start && addr <= c.end) {
+      if (c.enabled && c.op & op && addr >= c.start && addr <= c.end) {
         c.hitCount++;
-        if (c.stopWhenHit) { this.#memHit = c; return; }
+        if (c.stopWhenHit) {
+          this.#memHit = c;
+          return;
+        }
       }
     }
   }
@@ -109,9 +128,12 @@ export class ViceMonitorServer {
       return true;
     }
     for (const c of this.#checkpoints.values()) {
-      if (c.enabled && (c.op & 0x04) && pc >= c.start && pc <= c.end) {
+      if (c.enabled && c.op & 0x04 && pc >= c.start && pc <= c.end) {
         c.hitCount++;
-        if (c.stopWhenHit) { this.#hit = c; return true; }
+        if (c.stopWhenHit) {
+          this.#hit = c;
+          return true;
+        }
       }
     }
     return false;
@@ -178,7 +200,12 @@ export class ViceMonitorServer {
     const reader = new FrameReader<RequestFrame>('request', 1024 * 1024);
     s.on('data', (chunk: Buffer) => {
       let frames: RequestFrame[];
-      try { frames = reader.push(chunk); } catch { s.destroy(); return; }
+      try {
+        frames = reader.push(chunk);
+      } catch {
+        s.destroy();
+        return;
+      }
       for (const f of frames) {
         try {
           this.#handle(s, f);
@@ -200,26 +227,44 @@ export class ViceMonitorServer {
   }
 
   #handle(s: net.Socket, f: RequestFrame): void {
-    const reply = (type: number, body?: Uint8Array, error: number = ViceError.ok): void => { s.write(encodeResponse(type, error, f.requestId, body)); };
+    const reply = (type: number, body?: Uint8Array, error: number = ViceError.ok): void => {
+      s.write(encodeResponse(type, error, f.requestId, body));
+    };
     const err = (code: number): void => reply(f.command, undefined, code);
-    if (f.api !== API_VERSION && f.api !== 0x01) return err(ViceError.invalidApiVersion);
+    if (f.api !== API_VERSION && f.api !== 0x01) {
+      err(ViceError.invalidApiVersion);
+      return;
+    }
     const m = this.opts.machine;
     const b = f.body;
     if (!this.#stopped && f.command !== ViceCommand.exit) this.#enterStopped();
 
     switch (f.command) {
-      case ViceCommand.ping: return reply(f.command);
-      case ViceCommand.exit: reply(f.command); return this.#resume();
+      case ViceCommand.ping:
+        return reply(f.command);
+      case ViceCommand.exit:
+        reply(f.command);
+        return this.#resume();
       case ViceCommand.quit:
         reply(f.command);
         this.#resume();
         s.end();
         return;
       case ViceCommand.memoryGet: {
-        if (b.length < 8) return err(ViceError.invalidLength);
-        const start = b.readUInt16LE(1), end = b.readUInt16LE(3);
-        if (start > end) return err(ViceError.invalidParameter);
-        if (b[5] !== 0) return err(ViceError.invalidMemspace);
+        if (b.length < 8) {
+          err(ViceError.invalidLength);
+          return;
+        }
+        const start = b.readUInt16LE(1),
+          end = b.readUInt16LE(3);
+        if (start > end) {
+          err(ViceError.invalidParameter);
+          return;
+        }
+        if (b[5] !== 0) {
+          err(ViceError.invalidMemspace);
+          return;
+        }
         const len = end - start + 1;
         const out = Buffer.alloc(2 + len);
         out.writeUInt16LE(len & 0xffff, 0);
@@ -227,44 +272,91 @@ export class ViceMonitorServer {
         return reply(f.command, out);
       }
       case ViceCommand.memorySet: {
-        if (b.length < 8) return err(ViceError.invalidLength);
-        const start = b.readUInt16LE(1), end = b.readUInt16LE(3);
-        if (start > end) return err(ViceError.invalidParameter);
-        if (b[5] !== 0) return err(ViceError.invalidMemspace);
+        if (b.length < 8) {
+          err(ViceError.invalidLength);
+          return;
+        }
+        const start = b.readUInt16LE(1),
+          end = b.readUInt16LE(3);
+        if (start > end) {
+          err(ViceError.invalidParameter);
+          return;
+        }
+        if (b[5] !== 0) {
+          err(ViceError.invalidMemspace);
+          return;
+        }
         const len = end - start + 1;
-        if (b.length < 8 + len) return err(ViceError.invalidLength);
+        if (b.length < 8 + len) {
+          err(ViceError.invalidLength);
+          return;
+        }
         for (let i = 0; i < len; i++) m.poke(start + i, b[8 + i]!);
         return reply(f.command);
       }
       case ViceCommand.checkpointSet: {
-        if (b.length < 8) return err(ViceError.invalidLength);
-        if (b.length >= 9 && b[8] !== 0) return err(ViceError.invalidMemspace);
-        const start = b.readUInt16LE(0), end = b.readUInt16LE(2);
-        if (start > end || (b[6]! & 0x07) === 0) return err(ViceError.invalidParameter);
+        if (b.length < 8) {
+          err(ViceError.invalidLength);
+          return;
+        }
+        if (b.length >= 9 && b[8] !== 0) {
+          err(ViceError.invalidMemspace);
+          return;
+        }
+        const start = b.readUInt16LE(0),
+          end = b.readUInt16LE(2);
+        if (start > end || (b[6]! & 0x07) === 0) {
+          err(ViceError.invalidParameter);
+          return;
+        }
         const c: CheckpointInfo = {
-          number: this.#nextCheckpoint++, currentlyHit: false, start, end,
-          stopWhenHit: b[4] !== 0, enabled: b[5] !== 0, op: b[6]! & 0x07, temporary: b[7] !== 0,
-          hitCount: 0, ignoreCount: 0, hasCondition: false, memspace: 0,
+          number: this.#nextCheckpoint++,
+          currentlyHit: false,
+          start,
+          end,
+          stopWhenHit: b[4] !== 0,
+          enabled: b[5] !== 0,
+          op: b[6]! & 0x07,
+          temporary: b[7] !== 0,
+          hitCount: 0,
+          ignoreCount: 0,
+          hasCondition: false,
+          memspace: 0,
         };
         this.#checkpoints.set(c.number, c);
         this.#installHooks();
         return reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
       }
       case ViceCommand.checkpointGet: {
-        if (b.length < 4) return err(ViceError.invalidLength);
+        if (b.length < 4) {
+          err(ViceError.invalidLength);
+          return;
+        }
         const c = this.#checkpoints.get(b.readUInt32LE(0));
         return c ? reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c)) : err(ViceError.objectMissing);
       }
       case ViceCommand.checkpointDelete: {
-        if (b.length < 4) return err(ViceError.invalidLength);
-        if (!this.#checkpoints.delete(b.readUInt32LE(0))) return err(ViceError.objectMissing);
+        if (b.length < 4) {
+          err(ViceError.invalidLength);
+          return;
+        }
+        if (!this.#checkpoints.delete(b.readUInt32LE(0))) {
+          err(ViceError.objectMissing);
+          return;
+        }
         this.#installHooks();
         return reply(f.command);
       }
       case ViceCommand.checkpointToggle: {
-        if (b.length < 5) return err(ViceError.invalidLength);
+        if (b.length < 5) {
+          err(ViceError.invalidLength);
+          return;
+        }
         const c = this.#checkpoints.get(b.readUInt32LE(0));
-        if (!c) return err(ViceError.objectMissing);
+        if (!c) {
+          err(ViceError.objectMissing);
+          return;
+        }
         c.enabled = b[4] !== 0;
         return reply(f.command);
       }
@@ -275,25 +367,55 @@ export class ViceMonitorServer {
         return reply(f.command, n);
       }
       case ViceCommand.registersGet: {
-        if (b.length < 1) return err(ViceError.invalidLength);
-        if (b[0] !== 0) return err(ViceError.invalidMemspace);
+        if (b.length < 1) {
+          err(ViceError.invalidLength);
+          return;
+        }
+        if (b[0] !== 0) {
+          err(ViceError.invalidMemspace);
+          return;
+        }
         return reply(ViceResponse.registerInfo, this.#registersBody());
       }
       case ViceCommand.registersSet: {
-        if (b.length < 3) return err(ViceError.invalidLength);
-        if (b[0] !== 0) return err(ViceError.invalidMemspace);
+        if (b.length < 3) {
+          err(ViceError.invalidLength);
+          return;
+        }
+        if (b[0] !== 0) {
+          err(ViceError.invalidMemspace);
+          return;
+        }
         const count = b.readUInt16LE(1);
         const items: Array<[number, number]> = [];
         let at = 3;
         for (let i = 0; i < count; i++) {
-          if (at + 4 > b.length) return err(ViceError.invalidLength);
+          if (at + 4 > b.length) {
+            err(ViceError.invalidLength);
+            return;
+          }
           const size = b[at]!;
-          if (size < 3) return err(ViceError.invalidParameter);
+          if (size < 3) {
+            err(ViceError.invalidParameter);
+            return;
+          }
           items.push([b[at + 1]!, b.readUInt16LE(at + 2)]);
           at += size + 1;
         }
-        const known = new Set<number>([ViceRegister.A, ViceRegister.X, ViceRegister.Y, ViceRegister.PC, ViceRegister.SP, ViceRegister.FL, ViceRegister.ZERO, ViceRegister.ONE]);
-        if (items.some(([id]) => !known.has(id))) return err(ViceError.objectMissing);
+        const known = new Set<number>([
+          ViceRegister.A,
+          ViceRegister.X,
+          ViceRegister.Y,
+          ViceRegister.PC,
+          ViceRegister.SP,
+          ViceRegister.FL,
+          ViceRegister.ZERO,
+          ViceRegister.ONE,
+        ]);
+        if (items.some(([id]) => !known.has(id))) {
+          err(ViceError.objectMissing);
+          return;
+        }
         for (const [id, v] of items) {
           if (id === ViceRegister.A) m.cpu.a = v & 0xff;
           else if (id === ViceRegister.X) m.cpu.x = v & 0xff;
@@ -307,7 +429,10 @@ export class ViceMonitorServer {
         return reply(ViceResponse.registerInfo, this.#registersBody());
       }
       case ViceCommand.advanceInstructions: {
-        if (b.length < 3) return err(ViceError.invalidLength);
+        if (b.length < 3) {
+          err(ViceError.invalidLength);
+          return;
+        }
         const stepOver = b[0] !== 0;
         const count = b.readUInt16LE(1);
         reply(f.command);
@@ -317,8 +442,16 @@ export class ViceMonitorServer {
         return;
       }
       case ViceCommand.keyboardFeed: {
-        if (b.length < 1 || b.length < 1 + b[0]!) return err(ViceError.invalidLength);
-        try { m.typeKeys(toPetscii(b.subarray(1, 1 + b[0]!).toString('latin1'))); } catch { return err(ViceError.invalidParameter); }
+        if (b.length < 1 || b.length < 1 + b[0]!) {
+          err(ViceError.invalidLength);
+          return;
+        }
+        try {
+          m.typeKeys(toPetscii(b.subarray(1, 1 + b[0]!).toString('latin1')));
+        } catch {
+          err(ViceError.invalidParameter);
+          return;
+        }
         return reply(f.command);
       }
       case ViceCommand.reset: {
@@ -326,22 +459,31 @@ export class ViceMonitorServer {
         return reply(f.command);
       }
       case ViceCommand.autostart: {
-        if (b.length < 4 || b.length < 4 + b[3]!) return err(ViceError.invalidLength);
+        if (b.length < 4 || b.length < 4 + b[3]!) {
+          err(ViceError.invalidLength);
+          return;
+        }
         const name = b.subarray(4, 4 + b[3]!).toString('utf8');
         const bytes = this.opts.loadFile(name);
-        if (!bytes) return err(ViceError.objectMissing);
+        if (!bytes) {
+          err(ViceError.objectMissing);
+          return;
+        }
         try {
           if (b[0] !== 0) m.runPrg(bytes);
           else m.loadPrg(bytes);
         } catch {
-          return err(ViceError.invalidParameter);
+          err(ViceError.invalidParameter);
+          return;
         }
         reply(f.command);
         if (b[0] !== 0) this.#resume();
         return;
       }
-      default:
-        return err(ViceError.unknownCommand);
+      default: {
+        err(ViceError.unknownCommand);
+        return;
+      }
     }
   }
 
@@ -356,7 +498,9 @@ export class ViceMonitorServer {
         if (stepOver && m.peek(pc) === 0x20) {
           const ret = (pc + 3) & 0xffff;
           let budget = 2_000_000;
-          do { budget -= this.#stepOne(); } while (m.cpu.pc !== ret && budget > 0 && !m.cpu.jammed);
+          do {
+            budget -= this.#stepOne();
+          } while (m.cpu.pc !== ret && budget > 0 && !m.cpu.jammed);
         } else {
           this.#stepOne();
         }

@@ -6,12 +6,19 @@ import { posix } from 'node:path';
 export const ROOTS = ['Usb0', 'Usb1', 'SD', 'Flash', 'Temp'] as const;
 
 export class FsError extends Error {
-  constructor(readonly code: 'not-found' | 'exists' | 'not-empty' | 'is-directory' | 'not-directory' | 'read-only' | 'full' | 'bad-path', message: string) {
+  constructor(
+    readonly code: 'not-found' | 'exists' | 'not-empty' | 'is-directory' | 'not-directory' | 'read-only' | 'full' | 'bad-path',
+    message: string,
+  ) {
     super(message);
   }
 }
 
-interface Node { dir: boolean; data?: Uint8Array; mtime: Date }
+interface Node {
+  dir: boolean;
+  data?: Uint8Array;
+  mtime: Date;
+}
 
 export class VirtualFs {
   readonly #nodes = new Map<string, Node>();
