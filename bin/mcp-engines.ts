@@ -5,6 +5,7 @@
  * Each server is also installed under the command name its contract uses (topup, lispex,
  * ultimate-tool); `mcp-engines <server> …` and `<server> …` behave the same.
  */
+import { EXIT_USAGE } from '../common/usage-error.js';
 import { packageVersion } from '../src/package-info.js';
 
 type Subcommand = { summary: string; run: (argv: string[]) => Promise<void> };
@@ -50,7 +51,12 @@ Logs go to stderr; set MCP_ENGINES_LOG=error|warn|info|debug.
 
 export async function main(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+  if (first === undefined) {
+    process.stderr.write(`mcp-engines: which server? name one.\n\n${HELP}`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(HELP);
     return;
   }
@@ -60,8 +66,8 @@ export async function main(argv: string[]): Promise<void> {
   }
   const sub = SUBCOMMANDS[first];
   if (!sub) {
-    process.stderr.write(`mcp-engines: unknown server "${first}"; expected one of: ${Object.keys(SUBCOMMANDS).join(', ')}\n`);
-    process.exitCode = 2;
+    process.stderr.write(`mcp-engines: unknown server "${first}"; expected one of: ${Object.keys(SUBCOMMANDS).join(', ')}\n\n${HELP}`);
+    process.exitCode = EXIT_USAGE;
     return;
   }
   await sub.run(rest);

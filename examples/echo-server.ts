@@ -7,7 +7,7 @@
  * Option: --max-line-bytes N (largest accepted message; default 32 MiB).
  */
 import { z } from 'zod';
-import { McpServer, ToolError, ToolRegistry } from '../src/index.js';
+import { McpServer, packageVersion, ToolError, ToolRegistry, UsageError } from '../src/index.js';
 import { StdioServerTransport, serveUnixSocket } from '../transports/index.js';
 
 export function createEchoServer(): McpServer {
@@ -36,10 +36,7 @@ export function createEchoServer(): McpServer {
       input: z.object({ steps: z.number().int().min(1).max(10_000), interval_ms: z.number().int().min(0).max(10_000).default(10) }),
       handler: async ({ steps, interval_ms }, ctx) => {
         for (let i = 1; i <= steps; i++) {
-          await new Promise<void>((resolve, reject) => {
-            const t = setTimeout(resolve, interval_ms);
-            ctx.signal.addEventListener('abort', () => (clearTimeout(t), reject(ctx.signal.reason)), { once: true });
-          });
+          await waitStep(interval_ms, ctx.signal);
           ctx.progress(i, steps, `step ${i}`);
         }
         return { steps };
@@ -48,17 +45,79 @@ export function createEchoServer(): McpServer {
   return new McpServer({ name: 'echo-example', version: '0.1.0', tools, instructions: 'An example server: echo, fail, slow.' });
 }
 
-export async function runEchoServer(argv: string[]): Promise<void> {
-  const server = createEchoServer();
-  const m = argv.indexOf('--max-line-bytes');
-  const maxLineBytes = m >= 0 ? Number(argv[m + 1]) : undefined;
-  if (maxLineBytes !== undefined && !(Number.isInteger(maxLineBytes) && maxLineBytes > 0)) {
-    throw new Error('--max-line-bytes needs a positive whole number of bytes');
+/** Wait one step; an abort rejects at once. The abort listener is removed when the step ends, so a long run does not pile them up. */
+function waitStep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export const ECHO_HELP = `echo-server — the example MCP server of mcp-engines (tools: echo, fail, slow)
+
+Usage: mcp-engines example [--socket PATH] [--max-line-bytes N]
+       mcp-engines example --help | --version
+
+Serves MCP on stdio, or one client at a time on a Unix socket (created 0600) with --socket.
+`;
+
+interface EchoCliOptions {
+  socket?: string;
+  maxLineBytes?: number;
+}
+
+function parseEchoArgs(argv: string[]): EchoCliOptions | 'help' | 'version' {
+  const options: EchoCliOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--version' || arg === '-V') return 'version';
+    if (arg === '--socket') {
+      const path = argv[++i];
+      if (!path) throw new UsageError('--socket needs a path, e.g. --socket /tmp/echo.sock');
+      options.socket = path;
+    } else if (arg === '--max-line-bytes') {
+      const n = Number(argv[++i]);
+      if (!(Number.isInteger(n) && n > 0)) throw new UsageError('--max-line-bytes needs a positive whole number of bytes');
+      options.maxLineBytes = n;
+    } else {
+      throw new UsageError(`unknown option ${JSON.stringify(arg)}; expected --socket PATH, --max-line-bytes N, --help or --version`);
+    }
   }
-  const i = argv.indexOf('--socket');
-  if (i >= 0) {
-    const path = argv[i + 1];
-    if (!path) throw new Error('--socket needs a path');
+  return options;
+}
+
+/** The example's command line; misuse prints usage to stderr and exits 64. */
+export async function runEchoServer(argv: string[]): Promise<void> {
+  let parsed: ReturnType<typeof parseEchoArgs>;
+  try {
+    parsed = parseEchoArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`echo-server: ${err.message}\n\n${ECHO_HELP}`);
+    process.exitCode = err.exitCode;
+    return;
+  }
+  if (parsed === 'help') {
+    process.stdout.write(ECHO_HELP);
+    return;
+  }
+  if (parsed === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
+  const { socket, maxLineBytes } = parsed;
+  const server = createEchoServer();
+  if (socket) {
+    const path = socket;
     const listener = await serveUnixSocket(path, (t) => server.connect(t), { maxLineBytes });
     const stop = () => void listener.close().then(() => process.exit(0));
     process.once('SIGINT', stop);

@@ -27,7 +27,12 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...flags, ...files], {
-  stdio: 'inherit',
-});
+// Every test gets a timeout, so a broken test fails instead of hanging the run. A test that
+// legitimately needs longer says so itself with { timeout }.
+const timeout = process.env.TEST_TIMEOUT_MS ?? '300000';
+const res = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, ...flags, ...files],
+  { stdio: 'inherit' },
+);
 process.exit(res.status ?? 1);

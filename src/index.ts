@@ -31,3 +31,4 @@ export {
 export { createLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
 export type { Transport, JsonRpcMessage, JsonRpcId } from '../transports/transport.js';
 export { packageRoot, packageVersion } from './package-info.js';
+export { UsageError, EXIT_USAGE } from '../common/usage-error.js';

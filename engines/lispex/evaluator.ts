@@ -2,7 +2,7 @@
 // → the chosen route (tree evaluator or bytecode VM) → Observation. Synchronous, in the calling
 // thread; the worker host (host/) adds wall-clock limits and cancellation around it.
 
-import packageJson from '../../package.json' with { type: 'json' };
+import { packageVersion } from '../../common/package-info.js';
 import { makeControlPrimitives } from './control-primitives.js';
 import { coreDepth, type Core, type CoreProgram } from './core-ir.js';
 import { DEFAULT_MESSAGES, LispexError, exitStatusOf, renderDiagnostic, type SourcePosition, type WarningCode } from './diagnostics.js';
@@ -74,7 +74,7 @@ export interface RouteRunner {
   currentSite(): SourcePosition;
 }
 
-export const ENGINE_VERSION: string = packageJson.version;
+export const ENGINE_VERSION: string = packageVersion();
 
 /** The primitive table shared by every run: L2's registry with the machine's control family. */
 function buildPrimitives(): Map<string, Primitive> {
