@@ -8,3 +8,4 @@ export { listenLoopback, closeServer, LOOPBACK } from './loopback.js';
 export { packageRoot, packageVersion } from './package-info.js';
 export { UsageError, EXIT_USAGE } from './usage-error.js';
 export { createLogger, logLevelFromEnv, silentLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
+export { EngineError, isEngineError } from './engine-error.js';

@@ -32,3 +32,5 @@ export { createLogger, silentLogger, type Logger, type LogLevel } from './logger
 export type { Transport, JsonRpcMessage, JsonRpcId } from '../transports/transport.js';
 export { packageRoot, packageVersion } from './package-info.js';
 export { UsageError, EXIT_USAGE } from '../common/usage-error.js';
+export { EngineError, isEngineError } from '../common/engine-error.js';
+export { toolErrorFromEngineError, asToolError } from './engine-errors.js';

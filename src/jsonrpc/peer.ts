@@ -138,7 +138,7 @@ export class JsonRpcPeer {
   }
 
   /** Send a request and await its result. Abort or timeout sends notifications/cancelled. */
-  async request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<any> {
+  async request<T = unknown>(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<T> {
     if (this.closed) throw new RemoteError(ErrorCode.ConnectionClosed, this.closedMessage());
     const { signal, timeoutMs } = options;
     signal?.throwIfAborted();

@@ -5,6 +5,14 @@ import type { CallToolResult } from '../tool-result.js';
 import type { ToolDescriptor } from '../tool-registry.js';
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS } from './protocol-version.js';
 
+/** What a server answers to `initialize` (the fields this client reads). */
+interface InitializeResult {
+  protocolVersion: string;
+  serverInfo: { name: string; version: string; [key: string]: unknown };
+  capabilities: Record<string, unknown>;
+  instructions?: string;
+}
+
 export interface CallOptions {
   signal?: AbortSignal;
   /** Abandon (and cancel on the server) after this long. */
@@ -66,7 +74,7 @@ export class McpClient {
       for (const l of listeners) l();
     });
     await peer.start();
-    const result = await peer.request(
+    const result = await peer.request<InitializeResult>(
       'initialize',
       {
         protocolVersion: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
@@ -96,13 +104,13 @@ export class McpClient {
   }
 
   /** Any request; progress and cancellation as for callTool. */
-  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<any> {
+  async request<T = unknown>(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<T> {
     const peer = this.connected;
-    if (!options.onProgress) return peer.request(method, params, options);
+    if (!options.onProgress) return peer.request<T>(method, params, options);
     const token = `p${this.nextProgressToken++}`;
     this.progressHandlers.set(token, options.onProgress);
     try {
-      return await peer.request(method, { ...params, _meta: { ...(params._meta as object), progressToken: token } }, options);
+      return await peer.request<T>(method, { ...params, _meta: { ...(params._meta as object), progressToken: token } }, options);
     } finally {
       this.progressHandlers.delete(token);
     }
@@ -132,7 +140,7 @@ export class McpClient {
     const tools: ToolDescriptor[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.request('tools/list', cursor ? { cursor } : {}, options);
+      const page = await this.request<{ tools?: ToolDescriptor[]; nextCursor?: string }>('tools/list', cursor ? { cursor } : {}, options);
       tools.push(...(page.tools ?? []));
       cursor = page.nextCursor;
     } while (cursor);

@@ -119,8 +119,12 @@ export class ServerSession {
   }
 
   /** A request to the client (e.g. ping). */
-  request(method: string, params?: Record<string, unknown>, options?: { signal?: AbortSignal; timeoutMs?: number }) {
-    return this.peer.request(method, params, options);
+  request<T = unknown>(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<T> {
+    return this.peer.request<T>(method, params, options);
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
