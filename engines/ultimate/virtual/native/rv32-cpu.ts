@@ -1,0 +1,484 @@
+// The RV32IM interpreter of the virtual Ultimate 64 Elite II. Speed comes from three choices:
+//  - a decode cache: each RAM word is decoded once, on first execution, into typed arrays (operation,
+//    registers, immediate with branch targets already absolute) and re-decoded only after a store
+//    to that word invalidates it, so self-modifying code and freshly loaded programs stay correct;
+//  - one tight loop with a dense switch over small integer operations, all state in locals;
+//  - RAM as typed-array views of one buffer (aligned word/halfword/byte access without DataView);
+//    anything outside RAM goes through the Rv32Bus (memory-mapped I/O) on a slow path.
+// Exceptions stop the loop with their cause (rv32-trap.ts): there is no firmware trap handler to
+// vector to. Misaligned loads, stores and jump/branch targets raise the misaligned exceptions (the
+// interpreter does not emulate misaligned access).
+import { EMPTY_BUS, type AccessWidth, type Rv32Bus } from './rv32-bus.js';
+import { decodeRv32, OP, type Decoded } from './rv32-decode.js';
+import { div, divu, mulh, mulhsu, mulhu, rem, remu } from './rv32-muldiv.js';
+import type { Rv32Stop, TrapCause } from './rv32-trap.js';
+
+if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
+  throw new Error('the RV32 interpreter needs a little-endian host (its RAM is typed-array views)');
+}
+
+export interface Rv32Options {
+  /** First RAM address (word-aligned). */
+  ramBase: number;
+  /** RAM size in bytes (a multiple of 4). */
+  ramBytes: number;
+  bus?: Rv32Bus;
+}
+
+type FaultCause = Exclude<TrapCause, 'breakpoint' | 'environment-call'>;
+
+export class Rv32Cpu {
+  /** x0..x31, then the sink that absorbs writes to x0. */
+  readonly x = new Int32Array(33);
+  pc = 0;
+  /** Instructions retired since construction. */
+  retired = 0;
+  readonly ramBase: number;
+  readonly ramBytes: number;
+  readonly ram: Uint8Array;
+  readonly bus: Rv32Bus;
+  readonly #s8: Int8Array;
+  readonly #u16: Uint16Array;
+  readonly #s16: Int16Array;
+  readonly #w32: Int32Array;
+  // The decode cache, one slot per RAM word.
+  readonly #op: Uint8Array;
+  readonly #rd: Uint8Array;
+  readonly #rs1: Uint8Array;
+  readonly #rs2: Uint8Array;
+  readonly #imm: Int32Array;
+  readonly #scratch: Decoded = { op: 0, rd: 0, rs1: 0, rs2: 0, imm: 0 };
+  #stop: Rv32Stop = { kind: 'limit' };
+
+  constructor(opts: Rv32Options) {
+    if (opts.ramBase % 4 !== 0 || opts.ramBytes % 4 !== 0 || opts.ramBytes <= 0) {
+      throw new Error(`RAM base and size must be positive multiples of 4; got base ${opts.ramBase}, size ${opts.ramBytes}`);
+    }
+    this.ramBase = opts.ramBase >>> 0;
+    this.ramBytes = opts.ramBytes;
+    const buf = new ArrayBuffer(opts.ramBytes);
+    this.ram = new Uint8Array(buf);
+    this.#s8 = new Int8Array(buf);
+    this.#u16 = new Uint16Array(buf);
+    this.#s16 = new Int16Array(buf);
+    this.#w32 = new Int32Array(buf);
+    const words = opts.ramBytes >>> 2;
+    this.#op = new Uint8Array(words);
+    this.#rd = new Uint8Array(words);
+    this.#rs1 = new Uint8Array(words);
+    this.#rs2 = new Uint8Array(words);
+    this.#imm = new Int32Array(words);
+    this.bus = opts.bus ?? EMPTY_BUS;
+  }
+
+  /** Copies bytes into RAM (a loader's write), invalidating the decode cache they cover. */
+  load(address: number, bytes: Uint8Array): void {
+    const off = (address - this.ramBase) >>> 0;
+    if (off + bytes.length > this.ramBytes || off >= this.ramBytes) {
+      throw new RangeError(
+        `cannot load ${bytes.length} bytes at 0x${(address >>> 0).toString(16)}: RAM is 0x${this.ramBase.toString(16)}..0x${(this.ramBase + this.ramBytes).toString(16)}`,
+      );
+    }
+    this.ram.set(bytes, off);
+    this.#op.fill(0, off >>> 2, (off + bytes.length + 3) >>> 2);
+  }
+
+  /** Clears RAM, registers and the decode cache. */
+  reset(pc = this.ramBase): void {
+    this.ram.fill(0);
+    this.#op.fill(0);
+    this.x.fill(0);
+    this.pc = pc >>> 0;
+  }
+
+  /** Why the last run() ended. */
+  get stop(): Rv32Stop {
+    return this.#stop;
+  }
+
+  /**
+   * Executes up to `limit` instructions from `pc`. Returns why it stopped; on an exception `pc` is
+   * the faulting instruction, which is not counted as retired.
+   */
+  run(limit: number): Rv32Stop {
+    const x = this.x;
+    const base = this.ramBase;
+    const size = this.ramBytes;
+    const u8 = this.ram;
+    const s8 = this.#s8;
+    const u16 = this.#u16;
+    const s16 = this.#s16;
+    const w32 = this.#w32;
+    const ops = this.#op;
+    const rds = this.#rd;
+    const rs1s = this.#rs1;
+    const rs2s = this.#rs2;
+    const imms = this.#imm;
+    let pc = this.pc >>> 0;
+    let n = 0;
+    let max = limit;
+    this.#stop = { kind: 'limit' };
+    while (n < max) {
+      const off = (pc - base) >>> 0;
+      if (off >= size) {
+        this.#fault('instruction-access-fault', pc, pc);
+        break;
+      }
+      const i = off >>> 2;
+      let op = ops[i]!;
+      if (op === OP.UNDECODED) op = this.#decode(i, pc);
+      n++;
+      switch (op) {
+        case OP.ADDI:
+          x[rds[i]!] = x[rs1s[i]!]! + imms[i]!;
+          pc += 4;
+          break;
+        case OP.LUI:
+          x[rds[i]!] = imms[i]!;
+          pc += 4;
+          break;
+        case OP.ADD:
+          x[rds[i]!] = x[rs1s[i]!]! + x[rs2s[i]!]!;
+          pc += 4;
+          break;
+        case OP.SUB:
+          x[rds[i]!] = x[rs1s[i]!]! - x[rs2s[i]!]!;
+          pc += 4;
+          break;
+        case OP.LW: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size && (o & 3) === 0) x[rds[i]!] = w32[o >>> 2]!;
+          else if (!this.#loadSlow(a, 4, false, rds[i]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.SW: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size && (o & 3) === 0) {
+            w32[o >>> 2] = x[rs2s[i]!]!;
+            ops[o >>> 2] = OP.UNDECODED;
+          } else if (!this.#storeSlow(a, 4, x[rs2s[i]!]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.BEQ:
+          if (x[rs1s[i]!] === x[rs2s[i]!]) {
+            const t = imms[i]! >>> 0;
+            if (t & 3) {
+              this.#fault('instruction-address-misaligned', pc, t);
+              max = --n;
+            } else pc = t;
+          } else pc += 4;
+          break;
+        case OP.BNE:
+          if (x[rs1s[i]!] !== x[rs2s[i]!]) {
+            const t = imms[i]! >>> 0;
+            if (t & 3) {
+              this.#fault('instruction-address-misaligned', pc, t);
+              max = --n;
+            } else pc = t;
+          } else pc += 4;
+          break;
+        case OP.BLT:
+          if (x[rs1s[i]!]! < x[rs2s[i]!]!) {
+            const t = imms[i]! >>> 0;
+            if (t & 3) {
+              this.#fault('instruction-address-misaligned', pc, t);
+              max = --n;
+            } else pc = t;
+          } else pc += 4;
+          break;
+        case OP.BGE:
+          if (x[rs1s[i]!]! >= x[rs2s[i]!]!) {
+            const t = imms[i]! >>> 0;
+            if (t & 3) {
+              this.#fault('instruction-address-misaligned', pc, t);
+              max = --n;
+            } else pc = t;
+          } else pc += 4;
+          break;
+        case OP.BLTU:
+          if (x[rs1s[i]!]! >>> 0 < x[rs2s[i]!]! >>> 0) {
+            const t = imms[i]! >>> 0;
+            if (t & 3) {
+              this.#fault('instruction-address-misaligned', pc, t);
+              max = --n;
+            } else pc = t;
+          } else pc += 4;
+          break;
+        case OP.BGEU:
+          if (x[rs1s[i]!]! >>> 0 >= x[rs2s[i]!]! >>> 0) {
+            const t = imms[i]! >>> 0;
+            if (t & 3) {
+              this.#fault('instruction-address-misaligned', pc, t);
+              max = --n;
+            } else pc = t;
+          } else pc += 4;
+          break;
+        case OP.JAL: {
+          const t = imms[i]! >>> 0;
+          if (t & 3) {
+            this.#fault('instruction-address-misaligned', pc, t);
+            max = --n;
+          } else {
+            x[rds[i]!] = pc + 4;
+            pc = t;
+          }
+          break;
+        }
+        case OP.JALR: {
+          const t = ((x[rs1s[i]!]! + imms[i]!) & ~1) >>> 0;
+          if (t & 3) {
+            this.#fault('instruction-address-misaligned', pc, t);
+            max = --n;
+          } else {
+            x[rds[i]!] = pc + 4;
+            pc = t;
+          }
+          break;
+        }
+        case OP.LB: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size) x[rds[i]!] = s8[o]!;
+          else if (!this.#loadSlow(a, 1, true, rds[i]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.LBU: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size) x[rds[i]!] = u8[o]!;
+          else if (!this.#loadSlow(a, 1, false, rds[i]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.LH: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size && (o & 1) === 0) x[rds[i]!] = s16[o >>> 1]!;
+          else if (!this.#loadSlow(a, 2, true, rds[i]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.LHU: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size && (o & 1) === 0) x[rds[i]!] = u16[o >>> 1]!;
+          else if (!this.#loadSlow(a, 2, false, rds[i]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.SB: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size) {
+            u8[o] = x[rs2s[i]!]!;
+            ops[o >>> 2] = OP.UNDECODED;
+          } else if (!this.#storeSlow(a, 1, x[rs2s[i]!]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.SH: {
+          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+          const o = (a - base) >>> 0;
+          if (o < size && (o & 1) === 0) {
+            u16[o >>> 1] = x[rs2s[i]!]!;
+            ops[o >>> 2] = OP.UNDECODED;
+          } else if (!this.#storeSlow(a, 2, x[rs2s[i]!]!, pc)) {
+            max = --n;
+            break;
+          }
+          pc += 4;
+          break;
+        }
+        case OP.SLTI:
+          x[rds[i]!] = x[rs1s[i]!]! < imms[i]! ? 1 : 0;
+          pc += 4;
+          break;
+        case OP.SLTIU:
+          x[rds[i]!] = x[rs1s[i]!]! >>> 0 < imms[i]! >>> 0 ? 1 : 0;
+          pc += 4;
+          break;
+        case OP.XORI:
+          x[rds[i]!] = x[rs1s[i]!]! ^ imms[i]!;
+          pc += 4;
+          break;
+        case OP.ORI:
+          x[rds[i]!] = x[rs1s[i]!]! | imms[i]!;
+          pc += 4;
+          break;
+        case OP.ANDI:
+          x[rds[i]!] = x[rs1s[i]!]! & imms[i]!;
+          pc += 4;
+          break;
+        case OP.SLLI:
+          x[rds[i]!] = x[rs1s[i]!]! << imms[i]!;
+          pc += 4;
+          break;
+        case OP.SRLI:
+          x[rds[i]!] = x[rs1s[i]!]! >>> imms[i]!;
+          pc += 4;
+          break;
+        case OP.SRAI:
+          x[rds[i]!] = x[rs1s[i]!]! >> imms[i]!;
+          pc += 4;
+          break;
+        case OP.SLL:
+          x[rds[i]!] = x[rs1s[i]!]! << (x[rs2s[i]!]! & 31);
+          pc += 4;
+          break;
+        case OP.SLT:
+          x[rds[i]!] = x[rs1s[i]!]! < x[rs2s[i]!]! ? 1 : 0;
+          pc += 4;
+          break;
+        case OP.SLTU:
+          x[rds[i]!] = x[rs1s[i]!]! >>> 0 < x[rs2s[i]!]! >>> 0 ? 1 : 0;
+          pc += 4;
+          break;
+        case OP.XOR:
+          x[rds[i]!] = x[rs1s[i]!]! ^ x[rs2s[i]!]!;
+          pc += 4;
+          break;
+        case OP.SRL:
+          x[rds[i]!] = x[rs1s[i]!]! >>> (x[rs2s[i]!]! & 31);
+          pc += 4;
+          break;
+        case OP.SRA:
+          x[rds[i]!] = x[rs1s[i]!]! >> (x[rs2s[i]!]! & 31);
+          pc += 4;
+          break;
+        case OP.OR:
+          x[rds[i]!] = x[rs1s[i]!]! | x[rs2s[i]!]!;
+          pc += 4;
+          break;
+        case OP.AND:
+          x[rds[i]!] = x[rs1s[i]!]! & x[rs2s[i]!]!;
+          pc += 4;
+          break;
+        case OP.MUL:
+          x[rds[i]!] = Math.imul(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.MULH:
+          x[rds[i]!] = mulh(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.MULHSU:
+          x[rds[i]!] = mulhsu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.MULHU:
+          x[rds[i]!] = mulhu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.DIV:
+          x[rds[i]!] = div(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.DIVU:
+          x[rds[i]!] = divu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.REM:
+          x[rds[i]!] = rem(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.REMU:
+          x[rds[i]!] = remu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+          pc += 4;
+          break;
+        case OP.FENCE:
+          pc += 4;
+          break;
+        case OP.ECALL:
+          this.#stop = { kind: 'ecall', pc };
+          max = --n;
+          break;
+        case OP.EBREAK:
+          this.#stop = { kind: 'ebreak', pc };
+          max = --n;
+          break;
+        case OP.PARK:
+          this.#stop = { kind: 'parked', pc };
+          max = n;
+          break;
+        default: // OP.ILLEGAL
+          this.#fault('illegal-instruction', pc, w32[i]!);
+          max = --n;
+          break;
+      }
+      pc >>>= 0;
+    }
+    this.pc = pc;
+    this.retired += n;
+    return this.#stop;
+  }
+
+  #decode(i: number, pc: number): number {
+    const d = decodeRv32(this.#w32[i]!, pc, this.#scratch);
+    this.#op[i] = d.op;
+    this.#rd[i] = d.rd;
+    this.#rs1[i] = d.rs1;
+    this.#rs2[i] = d.rs2;
+    this.#imm[i] = d.imm;
+    return d.op;
+  }
+
+  #fault(cause: FaultCause, pc: number, tval: number): void {
+    this.#stop = { kind: 'trap', cause, pc: pc >>> 0, tval: tval >>> 0 };
+  }
+
+  /** A load that is misaligned or outside RAM. Returns false after raising an exception. */
+  #loadSlow(a: number, width: AccessWidth, signed: boolean, rd: number, pc: number): boolean {
+    if (a & (width - 1)) {
+      this.#fault('load-address-misaligned', pc, a);
+      return false;
+    }
+    const v = this.bus.read(a, width);
+    if (v === undefined) {
+      this.#fault('load-access-fault', pc, a);
+      return false;
+    }
+    const bits = 32 - width * 8;
+    this.x[rd] = signed ? (v << bits) >> bits : bits === 0 ? v : v & ((1 << (width * 8)) - 1);
+    return true;
+  }
+
+  /** A store that is misaligned or outside RAM. Returns false after raising an exception. */
+  #storeSlow(a: number, width: AccessWidth, value: number, pc: number): boolean {
+    if (a & (width - 1)) {
+      this.#fault('store-address-misaligned', pc, a);
+      return false;
+    }
+    const v = width === 4 ? value >>> 0 : value & ((1 << (width * 8)) - 1);
+    if (!this.bus.write(a, width, v)) {
+      this.#fault('store-access-fault', pc, a);
+      return false;
+    }
+    return true;
+  }
+}
