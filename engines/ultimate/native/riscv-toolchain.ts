@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { APP_REGION_BASE, APP_REGION_BYTES } from './app-region.js';
+import { APP_REGION_BASE, APP_REGION_BYTES } from './elite2-memory-map.js';
 
 const run = promisify(execFile);
 
@@ -42,7 +42,7 @@ export class ToolchainError extends Error {
 }
 
 export interface BuildInput {
-  /** Source files by name (`.c`, `.S` or `.s`), with their text. */
+  /** Source files by name (`.c`, `.S`, `.s`, or `.h` headers they include), with their text. */
   sources: Record<string, string>;
   /** Extra compiler flags (e.g. `-O2`). */
   flags?: string[];
@@ -61,10 +61,10 @@ export async function buildRiscvProgram(input: BuildInput): Promise<BuildOutput>
   try {
     const files: string[] = [];
     for (const [name, text] of Object.entries(input.sources)) {
-      if (!/^[\w.-]+\.(c|S|s)$/.test(name))
-        throw new ToolchainError(`source name ${JSON.stringify(name)}: expected a plain file name ending .c, .S or .s`);
+      if (!/^[\w.-]+\.(c|S|s|h)$/.test(name))
+        throw new ToolchainError(`source name ${JSON.stringify(name)}: expected a plain file name ending .c, .S, .s or .h`);
       await writeFile(join(dir, name), text);
-      files.push(join(dir, name));
+      if (!name.endsWith('.h')) files.push(join(dir, name));
     }
     await writeFile(join(dir, 'app.ld'), APP_LINKER_SCRIPT);
     const out = join(dir, 'program.elf');

@@ -7,7 +7,7 @@
 // the header always says how many bytes follow. The reader is strict: anything that would make the
 // device load or jump somewhere other than what the file seems to say is an error naming the
 // record, its file offset, what was found and what was expected.
-import { APP_REGION_BASE, APP_REGION_END } from './app-region.js';
+import { APP_REGION_BASE, APP_REGION_END } from './elite2-memory-map.js';
 import { type Elf32Program, readElf32 } from './elf32.js';
 
 export const UE2_HEADER_BYTES = 12;
