@@ -31,5 +31,8 @@ npm ci --no-audit --no-fund --loglevel=error
 echo "setup: building"
 npm run build --silent
 
+echo "setup: building the RISC-V example programs (examples/riscv/build/)"
+node --import tsx examples/riscv/build.ts
+
 echo "setup: running the demo"
 node scripts/demo.mjs
