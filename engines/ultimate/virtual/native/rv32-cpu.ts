@@ -41,11 +41,9 @@ export class Rv32Cpu {
   readonly #u16: Uint16Array;
   readonly #s16: Int16Array;
   readonly #w32: Int32Array;
-  // The decode cache, one slot per RAM word.
-  readonly #op: Uint8Array;
-  readonly #rd: Uint8Array;
-  readonly #rs1: Uint8Array;
-  readonly #rs2: Uint8Array;
+  // The decode cache, one slot per RAM word: operation | rd << 8 | rs1 << 14 | rs2 << 20 packed in
+  // one int (0 = not decoded yet), and the immediate. Two loads per instruction instead of five.
+  readonly #op: Int32Array;
   readonly #imm: Int32Array;
   readonly #scratch: Decoded = { op: 0, rd: 0, rs1: 0, rs2: 0, imm: 0 };
   #stop: Rv32Stop = { kind: 'limit' };
@@ -63,10 +61,7 @@ export class Rv32Cpu {
     this.#s16 = new Int16Array(buf);
     this.#w32 = new Int32Array(buf);
     const words = opts.ramBytes >>> 2;
-    this.#op = new Uint8Array(words);
-    this.#rd = new Uint8Array(words);
-    this.#rs1 = new Uint8Array(words);
-    this.#rs2 = new Uint8Array(words);
+    this.#op = new Int32Array(words);
     this.#imm = new Int32Array(words);
     this.bus = opts.bus ?? EMPTY_BUS;
   }
@@ -110,9 +105,6 @@ export class Rv32Cpu {
     const s16 = this.#s16;
     const w32 = this.#w32;
     const ops = this.#op;
-    const rds = this.#rd;
-    const rs1s = this.#rs1;
-    const rs2s = this.#rs2;
     const imms = this.#imm;
     let pc = this.pc >>> 0;
     let n = 0;
@@ -125,52 +117,54 @@ export class Rv32Cpu {
         break;
       }
       const i = off >>> 2;
-      let op = ops[i]!;
-      if (op === OP.UNDECODED) op = this.#decode(i, pc);
+      let d = ops[i]!;
+      if (d === OP.UNDECODED) d = this.#decode(i, pc);
       n++;
-      switch (op) {
-        case OP.ADDI:
-          x[rds[i]!] = x[rs1s[i]!]! + imms[i]!;
+      // Numeric literals, not OP.X: V8 turns a switch over dense integer literals into a jump table,
+      // while property loads as case labels become a chain of compares (measured: 3× slower).
+      switch (d & 0xff) {
+        case 18: // ADDI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! + imms[i]!;
           pc += 4;
           break;
-        case OP.LUI:
-          x[rds[i]!] = imms[i]!;
+        case 1: // LUI
+          x[((d >>> 8) & 63)] = imms[i]!;
           pc += 4;
           break;
-        case OP.ADD:
-          x[rds[i]!] = x[rs1s[i]!]! + x[rs2s[i]!]!;
+        case 27: // ADD
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! + x[((d >>> 20) & 31)]!;
           pc += 4;
           break;
-        case OP.SUB:
-          x[rds[i]!] = x[rs1s[i]!]! - x[rs2s[i]!]!;
+        case 28: // SUB
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! - x[((d >>> 20) & 31)]!;
           pc += 4;
           break;
-        case OP.LW: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 12: { // LW
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size && (o & 3) === 0) x[rds[i]!] = w32[o >>> 2]!;
-          else if (!this.#loadSlow(a, 4, false, rds[i]!, pc)) {
+          if (o < size && (o & 3) === 0) x[((d >>> 8) & 63)] = w32[o >>> 2]!;
+          else if (!this.#loadSlow(a, 4, false, ((d >>> 8) & 63), pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.SW: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 17: { // SW
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
           if (o < size && (o & 3) === 0) {
-            w32[o >>> 2] = x[rs2s[i]!]!;
+            w32[o >>> 2] = x[((d >>> 20) & 31)]!;
             ops[o >>> 2] = OP.UNDECODED;
-          } else if (!this.#storeSlow(a, 4, x[rs2s[i]!]!, pc)) {
+          } else if (!this.#storeSlow(a, 4, x[((d >>> 20) & 31)]!, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.BEQ:
-          if (x[rs1s[i]!] === x[rs2s[i]!]) {
+        case 4: // BEQ
+          if (x[((d >>> 14) & 31)] === x[((d >>> 20) & 31)]) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -178,8 +172,8 @@ export class Rv32Cpu {
             } else pc = t;
           } else pc += 4;
           break;
-        case OP.BNE:
-          if (x[rs1s[i]!] !== x[rs2s[i]!]) {
+        case 5: // BNE
+          if (x[((d >>> 14) & 31)] !== x[((d >>> 20) & 31)]) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -187,8 +181,8 @@ export class Rv32Cpu {
             } else pc = t;
           } else pc += 4;
           break;
-        case OP.BLT:
-          if (x[rs1s[i]!]! < x[rs2s[i]!]!) {
+        case 6: // BLT
+          if (x[((d >>> 14) & 31)]! < x[((d >>> 20) & 31)]!) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -196,8 +190,8 @@ export class Rv32Cpu {
             } else pc = t;
           } else pc += 4;
           break;
-        case OP.BGE:
-          if (x[rs1s[i]!]! >= x[rs2s[i]!]!) {
+        case 7: // BGE
+          if (x[((d >>> 14) & 31)]! >= x[((d >>> 20) & 31)]!) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -205,8 +199,8 @@ export class Rv32Cpu {
             } else pc = t;
           } else pc += 4;
           break;
-        case OP.BLTU:
-          if (x[rs1s[i]!]! >>> 0 < x[rs2s[i]!]! >>> 0) {
+        case 8: // BLTU
+          if (x[((d >>> 14) & 31)]! >>> 0 < x[((d >>> 20) & 31)]! >>> 0) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -214,8 +208,8 @@ export class Rv32Cpu {
             } else pc = t;
           } else pc += 4;
           break;
-        case OP.BGEU:
-          if (x[rs1s[i]!]! >>> 0 >= x[rs2s[i]!]! >>> 0) {
+        case 9: // BGEU
+          if (x[((d >>> 14) & 31)]! >>> 0 >= x[((d >>> 20) & 31)]! >>> 0) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -223,210 +217,210 @@ export class Rv32Cpu {
             } else pc = t;
           } else pc += 4;
           break;
-        case OP.JAL: {
+        case 2: { // JAL
           const t = imms[i]! >>> 0;
           if (t & 3) {
             this.#fault('instruction-address-misaligned', pc, t);
             max = --n;
           } else {
-            x[rds[i]!] = pc + 4;
+            x[((d >>> 8) & 63)] = pc + 4;
             pc = t;
           }
           break;
         }
-        case OP.JALR: {
-          const t = ((x[rs1s[i]!]! + imms[i]!) & ~1) >>> 0;
+        case 3: { // JALR
+          const t = ((x[((d >>> 14) & 31)]! + imms[i]!) & ~1) >>> 0;
           if (t & 3) {
             this.#fault('instruction-address-misaligned', pc, t);
             max = --n;
           } else {
-            x[rds[i]!] = pc + 4;
+            x[((d >>> 8) & 63)] = pc + 4;
             pc = t;
           }
           break;
         }
-        case OP.LB: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 10: { // LB
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size) x[rds[i]!] = s8[o]!;
-          else if (!this.#loadSlow(a, 1, true, rds[i]!, pc)) {
+          if (o < size) x[((d >>> 8) & 63)] = s8[o]!;
+          else if (!this.#loadSlow(a, 1, true, ((d >>> 8) & 63), pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.LBU: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 13: { // LBU
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size) x[rds[i]!] = u8[o]!;
-          else if (!this.#loadSlow(a, 1, false, rds[i]!, pc)) {
+          if (o < size) x[((d >>> 8) & 63)] = u8[o]!;
+          else if (!this.#loadSlow(a, 1, false, ((d >>> 8) & 63), pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.LH: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 11: { // LH
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size && (o & 1) === 0) x[rds[i]!] = s16[o >>> 1]!;
-          else if (!this.#loadSlow(a, 2, true, rds[i]!, pc)) {
+          if (o < size && (o & 1) === 0) x[((d >>> 8) & 63)] = s16[o >>> 1]!;
+          else if (!this.#loadSlow(a, 2, true, ((d >>> 8) & 63), pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.LHU: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 14: { // LHU
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size && (o & 1) === 0) x[rds[i]!] = u16[o >>> 1]!;
-          else if (!this.#loadSlow(a, 2, false, rds[i]!, pc)) {
+          if (o < size && (o & 1) === 0) x[((d >>> 8) & 63)] = u16[o >>> 1]!;
+          else if (!this.#loadSlow(a, 2, false, ((d >>> 8) & 63), pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.SB: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 15: { // SB
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
           if (o < size) {
-            u8[o] = x[rs2s[i]!]!;
+            u8[o] = x[((d >>> 20) & 31)]!;
             ops[o >>> 2] = OP.UNDECODED;
-          } else if (!this.#storeSlow(a, 1, x[rs2s[i]!]!, pc)) {
+          } else if (!this.#storeSlow(a, 1, x[((d >>> 20) & 31)]!, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.SH: {
-          const a = (x[rs1s[i]!]! + imms[i]!) >>> 0;
+        case 16: { // SH
+          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
           if (o < size && (o & 1) === 0) {
-            u16[o >>> 1] = x[rs2s[i]!]!;
+            u16[o >>> 1] = x[((d >>> 20) & 31)]!;
             ops[o >>> 2] = OP.UNDECODED;
-          } else if (!this.#storeSlow(a, 2, x[rs2s[i]!]!, pc)) {
+          } else if (!this.#storeSlow(a, 2, x[((d >>> 20) & 31)]!, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case OP.SLTI:
-          x[rds[i]!] = x[rs1s[i]!]! < imms[i]! ? 1 : 0;
+        case 19: // SLTI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! < imms[i]! ? 1 : 0;
           pc += 4;
           break;
-        case OP.SLTIU:
-          x[rds[i]!] = x[rs1s[i]!]! >>> 0 < imms[i]! >>> 0 ? 1 : 0;
+        case 20: // SLTIU
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> 0 < imms[i]! >>> 0 ? 1 : 0;
           pc += 4;
           break;
-        case OP.XORI:
-          x[rds[i]!] = x[rs1s[i]!]! ^ imms[i]!;
+        case 21: // XORI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! ^ imms[i]!;
           pc += 4;
           break;
-        case OP.ORI:
-          x[rds[i]!] = x[rs1s[i]!]! | imms[i]!;
+        case 22: // ORI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! | imms[i]!;
           pc += 4;
           break;
-        case OP.ANDI:
-          x[rds[i]!] = x[rs1s[i]!]! & imms[i]!;
+        case 23: // ANDI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! & imms[i]!;
           pc += 4;
           break;
-        case OP.SLLI:
-          x[rds[i]!] = x[rs1s[i]!]! << imms[i]!;
+        case 24: // SLLI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! << imms[i]!;
           pc += 4;
           break;
-        case OP.SRLI:
-          x[rds[i]!] = x[rs1s[i]!]! >>> imms[i]!;
+        case 25: // SRLI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> imms[i]!;
           pc += 4;
           break;
-        case OP.SRAI:
-          x[rds[i]!] = x[rs1s[i]!]! >> imms[i]!;
+        case 26: // SRAI
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >> imms[i]!;
           pc += 4;
           break;
-        case OP.SLL:
-          x[rds[i]!] = x[rs1s[i]!]! << (x[rs2s[i]!]! & 31);
+        case 29: // SLL
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! << (x[((d >>> 20) & 31)]! & 31);
           pc += 4;
           break;
-        case OP.SLT:
-          x[rds[i]!] = x[rs1s[i]!]! < x[rs2s[i]!]! ? 1 : 0;
+        case 30: // SLT
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! < x[((d >>> 20) & 31)]! ? 1 : 0;
           pc += 4;
           break;
-        case OP.SLTU:
-          x[rds[i]!] = x[rs1s[i]!]! >>> 0 < x[rs2s[i]!]! >>> 0 ? 1 : 0;
+        case 31: // SLTU
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> 0 < x[((d >>> 20) & 31)]! >>> 0 ? 1 : 0;
           pc += 4;
           break;
-        case OP.XOR:
-          x[rds[i]!] = x[rs1s[i]!]! ^ x[rs2s[i]!]!;
+        case 32: // XOR
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! ^ x[((d >>> 20) & 31)]!;
           pc += 4;
           break;
-        case OP.SRL:
-          x[rds[i]!] = x[rs1s[i]!]! >>> (x[rs2s[i]!]! & 31);
+        case 33: // SRL
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> (x[((d >>> 20) & 31)]! & 31);
           pc += 4;
           break;
-        case OP.SRA:
-          x[rds[i]!] = x[rs1s[i]!]! >> (x[rs2s[i]!]! & 31);
+        case 34: // SRA
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >> (x[((d >>> 20) & 31)]! & 31);
           pc += 4;
           break;
-        case OP.OR:
-          x[rds[i]!] = x[rs1s[i]!]! | x[rs2s[i]!]!;
+        case 35: // OR
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! | x[((d >>> 20) & 31)]!;
           pc += 4;
           break;
-        case OP.AND:
-          x[rds[i]!] = x[rs1s[i]!]! & x[rs2s[i]!]!;
+        case 36: // AND
+          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! & x[((d >>> 20) & 31)]!;
           pc += 4;
           break;
-        case OP.MUL:
-          x[rds[i]!] = Math.imul(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 40: // MUL
+          x[((d >>> 8) & 63)] = Math.imul(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.MULH:
-          x[rds[i]!] = mulh(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 41: // MULH
+          x[((d >>> 8) & 63)] = mulh(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.MULHSU:
-          x[rds[i]!] = mulhsu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 42: // MULHSU
+          x[((d >>> 8) & 63)] = mulhsu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.MULHU:
-          x[rds[i]!] = mulhu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 43: // MULHU
+          x[((d >>> 8) & 63)] = mulhu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.DIV:
-          x[rds[i]!] = div(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 44: // DIV
+          x[((d >>> 8) & 63)] = div(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.DIVU:
-          x[rds[i]!] = divu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 45: // DIVU
+          x[((d >>> 8) & 63)] = divu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.REM:
-          x[rds[i]!] = rem(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 46: // REM
+          x[((d >>> 8) & 63)] = rem(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.REMU:
-          x[rds[i]!] = remu(x[rs1s[i]!]!, x[rs2s[i]!]!);
+        case 47: // REMU
+          x[((d >>> 8) & 63)] = remu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
           pc += 4;
           break;
-        case OP.FENCE:
+        case 37: // FENCE
           pc += 4;
           break;
-        case OP.ECALL:
+        case 38: // ECALL
           this.#stop = { kind: 'ecall', pc };
           max = --n;
           break;
-        case OP.EBREAK:
+        case 39: // EBREAK
           this.#stop = { kind: 'ebreak', pc };
           max = --n;
           break;
-        case OP.PARK:
+        case 49: // PARK
           this.#stop = { kind: 'parked', pc };
           max = n;
           break;
-        default: // OP.ILLEGAL
+        default: // ILLEGAL (48)
           this.#fault('illegal-instruction', pc, w32[i]!);
           max = --n;
           break;
@@ -440,12 +434,10 @@ export class Rv32Cpu {
 
   #decode(i: number, pc: number): number {
     const d = decodeRv32(this.#w32[i]!, pc, this.#scratch);
-    this.#op[i] = d.op;
-    this.#rd[i] = d.rd;
-    this.#rs1[i] = d.rs1;
-    this.#rs2[i] = d.rs2;
+    const packed = d.op | (d.rd << 8) | (d.rs1 << 14) | (d.rs2 << 20);
+    this.#op[i] = packed;
     this.#imm[i] = d.imm;
-    return d.op;
+    return packed;
   }
 
   #fault(cause: FaultCause, pc: number, tval: number): void {
