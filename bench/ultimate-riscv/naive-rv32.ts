@@ -52,7 +52,8 @@ export class NaiveRv32 {
           v = (this.pc + (w & 0xfffff000)) | 0;
           break;
         case 0x6f: {
-          const off = ((((w >>> 31) << 20) | (((w >>> 12) & 0xff) << 12) | (((w >>> 20) & 1) << 11) | (((w >>> 21) & 0x3ff) << 1)) << 11) >> 11;
+          const off =
+            ((((w >>> 31) << 20) | (((w >>> 12) & 0xff) << 12) | (((w >>> 20) & 1) << 11) | (((w >>> 21) & 0x3ff) << 1)) << 11) >> 11;
           v = next;
           next = (this.pc + off) >>> 0;
           break;
@@ -85,7 +86,7 @@ export class NaiveRv32 {
         }
         case 0x23: {
           write = false;
-          const addr = ((a + ((((w >>> 25) << 5) | ((w >>> 7) & 31)) << 20 >> 20)) >>> 0) - base;
+          const addr = ((a + (((((w >>> 25) << 5) | ((w >>> 7) & 31)) << 20) >> 20)) >>> 0) - base;
           if (f3 === 0) m.setInt8(addr, b);
           else if (f3 === 1) m.setInt16(addr, b, true);
           else m.setInt32(addr, b, true);

@@ -31,7 +31,12 @@ export interface CaseProgram {
   run(name: string, opts?: { bus?: Rv32Bus; limit?: number }): CaseRun;
 }
 
-export async function buildCases(cases: AsmCase[], flags: string[] = []): Promise<CaseProgram> {
+/** `useBlocks: false` runs the plain interpreter only (both tiers are tested). */
+export async function buildCases(
+  cases: AsmCase[],
+  flags: string[] = [],
+  tier: { useBlocks: boolean } = { useBlocks: true },
+): Promise<CaseProgram> {
   const parts = ['.section .text.start', '.globl _start', '_start: ebreak'];
   for (const c of cases) {
     parts.push('.text', `.globl case_${c.name}`, `case_${c.name}:`, c.text, 'ecall');
@@ -47,6 +52,7 @@ export async function buildCases(cases: AsmCase[], flags: string[] = []): Promis
   return {
     run(name, opts = {}) {
       const cpu = new Rv32Cpu({ ramBase: TEST_RAM_BASE, ramBytes: TEST_RAM_BYTES, bus: opts.bus });
+      cpu.useBlocks = tier.useBlocks;
       for (const s of program.segments) cpu.load(s.address, s.bytes);
       cpu.pc = sym(`case_${name}`);
       cpu.x[2] = TEST_RAM_BASE + TEST_RAM_BYTES; // sp

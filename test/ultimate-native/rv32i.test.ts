@@ -166,284 +166,296 @@ smc_alt: addi a0, a0, 100
   { name: 'long_loop', text: 'li a0, 0\n1: addi a0, a0, 1\nj 1b' },
 ];
 
-let prog: CaseProgram;
+// Both execution tiers run every case: compiled blocks (the default) and the plain interpreter.
+for (const useBlocks of [true, false]) {
+  let prog: CaseProgram;
 
-describe('RV32I instructions', { timeout: 60_000 }, () => {
-  before(async () => {
-    prog = await buildCases(cases);
-  });
+  describe(`RV32I instructions (${useBlocks ? 'block tier' : 'interpreter only'})`, { timeout: 60_000 }, () => {
+    before(async () => {
+      prog = await buildCases(cases, [], { useBlocks });
+    });
 
-  it('LUI places the 20-bit immediate in the top bits, low 12 zero; writes to x0 are dropped', () => {
-    const r = prog.run('lui');
-    assert.deepEqual(r.stop.kind, 'ecall');
-    assert.equal(r.u(a0), 0xfffff000);
-    assert.equal(r.cpu.x[a0], -4096);
-    assert.equal(r.u(a1), 0x12345000);
-    assert.equal(r.cpu.x[0], 0);
-  });
+    it('LUI places the 20-bit immediate in the top bits, low 12 zero; writes to x0 are dropped', () => {
+      const r = prog.run('lui');
+      assert.deepEqual(r.stop.kind, 'ecall');
+      assert.equal(r.u(a0), 0xfffff000);
+      assert.equal(r.cpu.x[a0], -4096);
+      assert.equal(r.u(a1), 0x12345000);
+      assert.equal(r.cpu.x[0], 0);
+    });
 
-  it('AUIPC adds the upper immediate to its own address (wrapping)', () => {
-    const r = prog.run('auipc');
-    const here = r.sym('auipc_here');
-    assert.equal(r.u(a0), here);
-    assert.equal(r.u(a1), here + 4 + 0x1000);
-    assert.equal(r.u(a2), (here + 8 + 0xfffff000) >>> 0);
-  });
+    it('AUIPC adds the upper immediate to its own address (wrapping)', () => {
+      const r = prog.run('auipc');
+      const here = r.sym('auipc_here');
+      assert.equal(r.u(a0), here);
+      assert.equal(r.u(a1), here + 4 + 0x1000);
+      assert.equal(r.u(a2), (here + 8 + 0xfffff000) >>> 0);
+    });
 
-  it('JAL writes pc+4 to rd and jumps; JAL x0 only jumps', () => {
-    const r = prog.run('jal');
-    assert.equal(r.u(a0), r.sym('jal_at') + 4);
-    assert.equal(r.cpu.x[a1], 0);
-    assert.equal(r.cpu.x[a2], 7);
-    const r2 = prog.run('jal_x0');
-    assert.equal(r2.cpu.x[0], 0);
-    assert.equal(r2.cpu.x[a1], 0);
-    assert.equal(r2.cpu.x[a2], 7);
-  });
+    it('JAL writes pc+4 to rd and jumps; JAL x0 only jumps', () => {
+      const r = prog.run('jal');
+      assert.equal(r.u(a0), r.sym('jal_at') + 4);
+      assert.equal(r.cpu.x[a1], 0);
+      assert.equal(r.cpu.x[a2], 7);
+      const r2 = prog.run('jal_x0');
+      assert.equal(r2.cpu.x[0], 0);
+      assert.equal(r2.cpu.x[a1], 0);
+      assert.equal(r2.cpu.x[a2], 7);
+    });
 
-  it('JALR jumps to rs1+imm with bit 0 cleared, link is pc+4, rs1 read before rd is written', () => {
-    const r = prog.run('jalr');
-    assert.equal(r.u(a0), r.sym('jalr_at') + 4);
-    assert.equal(r.cpu.x[a1], 0);
-    assert.equal(r.cpu.x[a2], 7);
-    const odd = prog.run('jalr_clears_bit0');
-    assert.equal(odd.stop.kind, 'ecall');
-    assert.equal(odd.cpu.x[a1], 0);
-    assert.equal(odd.cpu.x[a2], 7);
-    const neg = prog.run('jalr_neg_imm');
-    assert.equal(neg.cpu.x[a1], 0);
-    assert.equal(neg.cpu.x[a2], 7);
-    const same = prog.run('jalr_rd_is_rs1');
-    assert.equal(same.u(ra), same.sym('jalr_rr') + 4);
-    assert.equal(same.cpu.x[a1], 0);
-    assert.equal(same.cpu.x[a2], 7);
-  });
+    it('JALR jumps to rs1+imm with bit 0 cleared, link is pc+4, rs1 read before rd is written', () => {
+      const r = prog.run('jalr');
+      assert.equal(r.u(a0), r.sym('jalr_at') + 4);
+      assert.equal(r.cpu.x[a1], 0);
+      assert.equal(r.cpu.x[a2], 7);
+      const odd = prog.run('jalr_clears_bit0');
+      assert.equal(odd.stop.kind, 'ecall');
+      assert.equal(odd.cpu.x[a1], 0);
+      assert.equal(odd.cpu.x[a2], 7);
+      const neg = prog.run('jalr_neg_imm');
+      assert.equal(neg.cpu.x[a1], 0);
+      assert.equal(neg.cpu.x[a2], 7);
+      const same = prog.run('jalr_rd_is_rs1');
+      assert.equal(same.u(ra), same.sym('jalr_rr') + 4);
+      assert.equal(same.cpu.x[a1], 0);
+      assert.equal(same.cpu.x[a2], 7);
+    });
 
-  it('a JALR or JAL to a target not 4-byte aligned raises instruction-address-misaligned on the jump, rd unchanged', () => {
-    const r = prog.run('jalr_misaligned');
-    const at = r.sym('jalr_mis');
-    assert.deepEqual(r.stop, { kind: 'trap', cause: 'instruction-address-misaligned', pc: at, tval: at + 4 + 2 });
-    assert.equal(r.cpu.x[a0], 55);
-    assert.equal(r.cpu.pc, at);
-    const j = prog.run('jal_misaligned');
-    const jat = j.sym('jal_mis');
-    assert.deepEqual(j.stop, { kind: 'trap', cause: 'instruction-address-misaligned', pc: jat, tval: jat + 6 });
-    assert.equal(j.cpu.x[a0], 55);
-  });
+    it('a JALR or JAL to a target not 4-byte aligned raises instruction-address-misaligned on the jump, rd unchanged', () => {
+      const r = prog.run('jalr_misaligned');
+      const at = r.sym('jalr_mis');
+      assert.deepEqual(r.stop, { kind: 'trap', cause: 'instruction-address-misaligned', pc: at, tval: at + 4 + 2 });
+      assert.equal(r.cpu.x[a0], 55);
+      assert.equal(r.cpu.pc, at);
+      const j = prog.run('jal_misaligned');
+      const jat = j.sym('jal_mis');
+      assert.deepEqual(j.stop, { kind: 'trap', cause: 'instruction-address-misaligned', pc: jat, tval: jat + 6 });
+      assert.equal(j.cpu.x[a0], 55);
+    });
 
-  it('BEQ/BNE/BLT/BGE/BLTU/BGEU compare signed and unsigned as specified', () => {
-    const r = prog.run('branches');
-    // Taken: blt -1<1, bgeu 1>=... no: bgeu 1 >= 0xffffffff is false. Bits set = branches not taken.
-    // 1: blt -1<1 taken; 2: bltu 0xffffffff<1 not taken; 4: bge 1>=-1 taken; 8: bgeu 1>=0xffffffff not
-    // taken; 16: beq taken; 32: bne equal not taken; 64: bge equal taken; 128: bgeu equal taken;
-    // 256: blt equal not taken; 512: bltu 1<0xffffffff taken; 1024: bne taken; 2048: beq not taken.
-    assert.equal(r.cpu.x[a0], 2 | 8 | 32 | 256 | 2048);
-    assert.equal(prog.run('branch_backward').cpu.x[a0], 15);
-  });
+    it('BEQ/BNE/BLT/BGE/BLTU/BGEU compare signed and unsigned as specified', () => {
+      const r = prog.run('branches');
+      // Taken: blt -1<1, bgeu 1>=... no: bgeu 1 >= 0xffffffff is false. Bits set = branches not taken.
+      // 1: blt -1<1 taken; 2: bltu 0xffffffff<1 not taken; 4: bge 1>=-1 taken; 8: bgeu 1>=0xffffffff not
+      // taken; 16: beq taken; 32: bne equal not taken; 64: bge equal taken; 128: bgeu equal taken;
+      // 256: blt equal not taken; 512: bltu 1<0xffffffff taken; 1024: bne taken; 2048: beq not taken.
+      assert.equal(r.cpu.x[a0], 2 | 8 | 32 | 256 | 2048);
+      assert.equal(prog.run('branch_backward').cpu.x[a0], 15);
+    });
 
-  it('a taken branch to a misaligned target traps; a not-taken one does not', () => {
-    const r = prog.run('branch_misaligned_taken');
-    const at = r.sym('br_mis');
-    assert.deepEqual(r.stop, { kind: 'trap', cause: 'instruction-address-misaligned', pc: at, tval: at + 6 });
-    const n = prog.run('branch_misaligned_not_taken');
-    assert.equal(n.stop.kind, 'ecall');
-    assert.equal(n.cpu.x[a0], 1);
-  });
+    it('a taken branch to a misaligned target traps; a not-taken one does not', () => {
+      const r = prog.run('branch_misaligned_taken');
+      const at = r.sym('br_mis');
+      assert.deepEqual(r.stop, { kind: 'trap', cause: 'instruction-address-misaligned', pc: at, tval: at + 6 });
+      const n = prog.run('branch_misaligned_not_taken');
+      assert.equal(n.stop.kind, 'ecall');
+      assert.equal(n.cpu.x[a0], 1);
+    });
 
-  it('LB/LH sign-extend, LBU/LHU zero-extend, LW loads the word; negative offsets; loads to x0 are dropped', () => {
-    const r = prog.run('loads');
-    assert.equal(r.cpu.x[a0], -128);
-    assert.equal(r.cpu.x[a1], 0x80);
-    assert.equal(r.cpu.x[a2], -32767);
-    assert.equal(r.cpu.x[a3], 0x8001);
-    assert.equal(r.u(a4), 0xdeadbeef);
-    assert.equal(r.cpu.x[a5], 0x7f);
-    const n = prog.run('load_neg_offset');
-    assert.equal(n.u(a0), 0x11111111);
-    assert.equal(n.u(a1), 0x22222222);
-    const z = prog.run('load_x0');
-    assert.equal(z.cpu.x[0], 0);
-    assert.equal(z.cpu.x[a0], 0);
-  });
+    it('LB/LH sign-extend, LBU/LHU zero-extend, LW loads the word; negative offsets; loads to x0 are dropped', () => {
+      const r = prog.run('loads');
+      assert.equal(r.cpu.x[a0], -128);
+      assert.equal(r.cpu.x[a1], 0x80);
+      assert.equal(r.cpu.x[a2], -32767);
+      assert.equal(r.cpu.x[a3], 0x8001);
+      assert.equal(r.u(a4), 0xdeadbeef);
+      assert.equal(r.cpu.x[a5], 0x7f);
+      const n = prog.run('load_neg_offset');
+      assert.equal(n.u(a0), 0x11111111);
+      assert.equal(n.u(a1), 0x22222222);
+      const z = prog.run('load_x0');
+      assert.equal(z.cpu.x[0], 0);
+      assert.equal(z.cpu.x[a0], 0);
+    });
 
-  it('misaligned loads raise load-address-misaligned with the address, rd unchanged; unmapped ones a load access fault', () => {
-    const r = prog.run('lw_misaligned');
-    assert.deepEqual(r.stop, { kind: 'trap', cause: 'load-address-misaligned', pc: r.sym('lw_mis'), tval: r.sym('lm_data') + 2 });
-    assert.equal(r.cpu.x[a0], 7);
-    const h = prog.run('lh_misaligned');
-    assert.deepEqual(h.stop, { kind: 'trap', cause: 'load-address-misaligned', pc: h.sym('lh_mis'), tval: h.sym('lm_data') + 1 });
-    const f = prog.run('lb_unmapped');
-    assert.deepEqual(f.stop, { kind: 'trap', cause: 'load-access-fault', pc: f.sym('lb_fault'), tval: 0x20000000 });
-  });
+    it('misaligned loads raise load-address-misaligned with the address, rd unchanged; unmapped ones a load access fault', () => {
+      const r = prog.run('lw_misaligned');
+      assert.deepEqual(r.stop, { kind: 'trap', cause: 'load-address-misaligned', pc: r.sym('lw_mis'), tval: r.sym('lm_data') + 2 });
+      assert.equal(r.cpu.x[a0], 7);
+      const h = prog.run('lh_misaligned');
+      assert.deepEqual(h.stop, { kind: 'trap', cause: 'load-address-misaligned', pc: h.sym('lh_mis'), tval: h.sym('lm_data') + 1 });
+      const f = prog.run('lb_unmapped');
+      assert.deepEqual(f.stop, { kind: 'trap', cause: 'load-access-fault', pc: f.sym('lb_fault'), tval: 0x20000000 });
+    });
 
-  it('SB/SH/SW write exactly 1, 2 and 4 bytes (little-endian)', () => {
-    const r = prog.run('stores');
-    assert.equal(r.u(a0), 0xaaaaaa78);
-    assert.equal(r.u(a1), 0x5678bbbb);
-    assert.equal(r.u(a2), 0x12345678);
-  });
+    it('SB/SH/SW write exactly 1, 2 and 4 bytes (little-endian)', () => {
+      const r = prog.run('stores');
+      assert.equal(r.u(a0), 0xaaaaaa78);
+      assert.equal(r.u(a1), 0x5678bbbb);
+      assert.equal(r.u(a2), 0x12345678);
+    });
 
-  it('misaligned stores raise store-address-misaligned and write nothing; unmapped ones a store access fault', () => {
-    const r = prog.run('sw_misaligned');
-    assert.deepEqual(r.stop, { kind: 'trap', cause: 'store-address-misaligned', pc: r.sym('sw_mis'), tval: r.sym('st_data') + 1 });
-    const data = r.sym('st_data') - 0x03000000;
-    assert.deepEqual([...r.cpu.ram.subarray(data, data + 4)], [0xaa, 0xaa, 0xaa, 0xaa]);
-    const h = prog.run('sh_misaligned');
-    assert.equal(h.stop.kind === 'trap' && h.stop.cause, 'store-address-misaligned');
-    const f = prog.run('sw_unmapped');
-    assert.deepEqual(f.stop, { kind: 'trap', cause: 'store-access-fault', pc: f.sym('sw_fault'), tval: 0x20000000 });
-  });
+    it('misaligned stores raise store-address-misaligned and write nothing; unmapped ones a store access fault', () => {
+      const r = prog.run('sw_misaligned');
+      assert.deepEqual(r.stop, { kind: 'trap', cause: 'store-address-misaligned', pc: r.sym('sw_mis'), tval: r.sym('st_data') + 1 });
+      const data = r.sym('st_data') - 0x03000000;
+      assert.deepEqual([...r.cpu.ram.subarray(data, data + 4)], [0xaa, 0xaa, 0xaa, 0xaa]);
+      const h = prog.run('sh_misaligned');
+      assert.equal(h.stop.kind === 'trap' && h.stop.cause, 'store-address-misaligned');
+      const f = prog.run('sw_unmapped');
+      assert.deepEqual(f.stop, { kind: 'trap', cause: 'store-access-fault', pc: f.sym('sw_fault'), tval: 0x20000000 });
+    });
 
-  it('ADDI wraps on overflow and sign-extends its 12-bit immediate; ADDI x0 is a no-op', () => {
-    const r = prog.run('addi');
-    assert.equal(r.u(a0), 0x80000000);
-    assert.equal(r.cpu.x[a1], -2048);
-    assert.equal(r.cpu.x[a2], 2047);
-    assert.equal(r.cpu.x[a3], 0);
-  });
+    it('ADDI wraps on overflow and sign-extends its 12-bit immediate; ADDI x0 is a no-op', () => {
+      const r = prog.run('addi');
+      assert.equal(r.u(a0), 0x80000000);
+      assert.equal(r.cpu.x[a1], -2048);
+      assert.equal(r.cpu.x[a2], 2047);
+      assert.equal(r.cpu.x[a3], 0);
+    });
 
-  it('SLTI compares signed; SLTIU compares unsigned against the sign-extended immediate', () => {
-    const r = prog.run('slti');
-    assert.equal(r.cpu.x[a0], 1); // -1 < 0
-    assert.equal(r.cpu.x[a1], 0); // -1 < -1
-    assert.equal(r.cpu.x[a2], 0); // 0xffffffff < 0xffffffff
-    assert.equal(r.cpu.x[a3], 1); // seqz x0
-    assert.equal(r.cpu.x[a4], 0); // 0xffffffff < 1
-    assert.equal(r.cpu.x[a5], 1); // 0 < 0xfffff800
-  });
+    it('SLTI compares signed; SLTIU compares unsigned against the sign-extended immediate', () => {
+      const r = prog.run('slti');
+      assert.equal(r.cpu.x[a0], 1); // -1 < 0
+      assert.equal(r.cpu.x[a1], 0); // -1 < -1
+      assert.equal(r.cpu.x[a2], 0); // 0xffffffff < 0xffffffff
+      assert.equal(r.cpu.x[a3], 1); // seqz x0
+      assert.equal(r.cpu.x[a4], 0); // 0xffffffff < 1
+      assert.equal(r.cpu.x[a5], 1); // 0 < 0xfffff800
+    });
 
-  it('XORI/ORI/ANDI use the sign-extended immediate (XORI -1 is NOT)', () => {
-    const r = prog.run('logic_imm');
-    assert.equal(r.u(a0), 0xf0f0f0f0);
-    assert.equal(r.u(a1), 0xffffff0f);
-    assert.equal(r.u(a2), 0x0f0f0f0f);
-    assert.equal(r.u(a3), 0x70f);
-    assert.equal(r.u(a4), 0x0f0f0ff0);
-  });
+    it('XORI/ORI/ANDI use the sign-extended immediate (XORI -1 is NOT)', () => {
+      const r = prog.run('logic_imm');
+      assert.equal(r.u(a0), 0xf0f0f0f0);
+      assert.equal(r.u(a1), 0xffffff0f);
+      assert.equal(r.u(a2), 0x0f0f0f0f);
+      assert.equal(r.u(a3), 0x70f);
+      assert.equal(r.u(a4), 0x0f0f0ff0);
+    });
 
-  it('SLLI/SRLI/SRAI by 31, 1 and 0; shamt[5] set is an illegal instruction on RV32', () => {
-    const r = prog.run('shift_imm');
-    assert.equal(r.u(a0), 0x80000000);
-    assert.equal(r.u(a1), 1);
-    assert.equal(r.cpu.x[a2], -1);
-    assert.equal(r.u(a3), 0x80000001);
-    assert.equal(r.u(a4), 0xc0000000);
-    assert.equal(r.u(a5), 0x40000000);
-    const bad = prog.run('slli_shamt5_illegal');
-    assert.deepEqual(bad.stop, { kind: 'trap', cause: 'illegal-instruction', pc: bad.sym('shamt5'), tval: 0x02051513 });
-  });
+    it('SLLI/SRLI/SRAI by 31, 1 and 0; shamt[5] set is an illegal instruction on RV32', () => {
+      const r = prog.run('shift_imm');
+      assert.equal(r.u(a0), 0x80000000);
+      assert.equal(r.u(a1), 1);
+      assert.equal(r.cpu.x[a2], -1);
+      assert.equal(r.u(a3), 0x80000001);
+      assert.equal(r.u(a4), 0xc0000000);
+      assert.equal(r.u(a5), 0x40000000);
+      const bad = prog.run('slli_shamt5_illegal');
+      assert.deepEqual(bad.stop, { kind: 'trap', cause: 'illegal-instruction', pc: bad.sym('shamt5'), tval: 0x02051513 });
+    });
 
-  it('ADD/SUB wrap modulo 2^32; writes to x0 are dropped', () => {
-    const r = prog.run('add_sub');
-    assert.equal(r.u(a0), 0x80000000);
-    assert.equal(r.cpu.x[a1], -1);
-    assert.equal(r.u(a2), 0x7fffffff);
-    assert.equal(r.cpu.x[a3], 0);
-    assert.equal(r.cpu.x[a4], 0);
-  });
+    it('ADD/SUB wrap modulo 2^32; writes to x0 are dropped', () => {
+      const r = prog.run('add_sub');
+      assert.equal(r.u(a0), 0x80000000);
+      assert.equal(r.cpu.x[a1], -1);
+      assert.equal(r.u(a2), 0x7fffffff);
+      assert.equal(r.cpu.x[a3], 0);
+      assert.equal(r.cpu.x[a4], 0);
+    });
 
-  it('SLL/SRL/SRA use only the low 5 bits of rs2 (31, and 33 as 1)', () => {
-    const r = prog.run('shifts_reg');
-    assert.equal(r.u(a0), 0x80000000);
-    assert.equal(r.u(a1), 1);
-    assert.equal(r.cpu.x[a2], -1);
-    assert.equal(r.u(a3), 0x00000002);
-    assert.equal(r.u(a4), 0x40000000);
-    assert.equal(r.u(a5), 0xc0000000);
-  });
+    it('SLL/SRL/SRA use only the low 5 bits of rs2 (31, and 33 as 1)', () => {
+      const r = prog.run('shifts_reg');
+      assert.equal(r.u(a0), 0x80000000);
+      assert.equal(r.u(a1), 1);
+      assert.equal(r.cpu.x[a2], -1);
+      assert.equal(r.u(a3), 0x00000002);
+      assert.equal(r.u(a4), 0x40000000);
+      assert.equal(r.u(a5), 0xc0000000);
+    });
 
-  it('SLT is signed, SLTU unsigned (SLTU rd, x0, rs is snez)', () => {
-    const r = prog.run('slt');
-    assert.deepEqual(
-      [a0, a1, a2, a3, a4, a5].map((x) => r.cpu.x[x]),
-      [1, 0, 0, 1, 0, 1],
-    );
-  });
+    it('SLT is signed, SLTU unsigned (SLTU rd, x0, rs is snez)', () => {
+      const r = prog.run('slt');
+      assert.deepEqual(
+        [a0, a1, a2, a3, a4, a5].map((x) => r.cpu.x[x]),
+        [1, 0, 0, 1, 0, 1],
+      );
+    });
 
-  it('XOR/OR/AND', () => {
-    const r = prog.run('logic_reg');
-    assert.equal(r.u(a0), 0xf0f0f0f0);
-    assert.equal(r.u(a1), 0xfff0fff0);
-    assert.equal(r.u(a2), 0x0f000f00);
-  });
+    it('XOR/OR/AND', () => {
+      const r = prog.run('logic_reg');
+      assert.equal(r.u(a0), 0xf0f0f0f0);
+      assert.equal(r.u(a1), 0xfff0fff0);
+      assert.equal(r.u(a2), 0x0f000f00);
+    });
 
-  it('FENCE and FENCE.I are no-ops', () => {
-    assert.equal(prog.run('fence').cpu.x[a0], 2);
-  });
+    it('FENCE and FENCE.I are no-ops', () => {
+      assert.equal(prog.run('fence').cpu.x[a0], 2);
+    });
 
-  it('ECALL and EBREAK stop at their own address without retiring', () => {
-    const r = prog.run('fence');
-    assert.equal(r.stop.kind, 'ecall');
-    assert.equal(r.stop.kind === 'ecall' && r.cpu.pc, r.stop.kind === 'ecall' && r.stop.pc);
-    const b = prog.run('ebreak');
-    assert.deepEqual(b.stop, { kind: 'ebreak', pc: b.sym('ebrk') });
-    assert.equal(b.cpu.x[a0], 3);
-    assert.equal(b.cpu.retired, 1);
-  });
+    it('ECALL and EBREAK stop at their own address without retiring', () => {
+      const r = prog.run('fence');
+      assert.equal(r.stop.kind, 'ecall');
+      assert.equal(r.stop.kind === 'ecall' && r.cpu.pc, r.stop.kind === 'ecall' && r.stop.pc);
+      const b = prog.run('ebreak');
+      assert.deepEqual(b.stop, { kind: 'ebreak', pc: b.sym('ebrk') });
+      assert.equal(b.cpu.x[a0], 3);
+      assert.equal(b.cpu.retired, 1);
+    });
 
-  it('the all-zero word, CSR instructions and 16-bit (compressed) encodings are illegal instructions', () => {
-    const z = prog.run('zero_word');
-    assert.deepEqual(z.stop, { kind: 'trap', cause: 'illegal-instruction', pc: z.sym('zw'), tval: 0 });
-    const c = prog.run('csr_illegal');
-    assert.equal(c.stop.kind === 'trap' && c.stop.cause, 'illegal-instruction');
-    assert.equal(c.stop.kind === 'trap' && c.stop.pc, c.sym('csr'));
-    const k = prog.run('compressed_illegal');
-    assert.deepEqual(k.stop, { kind: 'trap', cause: 'illegal-instruction', pc: k.sym('cmp'), tval: 0x00010001 });
-  });
+    it('the all-zero word, CSR instructions and 16-bit (compressed) encodings are illegal instructions', () => {
+      const z = prog.run('zero_word');
+      assert.deepEqual(z.stop, { kind: 'trap', cause: 'illegal-instruction', pc: z.sym('zw'), tval: 0 });
+      const c = prog.run('csr_illegal');
+      assert.equal(c.stop.kind === 'trap' && c.stop.cause, 'illegal-instruction');
+      assert.equal(c.stop.kind === 'trap' && c.stop.pc, c.sym('csr'));
+      const k = prog.run('compressed_illegal');
+      assert.deepEqual(k.stop, { kind: 'trap', cause: 'illegal-instruction', pc: k.sym('cmp'), tval: 0x00010001 });
+    });
 
-  it('a store over an instruction that already ran takes effect on its next execution', () => {
-    const r = prog.run('self_modify');
-    // First pass runs `addi a0, a0, 1`; the store replaces it with `addi a0, a0, 100`, which the
-    // second pass must execute (a stale decode would give 2).
-    assert.equal(r.stop.kind, 'ecall');
-    assert.equal(r.cpu.x[a0], 101);
-  });
+    it('a store over an instruction that already ran takes effect on its next execution', () => {
+      const r = prog.run('self_modify');
+      // First pass runs `addi a0, a0, 1`; the store replaces it with `addi a0, a0, 100`, which the
+      // second pass must execute (a stale decode would give 2).
+      assert.equal(r.stop.kind, 'ecall');
+      assert.equal(r.cpu.x[a0], 101);
+    });
 
-  it('`j .` parks the program instead of spinning', () => {
-    const r = prog.run('park');
-    assert.deepEqual(r.stop, { kind: 'parked', pc: r.sym('park_at') });
-    assert.equal(r.cpu.x[a0], 9);
-  });
+    it('`j .` parks the program instead of spinning', () => {
+      const r = prog.run('park');
+      assert.deepEqual(r.stop, { kind: 'parked', pc: r.sym('park_at') });
+      assert.equal(r.cpu.x[a0], 9);
+    });
 
-  it('fetching outside RAM raises an instruction access fault at the target', () => {
-    const r = prog.run('jump_outside_ram');
-    assert.deepEqual(r.stop, { kind: 'trap', cause: 'instruction-access-fault', pc: 0x40, tval: 0x40 });
-  });
+    it('fetching outside RAM raises an instruction access fault at the target', () => {
+      const r = prog.run('jump_outside_ram');
+      assert.deepEqual(r.stop, { kind: 'trap', cause: 'instruction-access-fault', pc: 0x40, tval: 0x40 });
+    });
 
-  it('run(limit) stops after exactly `limit` instructions and resumes where it stopped', () => {
-    const r = prog.run('long_loop', { limit: 1001 });
-    assert.equal(r.stop.kind, 'limit');
-    assert.equal(r.cpu.retired, 1001);
-    assert.equal(r.cpu.x[a0], 500);
-    r.cpu.run(2000);
-    assert.equal(r.cpu.retired, 3001);
-    assert.equal(r.cpu.x[a0], 1500);
-  });
+    it('run(limit) stops after exactly `limit` instructions and resumes where it stopped', () => {
+      const r = prog.run('long_loop', { limit: 1001 });
+      assert.equal(r.stop.kind, 'limit');
+      assert.equal(r.cpu.retired, 1001);
+      assert.equal(r.cpu.x[a0], 500);
+      r.cpu.run(2000);
+      assert.equal(r.cpu.retired, 3001);
+      assert.equal(r.cpu.x[a0], 1500);
+    });
 
-  it('loads and stores outside RAM go to the bus with their width; LB/LH sign-extend bus values', () => {
-    const writes: Array<[number, number, number]> = [];
-    const bus = {
-      read: (a: number, w: 1 | 2 | 4) => (a >= 0x10000000 && a < 0x10000100 ? (w === 4 ? 0x8000ff80 : w === 2 ? 0xff80 : 0x80) : undefined),
-      write: (a: number, w: 1 | 2 | 4, v: number) => {
-        writes.push([a, w, v]);
-        return a >= 0x10000000 && a < 0x10000100;
-      },
-    };
-    const p = prog;
-    const r = p.run('bus_io', { bus });
-    assert.equal(r.stop.kind, 'ecall');
-    assert.equal(r.cpu.x[a0], -128);
-    assert.equal(r.cpu.x[a1], 0x80);
-    assert.equal(r.cpu.x[a2], -128);
-    assert.equal(r.cpu.x[a3], 0xff80);
-    assert.equal(r.u(a4), 0x8000ff80);
-    assert.deepEqual(writes, [
-      [0x10000010, 1, 0x78],
-      [0x10000012, 2, 0x5678],
-      [0x10000014, 4, 0x12345678],
-    ]);
+    it('loads and stores outside RAM go to the bus with their width; LB/LH sign-extend bus values', () => {
+      const writes: Array<[number, number, number]> = [];
+      const bus = {
+        read: (a: number, w: 1 | 2 | 4) =>
+          a >= 0x10000000 && a < 0x10000100 ? (w === 4 ? 0x8000ff80 : w === 2 ? 0xff80 : 0x80) : undefined,
+        write: (a: number, w: 1 | 2 | 4, v: number) => {
+          writes.push([a, w, v]);
+          return a >= 0x10000000 && a < 0x10000100;
+        },
+      };
+      const p = prog;
+      const r = p.run('bus_io', { bus });
+      assert.equal(r.stop.kind, 'ecall');
+      assert.equal(r.cpu.x[a0], -128);
+      assert.equal(r.cpu.x[a1], 0x80);
+      assert.equal(r.cpu.x[a2], -128);
+      assert.equal(r.cpu.x[a3], 0xff80);
+      assert.equal(r.u(a4), 0x8000ff80);
+      assert.deepEqual(writes, [
+        [0x10000010, 1, 0x78],
+        [0x10000012, 2, 0x5678],
+        [0x10000014, 4, 0x12345678],
+      ]);
+    });
+
+    it(useBlocks ? 'compiles blocks and drops them after a store into code' : 'compiles no blocks', () => {
+      const r = prog.run('self_modify');
+      if (useBlocks) {
+        assert.ok(r.cpu.blocksCompiled > 0);
+        assert.ok(r.cpu.blockInvalidations > 0);
+      } else assert.equal(r.cpu.blocksCompiled, 0);
+    });
   });
-});
+}
 
 cases.push({
   name: 'bus_io',

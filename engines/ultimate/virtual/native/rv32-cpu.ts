@@ -9,6 +9,7 @@
 // vector to. Misaligned loads, stores and jump/branch targets raise the misaligned exceptions (the
 // interpreter does not emulate misaligned access).
 import { EMPTY_BUS, type AccessWidth, type Rv32Bus } from './rv32-bus.js';
+import { compileBlock, MAX_BLOCK } from './rv32-block-compiler.js';
 import { decodeRv32, OP, type Decoded } from './rv32-decode.js';
 import { div, divu, mulh, mulhsu, mulhu, rem, remu } from './rv32-muldiv.js';
 import type { Rv32Stop, TrapCause } from './rv32-trap.js';
@@ -46,6 +47,19 @@ export class Rv32Cpu {
   readonly #op: Int32Array;
   readonly #imm: Int32Array;
   readonly #scratch: Decoded = { op: 0, rd: 0, rs1: 0, rs2: 0, imm: 0 };
+  // The block tier (rv32-block-compiler.ts): per word, 0 = not tried, -1 = no block starts here,
+  // k > 0 = #blocks[k]; #covered marks words inside compiled blocks, so a store there invalidates.
+  readonly #blockAt: Int32Array;
+  readonly #covered: Uint8Array;
+  readonly #blocks: Array<(left: number) => number> = [() => -1];
+  #blocksLive = false;
+  /** Written by a block that stops early: the faulting pc, instructions completed, and whether it stored into code. */
+  readonly #st = { pc: 0, n: 0, dirty: 0 };
+  /** Blocks compiled and invalidations (for tests and the benchmark). */
+  blocksCompiled = 0;
+  blockInvalidations = 0;
+  /** False runs the plain interpreter only (the benchmark measures both). */
+  useBlocks = true;
   #stop: Rv32Stop = { kind: 'limit' };
 
   constructor(opts: Rv32Options) {
@@ -63,6 +77,8 @@ export class Rv32Cpu {
     const words = opts.ramBytes >>> 2;
     this.#op = new Int32Array(words);
     this.#imm = new Int32Array(words);
+    this.#blockAt = new Int32Array(words);
+    this.#covered = new Uint8Array(words);
     this.bus = opts.bus ?? EMPTY_BUS;
   }
 
@@ -76,12 +92,14 @@ export class Rv32Cpu {
     }
     this.ram.set(bytes, off);
     this.#op.fill(0, off >>> 2, (off + bytes.length + 3) >>> 2);
+    this.#invalidateBlocks();
   }
 
   /** Clears RAM, registers and the decode cache. */
   reset(pc = this.ramBase): void {
     this.ram.fill(0);
     this.#op.fill(0);
+    this.#invalidateBlocks();
     this.x.fill(0);
     this.pc = pc >>> 0;
   }
@@ -106,9 +124,16 @@ export class Rv32Cpu {
     const w32 = this.#w32;
     const ops = this.#op;
     const imms = this.#imm;
+    const blockAt = this.#blockAt;
+    const blocks = this.#blocks;
+    const covered = this.#covered;
+    const st = this.#st;
+    const useBlocks = this.useBlocks;
     let pc = this.pc >>> 0;
     let n = 0;
     let max = limit;
+    /** After a block stopped early, the faulting instruction runs here, one step. */
+    let stepAt = -1;
     this.#stop = { kind: 'limit' };
     while (n < max) {
       const off = (pc - base) >>> 0;
@@ -117,6 +142,25 @@ export class Rv32Cpu {
         break;
       }
       const i = off >>> 2;
+      if (useBlocks && pc !== stepAt && max - n >= MAX_BLOCK) {
+        let b = blockAt[i]!;
+        if (b === 0) b = this.#compileBlockAt(i, pc);
+        if (b > 0) {
+          const next = blocks[b]!(max - n);
+          n += st.n;
+          if (next >= 0) pc = next;
+          else {
+            pc = st.pc;
+            stepAt = pc;
+          }
+          if (st.dirty !== 0) {
+            st.dirty = 0;
+            this.#invalidateBlocks();
+          }
+          continue;
+        }
+      }
+      stepAt = -1;
       let d = ops[i]!;
       if (d === OP.UNDECODED) d = this.#decode(i, pc);
       n++;
@@ -124,39 +168,42 @@ export class Rv32Cpu {
       // while property loads as case labels become a chain of compares (measured: 3× slower).
       switch (d & 0xff) {
         case 18: // ADDI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! + imms[i]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! + imms[i]!;
           pc += 4;
           break;
         case 1: // LUI
-          x[((d >>> 8) & 63)] = imms[i]!;
+          x[(d >>> 8) & 63] = imms[i]!;
           pc += 4;
           break;
         case 27: // ADD
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! + x[((d >>> 20) & 31)]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! + x[(d >>> 20) & 31]!;
           pc += 4;
           break;
         case 28: // SUB
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! - x[((d >>> 20) & 31)]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! - x[(d >>> 20) & 31]!;
           pc += 4;
           break;
-        case 12: { // LW
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 12: {
+          // LW
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size && (o & 3) === 0) x[((d >>> 8) & 63)] = w32[o >>> 2]!;
-          else if (!this.#loadSlow(a, 4, false, ((d >>> 8) & 63), pc)) {
+          if (o < size && (o & 3) === 0) x[(d >>> 8) & 63] = w32[o >>> 2]!;
+          else if (!this.#loadSlow(a, 4, false, (d >>> 8) & 63, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case 17: { // SW
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 17: {
+          // SW
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
           if (o < size && (o & 3) === 0) {
-            w32[o >>> 2] = x[((d >>> 20) & 31)]!;
+            w32[o >>> 2] = x[(d >>> 20) & 31]!;
             ops[o >>> 2] = OP.UNDECODED;
-          } else if (!this.#storeSlow(a, 4, x[((d >>> 20) & 31)]!, pc)) {
+            if (covered[o >>> 2] !== 0) this.#invalidateBlocks();
+          } else if (!this.#storeSlow(a, 4, x[(d >>> 20) & 31]!, pc)) {
             max = --n;
             break;
           }
@@ -164,7 +211,7 @@ export class Rv32Cpu {
           break;
         }
         case 4: // BEQ
-          if (x[((d >>> 14) & 31)] === x[((d >>> 20) & 31)]) {
+          if (x[(d >>> 14) & 31] === x[(d >>> 20) & 31]) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -173,7 +220,7 @@ export class Rv32Cpu {
           } else pc += 4;
           break;
         case 5: // BNE
-          if (x[((d >>> 14) & 31)] !== x[((d >>> 20) & 31)]) {
+          if (x[(d >>> 14) & 31] !== x[(d >>> 20) & 31]) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -182,7 +229,7 @@ export class Rv32Cpu {
           } else pc += 4;
           break;
         case 6: // BLT
-          if (x[((d >>> 14) & 31)]! < x[((d >>> 20) & 31)]!) {
+          if (x[(d >>> 14) & 31]! < x[(d >>> 20) & 31]!) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -191,7 +238,7 @@ export class Rv32Cpu {
           } else pc += 4;
           break;
         case 7: // BGE
-          if (x[((d >>> 14) & 31)]! >= x[((d >>> 20) & 31)]!) {
+          if (x[(d >>> 14) & 31]! >= x[(d >>> 20) & 31]!) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -200,7 +247,7 @@ export class Rv32Cpu {
           } else pc += 4;
           break;
         case 8: // BLTU
-          if (x[((d >>> 14) & 31)]! >>> 0 < x[((d >>> 20) & 31)]! >>> 0) {
+          if (x[(d >>> 14) & 31]! >>> 0 < x[(d >>> 20) & 31]! >>> 0) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -209,7 +256,7 @@ export class Rv32Cpu {
           } else pc += 4;
           break;
         case 9: // BGEU
-          if (x[((d >>> 14) & 31)]! >>> 0 >= x[((d >>> 20) & 31)]! >>> 0) {
+          if (x[(d >>> 14) & 31]! >>> 0 >= x[(d >>> 20) & 31]! >>> 0) {
             const t = imms[i]! >>> 0;
             if (t & 3) {
               this.#fault('instruction-address-misaligned', pc, t);
@@ -217,92 +264,102 @@ export class Rv32Cpu {
             } else pc = t;
           } else pc += 4;
           break;
-        case 2: { // JAL
+        case 2: {
+          // JAL
           const t = imms[i]! >>> 0;
           if (t & 3) {
             this.#fault('instruction-address-misaligned', pc, t);
             max = --n;
           } else {
-            x[((d >>> 8) & 63)] = pc + 4;
+            x[(d >>> 8) & 63] = pc + 4;
             pc = t;
           }
           break;
         }
-        case 3: { // JALR
-          const t = ((x[((d >>> 14) & 31)]! + imms[i]!) & ~1) >>> 0;
+        case 3: {
+          // JALR
+          const t = ((x[(d >>> 14) & 31]! + imms[i]!) & ~1) >>> 0;
           if (t & 3) {
             this.#fault('instruction-address-misaligned', pc, t);
             max = --n;
           } else {
-            x[((d >>> 8) & 63)] = pc + 4;
+            x[(d >>> 8) & 63] = pc + 4;
             pc = t;
           }
           break;
         }
-        case 10: { // LB
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 10: {
+          // LB
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size) x[((d >>> 8) & 63)] = s8[o]!;
-          else if (!this.#loadSlow(a, 1, true, ((d >>> 8) & 63), pc)) {
+          if (o < size) x[(d >>> 8) & 63] = s8[o]!;
+          else if (!this.#loadSlow(a, 1, true, (d >>> 8) & 63, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case 13: { // LBU
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 13: {
+          // LBU
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size) x[((d >>> 8) & 63)] = u8[o]!;
-          else if (!this.#loadSlow(a, 1, false, ((d >>> 8) & 63), pc)) {
+          if (o < size) x[(d >>> 8) & 63] = u8[o]!;
+          else if (!this.#loadSlow(a, 1, false, (d >>> 8) & 63, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case 11: { // LH
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 11: {
+          // LH
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size && (o & 1) === 0) x[((d >>> 8) & 63)] = s16[o >>> 1]!;
-          else if (!this.#loadSlow(a, 2, true, ((d >>> 8) & 63), pc)) {
+          if (o < size && (o & 1) === 0) x[(d >>> 8) & 63] = s16[o >>> 1]!;
+          else if (!this.#loadSlow(a, 2, true, (d >>> 8) & 63, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case 14: { // LHU
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 14: {
+          // LHU
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
-          if (o < size && (o & 1) === 0) x[((d >>> 8) & 63)] = u16[o >>> 1]!;
-          else if (!this.#loadSlow(a, 2, false, ((d >>> 8) & 63), pc)) {
+          if (o < size && (o & 1) === 0) x[(d >>> 8) & 63] = u16[o >>> 1]!;
+          else if (!this.#loadSlow(a, 2, false, (d >>> 8) & 63, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case 15: { // SB
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 15: {
+          // SB
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
           if (o < size) {
-            u8[o] = x[((d >>> 20) & 31)]!;
+            u8[o] = x[(d >>> 20) & 31]!;
             ops[o >>> 2] = OP.UNDECODED;
-          } else if (!this.#storeSlow(a, 1, x[((d >>> 20) & 31)]!, pc)) {
+            if (covered[o >>> 2] !== 0) this.#invalidateBlocks();
+          } else if (!this.#storeSlow(a, 1, x[(d >>> 20) & 31]!, pc)) {
             max = --n;
             break;
           }
           pc += 4;
           break;
         }
-        case 16: { // SH
-          const a = (x[((d >>> 14) & 31)]! + imms[i]!) >>> 0;
+        case 16: {
+          // SH
+          const a = (x[(d >>> 14) & 31]! + imms[i]!) >>> 0;
           const o = (a - base) >>> 0;
           if (o < size && (o & 1) === 0) {
-            u16[o >>> 1] = x[((d >>> 20) & 31)]!;
+            u16[o >>> 1] = x[(d >>> 20) & 31]!;
             ops[o >>> 2] = OP.UNDECODED;
-          } else if (!this.#storeSlow(a, 2, x[((d >>> 20) & 31)]!, pc)) {
+            if (covered[o >>> 2] !== 0) this.#invalidateBlocks();
+          } else if (!this.#storeSlow(a, 2, x[(d >>> 20) & 31]!, pc)) {
             max = --n;
             break;
           }
@@ -310,99 +367,99 @@ export class Rv32Cpu {
           break;
         }
         case 19: // SLTI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! < imms[i]! ? 1 : 0;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! < imms[i]! ? 1 : 0;
           pc += 4;
           break;
         case 20: // SLTIU
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> 0 < imms[i]! >>> 0 ? 1 : 0;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! >>> 0 < imms[i]! >>> 0 ? 1 : 0;
           pc += 4;
           break;
         case 21: // XORI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! ^ imms[i]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! ^ imms[i]!;
           pc += 4;
           break;
         case 22: // ORI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! | imms[i]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! | imms[i]!;
           pc += 4;
           break;
         case 23: // ANDI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! & imms[i]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! & imms[i]!;
           pc += 4;
           break;
         case 24: // SLLI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! << imms[i]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! << imms[i]!;
           pc += 4;
           break;
         case 25: // SRLI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> imms[i]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! >>> imms[i]!;
           pc += 4;
           break;
         case 26: // SRAI
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >> imms[i]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! >> imms[i]!;
           pc += 4;
           break;
         case 29: // SLL
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! << (x[((d >>> 20) & 31)]! & 31);
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! << (x[(d >>> 20) & 31]! & 31);
           pc += 4;
           break;
         case 30: // SLT
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! < x[((d >>> 20) & 31)]! ? 1 : 0;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! < x[(d >>> 20) & 31]! ? 1 : 0;
           pc += 4;
           break;
         case 31: // SLTU
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> 0 < x[((d >>> 20) & 31)]! >>> 0 ? 1 : 0;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! >>> 0 < x[(d >>> 20) & 31]! >>> 0 ? 1 : 0;
           pc += 4;
           break;
         case 32: // XOR
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! ^ x[((d >>> 20) & 31)]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! ^ x[(d >>> 20) & 31]!;
           pc += 4;
           break;
         case 33: // SRL
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >>> (x[((d >>> 20) & 31)]! & 31);
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! >>> (x[(d >>> 20) & 31]! & 31);
           pc += 4;
           break;
         case 34: // SRA
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! >> (x[((d >>> 20) & 31)]! & 31);
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! >> (x[(d >>> 20) & 31]! & 31);
           pc += 4;
           break;
         case 35: // OR
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! | x[((d >>> 20) & 31)]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! | x[(d >>> 20) & 31]!;
           pc += 4;
           break;
         case 36: // AND
-          x[((d >>> 8) & 63)] = x[((d >>> 14) & 31)]! & x[((d >>> 20) & 31)]!;
+          x[(d >>> 8) & 63] = x[(d >>> 14) & 31]! & x[(d >>> 20) & 31]!;
           pc += 4;
           break;
         case 40: // MUL
-          x[((d >>> 8) & 63)] = Math.imul(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = Math.imul(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 41: // MULH
-          x[((d >>> 8) & 63)] = mulh(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = mulh(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 42: // MULHSU
-          x[((d >>> 8) & 63)] = mulhsu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = mulhsu(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 43: // MULHU
-          x[((d >>> 8) & 63)] = mulhu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = mulhu(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 44: // DIV
-          x[((d >>> 8) & 63)] = div(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = div(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 45: // DIVU
-          x[((d >>> 8) & 63)] = divu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = divu(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 46: // REM
-          x[((d >>> 8) & 63)] = rem(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = rem(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 47: // REMU
-          x[((d >>> 8) & 63)] = remu(x[((d >>> 14) & 31)]!, x[((d >>> 20) & 31)]!);
+          x[(d >>> 8) & 63] = remu(x[(d >>> 14) & 31]!, x[(d >>> 20) & 31]!);
           pc += 4;
           break;
         case 37: // FENCE
@@ -430,6 +487,74 @@ export class Rv32Cpu {
     this.pc = pc;
     this.retired += n;
     return this.#stop;
+  }
+
+  /** Compiles the block starting at word i; returns its index, or -1 when none starts there. */
+  #compileBlockAt(i: number, pc: number): number {
+    const src = compileBlock(this.#w32, i, pc, this.ramBase, this.ramBytes);
+    if (!src) {
+      this.#blockAt[i] = -1;
+      this.#blocksLive = true;
+      return -1;
+    }
+    const factory = new Function(
+      'x',
+      'w32',
+      'u8',
+      's8',
+      'u16',
+      's16',
+      'ops',
+      'cov',
+      'st',
+      'ld',
+      'sd',
+      'mulh',
+      'mulhsu',
+      'mulhu',
+      'div',
+      'divu',
+      'rem',
+      'remu',
+      `'use strict';\nreturn function block_${(pc >>> 0).toString(16)}(left) {\n${src.source}\n};`,
+    ) as (...args: unknown[]) => (left: number) => number;
+    const fn = factory(
+      this.x,
+      this.#w32,
+      this.ram,
+      this.#s8,
+      this.#u16,
+      this.#s16,
+      this.#op,
+      this.#covered,
+      this.#st,
+      (a: number, w: AccessWidth, signed: boolean, rd: number) => this.#loadSlow(a, w, signed, rd, 0),
+      (a: number, w: AccessWidth, v: number) => this.#storeSlow(a, w, v, 0),
+      mulh,
+      mulhsu,
+      mulhu,
+      div,
+      divu,
+      rem,
+      remu,
+    );
+    const k = this.#blocks.length;
+    this.#blocks.push(fn);
+    this.#blockAt[i] = k;
+    this.#blocksLive = true;
+    this.#covered.fill(1, src.firstWord, src.firstWord + src.words);
+    this.blocksCompiled++;
+    return k;
+  }
+
+  /** Drops every compiled block (after a store into code, a load or a reset). */
+  #invalidateBlocks(): void {
+    if (!this.#blocksLive) return;
+    this.#blockAt.fill(0);
+    this.#covered.fill(0);
+    this.#blocks.length = 1;
+    this.#blocksLive = false;
+    this.blockInvalidations++;
   }
 
   #decode(i: number, pc: number): number {
