@@ -2,7 +2,8 @@
 // CPU-bound RV32I program compiled here with gcc -O2 -march=rv32i, side by side in the same run with
 // a naive reference interpreter (naive-rv32.ts), both checked to compute the same result with the
 // same instruction count. Reported beside the real Elite II core's 100 MHz clock.
-//   node --import tsx bench/ultimate-riscv/interpreter.ts [pairs]      (default 5 pairs)
+//   node --import tsx bench/ultimate-riscv/interpreter.ts [runs] [rounds]   (default 5 runs, 400 rounds)
+// `rounds` sizes the workload: 40 rounds ≈ 10.8 M instructions, 400 ≈ 108 M.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,10 +16,11 @@ import { NaiveRv32 } from './naive-rv32.js';
 const REAL_CORE_HZ = 100_000_000;
 const here = dirname(fileURLToPath(import.meta.url));
 const pairs = Number(process.argv[2] ?? 5);
+const rounds = Number(process.argv[3] ?? 400);
 
 const built = await buildRiscvProgram({
   sources: { 'start.S': readFileSync(join(here, 'start.S'), 'utf8'), 'workload.c': readFileSync(join(here, 'workload.c'), 'utf8') },
-  flags: ['-O2', `-DROUNDS=${process.env.RV_ROUNDS ?? 40}`],
+  flags: ['-O2', `-DROUNDS=${rounds}`],
 });
 const program = readElf32(built.elf);
 
@@ -30,22 +32,31 @@ interface Sample {
 }
 
 // One machine each, reset between runs (allocating 16 MiB per run would time the GC, not the loop).
-const fastCpu = new Rv32Cpu({ ramBase: APP_REGION_BASE, ramBytes: APP_REGION_BYTES });
+// A reset drops compiled blocks too, so every run of the block tier starts cold, as a Run Update does.
+const blockCpu = new Rv32Cpu({ ramBase: APP_REGION_BASE, ramBytes: APP_REGION_BYTES });
+const stepCpu = new Rv32Cpu({ ramBase: APP_REGION_BASE, ramBytes: APP_REGION_BYTES });
+stepCpu.useBlocks = false;
 const naiveCpu = new NaiveRv32(APP_REGION_BASE, APP_REGION_BYTES);
 
-function runFast(): Sample {
-  const cpu = fastCpu;
+function timed(run: () => { instructions: number; result: number }): Sample {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = run();
+  const wallMs = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { ...r, wallMs, cpuMs: (c.user + c.system) / 1000 };
+}
+
+function runRv32(cpu: Rv32Cpu): Sample {
   cpu.reset();
   cpu.retired = 0;
   for (const s of program.segments) cpu.load(s.address, s.bytes);
   cpu.pc = program.entry;
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  const stop = cpu.run(Number.MAX_SAFE_INTEGER);
-  const wallMs = performance.now() - t0;
-  const c = process.cpuUsage(c0);
-  if (stop.kind !== 'ecall') throw new Error(`fast interpreter stopped with ${JSON.stringify(stop)}`);
-  return { instructions: cpu.retired, wallMs, cpuMs: (c.user + c.system) / 1000, result: cpu.x[10]! >>> 0 };
+  return timed(() => {
+    const stop = cpu.run(Number.MAX_SAFE_INTEGER);
+    if (stop.kind !== 'ecall') throw new Error(`interpreter stopped with ${JSON.stringify(stop)}`);
+    return { instructions: cpu.retired, result: cpu.x[10]! >>> 0 };
+  });
 }
 
 function runNaive(): Sample {
@@ -53,28 +64,27 @@ function runNaive(): Sample {
   cpu.reset();
   for (const s of program.segments) cpu.load(s.address, s.bytes);
   cpu.pc = program.entry;
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  if (!cpu.run(Number.MAX_SAFE_INTEGER)) throw new Error('naive interpreter did not reach the ECALL');
-  const wallMs = performance.now() - t0;
-  const c = process.cpuUsage(c0);
-  return { instructions: cpu.retired, wallMs, cpuMs: (c.user + c.system) / 1000, result: cpu.x[10]! >>> 0 };
+  return timed(() => {
+    if (!cpu.run(Number.MAX_SAFE_INTEGER)) throw new Error('naive interpreter did not reach the ECALL');
+    return { instructions: cpu.retired, result: cpu.x[10]! >>> 0 };
+  });
 }
 
-// Warm both up (JIT), check they agree.
-const f0 = runFast();
-const n0 = runNaive();
-if (f0.result !== n0.result || f0.instructions !== n0.instructions) {
-  throw new Error(`interpreters disagree: fast ${f0.result}/${f0.instructions}, naive ${n0.result}/${n0.instructions}`);
-}
+const contenders: Array<{ name: string; run: () => Sample; samples: Sample[] }> = [
+  { name: 'block tier + decode cache (rv32-cpu.ts, default)', run: () => runRv32(blockCpu), samples: [] },
+  { name: 'decode cache only (rv32-cpu.ts, useBlocks = false)', run: () => runRv32(stepCpu), samples: [] },
+  { name: 'naive switch, DataView (naive-rv32.ts)', run: runNaive, samples: [] },
+];
 
-const fast: Sample[] = [];
-const naive: Sample[] = [];
-for (let i = 0; i < pairs; i++) {
-  // Alternate, so load from other processes falls on both alike.
-  fast.push(runFast());
-  naive.push(runNaive());
+// Warm up (JIT) and check that all agree on the result and the instruction count.
+const first = contenders.map((c) => c.run());
+for (const f of first) {
+  if (f.result !== first[0]!.result || f.instructions !== first[0]!.instructions) {
+    throw new Error(`interpreters disagree: ${first.map((x) => `${x.result}/${x.instructions}`).join(', ')}`);
+  }
 }
+// Round-robin, so load from other processes falls on all alike.
+for (let i = 0; i < pairs; i++) for (const c of contenders) c.samples.push(c.run());
 
 const rate = (s: Sample[], key: 'wallMs' | 'cpuMs') => {
   const instr = s.reduce((n, x) => n + x.instructions, 0);
@@ -82,23 +92,28 @@ const rate = (s: Sample[], key: 'wallMs' | 'cpuMs') => {
   return instr / ms / 1000; // million instructions per second
 };
 const best = (s: Sample[]) => Math.max(...s.map((x) => x.instructions / x.wallMs / 1000));
-
-const fw = rate(fast, 'wallMs');
-const fc = rate(fast, 'cpuMs');
-const nw = rate(naive, 'wallMs');
-const nc = rate(naive, 'cpuMs');
 const pct = (mips: number) => `${((mips * 1e6 * 100) / REAL_CORE_HZ).toFixed(0)}%`;
 const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
-process.stdout.write(
-  [
-    `workload: ${f0.instructions.toLocaleString('en')} RV32I instructions per run (result 0x${f0.result.toString(16)}), ${pairs} runs each, alternating; node ${process.version}`,
-    '',
-    row(['interpreter', 'M instr/s (wall)', 'best run (wall)', 'M instr/s (CPU time)', 'vs 100 MHz clock (wall)']),
-    row(['---', '---:', '---:', '---:', '---:']),
-    row(['decode cache (rv32-cpu.ts)', fw.toFixed(1), best(fast).toFixed(1), fc.toFixed(1), pct(fw)]),
-    row(['naive switch (naive-rv32.ts)', nw.toFixed(1), best(naive).toFixed(1), nc.toFixed(1), pct(nw)]),
-    '',
-    `speed-up of the decode cache over the naive loop: ${(fw / nw).toFixed(2)}× (wall), ${(fc / nc).toFixed(2)}× (CPU time)`,
-    '',
-  ].join('\n'),
-);
+const naive = contenders[2]!;
+const lines = [
+  `workload: ${first[0]!.instructions.toLocaleString('en')} RV32I instructions per run (result 0x${first[0]!.result.toString(16)}), ${pairs} runs each, round-robin; node ${process.version}`,
+  '',
+  row(['interpreter', 'M instr/s (wall)', 'best run (wall)', 'M instr/s (CPU time)', 'wall vs 100 MHz', '× naive (wall)', '× naive (CPU)']),
+  row(['---', '---:', '---:', '---:', '---:', '---:', '---:']),
+];
+for (const c of contenders) {
+  const w = rate(c.samples, 'wallMs');
+  const cpu = rate(c.samples, 'cpuMs');
+  lines.push(
+    row([
+      c.name,
+      w.toFixed(1),
+      best(c.samples).toFixed(1),
+      cpu.toFixed(1),
+      pct(w),
+      (w / rate(naive.samples, 'wallMs')).toFixed(2),
+      (cpu / rate(naive.samples, 'cpuMs')).toFixed(2),
+    ]),
+  );
+}
+process.stdout.write(`${lines.join('\n')}\n`);

@@ -7,7 +7,9 @@
 // Blocks run on past conditional branches (each taken branch is a side exit), and a branch or JAL
 // back to the block's own start loops inside the generated function while the budget allows
 // (`left`, the instructions the caller may still retire), so tight loops run without dispatch.
-// Every exit writes in `st.n` how many instructions it retired.
+// Every exit writes in `st.n` how many instructions it retired. Inside a block the registers it
+// uses live in JavaScript locals (kept in machine registers by V8), loaded on entry and written back
+// to the register file at every exit.
 //
 // A generated block returns the next pc, or -1 when an instruction inside it needs the exception
 // path (misaligned or unmapped access, misaligned JALR target): it then reports in `st` how many
@@ -40,17 +42,34 @@ export function compileBlock(w32: Int32Array, i: number, pc: number, ramBase: nu
   let k = 0;
   let p = pc >>> 0;
   let j = i;
-  const R = (r: number): string => (r === 0 ? '0' : `x[${r}]`);
+  const used = new Set<number>();
+  const written = new Set<number>();
+  const R = (r: number): string => {
+    if (r === 0) return '0';
+    used.add(r);
+    return `r${r}`;
+  };
+  /** Placeholder for the write-back of every register the block writes (known only at the end). */
+  const WB = '/*WB*/';
   const start = pc >>> 0;
-  const bail = (): string => `{ st.pc = ${p}; st.n = n + ${k}; return -1; }`;
-  const finish = (tail: string): BlockSource | undefined =>
-    k === 0 ? undefined : { source: `let n = 0;\nfor (;;) {\n${lines.join('\n')}\n${tail}\n}`, length: k, firstWord: i, words: j - i };
-  const end = (next: number): BlockSource | undefined => finish(`st.n = n + ${k}; return ${next >>> 0};`);
+  const bail = (): string => `{ ${WB} st.pc = ${p}; st.n = n + ${k}; return -1; }`;
+  const finish = (tail: string): BlockSource | undefined => {
+    if (k === 0) return undefined;
+    const regs = [...used].sort((q, r) => q - r);
+    const locals = regs.length ? `let ${regs.map((r) => `r${r} = x[${r}]`).join(', ')};\n` : '';
+    const writeBack = [...written]
+      .sort((q, r) => q - r)
+      .map((r) => `x[${r}] = r${r};`)
+      .join(' ');
+    const body = `let n = 0;\n${locals}for (;;) {\n${lines.join('\n')}\n${tail}\n}`;
+    return { source: body.split(WB).join(writeBack), length: k, firstWord: i, words: j - i };
+  };
+  const end = (next: number): BlockSource | undefined => finish(`${WB} st.n = n + ${k}; return ${next >>> 0};`);
   /** Taken transfer to `t` after `k + 1` instructions of this pass: loop when it is the start. */
   const jumpTo = (t: number): string =>
     t === start
-      ? `{ n += ${k + 1}; if (st.dirty === 0 && n + ${MAX_BLOCK} <= left) continue; st.n = n; return ${t}; }`
-      : `{ st.n = n + ${k + 1}; return ${t}; }`;
+      ? `{ n += ${k + 1}; if (st.dirty === 0 && n + ${MAX_BLOCK} <= left) continue; ${WB} st.n = n; return ${t}; }`
+      : `{ ${WB} st.n = n + ${k + 1}; return ${t}; }`;
   for (;;) {
     if (k >= MAX_BLOCK || j >= words) return end(p);
     decodeRv32(w32[j]!, p, d);
@@ -59,12 +78,19 @@ export function compileBlock(w32: Int32Array, i: number, pc: number, ramBase: nu
     const b = R(d.rs2);
     const imm = d.imm;
     const set = (expr: string): void => {
-      if (rd !== SINK) lines.push(`x[${rd}] = ${expr};`);
+      if (rd === SINK) return;
+      used.add(rd);
+      written.add(rd);
+      lines.push(`r${rd} = (${expr}) | 0;`);
     };
     const addr = `const a = (${a} + ${imm}) >>> 0, o = (a - ${ramBase}) >>> 0;`;
     const load = (fast: string, width: number, signed: boolean): void => {
       const aligned = width === 4 ? ' && (o & 3) === 0' : width === 2 ? ' && (o & 1) === 0' : '';
-      lines.push(`{ ${addr} if (o < ${ramBytes}${aligned}) x[${rd}] = ${fast}; else if (!ld(a, ${width}, ${signed}, ${rd})) ${bail()} }`);
+      used.add(rd);
+      written.add(rd);
+      lines.push(
+        `{ ${addr} if (o < ${ramBytes}${aligned}) r${rd} = ${fast}; else if (ld(a, ${width}, ${signed}, ${rd})) r${rd} = x[${rd}]; else ${bail()} }`,
+      );
     };
     const store = (fast: string, width: number): void => {
       const aligned = width === 4 ? ' && (o & 3) === 0' : width === 2 ? ' && (o & 1) === 0' : '';
@@ -224,7 +250,7 @@ export function compileBlock(w32: Int32Array, i: number, pc: number, ramBase: nu
         // Target from rs1 before rd is written (rd may equal rs1).
         lines.push(`const t = ((${a} + ${imm}) & -2) >>> 0; if (t & 3) ${bail()}`);
         set(`${(p + 4) >>> 0}`);
-        const tail = `st.n = n + ${k + 1}; return t;`;
+        const tail = `${WB} st.n = n + ${k + 1}; return t;`;
         k++;
         j++;
         return finish(tail);
