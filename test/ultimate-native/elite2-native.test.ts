@@ -153,6 +153,25 @@ describe('virtual Elite II native mode (API)', { timeout: 120_000 }, () => {
     await dev.recover();
   });
 
+  it('UART output past maxUartBytes is counted as dropped, not kept', async () => {
+    const chatty = await buildRiscvProgram({
+      sources: {
+        'c.S':
+          '.section .text.start\n.globl _start\n_start: li t0, 0x10000000\nli t1, 1000\nli t2, 0x41\n1: sb t2, 0x10(t0)\naddi t1, t1, -1\nbnez t1, 1b\nli a0, 0\nli a7, 93\necall\n',
+      },
+    });
+    const small = await VirtualUltimate.start({ product: 'u64-elite2', autoStart: false, vicePort: null, native: { maxUartBytes: 100 } });
+    try {
+      await small.runUpdate(packUe2FromElf(chatty.elf));
+      const r = await small.whenNativeStopped();
+      assert.equal(r.status, 'exited');
+      assert.equal(r.uart, 'A'.repeat(100));
+      assert.equal(r.uartDropped, 900);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('a plain Ultimate 64 has no Run Update', async () => {
     const u64 = await VirtualUltimate.start({ autoStart: false, vicePort: null });
     try {

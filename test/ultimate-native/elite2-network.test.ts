@@ -110,6 +110,12 @@ describe('virtual Elite II over its network interfaces', { timeout: 120_000 }, (
       const state = (await bench(dev, 'GET', '/bench/state')).body as { state: unknown };
       assert.deepEqual(state.state, { mode: 'firmware' });
       assert.equal((await bench(dev, 'GET', '/bench/wait-stopped?timeout_ms=100')).status, 409);
+      const badWait = await bench(dev, 'GET', '/bench/wait-stopped?timeout_ms=abc');
+      assert.equal(badWait.status, 400);
+      assert.match((badWait.body as { error: string }).error, /timeout_ms "abc": expected an integer 1\.\.60000/);
+      const unknown = await bench(dev, 'GET', '/bench/nope');
+      assert.equal(unknown.status, 404);
+      assert.match((unknown.body as { error: string }).error, /unknown bench route GET \/bench\/nope/);
     });
   });
 
