@@ -8,7 +8,7 @@
 //   POST /bench/power-cycle           → recovers the device, then answers {"state": ...}
 import http from 'node:http';
 import type net from 'node:net';
-import { closeServer, listenLoopback } from '../listen.js';
+import { closeServer, listenLoopback } from '../../../../common/loopback.js';
 import type { NativeRunReport, NativeState } from './native-mode.js';
 
 export interface BenchDevice {
@@ -91,6 +91,7 @@ export class BenchPort {
   }
 
   async close(): Promise<void> {
-    await closeServer(this.#server, this.#sockets);
+    for (const s of this.#sockets) s.destroy();
+    await closeServer(this.#server);
   }
 }
