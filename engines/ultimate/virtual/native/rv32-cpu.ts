@@ -1,13 +1,14 @@
-// The RV32IM interpreter of the virtual Ultimate 64 Elite II. Speed comes from three choices:
-//  - a decode cache: each RAM word is decoded once, on first execution, into typed arrays (operation,
-//    registers, immediate with branch targets already absolute) and re-decoded only after a store
-//    to that word invalidates it, so self-modifying code and freshly loaded programs stay correct;
-//  - one tight loop with a dense switch over small integer operations, all state in locals;
-//  - RAM as typed-array views of one buffer (aligned word/halfword/byte access without DataView);
-//    anything outside RAM goes through the Rv32Bus (memory-mapped I/O) on a slow path.
+// The RV32IM core of the virtual Ultimate 64 Elite II, in two tiers:
+//  - the block tier (default, rv32-block-compiler.ts): straight-line code compiled once into JS
+//    functions that V8 optimises — where the speed comes from (docs/performance/ultimate-riscv.md);
+//  - the interpreter below, for code's first execution, for the exact handling of exceptions, and
+//    for the last instructions of a budget: a decode cache (each RAM word decoded once into one
+//    packed int plus an immediate, re-decoded after a store to it), one loop with a switch over
+//    integer literals, RAM as typed-array views of one buffer; anything outside RAM goes through
+//    the Rv32Bus (memory-mapped I/O) on a slow path.
 // Exceptions stop the loop with their cause (rv32-trap.ts): there is no firmware trap handler to
 // vector to. Misaligned loads, stores and jump/branch targets raise the misaligned exceptions (the
-// interpreter does not emulate misaligned access).
+// core does not emulate misaligned access).
 import { EMPTY_BUS, type AccessWidth, type Rv32Bus } from './rv32-bus.js';
 import { compileBlock, MAX_BLOCK } from './rv32-block-compiler.js';
 import { decodeRv32, OP, type Decoded } from './rv32-decode.js';
