@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0)
+APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0 binutils-riscv64-unknown-elf gcc-riscv64-unknown-elf)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -30,6 +30,9 @@ npm ci --no-audit --no-fund --loglevel=error
 
 echo "setup: building"
 npm run build --silent
+
+echo "setup: building the RISC-V example programs (examples/riscv/build/)"
+node --import tsx examples/riscv/build.ts
 
 echo "setup: running the demo"
 node scripts/demo.mjs

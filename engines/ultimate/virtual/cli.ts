@@ -20,6 +20,8 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
   --slice-ms N          clock slice length in ms (default 5)
   --drop-every N        drop every Nth debug-stream datagram on purpose (loss testing)
   --exit-on-stdin-close stop when stdin reaches end of file
+  --product P           u64 (default) or u64-elite2 (RISC-V: Run Update, native mode)
+  --bench-port N        u64-elite2 only: lab-bench port (UART log, power cycle; default 0)
   --help                this text
 
 On start, one JSON line goes to stdout: {"host":…,"http":…,"ftp":…,"dma":…,"vice":…}.`;
@@ -62,6 +64,16 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
         break;
       case '--no-vice':
         options.vicePort = null;
+        break;
+      // Issue 15: the Elite II (docs/ultimate/NATIVE.md).
+      case '--product': {
+        const p = value();
+        if (p !== 'u64' && p !== 'u64-elite2') throw new UsageError(`--product expects u64 or u64-elite2, got ${JSON.stringify(p ?? '')}`);
+        options.product = p;
+        break;
+      }
+      case '--bench-port':
+        options.benchPort = intArg(flag, value(), 0, 65535);
         break;
       case '--password':
         options.password = value();

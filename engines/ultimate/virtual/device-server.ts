@@ -42,6 +42,7 @@ function send(res: http.ServerResponse, a: Answer): void {
     res.end(Buffer.from(a.binary.buffer, a.binary.byteOffset, a.binary.byteLength));
     return;
   }
+  if (a.afterSend) res.once('finish', a.afterSend);
   const text = JSON.stringify(a.json, null, 2);
   res.writeHead(a.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
@@ -139,8 +140,9 @@ export class VirtualHttpServer {
     send(res, await call.handle(this.opts.device, { args, path: parts.path, body }));
   }
 
-  async listen(): Promise<number> {
-    this.port = await listenLoopback(this.#server, this.opts.port, this.opts.host);
+  /** `port` lets the device listen again on the same port after its native state (issue 15). */
+  async listen(port = this.opts.port): Promise<number> {
+    this.port = await listenLoopback(this.#server, port, this.opts.host);
     return this.port;
   }
 

@@ -159,8 +159,9 @@ export class VirtualDmaServer {
     });
   }
 
-  async listen(): Promise<number> {
-    this.port = await listenLoopback(this.#server, this.opts.port, this.opts.host);
+  /** `port` lets the device listen again on the same port after its native state (issue 15). */
+  async listen(port = this.opts.port): Promise<number> {
+    this.port = await listenLoopback(this.#server, port, this.opts.host);
     return this.port;
   }
 

@@ -13,10 +13,26 @@ import { VirtualHttpServer } from './device-server.js';
 import { VirtualFtpServer } from './ftp-server.js';
 import { VirtualDmaServer, type DmaDevice } from './dma-server.js';
 import { ViceMonitorServer } from './vice-monitor-server.js';
-import type { DriveState, RestDevice } from './rest-routes.js';
+import type { Answer, DriveState, RestDevice } from './rest-routes.js';
+// Issue 15 (Elite II native mode): see engines/ultimate/virtual/native/ and docs/ultimate/NATIVE.md.
+import { BenchPort } from './native/bench-port.js';
+import {
+  Elite2NativeMode,
+  type NativeModeOptions,
+  type NativeRunReport,
+  type NativeState,
+  NativeStateError,
+  type RunUpdateOptions,
+} from './native/native-mode.js';
+import { parseUe2, Ue2FormatError } from '../native/ue2.js';
+import { UE2_EXTENSION } from '../native/run-update-trigger.js';
 
 export const VIRTUAL_PRODUCT = 'Ultimate 64 (virtual, mcp-engines emulation)';
 export const VIRTUAL_FIRMWARE = '0.1.0-virtual';
+export const VIRTUAL_PRODUCT_ELITE2 = 'Ultimate 64 Elite II (virtual, mcp-engines emulation)';
+
+/** Which device the virtual Ultimate plays: only the Elite II (RISC-V) runs native update files. */
+export type VirtualProduct = 'u64' | 'u64-elite2';
 
 export interface VirtualUltimateOptions {
   /** Bind address (default 127.0.0.1). Only loopback addresses are accepted. */
@@ -43,6 +59,13 @@ export interface VirtualUltimateOptions {
   dmaAuthThrottleMs?: number;
   /** Start the clock (default true); false leaves the machine stopped until clock.start(). */
   autoStart?: boolean;
+  /** Issue 15: the product played (default 'u64'); 'u64-elite2' adds Run Update and native mode. */
+  product?: VirtualProduct;
+  /** Issue 15, Elite II only: the lab-bench port (UART console, power switch); default 0 (ephemeral). */
+  benchPort?: number;
+  /** Issue 15, Elite II only: native-run bounds, and whether the Run Update trigger is answered
+   *  ('reply', default) or the device goes native before answering ('none', as hardware may). */
+  native?: NativeModeOptions & { runUpdateAnswer?: 'reply' | 'none' };
 }
 
 export interface VirtualPorts {
@@ -51,6 +74,8 @@ export interface VirtualPorts {
   ftp: number;
   dma: number;
   vice: number | null;
+  /** Issue 15: the lab-bench port of an Elite II, else absent. */
+  bench?: number;
 }
 
 const REU_BYTES = 16 * 1024 * 1024;
@@ -79,6 +104,13 @@ export class VirtualUltimate implements RestDevice {
   readonly #vice?: ViceMonitorServer;
   readonly host: string;
   ports!: VirtualPorts;
+  // Issue 15: Elite II native mode.
+  readonly product: VirtualProduct;
+  readonly #native?: Elite2NativeMode;
+  readonly #bench?: BenchPort;
+  readonly #runUpdateAnswer: 'reply' | 'none';
+  /** Present on an Elite II only: the REST trigger's handler (rest-routes.ts, runners:run_update). */
+  readonly runUpdateFile?: (path: string) => Answer;
 
   private constructor(opts: VirtualUltimateOptions) {
     this.host = opts.host ?? '127.0.0.1';
@@ -134,6 +166,16 @@ export class VirtualUltimate implements RestDevice {
       });
       this.#vice = vice;
     }
+    this.product = opts.product ?? 'u64';
+    this.#runUpdateAnswer = opts.native?.runUpdateAnswer ?? 'reply';
+    if (this.product === 'u64-elite2') {
+      this.#native = new Elite2NativeMode(
+        { c64: () => this.machine, enterNative: () => this.#enterNative(), leaveNative: () => this.#leaveNative() },
+        opts.native,
+      );
+      this.#bench = new BenchPort(this, { host: this.host, port: opts.benchPort ?? 0 });
+      this.runUpdateFile = (path) => this.#runUpdateFile(path);
+    }
   }
 
   /** Builds the device, binds every service and starts the clock. */
@@ -149,6 +191,10 @@ export class VirtualUltimate implements RestDevice {
       started.push(dev.#dma);
       const vice = dev.#vice ? await dev.#vice.listen() : null;
       dev.ports = { host: dev.host, http, ftp, dma, vice };
+      if (dev.#bench) {
+        dev.ports.bench = await dev.#bench.listen();
+        started.push(dev.#bench);
+      }
     } catch (err) {
       for (const s of started) await s.close().catch(() => undefined);
       await dev.streamer.close();
@@ -160,7 +206,7 @@ export class VirtualUltimate implements RestDevice {
 
   identity(): Record<string, unknown> {
     return {
-      product: VIRTUAL_PRODUCT,
+      product: this.product === 'u64-elite2' ? VIRTUAL_PRODUCT_ELITE2 : VIRTUAL_PRODUCT,
       firmware_version: VIRTUAL_FIRMWARE,
       fpga_version: 'virtual',
       core_version: 'virtual',
@@ -255,8 +301,80 @@ export class VirtualUltimate implements RestDevice {
     };
   }
 
+  // ---- Issue 15: Elite II native mode (Run Update, native state, recovery) ----
+
+  /** 'firmware', or 'native' with the running (or stopped) program's report. */
+  get nativeState(): NativeState {
+    return this.#native?.state ?? { mode: 'firmware' };
+  }
+
+  get lastNativeRun(): NativeRunReport | undefined {
+    return this.#native?.lastRun;
+  }
+
+  /** Run Update with the file's bytes (programmatic; the network trigger is runners:run_update). */
+  runUpdate(ue2: Uint8Array, opts: RunUpdateOptions = {}): Promise<NativeRunReport> {
+    if (!this.#native) return Promise.reject(new NativeStateError('Run Update needs an Ultimate 64 Elite II (product u64-elite2)'));
+    return this.#native.runUpdate(ue2, opts);
+  }
+
+  whenNativeStopped(): Promise<NativeRunReport> {
+    if (!this.#native) return Promise.reject(new NativeStateError('not an Elite II: no native program runs here'));
+    return this.#native.whenStopped();
+  }
+
+  /** The power cycle tests use: halts native code, restarts the C64, services listen again. */
+  async recover(): Promise<void> {
+    await this.#native?.recover();
+  }
+
+  #runUpdateFile(path: string): Answer {
+    let bytes: Uint8Array;
+    try {
+      bytes = this.fs.read(this.fs.resolve('/', path));
+    } catch {
+      return { status: 404, json: { errors: [`Cannot open file ${path}`] } };
+    }
+    if (!path.toLowerCase().endsWith(UE2_EXTENSION)) {
+      return {
+        status: 415,
+        json: { errors: [`${path} is not an update file for this product (expected the ${UE2_EXTENSION.toUpperCase()} extension)`] },
+      };
+    }
+    let image: ReturnType<typeof parseUe2>;
+    try {
+      image = parseUe2(bytes);
+    } catch (e) {
+      if (e instanceof Ue2FormatError) return { status: 415, json: { errors: [`Not a valid update file: ${e.message}`] } };
+      throw e;
+    }
+    const go = (): void => {
+      this.runUpdate(bytes).catch(() => undefined);
+    };
+    if (this.#runUpdateAnswer === 'none') go(); // the firmware is gone before it can answer
+    const answer = { run_update: { file: path, entry: `0x${image.entry.toString(16).padStart(8, '0')}`, records: image.records.length } };
+    return { status: 200, json: { ...answer, errors: [] }, afterSend: this.#runUpdateAnswer === 'reply' ? go : undefined };
+  }
+
+  /** The firmware is replaced: its services stop listening (new connections are refused). */
+  async #enterNative(): Promise<void> {
+    this.stopDebugStream();
+    await Promise.all([this.#http.close(), this.#ftp.close(), this.#dma.close(), this.#vice?.close()]);
+  }
+
+  /** Power cycle back to the firmware: the C64 restarts; services listen on the same ports again. */
+  async #leaveNative(): Promise<void> {
+    this.reset();
+    await this.#http.listen(this.ports.http);
+    await this.#ftp.listen(this.ports.ftp);
+    await this.#dma.listen(this.ports.dma);
+    if (this.#vice && this.ports.vice !== null) await this.#vice.listen(this.ports.vice);
+  }
+
   /** Stops the clock and closes every service. */
   async stop(): Promise<void> {
+    this.#native?.close();
+    await this.#bench?.close();
     this.clock.stop();
     await Promise.all([this.#http.close(), this.#ftp.close(), this.#dma.close(), this.#vice?.close()]);
     await this.streamer.close();
@@ -268,3 +386,5 @@ export { DebugStreamer, parseDestination } from './debug-streamer.js';
 export { VirtualFs, ROOTS } from './virtual-fs.js';
 export type { MachineSeam } from './machine-seam.js';
 export { runVirtualDeviceCli } from './cli.js';
+// Issue 15: the Elite II's native mode, for callers of the virtual device.
+export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './native/native-mode.js';

@@ -10,6 +10,7 @@ import type { VirtualFs } from './virtual-fs.js';
 import { FsError } from './virtual-fs.js';
 import type { ConfigStore } from './config-store.js';
 import { parseDestination } from './debug-streamer.js';
+import { RUN_UPDATE_COMMAND } from '../native/run-update-trigger.js';
 
 export interface DriveState {
   enabled: boolean;
@@ -31,9 +32,13 @@ export interface RestDevice {
   powerOff(): void;
   startDebugStream(dest: { host: string; port: number }): Promise<void>;
   stopDebugStream(): void;
+  /** Elite II only (issue 15): Run Update on a stored .UE2 file; see engines/ultimate/native/run-update-trigger.ts. */
+  runUpdateFile?(path: string): Answer;
 }
 
-export type Answer = { status: number; json: Record<string, unknown> } | { status: number; binary: Uint8Array };
+export type Answer =
+  /** `afterSend` runs once the answer has been handed to the socket (Run Update goes native then). */
+  { status: number; json: Record<string, unknown>; afterSend?: () => void } | { status: number; binary: Uint8Array };
 
 export interface CallInput {
   args: Map<string, string>;
@@ -246,6 +251,19 @@ const CALLS: Call[] = [
       { method: 'POST', route: 'runners', command, params, body: true, handle: refuse },
     ];
   }),
+
+  // Run Update (issue 15, virtual-device design, not a firmware route): the trigger named in
+  // engines/ultimate/native/run-update-trigger.ts. Only an Elite II (product u64-elite2) has it.
+  {
+    method: 'PUT',
+    route: 'runners',
+    command: RUN_UPDATE_COMMAND,
+    params: [{ name: 'file', required: true }],
+    handle(d, { args }) {
+      if (!d.runUpdateFile) return fail(404, 'Run Update needs an Ultimate 64 Elite II; this virtual device is an Ultimate 64');
+      return d.runUpdateFile(args.get('file') ?? '');
+    },
+  },
 
   // Drives: state only (the virtual machine has no serial bus; mounting records the image).
   {
