@@ -17,12 +17,17 @@ export const uuidField = (what: string) =>
 const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const opaqueId = (what: string) => z.string().regex(OPAQUE_ID, `${what} must be 1-128 characters of [A-Za-z0-9_.-]`);
 
+function hasControlCharacter(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 0x20 || s.charCodeAt(i) === 0x7f) return true;
+  return false;
+}
+
 /** An exact context name (a label scope/section the run's symbol files define). */
 const contextField = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^[^\u0000-\u001f]*$/, 'context must not contain control characters')
+  .refine((s) => !hasControlCharacter(s), { message: 'context must not contain control characters' })
   .optional()
   .describe('optional exact context (a scope, segment or file name from the run’s symbol files)');
 
@@ -31,7 +36,7 @@ const evidenceName = z
   .string()
   .min(1)
   .max(255)
-  .refine((s) => s !== '.' && s !== '..' && !/[/\\\u0000-\u001f]/.test(s), {
+  .refine((s) => s !== '.' && s !== '..' && !/[/\\]/.test(s) && !hasControlCharacter(s), {
     message: 'name must be a registered evidence file name, not a path (no "/", "\\", "..", control characters)',
   });
 

@@ -344,7 +344,7 @@ describe('read_evidence', () => {
 
   test('text inline; other binaries as size and SHA-256 only', async () => {
     const text = await adapter.call('read_evidence', { run_id: IDS.run, name: 'screen.txt' });
-    assert.equal((text.envelope.data?.evidence as { text: string }).text, 'READY');
+    assert.equal((text.envelope.data!.evidence as { text: string }).text, 'READY');
     assert.equal(text.content.length, 1);
     const bin = await adapter.call('read_evidence', { run_id: IDS.run, name: 'memory.bin' });
     assert.deepEqual(bin.envelope.data?.evidence, {
@@ -391,6 +391,19 @@ describe('older protocol versions get the same envelope as text', () => {
     } finally {
       await client.close();
       await server.close();
+    }
+  });
+});
+
+describe('control characters', () => {
+  test('in an evidence name or a context they are refused locally', async () => {
+    for (const [tool, args] of [
+      ['read_evidence', { run_id: IDS.run, name: 'a\u0000b' }],
+      ['compare_runs', { baseline_run_id: IDS.baseline, candidate_run_id: IDS.run, context: 'x\ny' }],
+    ] as const) {
+      const { result, count } = await requestsDuring(() => adapter.call(tool, args));
+      assert.equal(count, 0);
+      assert.equal(result.envelope.error?.layer, 'adapter');
     }
   });
 });
