@@ -27,14 +27,14 @@ describe('the official SDK client over the spawned bin', { timeout: 60_000 }, ()
       const { tools } = await client.listTools();
       assert.equal(tools.length, 11);
       const before = service.requests.length;
-      const run = (await client.callTool({ name: 'get_run', arguments: { run_id: IDS.run } })) as {
+      const run = (await client.callTool({ name: 'get_run', arguments: { run_id: IDS.run } })) as unknown as {
         structuredContent: { schema_version: number; operation: string; data: { run: { run_id: string } } };
         content: Array<{ type: string; text: string }>;
       };
       assert.equal(run.structuredContent.schema_version, 12);
       assert.equal(run.structuredContent.data.run.run_id, IDS.run);
       assert.deepEqual(JSON.parse(run.content[0]!.text), run.structuredContent);
-      const bad = (await client.callTool({ name: 'list_runs', arguments: { limit: 1000 } })) as {
+      const bad = (await client.callTool({ name: 'list_runs', arguments: { limit: 1000 } })) as unknown as {
         isError: boolean;
         structuredContent: { error: { layer: string; code: string } };
       };
@@ -76,9 +76,10 @@ describe('the official SDK client over the spawned bin', { timeout: 60_000 }, ()
     assert.equal(code, 0, 'exits 0 when the client disconnects');
     assert.equal(buffered, '');
     for (const line of lines) assert.equal(JSON.parse(line).jsonrpc, '2.0', line);
-    const byId = new Map(lines.map((l) => JSON.parse(l)).map((m: { id: number }) => [m.id, m]));
-    assert.equal(byId.get(2).result.structuredContent.operation, 'get_project');
-    assert.equal(byId.get(3).result.structuredContent.error.code, 'invalid_arguments');
+    type Reply = { id: number; result: { structuredContent: { operation: string; error?: { code: string } } } };
+    const byId = new Map(lines.map((l) => JSON.parse(l) as Reply).map((m) => [m.id, m]));
+    assert.equal(byId.get(2)?.result.structuredContent.operation, 'get_project');
+    assert.equal(byId.get(3)?.result.structuredContent.error?.code, 'invalid_arguments');
   });
 });
 
