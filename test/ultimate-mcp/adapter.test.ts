@@ -249,6 +249,24 @@ describe('failures from the service and the way there', () => {
     }
   });
 
+  test('a cancelled call abandons its HTTP request; no response is sent for it', async () => {
+    service.override((req) => (req.path === '/v13/project' ? 'hang' : undefined));
+    try {
+      const before = service.abandoned;
+      const controller = new AbortController();
+      const call = adapter.client.callTool({ name: 'get_project', arguments: {} }, undefined, { signal: controller.signal });
+      const requests = service.requests.length;
+      while (service.requests.length === requests) await new Promise((r) => setImmediate(r));
+      controller.abort();
+      await assert.rejects(call, /abort/i);
+      while (service.abandoned === before) await new Promise((r) => setImmediate(r));
+      assert.equal(service.abandoned, before + 1, 'the adapter closed the request to the service');
+      assert.equal((await adapter.call('list_targets')).isError, false, 'and keeps serving');
+    } finally {
+      service.clearOverrides();
+    }
+  });
+
   test('no service at the URL: service_unreachable, layer transport', async () => {
     const gone = await startFakeService();
     const url = gone.url;

@@ -35,6 +35,8 @@ export interface FakeService {
   /** Answer matching requests differently (first override that returns an answer wins). */
   override(fn: Override): void;
   clearOverrides(): void;
+  /** How many requests held open by a 'hang' override were closed by the client. */
+  readonly abandoned: number;
   close(): Promise<void>;
 }
 
@@ -210,6 +212,7 @@ export async function startFakeService(options: { upstream?: string } = {}): Pro
   const requests: SeenRequest[] = [];
   let overrides: Override[] = [];
   const hanging = new Set<http.ServerResponse>();
+  let abandoned = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -229,6 +232,9 @@ export async function startFakeService(options: { upstream?: string } = {}): Pro
         const a = o(seen);
         if (a === 'hang') {
           hanging.add(res);
+          res.on('close', () => {
+            if (hanging.delete(res)) abandoned++;
+          });
           return;
         }
         if (a) {
@@ -253,8 +259,13 @@ export async function startFakeService(options: { upstream?: string } = {}): Pro
     clearOverrides: () => {
       overrides = [];
     },
+    get abandoned() {
+      return abandoned;
+    },
     close: async () => {
-      for (const res of hanging) res.destroy();
+      const held = [...hanging];
+      hanging.clear();
+      for (const res of held) res.destroy();
       server.closeAllConnections();
       await closeServer(server);
     },
