@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { parseAddress } from '../../engines/ultimate/service/symbols/index.js';
 import { TargetSchema } from './api-schemas.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Spelled out in both cases (not the i flag), so the JSON Schema pattern clients see says the same.
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** A run or comparison id: a UUID (any case on input, lowercase on the wire, as the service writes them). */
 export const uuidField = (what: string) =>
