@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SymbolFileError, parseSymbolFile } from '../../engines/ultimate/service/symbols/index.js';
-import { build64tass, buildAcme, buildCa65, byteAt } from './helpers/assemble.js';
+import { build64tass, buildAcme, buildCa65, buildCl65C, byteAt } from './helpers/assemble.js';
 import { ACME_SOURCE, CA65_OTHER, TASS_SOURCE, ca65Main } from './sources.js';
 
 const LDA_IMM = 0xa9;
@@ -58,6 +58,30 @@ test('ld65 -Ln and -m: symbols, segments and modules', { timeout: 30_000 }, () =
   assert.equal(map.symbols.find((s) => s.name === 'other')?.address, by.get('other')!.address, 'exports carry values');
   // The prg is the segments laid end to end after the load address.
   assert.equal(built.prg.length, 2 + map.segments.filter((s) => s.name !== 'LOADADDR').reduce((n, s) => n + s.size, 0));
+});
+
+test('a cc65 C program: library modules, two exports per line', { timeout: 60_000 }, () => {
+  const built = buildCl65C('int main(void) { *(unsigned char *)0xd020 = 0; return 0; }\n');
+  const map = parseSymbolFile('ld65-map', built.files.map!, 'main.map');
+  const names = map.modules.map((m) => m.name);
+  assert.ok(names.includes('main.o'), names.join(' '));
+  assert.ok(
+    names.some((n) => /c64\.lib\(crt0\.o\)$/.test(n)),
+    'library members are named lib(obj)',
+  );
+  const exports = new Map(map.symbols.map((s) => [s.name, s.address]));
+  assert.equal(exports.get('BSOUT'), 0xffd2);
+  assert.equal(exports.get('ST'), 0x90, 'the second export of a line ("BSOUT … ST 000090 RLZ") is read too');
+  const labels = parseSymbolFile('ld65-labels', built.files.labels!);
+  const main = labels.symbols.find((s) => s.name === '_main')!;
+  assert.equal(exports.get('_main'), main.address);
+  const code = map.segments.find((s) => s.name === 'CODE')!;
+  assert.ok(main.address >= code.start && main.address <= code.end);
+  // Every module's shares add up to the segment sizes.
+  for (const seg of map.segments) {
+    const shares = map.modules.flatMap((m) => m.segments).filter((s) => s.segment === seg.name);
+    if (shares.length > 0) assert.ok(shares.reduce((n, s) => n + s.size, 0) <= seg.size, seg.name);
+  }
 });
 
 test('malformed input names the format, the line and what was expected', () => {

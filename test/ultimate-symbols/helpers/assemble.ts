@@ -71,3 +71,14 @@ export function byteAt(prg: Buffer, address: number): number | undefined {
   const load = prg.readUInt16LE(0);
   return prg[address - load + 2];
 }
+
+/** cl65 -t c64 on a C program: a real map with the C runtime's library modules. */
+export function buildCl65C(source: string): Built {
+  return inTempDir({ 'main.c': source }, (dir) => {
+    run(dir, 'cl65', ['-t', 'c64', '-o', 'main.prg', '-m', 'main.map', '-Ln', 'main.lbl', 'main.c']);
+    return {
+      prg: readFileSync(join(dir, 'main.prg')),
+      files: { labels: readFileSync(join(dir, 'main.lbl'), 'utf8'), map: readFileSync(join(dir, 'main.map'), 'utf8') },
+    };
+  });
+}
