@@ -31,3 +31,4 @@ export {
   type SymbolDifference,
   type NumberDifference,
 } from './compare.js';
+export { ResolverResultSchema, ResolvedSymbolSchema, RunComparisonSchema } from './schemas.js';
