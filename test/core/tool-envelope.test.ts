@@ -99,7 +99,7 @@ function enveloped(): ToolRegistry {
     });
 }
 
-test('an envelope shapes success and every failure path, as text and structuredContent', async () => {
+test('an envelope shapes success and every failure path, as text and structuredContent', { timeout: 30_000 }, async () => {
   const client = await pair(enveloped(), '2025-06-18');
   const ok = await client.callTool('ok', { n: 2 });
   assert.equal(ok.isError, false);
@@ -127,7 +127,7 @@ test('an envelope shapes success and every failure path, as text and structuredC
   assert.match((bad.structuredContent as { error: { message: string } }).error.message, /n: .*expected number/i);
 });
 
-test('extra content (an image) follows the JSON text', async () => {
+test('extra content (an image) follows the JSON text', { timeout: 30_000 }, async () => {
   const client = await pair(enveloped(), '2025-11-25');
   const r = await client.callTool('picture', {});
   assert.equal(r.content.length, 2);
@@ -135,7 +135,7 @@ test('extra content (an image) follows the JSON text', async () => {
   assert.deepEqual(parseToolPayload(r), { v: 1, op: 'picture', data: { name: 'p.png' } });
 });
 
-test('the output schema is enforced for every protocol version, attached only from 2025-06-18', async () => {
+test('the output schema is enforced for every protocol version, attached only from 2025-06-18', { timeout: 30_000 }, async () => {
   const old = await pair(enveloped(), '2024-11-05');
   const list = await old.listTools();
   assert.equal(list[0]!.outputSchema, undefined);
@@ -159,7 +159,7 @@ test('the output schema is enforced for every protocol version, attached only fr
   assert.match((parseToolPayload(r) as { error: string }).error, /does not match its output schema/);
 });
 
-test('the announced outputSchema is the envelope around the data schema', async () => {
+test('the announced outputSchema is the envelope around the data schema', { timeout: 30_000 }, async () => {
   const client = await pair(enveloped(), '2025-06-18');
   const ok = (await client.listTools()).find((t) => t.name === 'ok')!;
   const schema = ok.outputSchema as { type: string; properties: Record<string, { properties?: Record<string, unknown> }> };
@@ -168,7 +168,7 @@ test('the announced outputSchema is the envelope around the data schema', async 
   assert.ok(schema.properties.data?.properties?.doubled);
 });
 
-test('mounted into a plain registry, tools keep their envelope', async () => {
+test('mounted into a plain registry, tools keep their envelope', { timeout: 30_000 }, async () => {
   const plain = new ToolRegistry().define({
     name: 'classic',
     description: '',
@@ -183,7 +183,7 @@ test('mounted into a plain registry, tools keep their envelope', async () => {
   assert.deepEqual(parseToolPayload(await client.callTool('ok', { n: 1 })), { v: 1, op: 'ok', data: { doubled: 2 } });
 });
 
-test('a handler whose return type does not match its output schema does not compile', () => {
+test('a handler whose return type does not match its output schema does not compile', { timeout: 30_000 }, () => {
   // Checked by `tsc --noEmit -p .` (the CI type-check): each @ts-expect-error must see an error.
   new ToolRegistry().define({
     name: 'typed',

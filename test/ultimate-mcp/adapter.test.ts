@@ -24,8 +24,8 @@ function requestsDuring<T>(run: () => Promise<T>): Promise<{ result: T; count: n
   return run().then((result) => ({ result, count: service.requests.length - before }));
 }
 
-describe('tools/list', () => {
-  test('exactly the eleven contract tools, closed inputs, envelope output schemas', async () => {
+describe('tools/list', { timeout: 30_000 }, () => {
+  test('exactly the eleven contract tools, closed inputs, envelope output schemas', { timeout: 30_000 }, async () => {
     const { tools } = await adapter.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [...ULTIMATE_TOOL_NAMES].sort());
     for (const tool of tools) {
@@ -37,7 +37,7 @@ describe('tools/list', () => {
   });
 });
 
-describe('forwarding: each tool calls its route and returns the service body as data', () => {
+describe('forwarding: each tool calls its route and returns the service body as data', { timeout: 30_000 }, () => {
   const cases: Array<{
     tool: string;
     args: Record<string, unknown>;
@@ -122,7 +122,7 @@ describe('forwarding: each tool calls its route and returns the service body as 
     },
   ];
   for (const c of cases) {
-    test(`${c.tool} ${JSON.stringify(c.args)}`, async () => {
+    test(`${c.tool} ${JSON.stringify(c.args)}`, { timeout: 30_000 }, async () => {
       const { result, count } = await requestsDuring(() => adapter.call(c.tool, c.args));
       assert.equal(count, 1, 'exactly one request');
       const seen = service.requests.at(-1)!;
@@ -140,8 +140,8 @@ describe('forwarding: each tool calls its route and returns the service body as 
   }
 });
 
-describe('failures from the service and the way there', () => {
-  test('a service error keeps its code and HTTP status, layer service', async () => {
+describe('failures from the service and the way there', { timeout: 30_000 }, () => {
+  test('a service error keeps its code and HTTP status, layer service', { timeout: 30_000 }, async () => {
     const r = await adapter.call('get_run', { run_id: IDS.run });
     assert.equal(r.isError, false);
     service.override((req) =>
@@ -162,7 +162,7 @@ describe('failures from the service and the way there', () => {
     }
   });
 
-  test('a 422 probe_strictness_mismatch passes through with its details', async () => {
+  test('a 422 probe_strictness_mismatch passes through with its details', { timeout: 30_000 }, async () => {
     service.override((req) =>
       req.path === '/v13/jobs'
         ? {
@@ -192,7 +192,7 @@ describe('failures from the service and the way there', () => {
     }
   });
 
-  test('device codes (identity_changed, target_unavailable, a device layer hint) are layer device', async () => {
+  test('device codes (identity_changed, target_unavailable, a device layer hint) are layer device', { timeout: 30_000 }, async () => {
     for (const [status, error] of [
       [409, { code: 'identity_changed', message: 'the device identity changed since the probe' }],
       [503, { code: 'target_unavailable', message: 'the Ultimate does not answer' }],
@@ -210,7 +210,7 @@ describe('failures from the service and the way there', () => {
     }
   });
 
-  test('a body that is not JSON is a transport failure; a wrong API schema is a service one', async () => {
+  test('a body that is not JSON is a transport failure; a wrong API schema is a service one', { timeout: 30_000 }, async () => {
     service.override((req) => (req.path === '/v13/targets' ? { status: 200, body: '<html>proxy</html>', raw: true } : undefined));
     let e = await adapter.call('list_targets');
     assert.equal(e.envelope.error?.code, 'invalid_service_response');
@@ -238,7 +238,7 @@ describe('failures from the service and the way there', () => {
     assert.equal((await adapter.call('list_targets')).isError, false, 'and the adapter keeps serving');
   });
 
-  test('a service that does not answer in time is a transport failure', async () => {
+  test('a service that does not answer in time is a transport failure', { timeout: 30_000 }, async () => {
     service.override((req) => (req.path === '/v13/jobs/active' ? 'hang' : undefined));
     try {
       const e = await adapter.call('get_active_job');
@@ -249,7 +249,7 @@ describe('failures from the service and the way there', () => {
     }
   });
 
-  test('a cancelled call abandons its HTTP request; no response is sent for it', async () => {
+  test('a cancelled call abandons its HTTP request; no response is sent for it', { timeout: 30_000 }, async () => {
     service.override((req) => (req.path === '/v13/project' ? 'hang' : undefined));
     try {
       const before = service.abandoned;
@@ -267,7 +267,7 @@ describe('failures from the service and the way there', () => {
     }
   });
 
-  test('no service at the URL: service_unreachable, layer transport', async () => {
+  test('no service at the URL: service_unreachable, layer transport', { timeout: 30_000 }, async () => {
     const gone = await startFakeService();
     const url = gone.url;
     await gone.close();
@@ -284,8 +284,8 @@ describe('failures from the service and the way there', () => {
   });
 });
 
-describe('read_evidence', () => {
-  test('a PNG comes as MCP image content, not as base64 inside the JSON', async () => {
+describe('read_evidence', { timeout: 30_000 }, () => {
+  test('a PNG comes as MCP image content, not as base64 inside the JSON', { timeout: 30_000 }, async () => {
     const r = await adapter.call('read_evidence', { run_id: IDS.run, name: 'screenshot.png' });
     assert.equal(r.isError, false);
     assert.equal(r.content.length, 2);
@@ -298,7 +298,7 @@ describe('read_evidence', () => {
     assert.equal(evidence.size, tinyPng().length);
   });
 
-  test('text inline; other binaries as size and SHA-256 only', async () => {
+  test('text inline; other binaries as size and SHA-256 only', { timeout: 30_000 }, async () => {
     const text = await adapter.call('read_evidence', { run_id: IDS.run, name: 'screen.txt' });
     assert.equal((text.envelope.data!.evidence as { text: string }).text, 'READY');
     assert.equal(text.content.length, 1);
@@ -313,7 +313,7 @@ describe('read_evidence', () => {
     assert.equal(bin.content.length, 1);
   });
 
-  test('an unregistered name is the service error evidence_not_registered', async () => {
+  test('an unregistered name is the service error evidence_not_registered', { timeout: 30_000 }, async () => {
     const e = await adapter.call('read_evidence', { run_id: IDS.run, name: 'secret.txt' });
     assert.equal(e.envelope.error?.code, 'evidence_not_registered');
     assert.equal(e.envelope.error?.layer, 'service');
@@ -321,8 +321,8 @@ describe('read_evidence', () => {
   });
 });
 
-describe('older protocol versions get the same envelope as text', () => {
-  test('2024-11-05: no structuredContent, same JSON text, output still enforced', async () => {
+describe('older protocol versions get the same envelope as text', { timeout: 30_000 }, () => {
+  test('2024-11-05: no structuredContent, same JSON text, output still enforced', { timeout: 30_000 }, async () => {
     const { McpClient } = await import('../../src/index.js');
     const { createUltimateToolServer } = await import('../../adapters/ultimate/index.js');
     const { InMemoryTransport } = await import('../../transports/index.js');

@@ -7,7 +7,7 @@ import { compareRuns, parseSymbolFile, resolveAddress } from '../../engines/ulti
 
 const labels = parseSymbolFile('acme-vicelabels', 'al C:080d .start\nal C:0812 .loop\n', 'main.labels');
 
-test('every resolver result is a valid resolve answer', () => {
+test('every resolver result is a valid resolve answer', { timeout: 30_000 }, () => {
   for (const [address, context] of [
     ['$080D', undefined],
     ['$0813', undefined],
@@ -20,7 +20,7 @@ test('every resolver result is a valid resolve answer', () => {
   assert.ok(ResolveBodySchema.safeParse({ api_schema_version: 13, ...resolveAddress([], 0) }).success);
 });
 
-test('every comparison result is a valid comparison answer', async () => {
+test('every comparison result is a valid comparison answer', { timeout: 30_000 }, async () => {
   const run = (id: string, test: string) => ({
     run_id: id,
     test,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { parseServiceUrl } from '../../adapters/ultimate/index.js';
 import { UsageError } from '../../common/index.js';
 
-test('accepted origins', () => {
+test('accepted origins', { timeout: 30_000 }, () => {
   assert.deepEqual(parseServiceUrl('http://127.0.0.1:6464'), { origin: 'http://127.0.0.1:6464', host: '127.0.0.1', port: 6464 });
   assert.equal(parseServiceUrl('http://127.0.0.1').port, 80);
   assert.equal(parseServiceUrl('http://127.0.0.1:6464/').origin, 'http://127.0.0.1:6464', 'a bare trailing / is tolerated');
@@ -12,7 +12,7 @@ test('accepted origins', () => {
   assert.equal(parseServiceUrl('http://127.0.0.1:65535').port, 65535);
 });
 
-test('refused origins name what is wrong', () => {
+test('refused origins name what is wrong', { timeout: 30_000 }, () => {
   const cases: Array<[string, RegExp]> = [
     ['https://127.0.0.1:6464', /scheme must be http/],
     ['http://localhost:6464', /host must be 127\.0\.0\.1/],

@@ -25,12 +25,12 @@ function requestsDuring<T>(run: () => Promise<T>): Promise<{ result: T; count: n
   return run().then((result) => ({ result, count: service.requests.length - before }));
 }
 
-test('a valid call does reach the service (the counter counts)', async () => {
+test('a valid call does reach the service (the counter counts)', { timeout: 30_000 }, async () => {
   const { count } = await requestsDuring(() => adapter.call('list_targets'));
   assert.equal(count, 1);
 });
 
-describe('local validation: malformed input never reaches the service', () => {
+describe('local validation: malformed input never reaches the service', { timeout: 30_000 }, () => {
   const bad: Array<[string, Record<string, unknown>, RegExp]> = [
     ['get_project', { extra: 1 }, /extra/],
     ['list_targets', { target: 'vice' }, /target/],
@@ -76,7 +76,7 @@ describe('local validation: malformed input never reaches the service', () => {
     ['resolve_address', { run_id: IDS.run, address: 'start' }, /not understood/],
   ];
   for (const [tool, args, message] of bad) {
-    test(`${tool} ${JSON.stringify(args)}`, async () => {
+    test(`${tool} ${JSON.stringify(args)}`, { timeout: 30_000 }, async () => {
       const { result, count } = await requestsDuring(() => adapter.call(tool, args));
       assert.equal(count, 0, 'no request reached the service');
       assert.equal(result.isError, true);
@@ -91,8 +91,8 @@ describe('local validation: malformed input never reaches the service', () => {
   }
 });
 
-describe('control characters', () => {
-  test('in an evidence name or a context they are refused locally', async () => {
+describe('control characters', { timeout: 30_000 }, () => {
+  test('in an evidence name or a context they are refused locally', { timeout: 30_000 }, async () => {
     for (const [tool, args] of [
       ['read_evidence', { run_id: IDS.run, name: 'a\u0000b' }],
       ['compare_runs', { baseline_run_id: IDS.baseline, candidate_run_id: IDS.run, context: 'x\ny' }],

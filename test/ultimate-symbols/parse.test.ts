@@ -84,7 +84,7 @@ test('a cc65 C program: library modules, two exports per line', { timeout: 60_00
   }
 });
 
-test('malformed input names the format, the line and what was expected', () => {
+test('malformed input names the format, the line and what was expected', { timeout: 30_000 }, () => {
   assert.throws(
     () => parseSymbolFile('acme-vicelabels', 'al C:080d .start\nstart = $080d\n'),
     (err: unknown) => {

@@ -5,7 +5,7 @@ import { AddressError, parseAddress, parseSymbolFile, resolveAddress } from '../
 import { build64tass, buildAcme, buildCa65 } from './helpers/assemble.js';
 import { ACME_SOURCE, CA65_OTHER, TASS_SOURCE, ca65Main } from './sources.js';
 
-test('address forms: decimal, $ABCD, 0xABCD; anything else refused', () => {
+test('address forms: decimal, $ABCD, 0xABCD; anything else refused', { timeout: 30_000 }, () => {
   for (const form of ['49152', '$C000', '$c000', '0xC000', '0Xc000', 49152])
     assert.deepEqual(parseAddress(form), { ok: true, address: 0xc000 });
   assert.deepEqual(parseAddress('0'), { ok: true, address: 0 });
@@ -93,7 +93,7 @@ test('ld65 labels + map: segments bound the search', { timeout: 30_000 }, () => 
   assert.equal(resolveAddress(tables, other, 'main.map').result, 'resolved');
 });
 
-test('no symbol information at all is unavailable', () => {
+test('no symbol information at all is unavailable', { timeout: 30_000 }, () => {
   const r = resolveAddress([], '$C000');
   assert.equal(r.result, 'unavailable');
   assert.deepEqual(r.symbols, []);
