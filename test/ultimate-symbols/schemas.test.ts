@@ -74,3 +74,21 @@ test('comparisons of every kind parse strictly', { timeout: 60_000 }, async () =
   );
   for (const r of results) assert.deepEqual(RunComparisonSchema.parse(r), r);
 });
+
+// A service's run record type is an interface without an index signature; it must be comparable.
+interface ServiceTimings {
+  build_ms: number;
+  run_ms: number;
+}
+interface ServiceRunRecord {
+  run_id: string;
+  test: string;
+  target: 'vice' | 'ultimate';
+  status: 'passed' | 'failed';
+  candidate: { artifact_sha256: string; artifact_name: string; build: { argv: string[] } };
+  timings: ServiceTimings;
+  expectations: { cycle_budget: number | null };
+  supporting_artifacts: { role: 'labels' | 'map'; format: string; name: string; size: number; sha256: string }[];
+}
+const _serviceRecordFits = (r: ServiceRunRecord): ComparableRun => r;
+void _serviceRecordFits;

@@ -16,8 +16,9 @@ export interface ComparableRun {
   readonly target: string;
   readonly status: string;
   readonly candidate?: { readonly artifact_sha256?: string; readonly artifact_name?: string };
-  readonly timings?: Readonly<Record<string, unknown>>;
-  readonly expectations?: Readonly<Record<string, unknown>>;
+  /** `object`, not a record type: a service's own interface (no index signature) must fit. */
+  readonly timings?: object | null;
+  readonly expectations?: object | null;
   readonly supporting_artifacts: readonly { readonly role: string; readonly format: string; readonly name: string }[];
 }
 
@@ -237,10 +238,12 @@ function sizeDifferences(b: Map<string, number>, c: Map<string, number>): SizeDi
 }
 
 function numberDifferences(
-  b: Readonly<Record<string, unknown>> | undefined,
-  c: Readonly<Record<string, unknown>> | undefined,
+  bObject: object | null | undefined,
+  cObject: object | null | undefined,
   keep: (key: string) => boolean,
 ): NumberDifference[] {
+  const b = (bObject ?? undefined) as Readonly<Record<string, unknown>> | undefined;
+  const c = (cObject ?? undefined) as Readonly<Record<string, unknown>> | undefined;
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   const keys = sortedUnion(Object.keys(b ?? {}), Object.keys(c ?? {})).filter(
     (k) => keep(k) && (num(b?.[k]) !== null || num(c?.[k]) !== null),
