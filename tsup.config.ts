@@ -15,11 +15,13 @@ const candidates: Record<string, string> = {
   'engines/ultimate/virtual/index': 'engines/ultimate/virtual/index.ts',
   'adapters/topup/index': 'adapters/topup/index.ts',
   'adapters/lispex/index': 'adapters/lispex/index.ts',
+  'adapters/ultimate/index': 'adapters/ultimate/index.ts',
   'bin/mcp-engines': 'bin/mcp-engines.ts',
   'bin/topup': 'bin/topup.ts',
   'bin/topup-opt': 'bin/topup-opt.ts',
   'bin/lispex': 'bin/lispex.ts',
   'bin/ultimate-tool': 'bin/ultimate-tool.ts',
+  'bin/ultimate-tool-mcp': 'bin/ultimate-tool-mcp.ts',
   'examples/echo-server': 'examples/echo-server.ts',
 };
 const entry = Object.fromEntries(Object.entries(candidates).filter(([, file]) => existsSync(file)));

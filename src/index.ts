@@ -5,6 +5,8 @@ export {
   ToolRegistry,
   describeZodError,
   type ToolDefinition,
+  type ToolHandlerResult,
+  type ToolRegistryOptions,
   type ToolContext,
   type ToolDescriptor,
   type ToolAnnotations,
@@ -19,7 +21,9 @@ export {
   type CallToolResult,
   type ContentBlock,
   type TextContent,
+  type ImageContent,
 } from './tool-result.js';
+export { plainEnvelope, type ResultEnvelope, type ToolFailure, type JsonObject } from './tool-envelope.js';
 export { JsonRpcPeer, type RequestContext, type RequestOptions } from './jsonrpc/peer.js';
 export { ErrorCode, RpcError, RemoteError } from './jsonrpc/errors.js';
 export {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Logger } from './logger.js';
 import type { JsonRpcId } from '../transports/transport.js';
 import { atLeast } from './mcp/protocol-version.js';
-import { RawToolResult, ToolError, ToolResult, type CallToolResult } from './tool-result.js';
+import { type ResultEnvelope, type ToolFailure, plainEnvelope } from './tool-envelope.js';
+import { type CallToolResult, type ContentBlock, RawToolResult, ToolError, ToolResult } from './tool-result.js';
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -26,6 +27,17 @@ export interface ToolContext {
   notify(method: string, params?: Record<string, unknown>): void;
 }
 
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * What a handler may return. With an output schema: a value of that schema's type, a ToolResult
+ * carrying one (or an error result), or a RawToolResult — so a handler that returns the wrong
+ * shape does not compile. Without one: anything JSON.
+ */
+export type ToolHandlerResult<O extends z.ZodType | undefined> = O extends z.ZodType
+  ? Awaitable<z.output<O> | ToolResult<z.output<O>> | RawToolResult>
+  : unknown;
+
 export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType | undefined = undefined> {
   /** 1–128 characters of [A-Za-z0-9_.-]. */
   name: string;
@@ -33,7 +45,10 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   description: string;
   /** Arguments schema; must describe an object. Use z.strictObject for a closed request. */
   input: I;
-  /** Output schema; when set and the client negotiated ≥ 2025-06-18, results carry structuredContent. */
+  /**
+   * Output schema of the tool's result (the `data` of an envelope). Enforced on every call, for
+   * every protocol version; announced and attached as structuredContent from 2025-06-18 on.
+   */
   output?: O;
   annotations?: ToolAnnotations;
   /** Callable but not listed by tools/list. */
@@ -42,7 +57,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * Return a JSON object (the tool's result), a ToolResult (toolResult()), or a RawToolResult
    * (rawResult()); throw ToolError for an error result.
    */
-  handler: (args: z.output<I>, ctx: ToolContext) => unknown;
+  handler: (args: z.output<I>, ctx: ToolContext) => ToolHandlerResult<O>;
 }
 
 /** A tool as tools/list describes it. */
@@ -56,9 +71,27 @@ export interface ToolDescriptor {
 }
 
 interface RegisteredTool {
-  readonly def: ToolDefinition<z.ZodType, z.ZodType | undefined>;
+  readonly def: {
+    readonly name: string;
+    readonly title?: string;
+    readonly description: string;
+    readonly input: z.ZodType;
+    readonly output?: z.ZodType;
+    readonly annotations?: ToolAnnotations;
+    readonly hidden?: boolean;
+    readonly handler: (args: unknown, ctx: ToolContext) => unknown;
+  };
+  /** The envelope of the registry the tool was defined in; it travels with the tool when mounted. */
+  readonly envelope: ResultEnvelope;
+  /** What every success is checked against: the envelope's schema around the tool's own. */
+  readonly wireOutput?: z.ZodType;
   readonly inputSchema: Record<string, unknown>;
   readonly outputSchema?: Record<string, unknown>;
+}
+
+export interface ToolRegistryOptions {
+  /** How results and failures are shaped; default `plainEnvelope`. */
+  envelope?: ResultEnvelope;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -84,6 +117,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly parents: ToolRegistry[] = [];
   private readonly listCache = new Map<string, ToolDescriptor[]>();
+  private readonly envelope: ResultEnvelope;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.envelope = options.envelope ?? plainEnvelope;
+  }
 
   define<I extends z.ZodType, O extends z.ZodType | undefined = undefined>(def: ToolDefinition<I, O>): this {
     if (!TOOL_NAME.test(def.name)) {
@@ -93,11 +131,18 @@ export class ToolRegistry {
     if (inputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the input schema must describe an object, got ${JSON.stringify(inputSchema.type)}`);
     }
-    const outputSchema = def.output ? toJsonSchema(def.output, 'output') : undefined;
+    const wireOutput = this.envelope.outputSchema(def.output);
+    const outputSchema = wireOutput ? toJsonSchema(wireOutput, 'output') : undefined;
     if (outputSchema && outputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the output schema must describe an object`);
     }
-    this.add({ def: def as unknown as RegisteredTool['def'], inputSchema, outputSchema });
+    this.add({
+      def: def as unknown as RegisteredTool['def'],
+      envelope: this.envelope,
+      ...(wireOutput ? { wireOutput } : {}),
+      inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+    });
     return this;
   }
 
@@ -147,7 +192,8 @@ export class ToolRegistry {
 
   /**
    * Run a tool. Unknown names are the caller's concern (the server answers -32602); everything
-   * else — bad arguments, a ToolError, an unexpected exception — becomes an isError result.
+   * else — bad arguments, a ToolError, an unexpected exception — becomes an isError result shaped
+   * by the tool's envelope.
    */
   async call(name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
     const tool = this.tools.get(name);
@@ -155,33 +201,50 @@ export class ToolRegistry {
     const { def } = tool;
     const parsed = def.input.safeParse(rawArgs ?? {});
     if (!parsed.success) {
-      return errorResult({ error: `invalid arguments for tool ${name}: ${describeZodError(parsed.error)}` });
+      const failure = { kind: 'invalid-arguments', message: describeZodError(parsed.error), issues: parsed.error.issues } as const;
+      return failureResult(tool, failure, ctx);
     }
     let value: unknown;
     try {
       value = await def.handler(parsed.data, ctx);
     } catch (err) {
-      if (err instanceof ToolError) return errorResult(err.toPayload());
-      if (ctx.signal.aborted) return errorResult({ error: 'cancelled' });
+      if (err instanceof ToolError) return failureResult(tool, { kind: 'tool-error', error: err }, ctx);
+      if (ctx.signal.aborted) return failureResult(tool, { kind: 'cancelled' }, ctx);
       ctx.log.error(`tool ${name} failed: ${(err as Error)?.stack ?? String(err)}`);
-      return errorResult({ error: `internal error in tool ${name}` });
+      return failureResult(tool, { kind: 'internal' }, ctx);
     }
     if (value instanceof RawToolResult) return value.result;
-    const isError = value instanceof ToolResult ? value.isError : false;
-    const payload = value instanceof ToolResult ? value.payload : value;
-    const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(payload ?? {}) }], isError };
-    if (def.output && !isError && atLeast(ctx.protocolVersion, '2025-06-18')) {
-      const checked = def.output.safeParse(payload);
+    let data = value;
+    let extraContent: readonly ContentBlock[] = [];
+    if (value instanceof ToolResult) {
+      if (value.isError) return failureResult(tool, { kind: 'error-result', payload: value.payload }, ctx, value.extraContent);
+      data = value.payload;
+      extraContent = value.extraContent;
+    }
+    const wire = tool.envelope.success(name, data);
+    if (tool.wireOutput) {
+      const checked = tool.wireOutput.safeParse(wire);
       if (!checked.success) {
         ctx.log.error(`tool ${name} returned a result outside its output schema: ${describeZodError(checked.error)}`);
-        return errorResult({ error: `tool ${name} produced a result that does not match its output schema` });
+        return failureResult(tool, { kind: 'invalid-output', message: describeZodError(checked.error) }, ctx);
       }
-      result.structuredContent = payload as Record<string, unknown>;
     }
+    const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(wire ?? {}) }, ...extraContent], isError: false };
+    if (tool.wireOutput && atLeast(ctx.protocolVersion, '2025-06-18')) result.structuredContent = wire as Record<string, unknown>;
     return result;
   }
 }
 
-function errorResult(payload: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(payload) }], isError: true };
+function failureResult(
+  tool: RegisteredTool,
+  failure: ToolFailure,
+  ctx: ToolContext,
+  extraContent: readonly ContentBlock[] = [],
+): CallToolResult {
+  const payload = tool.envelope.failure(tool.def.name, failure);
+  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(payload ?? {}) }, ...extraContent], isError: true };
+  if (tool.envelope.structuredFailures && tool.wireOutput && atLeast(ctx.protocolVersion, '2025-06-18')) {
+    result.structuredContent = payload;
+  }
+  return result;
 }

@@ -1,6 +1,7 @@
 /** MCP content and results, as they appear on the wire. */
 export type TextContent = { type: 'text'; text: string };
-export type ContentBlock = TextContent | { type: string; [key: string]: unknown };
+export type ImageContent = { type: 'image'; data: string; mimeType: string };
+export type ContentBlock = TextContent | ImageContent | { type: string; [key: string]: unknown };
 
 export interface CallToolResult {
   content: ContentBlock[];
@@ -12,10 +13,11 @@ export interface CallToolResult {
 
 /**
  * An error a tool reports to its caller: becomes an `isError: true` result whose JSON payload is
- * `{ error: message, ...details }`. The server keeps serving.
+ * `{ error: message, ...details }` (or whatever the registry's envelope makes of it). The server
+ * keeps serving.
  */
 export class ToolError extends Error {
-  override readonly name = 'ToolError';
+  override readonly name: string = 'ToolError';
   constructor(
     message: string,
     readonly details: Record<string, unknown> = {},
@@ -28,11 +30,16 @@ export class ToolError extends Error {
   }
 }
 
-/** A handler's explicit result: a JSON payload and whether it is an error. */
-export class ToolResult {
+/**
+ * A handler's explicit result: a JSON payload, whether it is an error, and content blocks to send
+ * after the JSON text (an image, say). `T` is the payload type, checked against the tool's output
+ * schema when the result is a success.
+ */
+export class ToolResult<T = unknown> {
   constructor(
-    readonly payload: unknown,
+    readonly payload: T,
     readonly isError: boolean,
+    readonly extraContent: readonly ContentBlock[] = [],
   ) {}
 }
 
@@ -41,8 +48,8 @@ export class RawToolResult {
   constructor(readonly result: CallToolResult) {}
 }
 
-export function toolResult(payload: unknown, options: { isError?: boolean } = {}): ToolResult {
-  return new ToolResult(payload, options.isError ?? false);
+export function toolResult<T>(payload: T, options: { isError?: boolean; extraContent?: readonly ContentBlock[] } = {}): ToolResult<T> {
+  return new ToolResult(payload, options.isError ?? false, options.extraContent ?? []);
 }
 
 export function rawResult(result: CallToolResult): RawToolResult {

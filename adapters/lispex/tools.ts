@@ -140,6 +140,32 @@ function childController(parent: AbortSignal): { controller: AbortController; di
   return { controller, dispose: () => parent.removeEventListener('abort', onAbort) };
 }
 
+const ReferenceResultSchema = z.looseObject({
+  schema: z.literal('lispex.mcp-reference-result/v1'),
+  topic: z.enum(REFERENCE_TOPICS).nullable(),
+  name: z.string().nullable(),
+  known: z.boolean(),
+});
+
+const DiagnosticResultSchema = z.strictObject({
+  code: z.string(),
+  known: z.boolean(),
+  catalog: z.string(),
+  row: z
+    .strictObject({
+      code: z.string(),
+      severity: z.enum(['error', 'warning']),
+      phase: z.string(),
+      family: z.string(),
+      render_template: z.string(),
+      irritant_projection: z.string(),
+      source_span: z.string(),
+      exit_status: z.number().int(),
+    })
+    .nullable(),
+  raising_condition: z.string().nullable(),
+});
+
 export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
   const { host, products } = options;
   const comparisonWallClockMs = Math.min(
@@ -163,14 +189,10 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         message: 'name requires topic',
         path: ['name'],
       }),
-    output: z.looseObject({
-      schema: z.literal('lispex.mcp-reference-result/v1'),
-      topic: z.enum(REFERENCE_TOPICS).nullable(),
-      name: z.string().nullable(),
-      known: z.boolean(),
-    }),
+    output: ReferenceResultSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    handler: ({ topic, name }) => referenceAnswer(topic, name, { products }),
+    // Built from the contract's JSON tables, so typed loosely; the registry checks the shape on every call.
+    handler: ({ topic, name }) => referenceAnswer(topic, name, { products }) as z.output<typeof ReferenceResultSchema>,
   });
 
   tools.define({
@@ -181,26 +203,10 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
     input: z.strictObject({
       code: z.string().regex(DIAGNOSTIC_CODE_PATTERN, 'code must match ^[EW][0-9]{3}$').describe('e.g. E300 or W330'),
     }),
-    output: z.strictObject({
-      code: z.string(),
-      known: z.boolean(),
-      catalog: z.string(),
-      row: z
-        .strictObject({
-          code: z.string(),
-          severity: z.enum(['error', 'warning']),
-          phase: z.string(),
-          family: z.string(),
-          render_template: z.string(),
-          irritant_projection: z.string(),
-          source_span: z.string(),
-          exit_status: z.number().int(),
-        })
-        .nullable(),
-      raising_condition: z.string().nullable(),
-    }),
+    output: DiagnosticResultSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    handler: ({ code }) => diagnosticAnswer(code),
+    // The catalog row comes from the contract's JSON; the registry checks its shape on every call.
+    handler: ({ code }) => diagnosticAnswer(code) as z.output<typeof DiagnosticResultSchema>,
   });
 
   tools.define({

@@ -123,7 +123,9 @@ test('a result outside the declared output schema becomes an isError result', as
     description: '',
     input: z.object({}),
     output: z.object({ n: z.number() }),
-    handler: () => ({ n: 'x' }),
+    // The compiler refuses this handler (see tool-envelope.test.ts); the cast stands for a tool
+    // whose data escaped the type system, which the runtime check must still catch.
+    handler: () => ({ n: 'x' }) as unknown as { n: number },
   });
   const client = await pair(new McpServer({ name: 's', version: '1', tools, logger: quiet }));
   const r = await client.callTool('liar', {});

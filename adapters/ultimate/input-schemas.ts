@@ -1,0 +1,103 @@
+// The tools' closed input schemas. Everything a request could get wrong is caught here, before
+// any HTTP request: the adapter never sends the service what it can already tell is malformed.
+import { z } from 'zod';
+import { parseAddress } from '../../engines/ultimate/service/symbols/index.js';
+import { TargetSchema } from './api-schemas.js';
+
+// Spelled out in both cases (not the i flag), so the JSON Schema pattern clients see says the same.
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** A run or comparison id: a UUID (any case on input, lowercase on the wire, as the service writes them). */
+export const uuidField = (what: string) =>
+  z
+    .string()
+    .regex(UUID, `${what} must be a UUID like 123e4567-e89b-42d3-a456-426614174000`)
+    .transform((s) => s.toLowerCase());
+
+/** Job and probe ids are opaque, but always one safe path segment. */
+const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const opaqueId = (what: string) => z.string().regex(OPAQUE_ID, `${what} must be 1-128 characters of [A-Za-z0-9_.-]`);
+
+function hasControlCharacter(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 0x20 || s.charCodeAt(i) === 0x7f) return true;
+  return false;
+}
+
+/** An exact context name (a label scope/section the run's symbol files define). */
+const contextField = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((s) => !hasControlCharacter(s), { message: 'context must not contain control characters' })
+  .optional()
+  .describe('optional exact context (a scope, segment or file name from the run’s symbol files)');
+
+/** A registered evidence file name: a plain name, never a path. */
+const evidenceName = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((s) => s !== '.' && s !== '..' && !/[/\\]/.test(s) && !hasControlCharacter(s), {
+    message: 'name must be a registered evidence file name, not a path (no "/", "\\", "..", control characters)',
+  });
+
+export const NoArgs = z.strictObject({});
+
+export const ListRunsArgs = z.strictObject({
+  limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
+  cursor: z.string().min(1).max(512).optional().describe('next_cursor from the previous page'),
+  test: z.string().min(1).max(256).optional().describe('only runs of this test'),
+  target: TargetSchema.optional().describe('only runs on this target'),
+});
+
+export const GetRunArgs = z.strictObject({ run_id: uuidField('run_id') });
+
+export const GetJobArgs = z.strictObject({
+  job_id: opaqueId('job_id').refine((s) => s !== 'active', { message: 'job_id "active" is reserved; use get_active_job' }),
+});
+
+export const ProbeArgs = z.strictObject({
+  strict_gate: z.boolean().optional().describe('request a strict probe (needed by a strict_gate job); default false'),
+});
+
+/** The largest `repeat` the adapter forwards; a bound so a typo cannot queue a million runs. */
+export const MAX_REPEAT = 1000;
+
+export const StartTestJobArgs = z.strictObject({
+  test: z.string().min(1).max(256).describe('a test name from get_project'),
+  targets: z
+    .array(TargetSchema)
+    .min(1)
+    .max(2)
+    .refine((t) => new Set(t).size === t.length, { message: 'targets must not repeat' })
+    .describe('vice, ultimate or both'),
+  repeat: z.number().int().min(1).max(MAX_REPEAT).optional().describe(`runs per target, 1-${MAX_REPEAT}, default 1`),
+  baseline_run_id: uuidField('baseline_run_id').optional(),
+  strict_gate: z.boolean().optional(),
+  probe_id: opaqueId('probe_id').optional().describe('from probe_ultimate; required for the ultimate target'),
+  confirmed_reset_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
+  confirmed_reu_write_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
+});
+
+export const ReadEvidenceArgs = z.strictObject({
+  run_id: uuidField('run_id'),
+  name: evidenceName.describe('a name from the run record’s evidence list'),
+});
+
+export const CompareRunsArgs = z.strictObject({
+  baseline_run_id: uuidField('baseline_run_id'),
+  candidate_run_id: uuidField('candidate_run_id'),
+  context: contextField,
+});
+
+export const ResolveAddressArgs = z.strictObject({
+  run_id: uuidField('run_id'),
+  address: z
+    .union([z.string(), z.number().int()])
+    .superRefine((value, ctx) => {
+      const parsed = parseAddress(value);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+    })
+    .describe('0-65535 as decimal, $ABCD or 0xABCD'),
+  context: contextField,
+});

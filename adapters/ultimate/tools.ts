@@ -1,0 +1,196 @@
+// The eleven tools of ultimate-tool-mcp. Each validates its input locally (closed zod schemas),
+// forwards to one route of the service and returns the service's answer as the envelope's data.
+// Nothing is computed here: no builds, no device access, no evidence reading of the adapter's own.
+import { ToolRegistry, type ToolAnnotations, toolResult } from '../../src/index.js';
+import {
+  ActiveJobBodySchema,
+  ComparisonBodySchema,
+  type EvidenceBody,
+  EvidenceBodySchema,
+  JobBodySchema,
+  ProbeBodySchema,
+  ProjectBodySchema,
+  ResolveBodySchema,
+  RunBodySchema,
+  RunsBodySchema,
+  TargetsBodySchema,
+} from './api-schemas.js';
+import { ultimateEnvelope } from './envelope.js';
+import {
+  CompareRunsArgs,
+  GetJobArgs,
+  GetRunArgs,
+  ListRunsArgs,
+  NoArgs,
+  ProbeArgs,
+  ReadEvidenceArgs,
+  ResolveAddressArgs,
+  StartTestJobArgs,
+} from './input-schemas.js';
+import type { UltimateServiceClient } from './service-client.js';
+
+/** The tool names of this issue, exactly as the contract spells them. */
+export const ULTIMATE_TOOL_NAMES = [
+  'get_project',
+  'list_targets',
+  'list_runs',
+  'get_run',
+  'get_job',
+  'get_active_job',
+  'probe_ultimate',
+  'start_test_job',
+  'read_evidence',
+  'compare_runs',
+  'resolve_address',
+] as const;
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export function createUltimateTools(client: UltimateServiceClient): ToolRegistry {
+  const tools = new ToolRegistry({ envelope: ultimateEnvelope });
+
+  tools.define({
+    name: 'get_project',
+    title: 'Get the project',
+    description:
+      'The C64 project the service serves: root, validated ultimate-tool.json manifest (build command, artifact, ' +
+      'label/map files, tests with their expectations and budgets) and ultimate_reu_image (a path or null).',
+    input: NoArgs,
+    output: ProjectBodySchema,
+    annotations: READ,
+    handler: (_args, ctx) => client.getProject({ signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'list_targets',
+    title: 'List targets',
+    description: 'The targets (vice, ultimate), each with available, the reason when not, whether it is an emulation, and its identity.',
+    input: NoArgs,
+    output: TargetsBodySchema,
+    annotations: READ,
+    handler: (_args, ctx) => client.listTargets({ signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'list_runs',
+    title: 'List runs',
+    description:
+      'Immutable runs, newest first: limit 1-100 (default 20), cursor = next_cursor of the previous page, optional test and target filters.',
+    input: ListRunsArgs,
+    output: RunsBodySchema,
+    annotations: READ,
+    handler: (args, ctx) => client.listRuns(args, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'get_run',
+    title: 'Get a run',
+    description:
+      'The complete run record (schema 9) of one run: target and identity, candidate artifact, timings, expectations and ' +
+      'observations, status, screen_match, supporting artifacts, registered evidence, crash_state and comparison.',
+    input: GetRunArgs,
+    output: RunBodySchema,
+    annotations: READ,
+    handler: ({ run_id }, ctx) => client.getRun(run_id, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'get_job',
+    title: 'Get a job',
+    description: 'A job by job_id: state (queued, running, finished, failed, cancelled), progress and, when finished, its run_ids.',
+    input: GetJobArgs,
+    output: JobBodySchema,
+    annotations: { ...READ, idempotentHint: false },
+    handler: ({ job_id }, ctx) => client.getJob(job_id, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'get_active_job',
+    title: 'Get the active job',
+    description: 'The job running now, or null.',
+    input: NoArgs,
+    output: ActiveJobBodySchema,
+    annotations: { ...READ, idempotentHint: false },
+    handler: (_args, ctx) => client.getActiveJob({ signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'probe_ultimate',
+    title: 'Probe the Ultimate',
+    description:
+      'Read the Ultimate device identity, firmware, core and capabilities and get a five-minute, single-use probe_id. ' +
+      'Does not reset or deploy anything. Present the identity for review and get explicit confirmation of the reset ' +
+      'count (and of the REU write count when get_project has an ultimate_reu_image) before start_test_job. ' +
+      'strict_gate: true requests a strict probe, required by a strict_gate job.',
+    input: ProbeArgs,
+    output: ProbeBodySchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    handler: (args, ctx) => client.probeUltimate(args, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'start_test_job',
+    title: 'Start a test job',
+    description:
+      'Build the project cleanly and run one test on the given targets (repeat times each); returns the queued job at once ' +
+      '(poll get_job until finished, then read its run_ids). For the ultimate target pass probe_id, ' +
+      'confirmed_reset_count (= repeat) and confirmed_reu_write_count (= repeat with an REU image, else 0). ' +
+      'baseline_run_id compares the candidate build with that run; strict_gate fails closed on the first error.',
+    input: StartTestJobArgs,
+    output: JobBodySchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    handler: (args, ctx) => client.startTestJob(args, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'read_evidence',
+    title: 'Read evidence',
+    description:
+      'One evidence file registered in a run: text up to 128 KiB inline, a PNG up to 4 MiB as image content, any other ' +
+      'binary as size and SHA-256 only. Names only, never paths.',
+    input: ReadEvidenceArgs,
+    output: EvidenceBodySchema,
+    annotations: READ,
+    handler: async ({ run_id, name }, ctx) => asEvidenceResult(await client.readEvidence(run_id, name, { signal: ctx.signal })),
+  });
+
+  tools.define({
+    name: 'compare_runs',
+    title: 'Compare runs',
+    description:
+      'Compare two runs (comparison schema 1): outcome, timing/budget and section/object/symbol size differences from their ' +
+      'snapshotted map files. compared, unavailable and incompatible are all successful results.',
+    input: CompareRunsArgs,
+    output: ComparisonBodySchema,
+    annotations: READ,
+    handler: ({ baseline_run_id, candidate_run_id, context }, ctx) =>
+      client.compareRuns(baseline_run_id, candidate_run_id, context, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'resolve_address',
+    title: 'Resolve an address',
+    description:
+      'Resolve a C64 address (decimal, $ABCD or 0xABCD) against the run’s own snapshotted labels (resolver schema 2): ' +
+      'resolved, ambiguous, unmapped or unavailable, all successful results. context selects an exact scope.',
+    input: ResolveAddressArgs,
+    output: ResolveBodySchema,
+    annotations: READ,
+    handler: ({ run_id, address, context }, ctx) => client.resolveAddress(run_id, String(address), context, { signal: ctx.signal }),
+  });
+
+  return tools;
+}
+
+/**
+ * A PNG travels as MCP image content (and not a second time as base64 inside the JSON); text
+ * stays inline; any other binary is size and SHA-256 only, whatever the service sent.
+ */
+function asEvidenceResult(body: EvidenceBody) {
+  const { base64, ...evidence } = body.evidence;
+  const data: EvidenceBody = { ...body, evidence };
+  if (evidence.kind === 'image' && base64 !== undefined) {
+    return toolResult(data, { extraContent: [{ type: 'image', data: base64, mimeType: evidence.media_type }] });
+  }
+  return toolResult(data);
+}
