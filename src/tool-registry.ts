@@ -3,7 +3,9 @@ import type { Logger } from './logger.js';
 import type { JsonRpcId } from '../transports/transport.js';
 import { atLeast } from './mcp/protocol-version.js';
 import { type ResultEnvelope, type ToolFailure, plainEnvelope } from './tool-envelope.js';
-import { type CallToolResult, type ContentBlock, RawToolResult, ToolError, ToolResult } from './tool-result.js';
+import { asToolError } from './engine-errors.js';
+import { type CallToolResult, type ContentBlock, RawToolResult, ToolResult } from './tool-result.js';
+import { assertZod4Schema } from './zod-version.js';
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -127,6 +129,8 @@ export class ToolRegistry {
     if (!TOOL_NAME.test(def.name)) {
       throw new Error(`invalid tool name ${JSON.stringify(def.name)}: expected 1-128 characters of [A-Za-z0-9_.-]`);
     }
+    assertZod4Schema(def.input, `tool ${def.name}: input`);
+    if (def.output !== undefined) assertZod4Schema(def.output, `tool ${def.name}: output`);
     const inputSchema = toJsonSchema(def.input, 'input');
     if (inputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the input schema must describe an object, got ${JSON.stringify(inputSchema.type)}`);
@@ -208,7 +212,9 @@ export class ToolRegistry {
     try {
       value = await def.handler(parsed.data, ctx);
     } catch (err) {
-      if (err instanceof ToolError) return failureResult(tool, { kind: 'tool-error', error: err }, ctx);
+      // A ToolError, or an engine's EngineError mapped in one place (src/engine-errors.ts).
+      const toolError = asToolError(err);
+      if (toolError) return failureResult(tool, { kind: 'tool-error', error: toolError }, ctx);
       if (ctx.signal.aborted) return failureResult(tool, { kind: 'cancelled' }, ctx);
       ctx.log.error(`tool ${name} failed: ${(err as Error)?.stack ?? String(err)}`);
       return failureResult(tool, { kind: 'internal' }, ctx);
