@@ -2,7 +2,8 @@
 // live one refused, a second client refused as documented.
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { binCommand } from '../helpers/bin.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -120,4 +121,52 @@ test('a path that is not a socket is never replaced', async () => {
 
 test('connecting to nothing names the problem', async () => {
   await assert.rejects(connectUnixSocket(path), /no socket at/);
+});
+
+test('20 quick reconnects are all accepted: a client that closed is never "server busy" to the next', { timeout: 60_000 }, async () => {
+  const server = createEchoServer();
+  listener = await serveUnixSocket(path, (t) => server.connect(t));
+  for (let i = 1; i <= 20; i++) {
+    // No waiting for the listener to notice the close: the next client connects right away.
+    const client = await connectClient();
+    const r = parseToolPayload(await client.callTool('echo', { text: `n${i}` })) as { calls: number };
+    assert.equal(r.calls, i);
+    await client.close();
+  }
+});
+
+test('the busy answer names who holds the socket (MCP clientInfo) and since when', async () => {
+  const server = createEchoServer();
+  listener = await serveUnixSocket(path, (t) => server.connect(t));
+  const first = new McpClient({ name: 'first-holder', version: '7.7' });
+  await first.connect(await connectUnixSocket(path));
+  const refused = new McpClient({ name: 'second', version: '1' });
+  await assert.rejects(refused.connect(await connectUnixSocket(path)), /server busy.*held by first-holder 7\.7 since \d{4}-\d\d-\d\dT/);
+  await first.close();
+});
+
+test('a socket path over the platform limit is refused up front, and nothing is created', async () => {
+  const longDir = join(dir, 'd'.repeat(60));
+  const longPath = join(longDir, `${'s'.repeat(60)}.sock`);
+  assert.ok(Buffer.byteLength(longPath) > 107);
+  await assert.rejects(
+    serveUnixSocket(longPath, () => {}),
+    (e: Error) => /socket path .* is \d+ bytes; Unix sockets allow at most 107/.test(e.message),
+  );
+  assert.deepEqual(await readdir(dir), [], 'no directory and no socket at a truncated path');
+  await assert.rejects(connectUnixSocket(longPath), /at most 107/);
+});
+
+test('topup --socket with an over-long path exits at once with a clear error', { timeout: 60_000 }, async () => {
+  const longPath = join(dir, 'x'.repeat(120), 'topup.sock');
+  const { command, args } = binCommand('topup');
+  const child = spawn(command, [...args, '--socket', longPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (b) => (stderr += b));
+  const exited = once(child, 'exit');
+  // Before the fix the bin hung here; the test timeout must not leave it running.
+  const [code] = await exited.finally(() => child.kill('SIGKILL'));
+  assert.notEqual(code, 0);
+  assert.match(stderr, /at most 107 bytes/);
+  assert.deepEqual(await readdir(dir), []);
 });
