@@ -16,7 +16,7 @@ export { resolveSshHost, type ResolvedSshHost } from './ssh/config.js';
 export { KnownHosts, knownHostsName, fingerprint } from './ssh/known-hosts.js';
 
 /** Where an SSH connection attempt failed. */
-export type SshPhase = 'config' | 'connect' | 'host-key' | 'auth';
+export type SshPhase = 'config' | 'connect' | 'host-key' | 'auth' | 'cancelled';
 
 export class SshError extends Error {
   override readonly name = 'SshError';
@@ -41,6 +41,8 @@ export interface SshConnectOptions {
   readyTimeoutMs?: number;
   /** Diagnostics sink (stderr in the server); never receives key material. */
   log?: (message: string) => void;
+  /** Aborting closes the connection attempt at once (phase `cancelled`). */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {
@@ -154,15 +156,21 @@ export class SshConnection {
     return new Promise((resolve, reject) => {
       const client = new Client();
       let settled = false;
+      const onAbort = () => fail(new SshError(`connecting to ${where} was cancelled`, 'cancelled'));
       const fail = (err: SshError) => {
         if (settled) return;
         settled = true;
-        client.end();
+        options.signal?.removeEventListener('abort', onAbort);
+        // destroy, not end: a half-open handshake must not linger on either side.
+        client.destroy();
         reject(err);
       };
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
       client.once('ready', () => {
         if (settled) return;
         settled = true;
+        options.signal?.removeEventListener('abort', onAbort);
         // Routed calls are small request/response messages: do not let Nagle hold them back.
         client.setNoDelay(true);
         client.removeListener('error', onError);
@@ -203,20 +211,46 @@ export class SshConnection {
     return () => this.closeListeners.delete(listener);
   }
 
-  /** Run `command` through the remote user's shell; collects (capped) output and the exit status. */
-  exec(command: string, options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+  /**
+   * Run `command` through the remote user's shell; collects (capped) output and the exit status.
+   * On timeout or abort the remote process is sent SIGTERM (the `signal` channel request) and the
+   * promise settles once the channel has closed (at most 3 s later), so a caller that cleans up
+   * afterwards never races the command it abandoned.
+   */
+  exec(command: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ExecResult> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error('the SSH connection is closed'));
+      if (options.signal?.aborted) return reject(new Error('the remote command was cancelled'));
       this.client.exec(command, (err, channel) => {
         if (err) return reject(err);
         let stdout = '';
         let stderr = '';
+        let abandoned: Error | undefined;
+        const abandon = (why: Error) => {
+          if (abandoned) return;
+          abandoned = why;
+          try {
+            channel.signal('TERM');
+          } catch {
+            // the channel may be closing already
+          }
+          channel.close();
+          setTimeout(() => finish(), 3_000).unref();
+        };
+        const onAbort = () => abandon(new Error('the remote command was cancelled'));
+        options.signal?.addEventListener('abort', onAbort, { once: true });
         const timer = options.timeoutMs
-          ? setTimeout(() => {
-              channel.close();
-              reject(new Error(`remote command did not finish within ${options.timeoutMs} ms`));
-            }, options.timeoutMs)
+          ? setTimeout(() => abandon(new Error(`remote command did not finish within ${options.timeoutMs} ms`)), options.timeoutMs)
           : undefined;
+        let settled = false;
+        const finish = () => {
+          if (settled) return;
+          settled = true;
+          if (timer) clearTimeout(timer);
+          options.signal?.removeEventListener('abort', onAbort);
+          if (abandoned) reject(abandoned);
+          else resolve({ code, signal, stdout, stderr });
+        };
         channel.on('data', (b: Buffer) => {
           if (stdout.length < EXEC_OUTPUT_CAP) stdout += b.toString();
         });
@@ -229,10 +263,7 @@ export class SshConnection {
           code = c;
           signal = s ?? null;
         });
-        channel.on('close', () => {
-          if (timer) clearTimeout(timer);
-          resolve({ code, signal, stdout, stderr });
-        });
+        channel.on('close', finish);
       });
     });
   }

@@ -44,6 +44,10 @@ export interface SshdFixture {
   knownHostsLine(opts?: { hashed?: boolean; key?: string }): string;
   /** Kill every remote topup daemon started under remoteHome (pid files next to their sockets). */
   killRemoteDaemons(): number[];
+  /** Open SSH connections: sshd's per-connection child processes (Linux /proc). */
+  connectionCount(): number;
+  /** sshd's log so far (LogLevel VERBOSE; capped at the last 256 KiB). */
+  log(): string;
   close(): Promise<void>;
 }
 
@@ -76,7 +80,35 @@ function defaultTopupWrapper(): string {
   return `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(join(repoRoot, 'bin', 'topup.ts'))} "$@"\n`;
 }
 
-function waitForListening(child: ChildProcess, port: number, deadlineMs: number): Promise<void> {
+/** Processes whose parent is `pid` (Linux /proc). */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // pid (comm) state ppid …; comm may contain spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === pid) out.push(Number(name));
+  }
+  return out;
+}
+
+/** Whether a process exists (and is not a zombie). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function waitForListening(child: ChildProcess, port: number, deadlineMs: number, logSink: (text: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let stderr = '';
     const timer = setTimeout(() => finish(new Error(`sshd did not report listening within ${deadlineMs} ms:\n${stderr}`)), deadlineMs);
@@ -90,7 +122,9 @@ function waitForListening(child: ChildProcess, port: number, deadlineMs: number)
       child.stderr?.off('data', onData);
       child.off('exit', onExit);
       // Keep draining stderr so sshd never blocks on a full pipe (TOPUP_TEST_SSHD_LOG=1 shows it).
+      logSink(stderr);
       child.stderr?.on('data', (b: Buffer) => {
+        logSink(b.toString());
         if (process.env.TOPUP_TEST_SSHD_LOG) process.stderr.write(`[sshd] ${b}`);
       });
       if (err) reject(err);
@@ -166,8 +200,12 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
       ].join('\n'),
     );
     const child = spawn(SSHD_PATH, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let sshdLog = '';
+    const logSink = (text: string) => {
+      sshdLog = (sshdLog + text).slice(-256 * 1024);
+    };
     try {
-      await waitForListening(child, port, 10_000);
+      await waitForListening(child, port, 10_000, logSink);
     } catch (err) {
       lastError = err;
       child.kill('SIGKILL');
@@ -226,6 +264,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
       writeKnownHosts,
       knownHostsLine,
       killRemoteDaemons,
+      connectionCount: () => (child.pid ? childPids(child.pid).length : 0),
+      log: () => sshdLog,
       async close() {
         killRemoteDaemons();
         if (child.exitCode === null && child.signalCode === null) {

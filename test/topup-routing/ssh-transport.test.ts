@@ -8,6 +8,7 @@ import { writeFileSync, readFileSync, existsSync, truncateSync, mkdirSync } from
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { startSshd, type SshdFixture } from '../helpers/sshd.js';
 import { SshConnection, SshError } from '../../transports/ssh.js';
 import { startHarness, standInWrapper, toolContext, waitFor, type Harness } from './harness.js';
@@ -178,13 +179,18 @@ describe('router over SSH with a stand-in remote daemon', () => {
     }
   });
 
-  test('a second router while the daemon serves the first gets a handshake-phase "server busy" error', async () => {
+  test('a second router while the daemon serves the first gets phase "connect", reason "busy", naming the holder', async () => {
     const other = await startHarness({ home: sshd.clientHome, env: { HOME: sshd.clientHome }, ssh: { agentSocket: '' } });
     try {
       const r = await other.call('start_session', { host: sshd.hostAlias });
       assert.equal(r.isError, true);
-      assert.equal(r.payload.phase, 'handshake');
+      assert.equal(r.payload.phase, 'connect');
+      assert.equal(r.payload.reason, 'busy');
       assert.match(r.payload.error, /server busy/);
+      // Both routers run in this process: the holder is named by host name and pid.
+      assert.match(r.payload.held_by, new RegExp(`topup routing on ${hostname()} \\(pid ${process.pid}\\) for host "${sshd.hostAlias}"`));
+      assert.match(r.payload.since, /^\d{4}-\d\d-\d\dT/);
+      assert.match(r.payload.error, /daemon": "restart"/, 'the error says how to take the daemon over');
     } finally {
       await other.close();
     }
@@ -339,7 +345,7 @@ describe('TOPUP_REMOTE_COMMAND', () => {
   });
 });
 
-describe('start_session failures carry their phase', () => {
+describe('start_session failures are phase "connect" with the cause in reason', () => {
   let sshd: SshdFixture;
   let h: Harness;
   before(async () => {
@@ -352,18 +358,20 @@ describe('start_session failures carry their phase', () => {
     await sshd.close();
   });
 
-  test('a daemon that dies before listening is a spawn-phase error with its output', async () => {
+  test('a daemon that dies before listening is phase "connect", reason "spawn", with its output', async () => {
     const r = await h.call('start_session', { host: sshd.hostAlias });
     assert.equal(r.isError, true);
-    assert.equal(r.payload.phase, 'spawn');
+    assert.equal(r.payload.phase, 'connect');
+    assert.equal(r.payload.reason, 'spawn');
     assert.match(r.payload.error, /no OCaml here/);
   });
 
-  test('an unknown host key is a host-key-phase error', async () => {
+  test('an unknown host key is phase "connect", reason "host-key"', async () => {
     sshd.writeKnownHosts('');
     const r = await h.call('start_session', { host: sshd.hostAlias });
     assert.equal(r.isError, true);
-    assert.equal(r.payload.phase, 'host-key');
+    assert.equal(r.payload.phase, 'connect');
+    assert.equal(r.payload.reason, 'host-key');
     sshd.writeKnownHosts(`${sshd.knownHostsLine()}\n`);
   });
 });
