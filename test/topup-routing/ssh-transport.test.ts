@@ -6,7 +6,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync, truncateSync, mkdirSync } from 'node:fs';
 import { spawn, execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../common/sha256.js';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { startSshd, type SshdFixture } from '../helpers/sshd.js';
@@ -232,18 +233,18 @@ describe('router over SSH with a stand-in remote daemon', () => {
     const src = join(sshd.clientHome, 'payload.bin');
     const data = randomBytes(3 * 1024 * 1024 + 17);
     writeFileSync(src, data);
-    const sha = createHash('sha256').update(data).digest('hex');
+    const sha = sha256Hex(data);
     const pushed = await h.call('push_file', { host: sshd.hostAlias, local_path: src });
     assert.equal(pushed.isError, false, JSON.stringify(pushed.payload));
     assert.equal(pushed.payload.remote_path, join(sshd.remoteHome, '.topup/xfer/payload.bin'));
     assert.equal(pushed.payload.bytes, data.length);
-    assert.equal(createHash('sha256').update(readFileSync(pushed.payload.remote_path)).digest('hex'), sha);
+    assert.equal(sha256Hex(readFileSync(pushed.payload.remote_path)), sha);
 
     const back = join(sshd.clientHome, 'back', 'payload.copy');
     const pulled = await h.call('pull_file', { host: sshd.hostAlias, remote_path: '~/.topup/xfer/payload.bin', local_path: back });
     assert.equal(pulled.isError, false, JSON.stringify(pulled.payload));
     assert.deepEqual(pulled.payload, { local_path: back, bytes: data.length });
-    assert.equal(createHash('sha256').update(readFileSync(back)).digest('hex'), sha);
+    assert.equal(sha256Hex(readFileSync(back)), sha);
 
     const defaulted = await h.call('pull_file', { host: sshd.hostAlias, remote_path: pushed.payload.remote_path });
     assert.equal(defaulted.payload.local_path, join(sshd.clientHome, '.topup/xfer/payload.bin'));

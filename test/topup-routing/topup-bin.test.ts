@@ -6,7 +6,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../common/sha256.js';
 import { join } from 'node:path';
 import { McpClient, parseToolPayload } from '../../src/index.js';
 import { spawnStdio } from '../../transports/index.js';
@@ -138,7 +139,7 @@ describe('topup bin: remote host over SSH', () => {
       local_path: join(sshd.clientHome, 'data.back'),
     });
     assert.equal(pulled.isError, false, JSON.stringify(pulled.payload));
-    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const sha = (b: Buffer) => sha256Hex(b);
     assert.equal(sha(readFileSync(join(sshd.clientHome, 'data.back'))), sha(data));
   });
 

@@ -8,7 +8,7 @@ import { McpClient, ToolError } from '../../../src/index.js';
 import { SshConnection, SshError, type SshConnectOptions } from '../../../transports/ssh.js';
 import type { Transport } from '../../../transports/index.js';
 import { RoutedPeer } from './routed-peer.js';
-import { rotateDaemonLog, startDaemon, stopDaemon, type StopOutcome } from './remote-daemon.js';
+import { rotateDaemonLog, startDaemon, stopDaemon, type StartOutcome, type StopOutcome } from './remote-daemon.js';
 
 export const DEFAULT_REMOTE_SOCKET = '~/.topup/sockets/topup.sock';
 
@@ -261,7 +261,7 @@ export class RemoteHost extends RoutedPeer {
   /** Start the daemon; returns its pid once it listens. */
   private static async spawnDaemon(ssh: SshConnection, name: string, socket: string, options: RemoteHostOptions): Promise<number> {
     const timeoutMs = options.spawnTimeoutMs ?? 60_000;
-    let outcome;
+    let outcome: StartOutcome;
     try {
       outcome = await startDaemon(ssh, options.remoteCommand, socket, timeoutMs, options.signal);
     } catch (err) {
