@@ -46,6 +46,8 @@ export interface SshdFixture {
   killRemoteDaemons(): number[];
   /** Open SSH connections: sshd's per-connection child processes (Linux /proc). */
   connectionCount(): number;
+  /** The pids of those per-connection processes. */
+  sessionPids(): number[];
   /** sshd's log so far (LogLevel VERBOSE; capped at the last 256 KiB). */
   log(): string;
   close(): Promise<void>;
@@ -56,6 +58,8 @@ export interface SshdOptions {
   remoteTopupScript?: string;
   /** Extra environment for remote sessions (sshd SetEnv). */
   remoteEnv?: Record<string, string>;
+  /** More authorized public keys (lines of a .pub file), e.g. another fixture's user key. */
+  extraAuthorizedKeys?: string[];
 }
 
 function freePort(): Promise<number> {
@@ -151,7 +155,9 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
   const unauthorizedKeyPath = join(root, 'unauthorized_ed25519');
   keygen(unauthorizedKeyPath, 'topup-test-stranger');
   const authorizedKeys = join(serverDir, 'authorized_keys');
-  writeFileSync(authorizedKeys, readFileSync(`${userKey}.pub`), { mode: 0o600 });
+  writeFileSync(authorizedKeys, [readFileSync(`${userKey}.pub`, 'utf8').trim(), ...(options.extraAuthorizedKeys ?? [])].join('\n') + '\n', {
+    mode: 0o600,
+  });
   const hostPublicKey = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
 
   const topupWrapper = join(remoteBinDir, 'topup');
@@ -265,6 +271,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
       knownHostsLine,
       killRemoteDaemons,
       connectionCount: () => (child.pid ? childPids(child.pid).length : 0),
+      sessionPids: () => (child.pid ? childPids(child.pid) : []),
       log: () => sshdLog,
       async close() {
         killRemoteDaemons();
