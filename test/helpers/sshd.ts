@@ -155,9 +155,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
   const unauthorizedKeyPath = join(root, 'unauthorized_ed25519');
   keygen(unauthorizedKeyPath, 'topup-test-stranger');
   const authorizedKeys = join(serverDir, 'authorized_keys');
-  writeFileSync(authorizedKeys, [readFileSync(`${userKey}.pub`, 'utf8').trim(), ...(options.extraAuthorizedKeys ?? [])].join('\n') + '\n', {
-    mode: 0o600,
-  });
+  const authorized = [readFileSync(`${userKey}.pub`, 'utf8').trim(), ...(options.extraAuthorizedKeys ?? [])];
+  writeFileSync(authorizedKeys, `${authorized.join('\n')}\n`, { mode: 0o600 });
   const hostPublicKey = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
 
   const topupWrapper = join(remoteBinDir, 'topup');
