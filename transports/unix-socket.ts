@@ -166,11 +166,10 @@ export async function serveUnixSocket(
     const current = active;
     if (!current) return serve(socket);
     // The previous client may have closed just before this one connected, with its EOF not yet
-    // read: give it the grace period to be seen gone before answering "server busy".
-    socket.pause();
+    // read: give it the grace period to be seen gone before answering "server busy". Meanwhile
+    // nothing reads this socket (no 'data' listener yet), so whatever it sends stays buffered.
     void goneWithin(current, busyGraceMs).then((gone) => {
       if (socket.destroyed) return;
-      socket.resume();
       if (gone && !active) serve(socket);
       else refuse(socket, active ?? current);
     });
