@@ -54,7 +54,6 @@ const UNSUPPORTED: Record<string, { off?: RegExp; why: string }> = {
   knownhostscommand: { off: /^none$/i, why: 'commands are never run from ssh config' },
   canonicalizehostname: { off: /^no$/i, why: 'host name canonicalization is not supported; give the full HostName' },
   proxyusefdpass: { off: /^no$/i, why: 'it only applies to ProxyCommand, which is not supported' },
-  hostkeyalgorithms: { why: 'choosing host-key algorithms is not supported (known_hosts decides which key types are asked for)' },
 };
 
 /** Match criteria ssh-config evaluates; `exec` would run commands, the others it cannot evaluate. */
