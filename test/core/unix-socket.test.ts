@@ -4,6 +4,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { binCommand } from '../helpers/bin.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -169,4 +170,45 @@ test('topup --socket with an over-long path exits at once with a clear error', {
   assert.notEqual(code, 0);
   assert.match(stderr, /at most 107 bytes/);
   assert.deepEqual(await readdir(dir), []);
+});
+
+test('topup --socket: 20 quick reconnects with the official SDK client are all accepted, state kept', { timeout: 180_000 }, async () => {
+  const home = join(dir, 'home');
+  const socketPath = join(dir, 'topup.sock');
+  const { command, args } = binCommand('topup', ['--socket', socketPath]);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+  for (const k of ['TOPUP_LOG', 'TOPUP_CHECKPOINT_DIR', 'TOPUP_XFER_DIR', 'SSH_AUTH_SOCK']) delete env[k];
+  const server = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let text = '';
+      server.stderr!.on('data', (b) => {
+        text += b;
+        if (text.includes('serving on')) resolve();
+      });
+      server.once('exit', (code) => reject(new Error(`topup --socket exited with code ${code}: ${text}`)));
+    });
+    const evalOnce = async (source: string) => {
+      const client = new Client({ name: 'reconnect-test', version: '1' });
+      await client.connect(await connectUnixSocket(socketPath));
+      try {
+        const r = await client.callTool({ name: 'eval', arguments: { source } });
+        const text = (r.content as { type: string; text: string }[])[0]!.text;
+        return JSON.parse(text) as { value_repr: string | null; error: unknown };
+      } finally {
+        await client.close();
+      }
+    };
+    await evalOnce('let count = ref 0;;');
+    for (let i = 1; i <= 20; i++) {
+      // Each client disconnects and the next connects at once: never "server busy".
+      const r = await evalOnce('incr count; !count;;');
+      assert.equal(r.error, null, JSON.stringify(r));
+      assert.equal(r.value_repr, String(i));
+    }
+  } finally {
+    const exited = once(server, 'exit');
+    server.kill('SIGTERM');
+    await exited;
+  }
 });
