@@ -9,7 +9,11 @@ export {
   serveUnixSocket,
   connectUnixSocket,
   SocketInUseError,
+  SocketPathTooLongError,
+  checkSocketPath,
+  MAX_SOCKET_PATH_BYTES,
   SOCKET_BUSY_CODE,
+  type IdentifiedConnection,
   type UnixSocketListener,
   type UnixSocketServerOptions,
 } from './unix-socket.js';

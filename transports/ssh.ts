@@ -12,11 +12,11 @@ import { KnownHosts, knownHostsName, algorithmsForKeyType, type HostKeyVerdict }
 import { StreamTransport } from './stream.js';
 import type { Transport } from './transport.js';
 
-export { resolveSshHost, type ResolvedSshHost } from './ssh/config.js';
+export { resolveSshHost, parseProxyJump, type ResolvedSshHost, type JumpHost } from './ssh/config.js';
 export { KnownHosts, knownHostsName, fingerprint } from './ssh/known-hosts.js';
 
 /** Where an SSH connection attempt failed. */
-export type SshPhase = 'config' | 'connect' | 'host-key' | 'auth';
+export type SshPhase = 'config' | 'connect' | 'host-key' | 'auth' | 'cancelled';
 
 export class SshError extends Error {
   override readonly name = 'SshError';
@@ -41,6 +41,8 @@ export interface SshConnectOptions {
   readyTimeoutMs?: number;
   /** Diagnostics sink (stderr in the server); never receives key material. */
   log?: (message: string) => void;
+  /** Aborting closes the connection attempt at once (phase `cancelled`). */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {
@@ -51,6 +53,8 @@ export interface ExecResult {
 }
 
 const EXEC_OUTPUT_CAP = 256 * 1024;
+/** Nested ProxyJump hops followed before the chain is called a loop. */
+const MAX_JUMP_DEPTH = 8;
 
 /** Single-quote a string for a POSIX shell. */
 export function shellQuote(s: string): string {
@@ -98,28 +102,119 @@ export class SshConnection {
   private constructor(
     private readonly client: Client,
     readonly host: ResolvedSshHost,
+    /** ProxyJump connections this one runs through (closed with it, last hop first). */
+    private readonly via: readonly SshConnection[] = [],
   ) {
     const onEnd = (reason: string) => {
       if (this.closed) return;
       this.closed = true;
+      this.closeVia();
       for (const l of this.closeListeners) l(reason);
     };
     client.on('close', () => onEnd('the SSH connection closed'));
     client.on('error', (err) => onEnd(`the SSH connection failed: ${err.message}`));
   }
 
-  /** Resolve `alias` like OpenSSH, connect, verify the host key, authenticate. */
+  /**
+   * Resolve `alias` like OpenSSH, connect (through its ProxyJump hosts, if any), verify the host
+   * key, authenticate.
+   */
   static connect(alias: string, options: SshConnectOptions): Promise<SshConnection> {
-    const log = options.log ?? (() => {});
+    return SshConnection.connectVia(alias, options, {}, 0, undefined);
+  }
+
+  /**
+   * ProxyJump as OpenSSH does it: the first hop is reached with its own configuration (including its
+   * own ProxyJump); each later hop, and finally the target, through a direct-tcpip channel
+   * (`forwardOut`) of the previous hop — whose configured ProxyJump is then ignored, like `ssh -J`.
+   * Every hop's host key is verified against known_hosts under its own name.
+   */
+  private static async connectVia(
+    alias: string,
+    options: SshConnectOptions,
+    override: { user?: string; port?: number },
+    depth: number,
+    through: SshConnection | undefined,
+  ): Promise<SshConnection> {
     let host: ResolvedSshHost;
     try {
-      host = resolveSshHost(alias, { home: options.home, ...(options.configPath ? { configPath: options.configPath } : {}) });
+      host = resolveSshHost(alias, {
+        home: options.home,
+        ...(options.configPath ? { configPath: options.configPath } : {}),
+        ...(override.user !== undefined ? { user: override.user } : {}),
+        ...(override.port !== undefined ? { port: override.port } : {}),
+      });
     } catch (err) {
-      return Promise.reject(new SshError((err as Error).message, 'config'));
+      throw new SshError((err as Error).message, 'config');
     }
+    if (depth > MAX_JUMP_DEPTH) {
+      throw new SshError(`ProxyJump chain to "${alias}" is deeper than ${MAX_JUMP_DEPTH} hops (a loop in ~/.ssh/config?)`, 'config');
+    }
+    if (through) host = { ...host, proxyJump: [] };
+    const jumps: SshConnection[] = [];
+    try {
+      let previous = through;
+      for (const hop of host.proxyJump) {
+        const spec = `${hop.user ? `${hop.user}@` : ''}${hop.host}${hop.port ? `:${hop.port}` : ''}`;
+        try {
+          const next = await SshConnection.connectVia(
+            hop.host,
+            options,
+            { ...(hop.user !== undefined ? { user: hop.user } : {}), ...(hop.port !== undefined ? { port: hop.port } : {}) },
+            depth + 1,
+            previous,
+          );
+          jumps.push(next);
+          previous = next;
+        } catch (err) {
+          if (err instanceof SshError) throw new SshError(`via ProxyJump ${spec}: ${err.message}`, err.phase);
+          throw err;
+        }
+      }
+      const sock = previous ? await previous.forwardOut(host.hostname, host.port, options.signal) : undefined;
+      return await SshConnection.handshake(alias, host, options, sock, jumps);
+    } catch (err) {
+      for (const j of jumps.reverse()) j.close();
+      throw err;
+    }
+  }
+
+  /** A direct-tcpip channel from this host to `hostname:port` (what ProxyJump runs over). */
+  private forwardOut(hostname: string, port: number, signal?: AbortSignal): Promise<ClientChannel> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new SshError('the jump host connection is closed', 'connect'));
+      if (signal?.aborted) return reject(new SshError('cancelled', 'cancelled'));
+      this.client.forwardOut('127.0.0.1', 0, hostname, port, (err, channel) => {
+        if (err) {
+          return reject(
+            new SshError(
+              `jump host ${this.host.alias} could not open a connection to ${hostname}:${port}: ${err.message} (its sshd must allow TCP forwarding)`,
+              'connect',
+            ),
+          );
+        }
+        resolve(channel);
+      });
+    });
+  }
+
+  private static handshake(
+    alias: string,
+    host: ResolvedSshHost,
+    options: SshConnectOptions,
+    sock: ClientChannel | undefined,
+    via: readonly SshConnection[],
+  ): Promise<SshConnection> {
+    const log = options.log ?? (() => {});
     const knownHosts = new KnownHosts(options.knownHostsFiles ?? [...host.userKnownHostsFiles, ...host.globalKnownHostsFiles]);
     const lookupName = knownHostsName(host.hostname, host.port, host.hostKeyAlias);
-    const agentSocket = options.agentSocket ?? process.env.SSH_AUTH_SOCK;
+    // IdentityAgent in the config wins over the environment, as in OpenSSH (`none`: no agent).
+    const agentSocket =
+      host.identityAgent !== undefined
+        ? host.identityAgent === 'none'
+          ? undefined
+          : host.identityAgent
+        : (options.agentSocket ?? process.env.SSH_AUTH_SOCK);
     const identities = identitiesFor(host, agentSocket || undefined, log);
     const where = `${host.user}@${host.hostname}:${host.port}${alias !== host.hostname ? ` (host "${alias}")` : ''}`;
     if (identities.length === 0) {
@@ -138,6 +233,7 @@ export class SshConnection {
     const config: ConnectConfig = {
       host: host.hostname,
       port: host.port,
+      ...(sock ? { sock } : {}),
       username: host.user,
       readyTimeout: options.readyTimeoutMs ?? host.connectTimeoutMs ?? 20_000,
       keepaliveInterval: 15_000,
@@ -154,19 +250,25 @@ export class SshConnection {
     return new Promise((resolve, reject) => {
       const client = new Client();
       let settled = false;
+      const onAbort = () => fail(new SshError(`connecting to ${where} was cancelled`, 'cancelled'));
       const fail = (err: SshError) => {
         if (settled) return;
         settled = true;
-        client.end();
+        options.signal?.removeEventListener('abort', onAbort);
+        // destroy, not end: a half-open handshake must not linger on either side.
+        client.destroy();
         reject(err);
       };
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
       client.once('ready', () => {
         if (settled) return;
         settled = true;
+        options.signal?.removeEventListener('abort', onAbort);
         // Routed calls are small request/response messages: do not let Nagle hold them back.
         client.setNoDelay(true);
         client.removeListener('error', onError);
-        resolve(new SshConnection(client, host));
+        resolve(new SshConnection(client, host, via));
       });
       const onError = (err: Error & { level?: string }) => {
         if (verdict && !verdict.ok) return fail(new SshError(verdict.message, 'host-key'));
@@ -203,20 +305,46 @@ export class SshConnection {
     return () => this.closeListeners.delete(listener);
   }
 
-  /** Run `command` through the remote user's shell; collects (capped) output and the exit status. */
-  exec(command: string, options: { timeoutMs?: number } = {}): Promise<ExecResult> {
+  /**
+   * Run `command` through the remote user's shell; collects (capped) output and the exit status.
+   * On timeout or abort the remote process is sent SIGTERM (the `signal` channel request) and the
+   * promise settles once the channel has closed (at most 3 s later), so a caller that cleans up
+   * afterwards never races the command it abandoned.
+   */
+  exec(command: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ExecResult> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error('the SSH connection is closed'));
+      if (options.signal?.aborted) return reject(new Error('the remote command was cancelled'));
       this.client.exec(command, (err, channel) => {
         if (err) return reject(err);
         let stdout = '';
         let stderr = '';
+        let abandoned: Error | undefined;
+        const abandon = (why: Error) => {
+          if (abandoned) return;
+          abandoned = why;
+          try {
+            channel.signal('TERM');
+          } catch {
+            // the channel may be closing already
+          }
+          channel.close();
+          setTimeout(() => finish(), 3_000).unref();
+        };
+        const onAbort = () => abandon(new Error('the remote command was cancelled'));
+        options.signal?.addEventListener('abort', onAbort, { once: true });
         const timer = options.timeoutMs
-          ? setTimeout(() => {
-              channel.close();
-              reject(new Error(`remote command did not finish within ${options.timeoutMs} ms`));
-            }, options.timeoutMs)
+          ? setTimeout(() => abandon(new Error(`remote command did not finish within ${options.timeoutMs} ms`)), options.timeoutMs)
           : undefined;
+        let settled = false;
+        const finish = () => {
+          if (settled) return;
+          settled = true;
+          if (timer) clearTimeout(timer);
+          options.signal?.removeEventListener('abort', onAbort);
+          if (abandoned) reject(abandoned);
+          else resolve({ code, signal, stdout, stderr });
+        };
         channel.on('data', (b: Buffer) => {
           if (stdout.length < EXEC_OUTPUT_CAP) stdout += b.toString();
         });
@@ -229,10 +357,7 @@ export class SshConnection {
           code = c;
           signal = s ?? null;
         });
-        channel.on('close', () => {
-          if (timer) clearTimeout(timer);
-          resolve({ code, signal, stdout, stderr });
-        });
+        channel.on('close', finish);
       });
     });
   }
@@ -259,5 +384,10 @@ export class SshConnection {
     if (this.closed) return;
     this.closed = true;
     this.client.end();
+    this.closeVia();
+  }
+
+  private closeVia(): void {
+    for (const hop of [...this.via].reverse()) hop.close();
   }
 }

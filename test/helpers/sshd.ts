@@ -44,6 +44,12 @@ export interface SshdFixture {
   knownHostsLine(opts?: { hashed?: boolean; key?: string }): string;
   /** Kill every remote topup daemon started under remoteHome (pid files next to their sockets). */
   killRemoteDaemons(): number[];
+  /** Open SSH connections: sshd's per-connection child processes (Linux /proc). */
+  connectionCount(): number;
+  /** The pids of those per-connection processes. */
+  sessionPids(): number[];
+  /** sshd's log so far (LogLevel VERBOSE; capped at the last 256 KiB). */
+  log(): string;
   close(): Promise<void>;
 }
 
@@ -52,6 +58,8 @@ export interface SshdOptions {
   remoteTopupScript?: string;
   /** Extra environment for remote sessions (sshd SetEnv). */
   remoteEnv?: Record<string, string>;
+  /** More authorized public keys (lines of a .pub file), e.g. another fixture's user key. */
+  extraAuthorizedKeys?: string[];
 }
 
 function freePort(): Promise<number> {
@@ -76,7 +84,35 @@ function defaultTopupWrapper(): string {
   return `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(tsx)} ${JSON.stringify(join(repoRoot, 'bin', 'topup.ts'))} "$@"\n`;
 }
 
-function waitForListening(child: ChildProcess, port: number, deadlineMs: number): Promise<void> {
+/** Processes whose parent is `pid` (Linux /proc). */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // pid (comm) state ppid …; comm may contain spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === pid) out.push(Number(name));
+  }
+  return out;
+}
+
+/** Whether a process exists (and is not a zombie). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function waitForListening(child: ChildProcess, port: number, deadlineMs: number, logSink: (text: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let stderr = '';
     const timer = setTimeout(() => finish(new Error(`sshd did not report listening within ${deadlineMs} ms:\n${stderr}`)), deadlineMs);
@@ -90,7 +126,9 @@ function waitForListening(child: ChildProcess, port: number, deadlineMs: number)
       child.stderr?.off('data', onData);
       child.off('exit', onExit);
       // Keep draining stderr so sshd never blocks on a full pipe (TOPUP_TEST_SSHD_LOG=1 shows it).
+      logSink(stderr);
       child.stderr?.on('data', (b: Buffer) => {
+        logSink(b.toString());
         if (process.env.TOPUP_TEST_SSHD_LOG) process.stderr.write(`[sshd] ${b}`);
       });
       if (err) reject(err);
@@ -117,7 +155,8 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
   const unauthorizedKeyPath = join(root, 'unauthorized_ed25519');
   keygen(unauthorizedKeyPath, 'topup-test-stranger');
   const authorizedKeys = join(serverDir, 'authorized_keys');
-  writeFileSync(authorizedKeys, readFileSync(`${userKey}.pub`), { mode: 0o600 });
+  const authorized = [readFileSync(`${userKey}.pub`, 'utf8').trim(), ...(options.extraAuthorizedKeys ?? [])];
+  writeFileSync(authorizedKeys, `${authorized.join('\n')}\n`, { mode: 0o600 });
   const hostPublicKey = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
 
   const topupWrapper = join(remoteBinDir, 'topup');
@@ -166,8 +205,12 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
       ].join('\n'),
     );
     const child = spawn(SSHD_PATH, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let sshdLog = '';
+    const logSink = (text: string) => {
+      sshdLog = (sshdLog + text).slice(-256 * 1024);
+    };
     try {
-      await waitForListening(child, port, 10_000);
+      await waitForListening(child, port, 10_000, logSink);
     } catch (err) {
       lastError = err;
       child.kill('SIGKILL');
@@ -226,6 +269,9 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
       writeKnownHosts,
       knownHostsLine,
       killRemoteDaemons,
+      connectionCount: () => (child.pid ? childPids(child.pid).length : 0),
+      sessionPids: () => (child.pid ? childPids(child.pid) : []),
+      log: () => sshdLog,
       async close() {
         killRemoteDaemons();
         if (child.exitCode === null && child.signalCode === null) {

@@ -6,8 +6,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync, truncateSync, mkdirSync } from 'node:fs';
 import { spawn, execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../common/sha256.js';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { startSshd, type SshdFixture } from '../helpers/sshd.js';
 import { SshConnection, SshError } from '../../transports/ssh.js';
 import { startHarness, standInWrapper, toolContext, waitFor, type Harness } from './harness.js';
@@ -178,13 +180,18 @@ describe('router over SSH with a stand-in remote daemon', () => {
     }
   });
 
-  test('a second router while the daemon serves the first gets a handshake-phase "server busy" error', async () => {
+  test('a second router while the daemon serves the first gets phase "connect", reason "busy", naming the holder', async () => {
     const other = await startHarness({ home: sshd.clientHome, env: { HOME: sshd.clientHome }, ssh: { agentSocket: '' } });
     try {
       const r = await other.call('start_session', { host: sshd.hostAlias });
       assert.equal(r.isError, true);
-      assert.equal(r.payload.phase, 'handshake');
+      assert.equal(r.payload.phase, 'connect');
+      assert.equal(r.payload.reason, 'busy');
       assert.match(r.payload.error, /server busy/);
+      // Both routers run in this process: the holder is named by host name and pid.
+      assert.match(r.payload.held_by, new RegExp(`topup routing on ${hostname()} \\(pid ${process.pid}\\) for host "${sshd.hostAlias}"`));
+      assert.match(r.payload.since, /^\d{4}-\d\d-\d\dT/);
+      assert.match(r.payload.error, /daemon": "restart"/, 'the error says how to take the daemon over');
     } finally {
       await other.close();
     }
@@ -226,18 +233,18 @@ describe('router over SSH with a stand-in remote daemon', () => {
     const src = join(sshd.clientHome, 'payload.bin');
     const data = randomBytes(3 * 1024 * 1024 + 17);
     writeFileSync(src, data);
-    const sha = createHash('sha256').update(data).digest('hex');
+    const sha = sha256Hex(data);
     const pushed = await h.call('push_file', { host: sshd.hostAlias, local_path: src });
     assert.equal(pushed.isError, false, JSON.stringify(pushed.payload));
     assert.equal(pushed.payload.remote_path, join(sshd.remoteHome, '.topup/xfer/payload.bin'));
     assert.equal(pushed.payload.bytes, data.length);
-    assert.equal(createHash('sha256').update(readFileSync(pushed.payload.remote_path)).digest('hex'), sha);
+    assert.equal(sha256Hex(readFileSync(pushed.payload.remote_path)), sha);
 
     const back = join(sshd.clientHome, 'back', 'payload.copy');
     const pulled = await h.call('pull_file', { host: sshd.hostAlias, remote_path: '~/.topup/xfer/payload.bin', local_path: back });
     assert.equal(pulled.isError, false, JSON.stringify(pulled.payload));
     assert.deepEqual(pulled.payload, { local_path: back, bytes: data.length });
-    assert.equal(createHash('sha256').update(readFileSync(back)).digest('hex'), sha);
+    assert.equal(sha256Hex(readFileSync(back)), sha);
 
     const defaulted = await h.call('pull_file', { host: sshd.hostAlias, remote_path: pushed.payload.remote_path });
     assert.equal(defaulted.payload.local_path, join(sshd.clientHome, '.topup/xfer/payload.bin'));
@@ -339,7 +346,7 @@ describe('TOPUP_REMOTE_COMMAND', () => {
   });
 });
 
-describe('start_session failures carry their phase', () => {
+describe('start_session failures are phase "connect" with the cause in reason', () => {
   let sshd: SshdFixture;
   let h: Harness;
   before(async () => {
@@ -352,18 +359,20 @@ describe('start_session failures carry their phase', () => {
     await sshd.close();
   });
 
-  test('a daemon that dies before listening is a spawn-phase error with its output', async () => {
+  test('a daemon that dies before listening is phase "connect", reason "spawn", with its output', async () => {
     const r = await h.call('start_session', { host: sshd.hostAlias });
     assert.equal(r.isError, true);
-    assert.equal(r.payload.phase, 'spawn');
+    assert.equal(r.payload.phase, 'connect');
+    assert.equal(r.payload.reason, 'spawn');
     assert.match(r.payload.error, /no OCaml here/);
   });
 
-  test('an unknown host key is a host-key-phase error', async () => {
+  test('an unknown host key is phase "connect", reason "host-key"', async () => {
     sshd.writeKnownHosts('');
     const r = await h.call('start_session', { host: sshd.hostAlias });
     assert.equal(r.isError, true);
-    assert.equal(r.payload.phase, 'host-key');
+    assert.equal(r.payload.phase, 'connect');
+    assert.equal(r.payload.reason, 'host-key');
     sshd.writeKnownHosts(`${sshd.knownHostsLine()}\n`);
   });
 });

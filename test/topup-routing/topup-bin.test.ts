@@ -6,11 +6,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../common/sha256.js';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { McpClient, parseToolPayload } from '../../src/index.js';
 import { spawnStdio } from '../../transports/index.js';
-import { startSshd, type SshdFixture } from '../helpers/sshd.js';
+import { startSshd, processAlive, type SshdFixture } from '../helpers/sshd.js';
 import { topupCommand, waitFor } from './harness.js';
 
 type Eval = { value_repr: string | null; type: string | null; stdout: string; error: unknown };
@@ -138,8 +140,40 @@ describe('topup bin: remote host over SSH', () => {
       local_path: join(sshd.clientHome, 'data.back'),
     });
     assert.equal(pulled.isError, false, JSON.stringify(pulled.payload));
-    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const sha = (b: Buffer) => sha256Hex(b);
     assert.equal(sha(readFileSync(join(sshd.clientHome, 'data.back'))), sha(data));
+  });
+
+  test('a second local topup is told who holds the remote daemon; restart_session {daemon: "stop"} frees it', {
+    timeout: 180_000,
+  }, async () => {
+    await call(client, 'eval', { source: 'let held = 1;;', host });
+    const pid = Number(readFileSync(join(sshd.remoteHome, '.topup/sockets/topup.sock.pid'), 'utf8').trim());
+    const second = await startLocalTopup(sshd.clientHome);
+    try {
+      const refused = await call(second, 'start_session', { host });
+      assert.equal(refused.isError, true);
+      assert.equal(refused.payload.phase, 'connect');
+      assert.equal(refused.payload.reason, 'busy');
+      // The holder is the first local topup's router (another process than this test).
+      assert.match(refused.payload.held_by, new RegExp(`^topup routing on ${hostname()} \\(pid \\d+\\) for host "${host}"`));
+      assert.doesNotMatch(refused.payload.held_by, new RegExp(`pid ${process.pid}\\)`));
+
+      const stopped = await call(client, 'restart_session', { host, daemon: 'stop' });
+      assert.equal(stopped.isError, false, JSON.stringify(stopped.payload));
+      assert.equal(stopped.payload.daemon_pid, pid);
+      await waitFor('the remote daemon to exit', () => !processAlive(pid), 30_000);
+
+      const taken = await call(second, 'start_session', { host });
+      assert.equal(taken.isError, false, JSON.stringify(taken.payload));
+      const fresh = await call(second, 'eval', { source: 'held;;', host });
+      assert.notEqual((fresh.payload as Eval).error, null, 'a new daemon: the old binding is gone');
+      await call(second, 'restart_session', { host, daemon: 'stop' });
+    } finally {
+      await second.close();
+    }
+    const back = await call(client, 'start_session', { host });
+    assert.equal(back.isError, false, JSON.stringify(back.payload));
   });
 
   test('checkpoints with host live under the remote home', async () => {

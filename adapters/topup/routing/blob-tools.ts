@@ -3,6 +3,7 @@
 // _send_blob. Files move in chunks (base64, at most CHUNK_MAX_BYTES each) so several can be in
 // flight at once and no message holds the whole file. Both tools apply this side's cap and default
 // directory. Callable, never listed.
+import type { Stats } from 'node:fs';
 import { stat, open } from 'node:fs/promises';
 import { z } from 'zod';
 import { ToolError, ToolRegistry } from '../../../src/index.js';
@@ -74,7 +75,7 @@ export function blobTools(options: BlobToolOptions): ToolRegistry {
       const policy = transferPolicy(options.env, options.home);
       const source = resolveTransferPath(policy, args.path, args.path, 'remote_path');
       const cap = Math.min(policy.maxBytes, args.max_bytes ?? policy.maxBytes);
-      let info;
+      let info: Stats;
       try {
         info = await stat(source);
       } catch (err) {

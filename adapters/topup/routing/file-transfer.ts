@@ -2,8 +2,10 @@
 // tools/call requests of the peer's hidden blob tools, a few in flight at once (so reading,
 // encoding, the SSH hop and the remote write overlap). The cap is checked with stat before any
 // byte is read; the receiving side writes atomically.
-import { open, stat, rename, rm, mkdir } from 'node:fs/promises';
-import { dirname, basename } from 'node:path';
+import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { checkFileSize, FileTooLargeError, NotARegularFileError } from '../../../common/capped-read.js';
+import { writeFileDurable } from '../../../common/durable-write.js';
 import { randomBytes } from 'node:crypto';
 import { ToolError, parseToolPayload } from '../../../src/index.js';
 import type { CallToolResult } from '../../../src/index.js';
@@ -54,26 +56,22 @@ export async function pushFile(
   remotePath: string | undefined,
   hostLabel: string,
 ): Promise<{ remote_path: string; bytes: number }> {
-  let info;
+  let total: number;
   try {
-    info = await stat(localPath);
+    // stat-and-cap on the open descriptor before a single byte is read.
+    total = await checkFileSize(localPath, maxBytes);
   } catch (err) {
+    if (err instanceof FileTooLargeError) {
+      throw new ToolError(
+        `local file ${localPath} is ${err.size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES); nothing was read`,
+        { phase: 'cap', bytes: err.size, max_bytes: maxBytes },
+      );
+    }
+    if (err instanceof NotARegularFileError) throw new ToolError(`local file ${localPath} is not a regular file`, { phase: 'read' });
     throw new ToolError(`local file ${localPath} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
       phase: 'read',
     });
   }
-  if (!info.isFile()) throw new ToolError(`local file ${localPath} is not a regular file`, { phase: 'read' });
-  if (info.size > maxBytes) {
-    throw new ToolError(
-      `local file ${localPath} is ${info.size} bytes, over the transfer cap of ${maxBytes} bytes (TOPUP_XFER_MAX_BYTES); nothing was read`,
-      {
-        phase: 'cap',
-        bytes: info.size,
-        max_bytes: maxBytes,
-      },
-    );
-  }
-  const total = info.size;
   const transfer = randomBytes(12).toString('hex');
   const where = { ...(remotePath !== undefined ? { path: remotePath } : {}), name: basename(localPath) };
   const chunks = Math.max(1, Math.ceil(total / TRANSFER_CHUNK_BYTES));
@@ -118,36 +116,24 @@ export async function pullFile(
   const first = await read(0);
   if (first.size > maxBytes)
     throw new ToolError(`${what}: the remote file is ${first.size} bytes, over the transfer cap of ${maxBytes} bytes`, { phase: 'cap' });
-  const tmp = `${localPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await mkdir(dirname(localPath), { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
-    throw new ToolError(`cannot write ${localPath}: ${err.code ?? err.message}`, { phase: 'write' });
+  // The whole file is at most the cap: assemble it in memory, then one durable atomic write
+  // (temp file, fsync, rename, directory fsync) — a failed pull leaves nothing behind.
+  const content = Buffer.alloc(first.size);
+  first.data.copy(content, 0);
+  const chunks = Math.ceil(first.size / TRANSFER_CHUNK_BYTES);
+  await inFlight(Math.max(0, chunks - 1), async (i) => {
+    const offset = (i + 1) * TRANSFER_CHUNK_BYTES;
+    const part = await read(offset);
+    if (part.size !== first.size || part.mtime !== first.mtime) {
+      throw new ToolError(`${what}: ${remotePath} changed on the host during the transfer`, { phase: 'read' });
+    }
+    if (offset + part.data.length > content.length) throw new ToolError(`${what}: a chunk runs past the file size`, { phase: 'remote' });
+    part.data.copy(content, offset);
   });
-  let fh;
   try {
-    fh = await open(tmp, 'w', 0o644);
+    await writeFileDurable(localPath, content, { mode: 0o644 });
   } catch (err) {
     throw new ToolError(`cannot write ${localPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { phase: 'write' });
   }
-  try {
-    await fh.write(first.data, 0, first.data.length, 0);
-    const chunks = Math.ceil(first.size / TRANSFER_CHUNK_BYTES);
-    await inFlight(Math.max(0, chunks - 1), async (i) => {
-      const offset = (i + 1) * TRANSFER_CHUNK_BYTES;
-      const part = await read(offset);
-      if (part.size !== first.size || part.mtime !== first.mtime) {
-        throw new ToolError(`${what}: ${remotePath} changed on the host during the transfer`, { phase: 'read' });
-      }
-      await fh!.write(part.data, 0, part.data.length, offset);
-    });
-    await fh.sync();
-    await fh.close();
-    fh = undefined;
-    await rename(tmp, localPath);
-    return { local_path: localPath, bytes: first.size };
-  } catch (err) {
-    await fh?.close().catch(() => undefined);
-    await rm(tmp, { force: true });
-    if (err instanceof ToolError) throw err;
-    throw new ToolError(`${what}: ${(err as Error).message}`, { phase: 'write' });
-  }
+  return { local_path: localPath, bytes: first.size };
 }

@@ -28,12 +28,17 @@ export class HostStore {
     return this.store.path;
   }
 
-  all(): Record<string, HostRecord> {
-    return this.store.read().hosts;
+  async all(): Promise<Record<string, HostRecord>> {
+    return (await this.store.read()).hosts;
   }
 
-  get(name: string): HostRecord | undefined {
-    return this.all()[name];
+  /** Synchronous read, for the initialize instructions. */
+  allSync(): Record<string, HostRecord> {
+    return this.store.readSync().hosts;
+  }
+
+  async get(name: string): Promise<HostRecord | undefined> {
+    return (await this.all())[name];
   }
 
   /** Replace only the fields given (undefined leaves a field as it is). */

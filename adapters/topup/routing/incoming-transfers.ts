@@ -5,6 +5,7 @@
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ToolError } from '../../../src/index.js';
+import { fsyncDirectory } from '../../../common/durable-write.js';
 
 const IDLE_MS = 60_000;
 let tmpCounter = 0;
@@ -76,6 +77,8 @@ export class IncomingTransfers {
       await fh.sync();
       await fh.close();
       await rename(t.tmp, t.target);
+      // The rename itself must survive a crash, as with every durable write.
+      await fsyncDirectory(dirname(t.target));
     } catch (err) {
       await rm(t.tmp, { force: true });
       throw new ToolError(`cannot write ${t.target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { phase: 'write' });

@@ -9,7 +9,7 @@ import { ToolError, ToolRegistry } from '../../../src/index.js';
 import type { CallToolResult, ToolContext } from '../../../src/index.js';
 import type { RouteTarget, TopupRouter } from '../router.js';
 import { LocalSession, type ChildCommand } from './local-session.js';
-import { RemoteHost, DEFAULT_REMOTE_SOCKET } from './remote-host.js';
+import { RemoteHost, DEFAULT_REMOTE_SOCKET, describeStop, startFailure, type DaemonMode } from './remote-host.js';
 import { SessionStore, type SessionConfig } from './session-store.js';
 import { HostStore } from './host-store.js';
 import { blobTools } from './blob-tools.js';
@@ -121,7 +121,7 @@ export class SessionRouter implements TopupRouter {
 
   private unknownTarget(kind: 'host' | 'session', name: string): ToolError {
     if (kind === 'host') {
-      const stored = this.safeRead(() => Object.keys(this.hostStore.all()), []);
+      const stored = this.safeReadSync(() => Object.keys(this.hostStore.allSync()), []);
       if (stored.includes(name)) {
         return new ToolError(`host "${name}" is registered but not connected; bring it up with start_session {"host": "${name}"}`, {
           phase: 'route',
@@ -133,7 +133,7 @@ export class SessionRouter implements TopupRouter {
         { phase: 'route' },
       );
     }
-    const stored = this.safeRead(() => Object.keys(this.sessionStore.all()), []);
+    const stored = this.safeReadSync(() => Object.keys(this.sessionStore.allSync()), []);
     if (stored.includes(name)) {
       return new ToolError(`session "${name}" is registered but not running; bring it up with start_local_session {"session": "${name}"}`, {
         phase: 'route',
@@ -146,9 +146,18 @@ export class SessionRouter implements TopupRouter {
     );
   }
 
-  private safeRead<T>(read: () => T, fallback: T): T {
+  private safeReadSync<T>(read: () => T, fallback: T): T {
     try {
       return read();
+    } catch (err) {
+      this.log(`topup routing: ${(err as Error).message}`);
+      return fallback;
+    }
+  }
+
+  private async safeRead<T>(read: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await read();
     } catch (err) {
       this.log(`topup routing: ${(err as Error).message}`);
       return fallback;
@@ -168,7 +177,7 @@ export class SessionRouter implements TopupRouter {
 
   describe(): string {
     const lines: string[] = [];
-    const storedHosts = this.safeRead(() => this.hostStore.all(), {});
+    const storedHosts = this.safeReadSync(() => this.hostStore.allSync(), {});
     const hostNames = [...new Set([...Object.keys(storedHosts), ...this.hosts.keys()])].sort();
     if (hostNames.length) {
       lines.push('Remote hosts (pass "host": <name> to route a tool there):');
@@ -180,7 +189,7 @@ export class SessionRouter implements TopupRouter {
         lines.push(`- ${name}: ${state}${details ? ` — ${details}` : ''}`);
       }
     }
-    const storedSessions = this.safeRead(() => this.sessionStore.all(), {} as Record<string, SessionConfig>);
+    const storedSessions = this.safeReadSync(() => this.sessionStore.allSync(), {} as Record<string, SessionConfig>);
     const sessionNames = [...new Set([...Object.keys(storedSessions), ...this.sessions.keys()])].sort();
     if (sessionNames.length) {
       lines.push('Named local sessions (pass "session": <name> to route a tool there):');
@@ -223,18 +232,52 @@ export class SessionRouter implements TopupRouter {
     };
   }
 
-  private async bringUpHost(host: string, remoteSocket: string): Promise<RemoteHost> {
-    if (this.closed) throw new ToolError('the router is shutting down', { phase: 'route' });
-    const peer = await RemoteHost.start(host, {
+  private remoteOptions(remoteSocket: string, signal: AbortSignal | undefined) {
+    return {
       ssh: this.sshOptions(),
       remoteSocket,
       remoteCommand: this.options.remoteCommand ?? (this.env.TOPUP_REMOTE_COMMAND || 'topup'),
       ...(this.options.startTimeoutMs ? { spawnTimeoutMs: this.options.startTimeoutMs } : {}),
+      ...(signal ? { signal } : {}),
       log: this.log,
-    });
+    };
+  }
+
+  private async bringUpHost(host: string, remoteSocket: string, daemon: DaemonMode, signal: AbortSignal | undefined): Promise<RemoteHost> {
+    if (this.closed) throw startFailure(host, 'shutting-down', 'the server is shutting down');
+    const peer = await RemoteHost.start(host, { ...this.remoteOptions(remoteSocket, signal), daemon });
+    if (this.closed) {
+      await peer.stop('the server is shutting down');
+      throw startFailure(host, 'shutting-down', 'the server is shutting down');
+    }
     this.hosts.set(host, peer);
     await this.hostStore.set(host, { remote_socket: remoteSocket });
     return peer;
+  }
+
+  /**
+   * The contract: every start_session failure is `phase: "connect"`. Errors that were raised with
+   * another phase keep it as `reason`.
+   */
+  private async asConnectFailure<T>(host: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof ToolError) {
+        if (err.details.phase === 'connect') throw err;
+        const { phase, ...rest } = err.details;
+        throw new ToolError(err.message, { ...rest, phase: 'connect', reason: typeof phase === 'string' ? phase : 'network', host });
+      }
+      throw startFailure(host, 'network', (err as Error).message);
+    }
+  }
+
+  private checkHostName(host: string): void {
+    try {
+      checkName('host', host);
+    } catch (err) {
+      throw startFailure(host, 'name', (err as Error).message);
+    }
   }
 
   private defineHostTools(): void {
@@ -242,45 +285,70 @@ export class SessionRouter implements TopupRouter {
       name: 'start_session',
       title: 'Start remote session',
       description:
-        'Bring up a remote topup on host over SSH (OpenSSH config, agent, known_hosts verification), starting `topup --socket <remote_socket>` there when nothing listens, and perform the initialize handshake. Idempotent against a live connection. Failures carry phase: config, connect, host-key, auth, spawn or handshake.',
+        'Bring up a remote topup on host over SSH (OpenSSH config, agent, known_hosts verification), starting `topup --socket <remote_socket>` there when nothing listens, and perform the initialize handshake. Idempotent against a live connection. Cancelling the call aborts it: the SSH connection and any daemon it started are removed. Failures are phase "connect" with reason: name, config, network, host-key, auth, spawn, handshake, busy (another client holds the daemon; held_by names it), cancelled.',
       input: z.strictObject({
         host: hostField,
         remote_socket: z.string().min(1).optional().describe(`remote socket path (default ${DEFAULT_REMOTE_SOCKET})`),
       }),
-      handler: async ({ host, remote_socket }) => {
-        checkName('host', host);
-        const live = this.hosts.get(host);
-        if (live?.alive) return { host, remote_socket: live.remoteSocket, already_running: true };
-        const socket = remote_socket ?? this.safeRead(() => this.hostStore.get(host)?.remote_socket, undefined) ?? DEFAULT_REMOTE_SOCKET;
-        const peer = await this.once(`host:${host}`, async () => {
-          if (live) await live.stop('replaced by start_session');
-          return this.bringUpHost(host, socket);
-        });
-        return { host, remote_socket: peer.remoteSocket, already_running: false };
-      },
+      handler: ({ host, remote_socket }, ctx) =>
+        this.asConnectFailure(host, async () => {
+          this.checkHostName(host);
+          const live = this.hosts.get(host);
+          if (live?.alive) return { host, remote_socket: live.remoteSocket, already_running: true };
+          const socket =
+            remote_socket ??
+            (await this.safeRead(async () => (await this.hostStore.get(host))?.remote_socket, undefined)) ??
+            DEFAULT_REMOTE_SOCKET;
+          const peer = await this.once(`host:${host}`, async () => {
+            if (live) {
+              this.hosts.delete(host);
+              await live.stop('replaced by start_session');
+            }
+            return this.bringUpHost(host, socket, 'reuse', ctx.signal);
+          });
+          return { host, remote_socket: peer.remoteSocket, already_running: false };
+        }),
     });
 
     this.tools.define({
       name: 'restart_session',
       title: 'Restart remote session',
       description:
-        "Tear down the SSH connection for host and bring it up again (also when the remote daemon crashed: a new one is started). The remote daemon's OCaml state survives a restart while it is alive; use reset for a fresh environment.",
-      input: z.strictObject({ host: hostField }),
-      handler: async ({ host }) => {
-        checkName('host', host);
-        const live = this.hosts.get(host);
-        const stored = this.safeRead(() => this.hostStore.get(host), undefined);
-        if (!live && !stored) throw this.unknownTarget('host', host);
-        const socket = live?.remoteSocket ?? stored?.remote_socket ?? DEFAULT_REMOTE_SOCKET;
-        const peer = await this.once(`host:${host}`, async () => {
-          if (live) {
-            this.hosts.delete(host);
-            await live.stop('restarted');
-          }
-          return this.bringUpHost(host, socket);
-        });
-        return { host, remote_socket: peer.remoteSocket, restarted: true };
-      },
+        'Tear down the SSH connection for host and bring it up again. daemon: "keep" (default) reconnects to the remote daemon, keeping its OCaml state, and starts a new one when it is dead (stopping what is left of the old one); "restart" stops the remote daemon and starts a fresh one; "stop" stops the remote daemon and leaves the host disconnected. For a fresh OCaml environment on a live daemon use reset.',
+      input: z.strictObject({
+        host: hostField,
+        daemon: z
+          .enum(['keep', 'restart', 'stop'])
+          .default('keep')
+          .describe('keep the remote daemon if it is alive (default), restart it, or stop it'),
+      }),
+      handler: ({ host, daemon }, ctx) =>
+        this.asConnectFailure(host, async () => {
+          this.checkHostName(host);
+          const live = this.hosts.get(host);
+          const stored = await this.safeRead(() => this.hostStore.get(host), undefined);
+          if (!live && !stored) throw startFailure(host, 'unknown-host', this.unknownTarget('host', host).message);
+          const socket = live?.remoteSocket ?? stored?.remote_socket ?? DEFAULT_REMOTE_SOCKET;
+          return this.once(`host:${host}`, async () => {
+            if (live) {
+              this.hosts.delete(host);
+              await live.stop(daemon === 'stop' ? 'its daemon was stopped' : 'restarted');
+            }
+            if (daemon === 'stop') {
+              const stopped = await RemoteHost.stopRemote(host, this.remoteOptions(socket, ctx.signal));
+              return {
+                host,
+                remote_socket: stopped.socket,
+                stopped: true,
+                was_running: stopped.outcome.kind !== 'not-running',
+                ...(stopped.outcome.kind !== 'not-running' ? { daemon_pid: stopped.outcome.pid } : {}),
+                message: describeStop(stopped.outcome),
+              };
+            }
+            const peer = await this.bringUpHost(host, socket, daemon === 'restart' ? 'fresh' : 'reuse', ctx.signal);
+            return { host, remote_socket: peer.remoteSocket, restarted: true, daemon: daemon === 'restart' ? 'new' : 'kept-or-started' };
+          });
+        }),
     });
 
     this.tools.define({
@@ -295,7 +363,7 @@ export class SessionRouter implements TopupRouter {
       }),
       handler: async ({ host, description, os }) => {
         checkName('host', host);
-        if (!this.hosts.has(host) && !this.hostStore.get(host)) throw this.unknownTarget('host', host);
+        if (!this.hosts.has(host) && !(await this.hostStore.get(host))) throw this.unknownTarget('host', host);
         if (description === undefined && os === undefined) {
           throw new ToolError('update_host needs description and/or os; nothing to change', { phase: 'route' });
         }
@@ -373,7 +441,7 @@ export class SessionRouter implements TopupRouter {
       }),
       handler: async (args, ctx) => {
         checkName('session', args.session);
-        const stored = this.safeRead(() => this.sessionStore.get(args.session), undefined);
+        const stored = await this.safeRead(() => this.sessionStore.get(args.session), undefined);
         const prewarm = this.resolvePrewarm(args.prewarm ?? stored?.prewarm);
         const pool = args.pool ?? stored?.pool ?? 1;
         const family = this.families.get(args.session);
@@ -411,7 +479,7 @@ export class SessionRouter implements TopupRouter {
         checkName('session', session);
         const family = this.families.get(session);
         const primary = family?.primary ?? session;
-        const stored = this.safeRead(() => this.sessionStore.get(primary), undefined);
+        const stored = await this.safeRead(() => this.sessionStore.get(primary), undefined);
         if (!family && !stored) throw this.unknownTarget('session', session);
         const prewarm = this.resolvePrewarm(stored?.prewarm ?? family?.prewarm);
         const pool = stored?.pool ?? family?.pool ?? 1;
@@ -446,7 +514,7 @@ export class SessionRouter implements TopupRouter {
       }),
       handler: async ({ session, prewarm, pool }) => {
         checkName('session', session);
-        if (!this.sessions.has(session) && !this.sessionStore.get(session)) throw this.unknownTarget('session', session);
+        if (!this.sessions.has(session) && !(await this.sessionStore.get(session))) throw this.unknownTarget('session', session);
         if (prewarm === undefined && pool === undefined)
           throw new ToolError('update_local_session needs prewarm and/or pool; nothing to change', { phase: 'route' });
         const record = await this.sessionStore.set(session, {

@@ -27,12 +27,17 @@ export class SessionStore {
     return this.store.path;
   }
 
-  all(): Record<string, SessionConfig> {
-    return this.store.read().sessions;
+  async all(): Promise<Record<string, SessionConfig>> {
+    return (await this.store.read()).sessions;
   }
 
-  get(name: string): SessionConfig | undefined {
-    return this.all()[name];
+  /** Synchronous read, for the initialize instructions. */
+  allSync(): Record<string, SessionConfig> {
+    return this.store.readSync().sessions;
+  }
+
+  async get(name: string): Promise<SessionConfig | undefined> {
+    return (await this.all())[name];
   }
 
   /** Replace only the fields given (undefined leaves a field as it is). */
