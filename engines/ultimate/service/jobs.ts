@@ -110,6 +110,7 @@ export class JobRunner {
     const abort = new AbortController();
     const entry: RunningJob = { job, abort, done: Promise.resolve() };
     this.#running.set(jobId, entry);
+    const answer = structuredClone(job);
     entry.done = this.#execute(job, test, probe, abort.signal)
       .catch((e: unknown) => {
         if (e instanceof CancelledError || abort.signal.aborted) {
@@ -128,7 +129,7 @@ export class JobRunner {
         this.#save(job);
       })
       .finally(() => this.#running.delete(jobId));
-    return structuredClone(job);
+    return answer;
   }
 
   async #execute(job: Job, test: TestSpec, probe: StoredProbe | null, signal: AbortSignal): Promise<void> {

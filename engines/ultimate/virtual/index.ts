@@ -268,3 +268,4 @@ export { DebugStreamer, parseDestination } from './debug-streamer.js';
 export { VirtualFs, ROOTS } from './virtual-fs.js';
 export type { MachineSeam } from './machine-seam.js';
 export { runVirtualDeviceCli } from './cli.js';
+export { faultsFor, FaultInjector, type FaultSpec } from './fault-injection.js';

@@ -1,4 +1,4 @@
-; Failing test: expects 2 + 2 = 5 and reports fail code 4 ($84) with the wrong sum in RESULT.
+; Failing test: expects 2 + 2 = 5 and reports fail code 3 ($83) with the wrong sum in RESULT.
 !source "src/harness.asm"
 
 RESULT = $c000
@@ -10,7 +10,7 @@ test_main
         sta RESULT
         cmp #5
         beq +
-        lda #RESULT_FAIL+3
+        lda #RESULT_FAIL+2                ; $83: fail code 3
         rts
 +       lda #RESULT_PASS
         rts
