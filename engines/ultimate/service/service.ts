@@ -205,11 +205,14 @@ export class UltimateToolService {
 
   async #dispatch(req: http.IncomingMessage): Promise<Reply> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Routes match the path as sent: URL parsing would resolve "..", and an evidence name of ".."
+    // must reach the evidence route to be refused there as unregistered.
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     const method = req.method ?? 'GET';
-    const route = this.#routes.find((r) => r.re.test(url.pathname) && r.method === method);
+    const route = this.#routes.find((r) => r.re.test(path) && r.method === method);
     if (!route) {
       req.resume();
-      const other = this.#routes.some((r) => r.re.test(url.pathname));
+      const other = this.#routes.some((r) => r.re.test(path));
       throw new ServiceError(
         other ? 'invalid-request' : 'not-found',
         other
@@ -221,7 +224,7 @@ export class UltimateToolService {
     let body: unknown;
     if (method === 'POST') body = await this.#readBody(req);
     else req.resume();
-    return route.handler(route.re.exec(url.pathname)!, url, body);
+    return route.handler(route.re.exec(path)!, url, body);
   }
 
   async #readBody(req: http.IncomingMessage): Promise<unknown> {
