@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0)
+APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0 make g++ python3)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -83,7 +83,12 @@ describe('API schema 13', { timeout: 120_000 }, () => {
     assertError(await h.post('/v13/jobs', { test: 'sum-passes', targets: [] }), 400, 'invalid-request', /targets/);
     assertError(await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice', 'vice'] }), 400, 'invalid-request', /repeat/);
     assertError(await h.post('/v13/jobs', { test: 'no-such-test', targets: ['vice'] }), 400, 'invalid-request', /no test "no-such-test"/);
-    assertError(await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'], baseline_run_id: 'x' }), 400, 'invalid-request', /baseline_run_id/);
+    assertError(
+      await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'], baseline_run_id: 'x' }),
+      400,
+      'invalid-request',
+      /baseline_run_id/,
+    );
     assertError(await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'], baseline_run_id: UNKNOWN_UUID }), 404, 'not-found');
     assertError(await h.post('/v13/jobs', '{not json'), 400, 'invalid-request', /not JSON/);
     assertError(await h.post('/v13/probes', { strict_gate: 'yes' }), 400, 'invalid-request', /strict_gate/);
@@ -165,7 +170,14 @@ describe('API schema 13', { timeout: 120_000 }, () => {
     assert.equal(limit.schema.maximum, 100);
     const run = r.body.paths['/v13/runs/{run_id}'].get.responses['200'].content['application/json'].schema;
     assert.equal(run.properties.run.properties.run_record_schema_version.const, 9);
-    for (const p of ['/v13/project', '/v13/targets', '/v13/jobs/active', '/v13/probes', '/v13/comparisons/runs', '/v13/runs/{run_id}/resolve'])
+    for (const p of [
+      '/v13/project',
+      '/v13/targets',
+      '/v13/jobs/active',
+      '/v13/probes',
+      '/v13/comparisons/runs',
+      '/v13/runs/{run_id}/resolve',
+    ])
       assert.ok(r.body.paths[p], p);
   });
 

@@ -18,7 +18,13 @@ after(async () => {
 
 async function runBoth(test: string): Promise<{ job: any; runs: any[] }> {
   const probe = await h.probe();
-  const start = await h.post('/v13/jobs', { test, targets: ['vice', 'ultimate'], probe_id: probe, confirmed_reset_count: 1, confirmed_reu_write_count: 0 });
+  const start = await h.post('/v13/jobs', {
+    test,
+    targets: ['vice', 'ultimate'],
+    probe_id: probe,
+    confirmed_reset_count: 1,
+    confirmed_reu_write_count: 0,
+  });
   assert.equal(start.status, 201, JSON.stringify(start.body));
   assert.equal(start.body.job.state, 'queued');
   const job = await h.waitJob(start.body.job.job_id);
@@ -83,7 +89,9 @@ describe('example project on both targets', { timeout: 240_000 }, () => {
     for (const run of runs) {
       assert.equal(run.status, 'passed', run.status_reason);
       assert.deepEqual(run.screen_match, { text: 'HELLO FROM THE C64 PROJECT', row: null, matched: true, found_at: { row: 0, column: 0 } });
-      const png = PNG.sync.read(Buffer.from((await h.get(`/v13/runs/${run.run_id}/evidence/screenshot.png`)).body.evidence.base64, 'base64'));
+      const png = PNG.sync.read(
+        Buffer.from((await h.get(`/v13/runs/${run.run_id}/evidence/screenshot.png`)).body.evidence.base64, 'base64'),
+      );
       // Row 0 of the text area holds glyph pixels in a colour other than the background.
       const px = (x: number, y: number) => png.data.readUInt32BE((y * png.width + x) * 4);
       const bg = px(32 + 39 * 8, 32 + 4);
@@ -105,7 +113,8 @@ describe('example project on both targets', { timeout: 240_000 }, () => {
       assert.equal(cs.site.address, broken + 1, 'the BRK follows the PHA at "broken"');
       assert.equal(cs.site.exact, true);
       const names = run.evidence.map((e: any) => e.name);
-      for (const n of ['crash-context.bin', 'crash-stack.bin', 'crash-zero-page.bin', 'crash-globals.json']) assert.ok(names.includes(n), n);
+      for (const n of ['crash-context.bin', 'crash-stack.bin', 'crash-zero-page.bin', 'crash-globals.json'])
+        assert.ok(names.includes(n), n);
       const globals = JSON.parse((await h.get(`/v13/runs/${run.run_id}/evidence/crash-globals.json`)).body.evidence.text);
       assert.deepEqual(globals, [{ name: 'COUNTER', address: 0xfb, address_hex: '$00FB', bytes: '2a' }]);
       const zp = (await h.get(`/v13/runs/${run.run_id}/evidence/crash-zero-page.bin`)).body.evidence;
@@ -120,7 +129,10 @@ describe('example project on both targets', { timeout: 240_000 }, () => {
       assert.ok(run.observations.progress_markers.length >= 1);
     }
     // The vice target stops on every $D7FF store, so it sees every marker in order.
-    assert.deepEqual(tl.runs[0].observations.progress_markers, Array.from({ length: 16 }, (_, i) => i + 1));
+    assert.deepEqual(
+      tl.runs[0].observations.progress_markers,
+      Array.from({ length: 16 }, (_, i) => i + 1),
+    );
     const hang = await runBoth('hang-times-out');
     for (const run of hang.runs) {
       assert.equal(run.status, 'timed_out');

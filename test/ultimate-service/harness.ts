@@ -63,7 +63,10 @@ export async function startHarness(
 ): Promise<Harness> {
   const work = mkdtempSync(join(tmpdir(), 'ultimate-svc-test-'));
   const project = join(work, 'project');
-  cpSync(opts.project ?? exampleProject, project, { recursive: true, filter: (s) => !s.includes(`${'/'}build`) && !s.endsWith('.ultimate-tool') });
+  cpSync(opts.project ?? exampleProject, project, {
+    recursive: true,
+    filter: (s) => !s.includes(`${'/'}build`) && !s.endsWith('.ultimate-tool'),
+  });
   opts.mutateProject?.(project);
   const store = join(work, 'store');
   const { dev, counts } = await countedDevice();
@@ -73,12 +76,18 @@ export async function startHarness(
     storeDir: store,
     port: 0,
     vice: { command: virtualViceCommand() },
-    ultimate: { device: { baseUrl: `http://127.0.0.1:${dev.ports.http}`, ftpPort: dev.ports.ftp, dmaPort: dev.ports.dma }, virtualDevice: true },
+    ultimate: {
+      device: { baseUrl: `http://127.0.0.1:${dev.ports.http}`, ftpPort: dev.ports.ftp, dmaPort: dev.ports.dma },
+      virtualDevice: true,
+    },
     now: () => Date.now() + clock.offsetMs,
     ...opts.service,
   });
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${svc.url}${path}`, { method, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const r = await fetch(`${svc.url}${path}`, {
+      method,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     return { status: r.status, body: await r.json() };
   };
   const h: Harness = {

@@ -86,7 +86,13 @@ describe('ultimate-tool serve as a process', { timeout: 240_000 }, () => {
     let killedJob: string;
     try {
       const probe1 = (await call(first.url, 'POST', '/v13/probes', {})).body.probe.probe_id;
-      const ok = await call(first.url, 'POST', '/v13/jobs', { test: 'sum-passes', targets: ['ultimate'], probe_id: probe1, confirmed_reset_count: 1, confirmed_reu_write_count: 0 });
+      const ok = await call(first.url, 'POST', '/v13/jobs', {
+        test: 'sum-passes',
+        targets: ['ultimate'],
+        probe_id: probe1,
+        confirmed_reset_count: 1,
+        confirmed_reu_write_count: 0,
+      });
       const okJob = await waitFor('the first job', async () => {
         const j = (await call(first.url, 'GET', `/v13/jobs/${ok.body.job.job_id}`)).body.job;
         return j.state === 'finished' ? j : undefined;
@@ -152,7 +158,13 @@ describe('ultimate-tool serve as a process', { timeout: 240_000 }, () => {
       await rec('GET', '/v13/project');
       const probe = (await rec('POST', '/v13/probes', {})).body.probe;
       texts.push(JSON.stringify(probe));
-      const job = await rec('POST', '/v13/jobs', { test: 'brk-crash', targets: ['vice', 'ultimate'], probe_id: probe.probe_id, confirmed_reset_count: 1, confirmed_reu_write_count: 0 });
+      const job = await rec('POST', '/v13/jobs', {
+        test: 'brk-crash',
+        targets: ['vice', 'ultimate'],
+        probe_id: probe.probe_id,
+        confirmed_reset_count: 1,
+        confirmed_reu_write_count: 0,
+      });
       const done = await waitFor('the job', async () => {
         const j = await rec('GET', `/v13/jobs/${job.body.job.job_id}`);
         return ['finished', 'failed'].includes(j.body.job.state) ? j.body.job : undefined;

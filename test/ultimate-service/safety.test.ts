@@ -165,7 +165,13 @@ describe('physical-device safety with a declared REU image', { timeout: 120_000 
     assert.equal(project.body.project.ultimate_reu_image, 'reu.bin');
     const id = await h.probe();
     const before = counts(h);
-    const zero = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['ultimate'], repeat: 2, probe_id: id, confirmed_reset_count: 2 });
+    const zero = await h.post('/v13/jobs', {
+      test: 'sum-passes',
+      targets: ['ultimate'],
+      repeat: 2,
+      probe_id: id,
+      confirmed_reset_count: 2,
+    });
     assert.equal(zero.body.error.code, 'confirmed_count_mismatch');
     assert.match(zero.body.error.message, /REU image reu\.bin/);
     assert.deepEqual(counts(h), before);

@@ -31,6 +31,8 @@ export type BuildResult =
       command: string[];
       exitCode: number;
       durationMs: number;
+      /** The build command alone (the assembler), without the copy and the snapshot. */
+      commandMs: number;
       stdout: Buffer;
       stderr: Buffer;
       artifacts: Map<string, BuiltArtifact>;
@@ -42,6 +44,7 @@ export type BuildResult =
       signal: string | null;
       timedOut: boolean;
       durationMs: number;
+      commandMs: number;
       stdout: Buffer;
       stderr: Buffer;
       reason: string;
@@ -89,6 +92,7 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
     });
     const out = capped();
     const err = capped();
+    const commandStarted = performance.now();
     const [cmd, ...args] = command as [string, ...string[]];
     const outcome = await new Promise<{ code: number | null; signal: string | null; timedOut: boolean; spawnError?: string }>((done) => {
       const child = spawn(cmd, args, { cwd: copy, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -113,8 +117,9 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
         done({ code, signal, timedOut });
       });
     });
+    const commandMs = performance.now() - commandStarted;
     const durationMs = performance.now() - started;
-    const base = { command, durationMs, stdout: out.value(), stderr: err.value() };
+    const base = { command, durationMs, commandMs, stdout: out.value(), stderr: err.value() };
     if (outcome.spawnError !== undefined)
       return {
         ok: false,
@@ -176,7 +181,7 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
         timedOut: false,
         reason: `the build succeeded but did not produce ${missing.join(', ')} (named in ultimate-tool.json)`,
       };
-    return { ok: true, ...base, exitCode: 0, artifacts };
+    return { ok: true, ...base, durationMs: performance.now() - started, exitCode: 0, artifacts };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -139,10 +139,11 @@ export class JobRunner {
       if (t === undefined) return fn();
       return this.#leases.with(t, job.job_id, () => withLeases(i + 1, fn), signal);
     };
+    const jobTimings: Record<string, number> = {};
     await withLeases(0, async () => {
       job.state = 'running';
       job.started_at = this.#iso();
-      this.#setPhase(job, 'starting');
+      this.#setPhase(job, 'starting', true);
       const manifest = await this.ctx.loadManifest();
 
       // Ultimate: the identity must be what the probe saw, before anything touches the device.
@@ -153,8 +154,10 @@ export class JobRunner {
         this.#setPhase(job, 'ultimate: checking the device identity against the probe');
         device = new UltimateDevice(u.device);
         let now: Record<string, unknown>;
+        const tProbe = performance.now();
         try {
           now = identityOf(await this.#probeWithPolicy(device, job.strict_gate));
+          jobTimings.identity_probe_ms = performance.now() - tProbe;
         } catch (e) {
           await device.close();
           throw new ServiceError('target_unavailable', `the device did not answer the identity re-probe: ${(e as Error).message}`, 503);
@@ -180,7 +183,7 @@ export class JobRunner {
         job.state = 'finished';
         job.finished_at = this.#iso();
         job.error = { code: 'build_failed', message: build.reason };
-        this.#setPhase(job, 'finished: build failed');
+        this.#setPhase(job, 'finished: build failed', true);
         return;
       }
       const artifact = build.artifacts.get(test.artifact);
@@ -214,7 +217,7 @@ export class JobRunner {
           for (let i = 0; i < job.repeat; i++) {
             if (signal.aborted) throw new CancelledError('stopped');
             this.#setPhase(job, `${target}: run ${i + 1} of ${job.repeat}`);
-            const r = await this.#runOnce(job, test, target, conn, artifact, build, buildInfo, reuImage, comparison);
+            const r = await this.#runOnce(job, test, target, conn, artifact, build, buildInfo, reuImage, comparison, jobTimings);
             comparison = r.comparison;
             if (r.status === 'error' && job.strict_gate)
               throw new ServiceError('target_unavailable', `strict_gate: the run failed closed on the first error: ${r.reason}`, 503);
@@ -225,13 +228,14 @@ export class JobRunner {
       }
       job.state = 'finished';
       job.finished_at = this.#iso();
-      this.#setPhase(job, 'finished');
+      this.#setPhase(job, 'finished', true);
     });
   }
 
-  #setPhase(job: Job, phase: string): void {
+  /** Phases are served from memory (get_job reads the live job); only state changes hit the store. */
+  #setPhase(job: Job, phase: string, persist = false): void {
     job.progress.phase = phase;
-    this.#save(job);
+    if (persist) this.#save(job);
   }
 
   async #probeWithPolicy(device: UltimateDevice, strict: boolean) {
@@ -284,6 +288,7 @@ export class JobRunner {
     buildInfo: Record<string, unknown>,
     reuImage: Uint8Array | null,
     comparison: Record<string, unknown> | null | undefined,
+    jobTimings: Record<string, number>,
   ): Promise<{ status: RunStatus; reason: string; comparison: Record<string, unknown> | null }> {
     const runId = randomUUID();
     const started = this.#iso();
@@ -331,10 +336,13 @@ export class JobRunner {
     };
     if (comparison === undefined) comparison = await this.#compare(job, record);
     record.comparison = comparison;
+    await ev.sync();
     const total = performance.now() - t0;
     const deviceMs = conn.deviceMs - deviceBefore;
     record.timings = {
+      ...jobTimings,
       build_ms: Number(buildInfo.duration_ms ?? 0),
+      build_command_ms: Number(buildInfo.command_ms ?? 0),
       ...phases,
       record_ms: performance.now() - tRecord,
       run_total_ms: total,
@@ -342,7 +350,6 @@ export class JobRunner {
       service_ms: Math.max(0, total - deviceMs),
     };
     record.finished_at = this.#iso();
-    await ev.sync();
     this.ctx.store.insertRun(record);
     job.run_ids.push(runId);
     job.progress.completed_runs++;
@@ -474,6 +481,7 @@ function summarizeBuild(b: BuildResult): Record<string, unknown> {
     command: b.command,
     exit_code: b.exitCode,
     duration_ms: Math.round(b.durationMs * 100) / 100,
+    command_ms: Math.round(b.commandMs * 100) / 100,
     ...(b.ok ? {} : { reason: b.reason, timed_out: b.timedOut }),
     logs: ['build-stdout.txt', 'build-stderr.txt'],
     clean_copy: true,

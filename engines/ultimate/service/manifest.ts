@@ -114,6 +114,9 @@ export function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
 }
 
+const cache = new Map<string, { text: string; manifest: Manifest }>();
+
+/** Reads and validates the manifest; an unchanged file is not validated again. */
 export async function loadManifest(projectRoot: string): Promise<Manifest> {
   const file = join(projectRoot, MANIFEST_FILE);
   let text: string;
@@ -122,6 +125,14 @@ export async function loadManifest(projectRoot: string): Promise<Manifest> {
   } catch (e) {
     throw new ManifestError(`cannot read ${file}: ${(e as Error).message}`);
   }
+  const hit = cache.get(file);
+  if (hit && hit.text === text) return structuredClone(hit.manifest);
+  const manifest = parseManifestText(file, text);
+  cache.set(file, { text, manifest });
+  return structuredClone(manifest);
+}
+
+function parseManifestText(file: string, text: string): Manifest {
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -68,6 +68,7 @@ export class ServiceStore {
       );
       CREATE INDEX IF NOT EXISTS runs_by_test ON runs(test, seq);
       CREATE INDEX IF NOT EXISTS runs_by_target ON runs(target, seq);
+      CREATE INDEX IF NOT EXISTS runs_by_test_target ON runs(test, target, seq);
       CREATE TRIGGER IF NOT EXISTS runs_immutable_update BEFORE UPDATE ON runs
         BEGIN SELECT RAISE(ABORT, 'run records are immutable'); END;
       CREATE TRIGGER IF NOT EXISTS runs_immutable_delete BEFORE DELETE ON runs

@@ -76,7 +76,7 @@ export class VirtualHttpServer {
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse, maxBody: number): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://virtual');
-    if (takeFault(this.opts.device, req.method ?? 'GET', url.pathname, (status) => (req.resume(), send(res, { status, json: { errors: ['Injected fault.'] } })))) return;
+    if (takeFault(this.opts.device, req, res)) return;
     if (!url.pathname.startsWith('/v1/')) {
       req.resume();
       return bare404(res);

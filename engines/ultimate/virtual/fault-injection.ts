@@ -2,6 +2,7 @@
 // `faultsFor(device).failNext({ method, path })` makes the next matching request answer with an
 // error status (default 503) instead of reaching the route. Kept in a WeakMap so the device
 // classes carry no test-only fields; the HTTP server calls `takeFault` once per request.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface FaultSpec {
   method?: string;
@@ -42,10 +43,13 @@ export function faultsFor(device: object): FaultInjector {
   return f;
 }
 
-/** The hook: answers an injected fault and returns true, or returns false. */
-export function takeFault(device: object, method: string, path: string, answer: (status: number) => void): boolean {
-  const status = registry.get(device)?.take(method, path);
+/** The hook in the HTTP server: answers an injected fault and returns true, or returns false. */
+export function takeFault(device: object, req: IncomingMessage, res: ServerResponse): boolean {
+  const path = new URL(req.url ?? '/', 'http://virtual').pathname;
+  const status = registry.get(device)?.take(req.method ?? 'GET', path);
   if (status === undefined) return false;
-  answer(status);
+  req.resume();
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ errors: ['Injected fault.'] }));
   return true;
 }
