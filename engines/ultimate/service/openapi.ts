@@ -97,6 +97,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
   }
   cached = {
     openapi: '3.1.0',
+    // OpenAPI allows only x- extensions at the top level; this is the document's api_schema_version.
+    'x-api-schema-version': S.API_SCHEMA_VERSION,
     info: { title: 'Ultimate Tool service', version, description: 'API schema 13: projects, builds, targets, jobs, runs, evidence.' },
     servers: [{ url: 'http://127.0.0.1:6464' }],
     paths,

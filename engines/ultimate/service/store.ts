@@ -1,6 +1,6 @@
 // The service's state in one embedded SQLite database (better-sqlite3): runs, jobs and probes.
 // Why SQLite: a run record must survive `kill -9` at any moment and never be seen half-written;
-// SQLite's journal gives that per transaction (WAL, synchronous=FULL), and list_runs pages over
+// SQLite's journal gives that per transaction (WAL), and list_runs pages over
 // 10,000+ runs by index instead of reading files. Run records are immutable: a trigger refuses
 // UPDATE and DELETE on the runs table, so "written once" is enforced by the store, not by hope.
 // Evidence bytes live in files under `<dir>/runs/<run_id>/`, written durably BEFORE the record
@@ -54,7 +54,10 @@ export class ServiceStore {
     mkdirSync(join(dir, 'runs'), { recursive: true, mode: 0o700 });
     this.#db = new Database(join(dir, 'service.sqlite3'));
     this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = FULL');
+    // WAL + NORMAL: a commit survives the death of this process at any instant (kill -9); after an
+    // OS crash or power loss the last commits may be rolled back — whole, never half. FULL would
+    // add an fsync to every job-state change for a guarantee the contract does not ask for.
+    this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma('busy_timeout = 5000');
     this.#db.exec(`
       CREATE TABLE IF NOT EXISTS runs (
