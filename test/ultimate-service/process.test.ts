@@ -139,6 +139,45 @@ describe('ultimate-tool serve as a process', { timeout: 240_000 }, () => {
     }
   });
 
+  it('kill -9 of the service while a vice run is going: the emulator it launched goes away too', async () => {
+    const project = copyProject('vice-killed', (m) => {
+      m.tests.find((t: any) => t.name === 'hang-times-out').budget.time_ms = 120_000;
+    });
+    const s = await serve([
+      '--project',
+      project,
+      '--store',
+      join(work, 'vice-killed-store'),
+      '--vice-command',
+      virtualViceCommand().join(' '),
+    ]);
+    let emulator: number;
+    try {
+      const job = (await call(s.url, 'POST', '/v13/jobs', { test: 'hang-times-out', targets: ['vice'] })).body.job;
+      await waitFor('the vice run', async () => {
+        const j = (await call(s.url, 'GET', `/v13/jobs/${job.job_id}`)).body.job;
+        return /vice: run 1/.test(j.progress.phase) ? j : undefined;
+      });
+      const children = spawnSync('pgrep', ['-P', String(s.child.pid)], { encoding: 'utf8' })
+        .stdout.trim()
+        .split('\n')
+        .filter(Boolean);
+      assert.equal(children.length, 1, `expected the one emulator child, got ${children.join(',')}`);
+      emulator = Number(children[0]);
+      assert.match(readFileSync(`/proc/${emulator}/cmdline`, 'utf8'), /virtual-vice/);
+    } finally {
+      await stopServe(s, 'SIGKILL');
+    }
+    await waitFor('the orphaned emulator to exit', async () => {
+      try {
+        process.kill(emulator, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
+  });
+
   it('C64U_PASSWORD never appears in responses, logs, stdout or the store', async () => {
     const secret = 'pw-Zq81-never-to-be-seen';
     const project = copyProject('secret');
