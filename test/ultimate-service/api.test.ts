@@ -51,7 +51,7 @@ describe('API schema 13', { timeout: 120_000 }, () => {
     assert.equal(r.body.project.manifest.name, 'c64-example');
     assert.deepEqual(
       r.body.project.tests.map((t: any) => t.name),
-      ['sum-passes', 'arithmetic-fails', 'greeting-on-screen', 'brk-crash', 'timeline-probe', 'hang-times-out'],
+      ['sum-passes', 'sum-passes-ca65', 'arithmetic-fails', 'greeting-on-screen', 'brk-crash', 'timeline-probe', 'hang-times-out'],
     );
     assert.equal(r.body.project.ultimate_reu_image, null);
     assert.equal(r.body.project.tests.find((t: any) => t.name === 'timeline-probe').memory_checkpoint_capture, true);

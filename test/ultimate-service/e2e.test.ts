@@ -75,6 +75,21 @@ describe('example project on both targets', { timeout: 240_000 }, () => {
     assert.equal(h.counts.resets >= 1, true);
   });
 
+  it('the ca65/ld65 build runs too and snapshots ld65 label and map files', async () => {
+    const { runs } = await runBoth('sum-passes-ca65');
+    for (const run of runs) {
+      assert.equal(run.status, 'passed', run.status_reason);
+      const roles = run.supporting_artifacts.map((a: any) => [a.role, a.format, a.name]);
+      assert.deepEqual(roles, [
+        ['prg', 'c64-prg', 'sum-ca65.prg'],
+        ['labels', 'ld65-labels', 'sum-ca65.lbl'],
+        ['map', 'ld65-map', 'sum-ca65.map'],
+      ]);
+      const map = await h.get(`/v13/runs/${run.run_id}/evidence/sum-ca65.map`);
+      assert.match(map.body.evidence.text, /Segment list/);
+    }
+  });
+
   it('a failing test fails with the reported code and the wrong value in memory', async () => {
     const { runs } = await runBoth('arithmetic-fails');
     for (const run of runs) {
