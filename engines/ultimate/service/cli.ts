@@ -142,6 +142,10 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
   process.stdout.write(
     `${JSON.stringify({ url: service.url, port: service.port, store: service.store.dir, virtual_device: args.virtualDevice })}\n`,
   );
+  if (!ultimate)
+    logger.warn(
+      'no Ultimate configured (C64U_HOST is not set): the ultimate target is unavailable; start with --virtual-device to run against a virtual Ultimate 64 (an emulation) instead',
+    );
   logger.info(
     `serving ${service.projectRoot} on ${service.url}${args.virtualDevice ? ' with a virtual Ultimate 64 (an emulation, not hardware)' : ''}`,
   );
