@@ -19,10 +19,9 @@ cpSync(example, project, { recursive: true, filter: (s) => !s.includes('/build')
 // little HTTP client's) alone: a load-robust measure next to the wall-clock split.
 const devProc = spawn(
   process.execPath,
-  ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'bin', 'ultimate-tool.ts'), 'virtual-device'],
-  {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  },
+  ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'bin', 'ultimate-tool.ts'), 'virtual-device', '--exit-on-stdin-close'],
+  // stdin is a pipe held by this process: the device exits with us even if we are killed.
+  { stdio: ['pipe', 'pipe', 'ignore'] },
 );
 const ports = await new Promise<{ http: number; ftp: number; dma: number }>((resolve) => {
   let buf = '';
@@ -31,7 +30,17 @@ const ports = await new Promise<{ http: number; ftp: number; dma: number }>((res
     if (buf.includes('\n')) resolve(JSON.parse(buf.split('\n')[0]!));
   });
 });
-const dev = { ports, stop: async () => void devProc.kill('SIGTERM') };
+const dev = {
+  ports,
+  async stop() {
+    const gone = new Promise((r) => devProc.once('exit', r));
+    devProc.stdin!.end();
+    devProc.kill('SIGTERM');
+    const force = setTimeout(() => devProc.kill('SIGKILL'), 3000);
+    await gone;
+    clearTimeout(force);
+  },
+};
 const svc = await UltimateToolService.start({
   projectDir: project,
   storeDir: join(work, 'store'),

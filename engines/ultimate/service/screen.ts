@@ -64,23 +64,23 @@ export function renderScreenPng(s: ScreenSnapshot): Buffer {
   const width = COLUMNS * 8 + 2 * BORDER;
   const height = ROWS * 8 + 2 * BORDER;
   const png = new PNG({ width, height, colorType: 2, inputColorType: 2, inputHasAlpha: false });
+  // Border everywhere (one fill with a 3-byte pattern), then the 40x25 cells row by row.
+  const rgb = (c: number) => Buffer.from(PALETTE[c & 15] ?? [0, 0, 0]);
   const data = Buffer.alloc(width * height * 3);
-  const put = (x: number, y: number, colour: number) => {
-    const [r, g, b] = PALETTE[colour & 15] ?? [0, 0, 0];
-    const o = (y * width + x) * 3;
-    data[o] = r;
-    data[o + 1] = g;
-    data[o + 2] = b;
-  };
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) put(x, y, s.border);
+  data.fill(rgb(s.border));
+  const bg = rgb(s.background);
   for (let r = 0; r < ROWS; r++) {
     for (let c = 0; c < COLUMNS; c++) {
       const code = s.screen[r * COLUMNS + c] ?? 32;
-      const fg = s.colour[r * COLUMNS + c] ?? 14;
+      const fg = rgb(s.colour[r * COLUMNS + c] ?? 14);
       for (let py = 0; py < 8; py++) {
         const bits = charset[code * 8 + py] ?? 0;
-        for (let px = 0; px < 8; px++) {
-          put(BORDER + c * 8 + px, BORDER + r * 8 + py, bits & (0x80 >> px) ? fg : s.background);
+        let o = ((BORDER + r * 8 + py) * width + BORDER + c * 8) * 3;
+        for (let px = 0; px < 8; px++, o += 3) {
+          const col = bits & (0x80 >> px) ? fg : bg;
+          data[o] = col[0]!;
+          data[o + 1] = col[1]!;
+          data[o + 2] = col[2]!;
         }
       }
     }
