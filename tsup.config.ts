@@ -13,6 +13,7 @@ const candidates: Record<string, string> = {
   'engines/lispex/worker': 'engines/lispex/worker.ts',
   'engines/ultimate/index': 'engines/ultimate/index.ts',
   'engines/ultimate/virtual/index': 'engines/ultimate/virtual/index.ts',
+  'engines/ultimate/service/index': 'engines/ultimate/service/index.ts',
   'adapters/topup/index': 'adapters/topup/index.ts',
   'adapters/lispex/index': 'adapters/lispex/index.ts',
   'adapters/ultimate/index': 'adapters/ultimate/index.ts',

@@ -23,9 +23,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     },
   },
   'ultimate-tool': {
-    summary: 'Ultimate 64 tooling: `ultimate-tool virtual-device` runs a virtual Ultimate 64',
+    summary: 'Ultimate 64 tooling: `ultimate-tool serve` (project service), `virtual-device`, `virtual-vice`',
     run: async (argv) => {
-      process.exitCode = await (await import('../engines/ultimate/cli.js')).runUltimateToolCli(argv);
+      process.exitCode = await (await import('./ultimate-tool-dispatch.js')).runUltimateTool(argv);
     },
   },
   example: {

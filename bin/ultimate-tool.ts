@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// ultimate-tool: the Ultimate engine's command line (see engines/ultimate/cli.ts).
-import { runUltimateToolCli } from '../engines/ultimate/cli.js';
+// ultimate-tool: the Ultimate engine's command line (subcommands in bin/ultimate-tool-dispatch.ts).
+import { runUltimateTool } from './ultimate-tool-dispatch.js';
 
-runUltimateToolCli(process.argv.slice(2)).then(
+runUltimateTool(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -1,0 +1,227 @@
+// Every body of the HTTP API (API schema 13) as a zod schema: requests are parsed with them, and
+// the OpenAPI document (openapi.ts) is generated from the very same objects, so the published
+// document cannot drift from what the routes accept and answer.
+import { z } from 'zod';
+
+export const API_SCHEMA_VERSION = 13;
+export const RUN_RECORD_SCHEMA_VERSION = 9;
+
+export const ErrorCodeSchema = z.enum([
+  'not-found',
+  'invalid-request',
+  'probe_expired',
+  'probe_consumed',
+  'probe_unknown',
+  'probe_strictness_mismatch',
+  'confirmed_count_mismatch',
+  'identity_changed',
+  'target_unavailable',
+  'evidence_not_registered',
+  'evidence_checksum_mismatch',
+  'evidence_too_large',
+  'build_failed',
+  'internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+export const ErrorBodySchema = z.object({
+  api_schema_version: z.literal(API_SCHEMA_VERSION),
+  error: z.object({
+    code: ErrorCodeSchema,
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'expected a lower-case UUID v4');
+export const UuidSchema = Uuid;
+export const TargetNameSchema = z.enum(['vice', 'ultimate']);
+export type TargetName = z.infer<typeof TargetNameSchema>;
+const Timestamp = z.string().describe('ISO 8601 UTC');
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+// ---- requests ----
+
+export const ProbeRequestSchema = z.strictObject({ strict_gate: z.boolean().default(false) });
+
+export const JobRequestSchema = z.strictObject({
+  test: z.string().min(1).max(64),
+  targets: z
+    .array(TargetNameSchema)
+    .min(1)
+    .max(2)
+    .refine((t) => new Set(t).size === t.length, 'targets must not repeat'),
+  repeat: z.number().int().min(1).max(100).default(1),
+  baseline_run_id: Uuid.optional(),
+  strict_gate: z.boolean().default(false),
+  probe_id: z.string().min(1).max(100).optional(),
+  confirmed_reset_count: z.number().int().min(0).max(1000).optional(),
+  confirmed_reu_write_count: z.number().int().min(0).max(1000).optional(),
+});
+export type JobRequest = z.infer<typeof JobRequestSchema>;
+
+export const RunsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(200).optional(),
+  test: z.string().min(1).max(64).optional(),
+  target: TargetNameSchema.optional(),
+});
+
+export const ResolveQuerySchema = z.strictObject({
+  address: z.string().min(1).max(12).describe('decimal, $ABCD or 0xABCD'),
+  context: z.string().min(1).max(200).optional(),
+});
+
+export const CompareQuerySchema = z.strictObject({
+  baseline: Uuid,
+  candidate: Uuid,
+  context: z.string().min(1).max(200).optional(),
+});
+
+// ---- payloads ----
+
+export const JobStateSchema = z.enum(['queued', 'running', 'finished', 'failed', 'cancelled']);
+export const JobSchema = z.object({
+  job_id: z.string(),
+  state: JobStateSchema,
+  test: z.string(),
+  targets: z.array(TargetNameSchema),
+  repeat: z.number().int(),
+  strict_gate: z.boolean(),
+  baseline_run_id: Uuid.nullable(),
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  finished_at: Timestamp.nullable(),
+  progress: z.object({ completed_runs: z.number().int(), total_runs: z.number().int(), phase: z.string() }),
+  run_ids: z.array(Uuid),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type Job = z.infer<typeof JobSchema>;
+
+export const EvidenceEntrySchema = z.object({
+  name: z.string(),
+  media_type: z.string(),
+  size: z.number().int(),
+  sha256: Sha256,
+});
+export type EvidenceEntry = z.infer<typeof EvidenceEntrySchema>;
+
+export const SupportingArtifactSchema = z.object({
+  role: z.enum(['prg', 'labels', 'map', 'dbg', 'listing']),
+  format: z.string(),
+  name: z.string(),
+  size: z.number().int(),
+  sha256: Sha256,
+});
+export type SupportingArtifact = z.infer<typeof SupportingArtifactSchema>;
+
+export const RunStatusSchema = z.enum(['passed', 'failed', 'crashed', 'timed_out', 'error']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const ScreenMatchResultSchema = z.object({
+  text: z.string(),
+  row: z.number().int().nullable(),
+  matched: z.boolean(),
+  found_at: z.object({ row: z.number().int(), column: z.number().int() }).nullable(),
+});
+
+export const CrashStateSchema = z.object({
+  handoff: z.literal('harness-crash-area-v1'),
+  kind: z.enum(['brk', 'nmi', 'unknown']),
+  registers: z.object({ a: z.number(), x: z.number(), y: z.number(), p: z.number(), sp: z.number(), pc: z.number() }),
+  site: z.object({ address: z.number().int(), address_hex: z.string(), exact: z.boolean(), note: z.string() }).nullable(),
+  evidence: z.object({ context: z.string(), stack: z.string(), zero_page: z.string(), globals: z.string().nullable() }),
+});
+
+export const RunRecordSchema = z.object({
+  run_record_schema_version: z.literal(RUN_RECORD_SCHEMA_VERSION),
+  run_id: Uuid,
+  job_id: z.string(),
+  test: z.string(),
+  target: TargetNameSchema,
+  target_identity: z.record(z.string(), z.unknown()),
+  emulation: z.boolean(),
+  candidate: z.object({
+    artifact_sha256: Sha256.nullable(),
+    artifact_name: z.string(),
+    build: z.record(z.string(), z.unknown()),
+  }),
+  started_at: Timestamp,
+  finished_at: Timestamp,
+  timings: z.record(z.string(), z.number()),
+  expectations: z.record(z.string(), z.unknown()),
+  observations: z.record(z.string(), z.unknown()),
+  status: RunStatusSchema,
+  status_reason: z.string(),
+  screen_match: ScreenMatchResultSchema.nullable(),
+  supporting_artifacts: z.array(SupportingArtifactSchema),
+  evidence: z.array(EvidenceEntrySchema),
+  crash_state: CrashStateSchema.nullable(),
+  comparison: z.record(z.string(), z.unknown()).nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+export const RunSummarySchema = z.object({
+  run_id: Uuid,
+  job_id: z.string(),
+  test: z.string(),
+  target: TargetNameSchema,
+  status: RunStatusSchema,
+  emulation: z.boolean(),
+  artifact_sha256: Sha256.nullable(),
+  started_at: Timestamp,
+  finished_at: Timestamp,
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export const TargetInfoSchema = z.object({
+  target: TargetNameSchema,
+  available: z.boolean(),
+  reason: z.string().nullable(),
+  emulation: z.boolean(),
+  description: z.string(),
+  identity: z.record(z.string(), z.unknown()).optional(),
+});
+export type TargetInfo = z.infer<typeof TargetInfoSchema>;
+
+export const ProbeSchema = z.object({
+  probe_id: z.string(),
+  expires_at: Timestamp,
+  strict_gate: z.boolean(),
+  identity: z.record(z.string(), z.unknown()),
+  firmware: z.string(),
+  core: z.string(),
+  capabilities: z.array(z.string()),
+  emulation: z.boolean(),
+});
+export type Probe = z.infer<typeof ProbeSchema>;
+
+export const EvidenceReadSchema = z.object({
+  name: z.string(),
+  media_type: z.string(),
+  size: z.number().int(),
+  sha256: Sha256,
+  kind: z.enum(['text', 'image', 'binary']),
+  text: z.string().optional(),
+  base64: z.string().optional(),
+});
+
+const envelope = <T extends z.ZodRawShape>(shape: T) => z.object({ api_schema_version: z.literal(API_SCHEMA_VERSION), ...shape });
+
+export const ProjectPayloadSchema = envelope({
+  project: z.object({
+    root: z.string(),
+    manifest: z.record(z.string(), z.unknown()),
+    tests: z.array(z.record(z.string(), z.unknown())),
+    ultimate_reu_image: z.string().nullable(),
+  }),
+});
+export const TargetsPayloadSchema = envelope({ targets: z.array(TargetInfoSchema) });
+export const RunsPayloadSchema = envelope({ runs: z.array(RunSummarySchema), next_cursor: z.string().nullable() });
+export const RunPayloadSchema = envelope({ run: RunRecordSchema });
+export const EvidencePayloadSchema = envelope({ evidence: EvidenceReadSchema });
+export const JobPayloadSchema = envelope({ job: JobSchema });
+export const ActiveJobPayloadSchema = envelope({ job: JobSchema.nullable() });
+export const ProbePayloadSchema = envelope({ probe: ProbeSchema });
+export const ResolvePayloadSchema = envelope({ resolver_schema_version: z.literal(2), result: z.string() }).loose();
+export const ComparisonPayloadSchema = envelope({ comparison_schema_version: z.literal(1), result: z.string() }).loose();

@@ -1,0 +1,224 @@
+// The service's state in one embedded SQLite database (better-sqlite3): runs, jobs and probes.
+// Why SQLite: a run record must survive `kill -9` at any moment and never be seen half-written;
+// SQLite's journal gives that per transaction (WAL), and list_runs pages over
+// 10,000+ runs by index instead of reading files. Run records are immutable: a trigger refuses
+// UPDATE and DELETE on the runs table, so "written once" is enforced by the store, not by hope.
+// Evidence bytes live in files under `<dir>/runs/<run_id>/`, written durably BEFORE the record
+// that registers them is committed; files of a run whose record never committed are removed on
+// open (they were never registered, so nobody can have read them).
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Job, RunRecord, RunSummary } from './api-schemas.js';
+
+export interface StoredProbe {
+  probe_id: string;
+  created_at_ms: number;
+  expires_at_ms: number;
+  strict_gate: boolean;
+  consumed_at_ms: number | null;
+  consumed_by_job: string | null;
+  /** The identity snapshot the job must find again before its first mutation. */
+  snapshot: Record<string, unknown>;
+}
+
+export interface RunPage {
+  runs: RunSummary[];
+  nextCursor: string | null;
+}
+
+export const INTERRUPTED_REASON =
+  'the service stopped (crash, kill or restart) while this job was queued or running; no run of it was half-written';
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`r${seq}`).toString('base64url');
+}
+function decodeCursor(cursor: string): number | undefined {
+  const s = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^r[0-9]{1,15}$/.test(s)) return undefined;
+  return Number(s.slice(1));
+}
+
+export class ServiceStore {
+  readonly dir: string;
+  readonly #db: Database.Database;
+  readonly #insertRun: Database.Statement;
+  readonly #getRun: Database.Statement;
+  readonly #putJob: Database.Statement;
+  readonly #getJob: Database.Statement;
+  readonly #putProbe: Database.Statement;
+  readonly #getProbe: Database.Statement;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    mkdirSync(join(dir, 'runs'), { recursive: true, mode: 0o700 });
+    this.#db = new Database(join(dir, 'service.sqlite3'));
+    this.#db.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a commit survives the death of this process at any instant (kill -9); after an
+    // OS crash or power loss the last commits may be rolled back — whole, never half. FULL would
+    // add an fsync to every job-state change for a guarantee the contract does not ask for.
+    this.#db.pragma('synchronous = NORMAL');
+    this.#db.pragma('busy_timeout = 5000');
+    this.#db.exec(`
+      CREATE TABLE IF NOT EXISTS runs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL UNIQUE,
+        job_id TEXT NOT NULL,
+        test TEXT NOT NULL,
+        target TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        record TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS runs_by_test ON runs(test, seq);
+      CREATE INDEX IF NOT EXISTS runs_by_target ON runs(target, seq);
+      CREATE INDEX IF NOT EXISTS runs_by_test_target ON runs(test, target, seq);
+      CREATE TRIGGER IF NOT EXISTS runs_immutable_update BEFORE UPDATE ON runs
+        BEGIN SELECT RAISE(ABORT, 'run records are immutable'); END;
+      CREATE TRIGGER IF NOT EXISTS runs_immutable_delete BEFORE DELETE ON runs
+        BEGIN SELECT RAISE(ABORT, 'run records are immutable'); END;
+      CREATE TABLE IF NOT EXISTS jobs (
+        job_id TEXT PRIMARY KEY,
+        created_seq INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        doc TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS probes (
+        probe_id TEXT PRIMARY KEY,
+        doc TEXT NOT NULL
+      );
+    `);
+    this.#insertRun = this.#db.prepare('INSERT INTO runs (run_id, job_id, test, target, summary, record) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#getRun = this.#db.prepare('SELECT record FROM runs WHERE run_id = ?');
+    this.#putJob = this.#db.prepare(
+      `INSERT INTO jobs (job_id, created_seq, state, doc) VALUES (@job_id, (SELECT COALESCE(MAX(created_seq), 0) + 1 FROM jobs), @state, @doc)
+       ON CONFLICT(job_id) DO UPDATE SET state = excluded.state, doc = excluded.doc`,
+    );
+    this.#getJob = this.#db.prepare('SELECT doc FROM jobs WHERE job_id = ?');
+    this.#putProbe = this.#db.prepare(
+      'INSERT INTO probes (probe_id, doc) VALUES (?, ?) ON CONFLICT(probe_id) DO UPDATE SET doc = excluded.doc',
+    );
+    this.#getProbe = this.#db.prepare('SELECT doc FROM probes WHERE probe_id = ?');
+  }
+
+  /**
+   * Startup recovery: every job the previous process left queued or running becomes `failed` with
+   * a clear reason, and evidence folders that no committed run registers are removed.
+   */
+  recover(nowIso: string): { interruptedJobs: string[]; orphanEvidenceDirs: number } {
+    const rows = this.#db.prepare("SELECT doc FROM jobs WHERE state IN ('queued', 'running')").all() as Array<{ doc: string }>;
+    const interrupted: string[] = [];
+    for (const { doc } of rows) {
+      const job = JSON.parse(doc) as Job;
+      job.state = 'failed';
+      job.finished_at = nowIso;
+      job.error = { code: 'interrupted', message: INTERRUPTED_REASON };
+      job.progress = { ...job.progress, phase: 'interrupted' };
+      this.putJob(job);
+      interrupted.push(job.job_id);
+    }
+    const known = this.#db.prepare('SELECT 1 FROM runs WHERE run_id = ?');
+    let orphans = 0;
+    for (const name of readdirSync(join(this.dir, 'runs'))) {
+      if (!known.get(name)) {
+        rmSync(join(this.dir, 'runs', name), { recursive: true, force: true });
+        orphans++;
+      }
+    }
+    return { interruptedJobs: interrupted, orphanEvidenceDirs: orphans };
+  }
+
+  runDir(runId: string): string {
+    return join(this.dir, 'runs', runId);
+  }
+
+  /** Commits a run record (once; a second insert of the same id fails). */
+  insertRun(record: RunRecord): void {
+    const summary: RunSummary = {
+      run_id: record.run_id,
+      job_id: record.job_id,
+      test: record.test,
+      target: record.target,
+      status: record.status,
+      emulation: record.emulation,
+      artifact_sha256: record.candidate.artifact_sha256,
+      started_at: record.started_at,
+      finished_at: record.finished_at,
+    };
+    this.#insertRun.run(record.run_id, record.job_id, record.test, record.target, JSON.stringify(summary), JSON.stringify(record));
+  }
+
+  /** Many records in one transaction (used by benchmarks to seed a store). */
+  insertRuns(records: RunRecord[]): void {
+    this.#db.transaction((rs: RunRecord[]) => {
+      for (const r of rs) this.insertRun(r);
+    })(records);
+  }
+
+  getRun(runId: string): RunRecord | undefined {
+    const row = this.#getRun.get(runId) as { record: string } | undefined;
+    return row ? (JSON.parse(row.record) as RunRecord) : undefined;
+  }
+
+  /** Newest first; `cursor` continues after the last run of the previous page. */
+  listRuns(q: { limit: number; cursor?: string; test?: string; target?: string }): RunPage | 'bad-cursor' {
+    const where: string[] = [];
+    const args: Array<string | number> = [];
+    if (q.cursor !== undefined) {
+      const seq = decodeCursor(q.cursor);
+      if (seq === undefined) return 'bad-cursor';
+      where.push('seq < ?');
+      args.push(seq);
+    }
+    if (q.test !== undefined) {
+      where.push('test = ?');
+      args.push(q.test);
+    }
+    if (q.target !== undefined) {
+      where.push('target = ?');
+      args.push(q.target);
+    }
+    const sql = `SELECT seq, summary FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    const rows = this.#db.prepare(sql).all(...args, q.limit + 1) as Array<{ seq: number; summary: string }>;
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    return {
+      runs: page.map((r) => JSON.parse(r.summary) as RunSummary),
+      nextCursor: rows.length > q.limit && last ? encodeCursor(last.seq) : null,
+    };
+  }
+
+  putJob(job: Job): void {
+    this.#putJob.run({ job_id: job.job_id, state: job.state, doc: JSON.stringify(job) });
+  }
+
+  getJob(jobId: string): Job | undefined {
+    const row = this.#getJob.get(jobId) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as Job) : undefined;
+  }
+
+  putProbe(p: StoredProbe): void {
+    this.#putProbe.run(p.probe_id, JSON.stringify(p));
+  }
+
+  getProbe(probeId: string): StoredProbe | undefined {
+    const row = this.#getProbe.get(probeId) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as StoredProbe) : undefined;
+  }
+
+  /**
+   * Marks a probe consumed by a job, atomically: only one caller can win (the UPDATE sees the
+   * unconsumed state inside the same transaction).
+   */
+  consumeProbe(probeId: string, jobId: string, nowMs: number): boolean {
+    return this.#db.transaction(() => {
+      const p = this.getProbe(probeId);
+      if (!p || p.consumed_at_ms !== null) return false;
+      this.putProbe({ ...p, consumed_at_ms: nowMs, consumed_by_job: jobId });
+      return true;
+    })();
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
