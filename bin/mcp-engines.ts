@@ -23,7 +23,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     },
   },
   'ultimate-tool': {
-    summary: 'Ultimate 64 tooling: `ultimate-tool serve` (project service), `virtual-device`, `virtual-vice`',
+    summary: 'the Ultimate Tool: `serve` (project service), `mcp` (its MCP adapter), `virtual-device`, `virtual-vice`',
     run: async (argv) => {
       process.exitCode = await (await import('./ultimate-tool-dispatch.js')).runUltimateTool(argv);
     },

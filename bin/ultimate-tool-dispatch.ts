@@ -1,6 +1,6 @@
 // The `ultimate-tool` subcommands, shared by bin/ultimate-tool.ts and `mcp-engines ultimate-tool`.
 // This is the edge where the environment is read (C64U_HOST, C64U_PASSWORD, MCP_ENGINES_LOG);
-// `serve` and `virtual-vice` are dispatched here, everything else goes to engines/ultimate/cli.ts.
+// `serve`, `mcp` (the MCP adapter, also installed as ultimate-tool-mcp) and `virtual-vice` are dispatched here, everything else goes to engines/ultimate/cli.ts.
 import { logLevelFromEnv } from '../common/index.js';
 
 export async function runUltimateTool(argv: string[]): Promise<number> {
@@ -13,6 +13,7 @@ export async function runUltimateTool(argv: string[]): Promise<number> {
       logLevel: logLevelFromEnv(),
     });
   }
+  if (command === 'mcp') return (await import('../adapters/ultimate/cli.js')).runUltimateToolMcpCli(rest);
   if (command === 'virtual-vice') return (await import('../engines/ultimate/service/virtual-vice.js')).runVirtualViceCli(rest);
   return (await import('../engines/ultimate/cli.js')).runUltimateToolCli(argv);
 }

@@ -3,6 +3,7 @@
 // with the zod schemas of api-schemas.ts (the same ones the OpenAPI document is generated from).
 // It knows nothing about MCP. Secrets (the device password) arrive as options and are never
 // written to a response, a log line or a run record.
+import { labelMapAnalysis } from './symbols/label-map-analysis.js';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { accessSync, constants } from 'node:fs';
@@ -46,7 +47,7 @@ export interface UltimateToolServiceOptions {
   vice?: ViceTargetConfig | null;
   /** The ultimate target (device options incl. password); null/absent: not configured. */
   ultimate?: UltimateTargetConfig | null;
-  /** The label/map analysis for /resolve and /comparisons/runs; absent: those answer "unavailable". */
+  /** The label/map analysis for /resolve and /comparisons/runs (default: ./symbols/); null: those answer "unavailable". */
   symbolAnalysis?: SymbolAnalysis | null;
   logger?: Logger;
   /** Clock (ms since epoch) for probe expiry and timestamps; tests move it. */
@@ -108,7 +109,7 @@ export class UltimateToolService {
 
   private constructor(opts: UltimateToolServiceOptions, manifest: Manifest) {
     void manifest;
-    this.#opts = opts;
+    this.#opts = { ...opts, symbolAnalysis: opts.symbolAnalysis === undefined ? labelMapAnalysis : opts.symbolAnalysis };
     this.projectRoot = resolve(opts.projectDir);
     this.#log = opts.logger ?? silentLogger;
     this.#now = opts.now ?? Date.now;
@@ -122,7 +123,7 @@ export class UltimateToolService {
       loadManifest: () => loadManifest(this.projectRoot),
       vice: opts.vice === undefined ? { command: DEFAULT_VICE_COMMAND } : opts.vice,
       ultimate: opts.ultimate ?? null,
-      symbols: opts.symbolAnalysis ?? null,
+      symbols: this.#opts.symbolAnalysis ?? null,
       logger: this.#log,
       now: this.#now,
     });
