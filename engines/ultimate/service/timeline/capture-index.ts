@@ -69,23 +69,31 @@ export async function buildCaptureIndex(capturePath: string): Promise<{ index: B
     let inBlock = 0;
     let lastSeq = -1;
     let at = CAPTURE_HEADER_BYTES;
-    const recHeader = Buffer.alloc(CAPTURE_RECORD_HEADER_BYTES);
-    let payload = Buffer.alloc(2048);
+    // Records are read through a 1 MiB window: one read per window, not two per record.
+    const WINDOW = 1 << 20;
+    let window = Buffer.alloc(WINDOW);
+    let windowAt = 0;
+    let windowLen = 0;
+    const slice = async (pos: number, len: number): Promise<Buffer> => {
+      if (pos < windowAt || pos + len > windowAt + windowLen) {
+        if (len > window.length) window = Buffer.alloc(len);
+        windowAt = pos;
+        windowLen = (await fh.read(window, 0, Math.min(window.length, trailerAt - pos), pos)).bytesRead;
+        if (windowLen < len) throw new CaptureIndexError(`capture ended early at byte ${pos + windowLen}`);
+      }
+      return window.subarray(pos - windowAt, pos - windowAt + len);
+    };
     while (at < trailerAt) {
       if (at + CAPTURE_RECORD_HEADER_BYTES > trailerAt) throw new CaptureIndexError(`partial record header at byte ${at}`);
-      await fh.read(recHeader, 0, CAPTURE_RECORD_HEADER_BYTES, at);
+      const recHeader = await slice(at, CAPTURE_RECORD_HEADER_BYTES);
       const ordinal = recHeader.readUInt32LE(0);
       const sequence = recHeader.readUInt16LE(4);
       const length = recHeader.readUInt16LE(6);
       if (ordinal !== records.length) throw new CaptureIndexError(`record ordinal ${ordinal} where ${records.length} was expected`);
       if (at + CAPTURE_RECORD_HEADER_BYTES + length > trailerAt) throw new CaptureIndexError(`record ${ordinal} runs past the trailer`);
-      if (payload.length < length) payload = Buffer.alloc(length);
-      await fh.read(payload, 0, length, at + CAPTURE_RECORD_HEADER_BYTES);
-      const body = payload.subarray(0, length);
-      whole.update(recHeader);
-      whole.update(body);
-      block.update(recHeader);
-      block.update(body);
+      const recordBytes = await slice(at, CAPTURE_RECORD_HEADER_BYTES + length);
+      whole.update(recordBytes);
+      block.update(recordBytes);
 
       let missing = 0;
       let outOfOrder = false;
