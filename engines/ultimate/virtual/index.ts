@@ -386,9 +386,6 @@ export { DebugStreamer, parseDestination } from './debug-streamer.js';
 export { VirtualFs, ROOTS } from './virtual-fs.js';
 export type { MachineSeam } from './machine-seam.js';
 export { runVirtualDeviceCli } from './cli.js';
-<<<<<<< HEAD
 // Issue 15: the Elite II's native mode, for callers of the virtual device.
 export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './native/native-mode.js';
-=======
 export { faultsFor, FaultInjector, type FaultSpec } from './fault-injection.js';
->>>>>>> ultimate-service
