@@ -19,9 +19,17 @@ let service: ChildProcess;
 let serviceUrl = '';
 let client: Client;
 
-type Envelope = { schema_version: number; operation: string; data?: Record<string, any>; error?: { code: string; layer: string; message: string; http_status?: number } };
+type Envelope = {
+  schema_version: number;
+  operation: string;
+  data?: Record<string, any>;
+  error?: { code: string; layer: string; message: string; http_status?: number };
+};
 
-async function call(name: string, args: Record<string, unknown> = {}): Promise<{ envelope: Envelope; content: Array<Record<string, unknown>>; isError: boolean }> {
+async function call(
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ envelope: Envelope; content: Array<Record<string, unknown>>; isError: boolean }> {
   const r = await client.callTool({ name, arguments: args });
   const content = r.content as Array<Record<string, unknown>>;
   const envelope = (r.structuredContent ?? JSON.parse(String(content[0]?.text))) as Envelope;
@@ -38,10 +46,25 @@ async function ok(name: string, args: Record<string, unknown> = {}): Promise<Rec
 
 before(async () => {
   const project = join(work, 'project');
-  cpSync(join(repoRoot, 'examples', 'c64-project'), project, { recursive: true, filter: (p) => !p.includes(`${join('c64-project', 'build')}`) });
+  cpSync(join(repoRoot, 'examples', 'c64-project'), project, {
+    recursive: true,
+    filter: (p) => !p.includes(`${join('c64-project', 'build')}`),
+  });
   service = spawn(
     process.execPath,
-    [bin('ultimate-tool'), 'serve', '--project', project, '--port', '0', '--store', join(work, 'store'), '--virtual-device', '--vice-command', `${process.execPath} ${bin('ultimate-tool')} virtual-vice`],
+    [
+      bin('ultimate-tool'),
+      'serve',
+      '--project',
+      project,
+      '--port',
+      '0',
+      '--store',
+      join(work, 'store'),
+      '--virtual-device',
+      '--vice-command',
+      `${process.execPath} ${bin('ultimate-tool')} virtual-vice`,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   serviceUrl = await new Promise<string>((resolve, reject) => {
@@ -54,7 +77,13 @@ before(async () => {
     service.once('exit', (code) => reject(new Error(`service exited ${code}`)));
   });
   client = new Client({ name: 'ultimate-e2e', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin('ultimate-tool-mcp'), '--service-url', serviceUrl], stderr: 'inherit' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [bin('ultimate-tool-mcp'), '--service-url', serviceUrl],
+      stderr: 'inherit',
+    }),
+  );
 });
 
 after(async () => {
@@ -77,7 +106,10 @@ test('get_project, list_targets: the example project and both targets, the ultim
   const names = (project.tests as Array<{ name: string }>).map((t) => t.name);
   for (const t of ['sum-passes', 'arithmetic-fails', 'greeting-on-screen', 'brk-crash', 'timeline-probe']) assert.ok(names.includes(t), t);
   const { targets } = await ok('list_targets');
-  const byName = Object.fromEntries((targets as Array<{ target: string }>).map((t) => [t.target, t])) as Record<string, { available: boolean; emulation: boolean }>;
+  const byName = Object.fromEntries((targets as Array<{ target: string }>).map((t) => [t.target, t])) as unknown as Record<
+    string,
+    { available: boolean; emulation: boolean }
+  >;
   assert.equal(byName.vice?.available, true);
   assert.equal(byName.ultimate?.available, true);
   assert.equal(byName.ultimate?.emulation, true);
@@ -85,7 +117,13 @@ test('get_project, list_targets: the example project and both targets, the ultim
 
 test('build → job on both targets → runs → evidence: a real PNG screenshot and the screen text', { timeout: 240_000 }, async () => {
   const { probe } = await ok('probe_ultimate');
-  const { job } = await ok('start_test_job', { test: 'greeting-on-screen', targets: ['vice', 'ultimate'], probe_id: probe.probe_id, confirmed_reset_count: 1, confirmed_reu_write_count: 0 });
+  const { job } = await ok('start_test_job', {
+    test: 'greeting-on-screen',
+    targets: ['vice', 'ultimate'],
+    probe_id: probe.probe_id,
+    confirmed_reset_count: 1,
+    confirmed_reu_write_count: 0,
+  });
   const done = await finishedJob(job.job_id);
   assert.equal(done.state, 'finished', JSON.stringify(done.error));
   assert.equal(done.run_ids.length, 2);
@@ -127,7 +165,11 @@ test('bad input on every tool is a structured envelope error and the service kee
     ['get_job', { job_id: '' }, 'adapter'],
     ['read_evidence', { run_id: '00000000-0000-4000-8000-000000000000', name: '../etc/passwd' }, 'adapter'],
     ['resolve_address', { run_id: '00000000-0000-4000-8000-000000000000', address: '$GGGG' }, 'adapter'],
-    ['start_test_job', { test: 'sum-passes', targets: ['ultimate'], probe_id: 'nope', confirmed_reset_count: 1, confirmed_reu_write_count: 0 }, 'service'],
+    [
+      'start_test_job',
+      { test: 'sum-passes', targets: ['ultimate'], probe_id: 'nope', confirmed_reset_count: 1, confirmed_reu_write_count: 0 },
+      'service',
+    ],
     ['compare_runs', { baseline_run_id: 'x', candidate_run_id: 'y' }, 'adapter'],
   ];
   for (const [tool, args, layer] of cases) {

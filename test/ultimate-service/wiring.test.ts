@@ -1,27 +1,29 @@
 // How /resolve, /comparisons/runs and baseline_run_id call the injected SymbolAnalysis: with the
 // run's OWN snapshotted label files (format and text), the parsed address, and for a job with a
-// baseline one comparison stored identically in every run. The analysis here only records its
-// calls — what it computes is the symbols module's business (tested with it).
+// baseline one comparison stored identically in every run. The analysis here is the real one,
+// wrapped to record its calls.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SymbolAnalysis } from '../../engines/ultimate/service/index.js';
+import { labelMapAnalysis } from '../../engines/ultimate/service/symbols/label-map-analysis.js';
 import { type Harness, startHarness } from './harness.js';
 
 const calls: Array<{ fn: string; args: unknown[] }> = [];
+/** The real label/map analysis, recording how the service calls it. */
 const recording: SymbolAnalysis = {
   parseSymbolFile(format, text) {
     calls.push({ fn: 'parseSymbolFile', args: [format, text] });
-    return { format, lines: text.split('\n').length };
+    return labelMapAnalysis.parseSymbolFile(format, text);
   },
   resolveAddress(tables, address, context) {
     calls.push({ fn: 'resolveAddress', args: [tables, address, context] });
-    return { resolver_schema_version: 2, result: 'unmapped', address, address_hex: '$0000', symbols: [] };
+    return labelMapAnalysis.resolveAddress(tables, address, context);
   },
   async compareRuns(baseline, candidate, readArtifact, context) {
-    const prg = candidate.supporting_artifacts.find((a) => a.role === 'labels')!;
-    const text = await readArtifact(candidate, prg.name);
+    const labels = candidate.supporting_artifacts.find((a) => a.role === 'labels')!;
+    const text = await readArtifact(candidate, labels.name);
     calls.push({ fn: 'compareRuns', args: [baseline.run_id, candidate.run_id, text.length, context] });
-    return { comparison_schema_version: 1, result: 'compared', baseline_run_id: baseline.run_id, marker: calls.length };
+    return labelMapAnalysis.compareRuns(baseline, candidate, readArtifact, context);
   },
 };
 
@@ -43,12 +45,17 @@ describe('the SymbolAnalysis seam', { timeout: 120_000 }, () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.api_schema_version, 13);
     assert.equal(res.body.resolver_schema_version, 2);
+    // No symbol of this acme-built run lives in a context named "harness": a successful 'unavailable'.
+    assert.equal(res.body.result, 'unavailable', JSON.stringify(res.body));
     const parse = calls.find((c) => c.fn === 'parseSymbolFile')!;
     assert.equal(parse.args[0], 'acme-vicelabels');
     assert.match(parse.args[1] as string, /\.broken/);
     const resolve = calls.find((c) => c.fn === 'resolveAddress')!;
     assert.equal(resolve.args[1], 0x080d);
     assert.equal(resolve.args[2], 'harness');
+    const plain = await h.get(`/v13/runs/${runId}/resolve?address=$080D`);
+    assert.equal(plain.body.result, 'resolved', JSON.stringify(plain.body));
+    assert.match(JSON.stringify(plain.body.symbols), /harness_start/);
   });
 
   it('baseline_run_id: one comparison per job, the same object stored in every run', async () => {

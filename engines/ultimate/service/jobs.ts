@@ -373,7 +373,7 @@ export class JobRunner {
       return readFile(join(this.ctx.store.runDir(run.run_id), name), 'utf8');
     };
     try {
-      return (await this.ctx.symbols.compareRuns(baseline, candidate, readArtifact)) as Record<string, unknown>;
+      return { ...(await this.ctx.symbols.compareRuns(baseline, candidate, readArtifact)) };
     } catch (e) {
       return { comparison_schema_version: 1, result: 'unavailable', reason: `comparison failed: ${(e as Error).message}` };
     }

@@ -30,7 +30,7 @@ import { checkProbe, identityOf, newProbe, probeView } from './probes.js';
 import { describeIssues } from './manifest.js';
 import { ServiceError } from './service-error.js';
 import { ServiceStore } from './store.js';
-import type { SymbolAnalysis } from './symbol-analysis.js';
+import type { SymbolAnalysis, SymbolTable } from './symbol-analysis.js';
 
 export const DEFAULT_PORT = 6464;
 export const DEFAULT_VICE_COMMAND = ['x64sc', '-default', '+sound'];
@@ -360,7 +360,7 @@ export class UltimateToolService {
         reason: 'label analysis is not wired into this service',
       });
     const { readFile } = await import('node:fs/promises');
-    const tables: unknown[] = [];
+    const tables: SymbolTable[] = [];
     for (const s of run.supporting_artifacts) {
       if (s.role !== 'labels' && s.role !== 'map') continue;
       const text = await readFile(join(this.store.runDir(run.run_id), s.name), 'utf8');

@@ -1,24 +1,15 @@
-// The seam to the label/map analysis (parseSymbolFile, resolveAddress, compareRuns), written as
-// pure functions in ./symbols/ by the adapter side. The service's /resolve and /comparisons/runs
-// routes call this interface; the real module is injected where the service is composed.
+// The seam to the label/map analysis (parseSymbolFile, resolveAddress, compareRuns): the service's
+// /resolve and /comparisons/runs routes and its jobs call this interface. The default is the
+// pure module in ./symbols/ (labelMapAnalysis); tests inject a recording one.
 import type { RunRecord } from './api-schemas.js';
 import type { SymbolFormat } from './manifest.js';
+import type { ResolverResult, RunComparison, SymbolTable } from './symbols/index.js';
 
-/** One parsed symbol file (the concrete shape belongs to ./symbols/). */
-export type SymbolTable = unknown;
-
-/** A resolver result (schema 2): `resolver_schema_version: 2`, result, address, address_hex, symbols, … */
-export type ResolverResult = { resolver_schema_version: 2; result: 'resolved' | 'ambiguous' | 'unmapped' | 'unavailable' } & Record<
-  string,
-  unknown
->;
-
-/** A comparison (schema 1): `comparison_schema_version: 1`, result, … */
-export type RunComparison = { comparison_schema_version: 1; result: 'compared' | 'unavailable' | 'incompatible' } & Record<string, unknown>;
+export type { ResolverResult, RunComparison, SymbolTable };
 
 export interface SymbolAnalysis {
   parseSymbolFile(format: SymbolFormat, text: string): SymbolTable;
-  resolveAddress(tables: SymbolTable[], address: number, context?: string): ResolverResult;
+  resolveAddress(tables: readonly SymbolTable[], address: number, context?: string): ResolverResult;
   compareRuns(
     baseline: RunRecord,
     candidate: RunRecord,

@@ -15,7 +15,7 @@ export interface ComparableRun {
   readonly test: string;
   readonly target: string;
   readonly status: string;
-  readonly candidate?: { readonly artifact_sha256?: string; readonly artifact_name?: string };
+  readonly candidate?: { readonly artifact_sha256?: string | null; readonly artifact_name?: string };
   /** `object`, not a record type: a service's own interface (no index signature) must fit. */
   readonly timings?: object | null;
   readonly expectations?: object | null;

@@ -4,10 +4,9 @@ import type { SymbolAnalysis } from '../symbol-analysis.js';
 import { compareRuns } from './compare.js';
 import { parseSymbolFile } from './parse.js';
 import { resolveAddress } from './resolve.js';
-import type { SymbolTable } from './symbol-table.js';
 
 export const labelMapAnalysis: SymbolAnalysis = {
   parseSymbolFile: (format, text) => parseSymbolFile(format, text),
-  resolveAddress: (tables, address, context) => resolveAddress(tables as SymbolTable[], address, context),
+  resolveAddress: (tables, address, context) => resolveAddress(tables, address, context),
   compareRuns: (baseline, candidate, readArtifact, context) => compareRuns(baseline, candidate, readArtifact, context),
 };
