@@ -4,6 +4,8 @@
 // client against a virtual Ultimate 64. Prints one line per step; exits non-zero on failure.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -87,10 +89,84 @@ async function ultimate() {
   }
 }
 
+// The Ultimate Tool as a user runs it: the project service on the example C64 project with a
+// virtual Ultimate 64 (an emulation) and virtual-vice as the emulator, and its MCP adapter driven
+// by the official SDK client: a test job on both targets, then each run's verdict.
+async function ultimateTool() {
+  const work = mkdtempSync(join(tmpdir(), 'mcp-engines-demo-'));
+  const project = join(work, 'c64-project');
+  cpSync(join(root, 'examples', 'c64-project'), project, { recursive: true, filter: (p) => !p.includes(join('c64-project', 'build')) });
+  const service = spawn(
+    process.execPath,
+    [
+      bin('ultimate-tool'),
+      'serve',
+      '--project',
+      project,
+      '--port',
+      '0',
+      '--virtual-device',
+      '--vice-command',
+      `${process.execPath} ${bin('ultimate-tool')} virtual-vice`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    const { url } = JSON.parse(
+      await new Promise((resolve, reject) => {
+        let out = '';
+        service.stdout.on('data', (c) => {
+          out += c;
+          if (out.includes('\n')) resolve(out.split('\n')[0]);
+        });
+        service.once('exit', (code) => reject(new Error(`ultimate-tool serve exited with ${code}`)));
+      }),
+    );
+    console.log(`ultimate-tool: project service on ${url} (example project, virtual Ultimate 64 + virtual-vice)`);
+    await withClient([bin('ultimate-tool-mcp'), '--service-url', url], async (c) => {
+      const call = async (name, args = {}) => {
+        const r = await c.callTool({ name, arguments: args });
+        const env = r.structuredContent ?? JSON.parse(text(r));
+        if (!env.data) throw new Error(`${name} failed: ${JSON.stringify(env.error)}`);
+        return env.data;
+      };
+      const { probe } = await call('probe_ultimate');
+      console.log(
+        `ultimate-tool: probe ${probe.probe_id.slice(0, 8)}… of ${probe.identity.product ?? 'the device'} firmware ${probe.firmware} (emulation: ${probe.emulation})`,
+      );
+      const { job } = await call('start_test_job', {
+        test: 'sum-passes',
+        targets: ['vice', 'ultimate'],
+        probe_id: probe.probe_id,
+        confirmed_reset_count: 1,
+        confirmed_reu_write_count: 0,
+      });
+      let state = job;
+      while (state.state === 'queued' || state.state === 'running') {
+        await new Promise((r) => setTimeout(r, 100));
+        state = (await call('get_job', { job_id: job.job_id })).job;
+      }
+      if (state.state !== 'finished') throw new Error(`job ${state.state}: ${JSON.stringify(state.error)}`);
+      for (const id of state.run_ids) {
+        const { run } = await call('get_run', { run_id: id });
+        console.log(
+          `ultimate-tool: test sum-passes on ${run.target}${run.emulation ? ' (emulation)' : ''}: ${run.status} — ${run.status_reason}`,
+        );
+        if (run.status !== 'passed') throw new Error(`run ${id} ${run.status}`);
+      }
+    });
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((r) => (service.exitCode !== null ? r() : service.once('exit', r)));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 try {
   await topup();
   await lispex();
   await ultimate();
+  await ultimateTool();
   console.log('demo: every server answered.');
 } catch (err) {
   console.error(`demo failed: ${err.stack ?? err}`);
