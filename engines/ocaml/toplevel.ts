@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } f
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join } from 'node:path';
-import { ensureAgentBinary } from './agent-build.js';
+import { type AgentDriver, ensureAgentBinary } from './agent-build.js';
 import { AgentExitedError, AgentProcess, type AgentReply } from './agent-process.js';
 import { writeFileDurable } from '../../common/durable-write.js';
 import { validateCheckpointLabel } from './checkpoint-label.js';
@@ -31,6 +31,8 @@ import type {
 } from './types.js';
 
 export interface OcamlToplevelOptions {
+  /** The toplevel phrases run in: 'bytecode' (topup, the default) or 'native' (topup-opt). */
+  driver?: AgentDriver;
   /** Environment for TOPUP_LOG, TOPUP_CHECKPOINT_DIR, HOME, PATH and the agent. Default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Phrase log path; overrides TOPUP_LOG. */
@@ -58,6 +60,15 @@ const REPLAY_TIMEOUT_SEC = 300;
 const INTERRUPT_REPEAT_MS = 100;
 /** setTimeout's ceiling (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What `load` takes under each driver (the contract: .cma/.cmo under topup, .cmxs under topup-opt). */
+const LOADABLE: Record<AgentDriver, { extensions: readonly string[]; what: string }> = {
+  bytecode: { extensions: ['.cma', '.cmo'], what: 'a bytecode archive or object (.cma or .cmo)' },
+  native: {
+    extensions: ['.cmxs', '.cmx', '.cmxa'],
+    what: 'a native plugin (.cmxs), or a native object or archive (.cmx or .cmxa, with its .o/.a beside it)',
+  },
+};
 
 type InterruptReason = 'timeout' | 'cancelled';
 
@@ -146,9 +157,11 @@ export class OcamlToplevel {
   private running: RunningEval | null = null;
   private closed = false;
   private readonly onProcessExit = () => this.agent?.kill();
+  readonly driver: AgentDriver;
 
   constructor(private readonly options: OcamlToplevelOptions = {}) {
     this.processEnv = options.env ?? process.env;
+    this.driver = options.driver ?? 'bytecode';
     this.diag = options.log ?? ((line) => process.stderr.write(`[ocaml] ${line}\n`));
     this.graceMs = options.interruptGraceMs ?? 2000;
     this.defaultTimeout = validateTimeout(options.defaultTimeoutSec, DEFAULT_TIMEOUT_SEC);
@@ -178,7 +191,7 @@ export class OcamlToplevel {
   private async startAgent(): Promise<AgentProcess> {
     if (this.closed) throw new OcamlError('closed', 'the OCaml toplevel has been closed');
     if (!this.binary) {
-      this.binary = ensureAgentBinary({ cacheDir: this.options.cacheDir, env: this.processEnv });
+      this.binary = ensureAgentBinary({ driver: this.driver, cacheDir: this.options.cacheDir, env: this.processEnv });
       // A failed build (OCaml not installed yet) must not stick: the next call tries again.
       this.binary.catch(() => (this.binary = null));
     }
@@ -461,12 +474,15 @@ export class OcamlToplevel {
     });
   }
 
-  /** Load a .cma/.cmo into the live session; its directory joins the load path. Not logged. */
+  /**
+   * Load a compiled file into the live session; its directory joins the load path. Not logged.
+   * Bytecode driver: .cma/.cmo. Native driver: .cmxs, or .cmx/.cmxa (linked into a .cmxs first).
+   */
   async load(path: string): Promise<{ loaded: string; directory: string }> {
     if (!isAbsolute(path)) throw new OcamlError('bad_argument', `path must be absolute, got ${JSON.stringify(path)}`);
-    const ext = extname(path);
-    if (ext !== '.cma' && ext !== '.cmo') {
-      throw new OcamlError('bad_argument', `path must name a bytecode archive or object (.cma or .cmo), got ${JSON.stringify(path)}`);
+    const accepted = LOADABLE[this.driver];
+    if (!accepted.extensions.includes(extname(path))) {
+      throw new OcamlError('bad_argument', `path must name ${accepted.what}, got ${JSON.stringify(path)}`);
     }
     try {
       if (!statSync(path).isFile()) throw new OcamlError('bad_argument', `${path} is not a file`);

@@ -1,0 +1,228 @@
+(* The native toplevel of topup-opt, on compiler-libs' native compiler (ocamloptcomp) and Dynlink.
+
+   Each phrase is typed in the accumulated environment, translated to Lambda in "store" mode (the
+   phrase becomes a compilation unit TOP<n> whose definitions live in its global block, where later
+   phrases find them), compiled by the native backend to an object file, linked into a shared
+   object in a private directory, and run by the runtime's toplevel entry point
+   (caml_natdynlink_run_toplevel), which dlopens it and runs its initialisation code. Values are
+   then read back from the unit's global block by symbol name and printed by Value_printer.
+   This follows the design of OCaml's own native toplevel (ocamlnat), which Debian does not ship.
+
+   Only the closure (non-flambda) middle end is supported; the agent refuses to start otherwise. *)
+
+open Types
+
+type run_result = Run_ok of Obj.t | Run_failed of string
+
+external run_toplevel_unit : string -> string -> run_result = "caml_natdynlink_run_toplevel"
+
+let toplevel_env = ref Env.empty
+let max_printer_depth = ref 100
+let max_printer_steps = ref 300
+
+(* Where phrases are compiled: set by [init] to a directory private to this agent. *)
+let phrase_dir = ref (Filename.get_temp_dir_name ())
+let phrase_seq = ref 0
+
+let global_value symbol =
+  match Dynlink.unsafe_get_global_value ~bytecode_or_asm_symbol:symbol with
+  | Some v -> v
+  | None -> raise Not_found
+
+(* The runtime value of an identifier: a persistent module by its symbol, a toplevel definition
+   by its slot in the global block of the phrase that defined it. *)
+let eval_ident id =
+  if Ident.persistent id || Ident.global id then global_value (Compilenv.symbol_for_global id)
+  else
+    let unit, pos = Translmod.nat_toplevel_name id in
+    Obj.field (global_value (Compilenv.symbol_for_global unit)) pos
+
+let rec eval_address = function
+  | Env.Aident id -> eval_ident id
+  | Env.Adot (a, pos) -> Obj.field (eval_address a) pos
+
+let eval_value_path env path = eval_address (Env.find_value_address path env)
+
+let outval_of_value env obj ty =
+  Value_printer.outval ~steps:!max_printer_steps ~depth:!max_printer_depth ~eval_address env obj ty
+
+let print_value env obj ppf ty = !Oprint.out_value ppf (outval_of_value env obj ty)
+
+(* What the backend needs to know about the target and the approximations of other units. *)
+module Backend = struct
+  let symbol_for_global' = Compilenv.symbol_for_global'
+  let closure_symbol = Compilenv.closure_symbol
+  let really_import_approx = Import_approx.really_import_approx
+  let import_symbol = Import_approx.import_symbol
+  let size_int = Arch.size_int
+  let big_endian = Arch.big_endian
+  let max_sensible_number_of_arguments = Proc.max_arguments_for_tailcalls - 1
+end
+
+(* A symbol the phrase refers to must be emitted by it unless some loaded code already has it. *)
+let symbol_missing sym = Option.is_none (Dynlink.unsafe_get_global_value ~bytecode_or_asm_symbol:sym)
+
+let remove_quietly path = try Sys.remove path with Sys_error _ -> ()
+
+(* Compile [lam] (the code of unit [unit_name]) to a shared object and run it. *)
+let compile_and_run ~unit_name lam size =
+  let prefix = Filename.concat !phrase_dir unit_name in
+  let program =
+    { Lambda.code = Simplif.simplify_lambda lam;
+      main_module_block_size = size;
+      module_ident = Ident.create_persistent unit_name;
+      required_globals = Ident.Set.empty }
+  in
+  Asmgen.compile_implementation ~toplevel:symbol_missing
+    ~backend:(module Backend : Backend_intf.S)
+    ~prefixname:prefix ~middle_end:Closure_middle_end.lambda_to_clambda ~ppf_dump:Format.err_formatter program;
+  let obj = prefix ^ Config.ext_obj and dll = prefix ^ Config.ext_dll in
+  Fun.protect
+    ~finally:(fun () -> remove_quietly obj; remove_quietly dll)
+    (fun () ->
+       Asmlink.call_linker_shared [ obj ] dll;
+       match run_toplevel_unit dll unit_name with
+       | Run_ok v -> Ok v
+       | Run_failed msg -> failwith ("loading the compiled phrase failed: " ^ msg)
+       | exception e -> Error e)
+
+(* [let _ = e] and a bare expression are compiled as [let _$ = e], so the value can be read back. *)
+let as_binding (items : Parsetree.structure) =
+  match items with
+  | [ { pstr_desc = Pstr_eval (e, attrs); pstr_loc = loc } ]
+  | [ { pstr_desc =
+          Pstr_value
+            (Asttypes.Nonrecursive, [ { pvb_expr = e; pvb_pat = { ppat_desc = Ppat_any; _ }; pvb_attributes = attrs; _ } ]);
+        pstr_loc = loc } ] ->
+    let pat = Ast_helper.Pat.var (Location.mknoloc "_$") in
+    ([ Ast_helper.Str.value ~loc Asttypes.Nonrecursive [ Ast_helper.Vb.mk ~loc ~attrs pat e ] ], true)
+  | _ -> (items, false)
+
+let outcome_items env sg =
+  Printtyp.print_items
+    (fun env -> function
+       | Sig_value (id, { val_kind = Val_reg; val_type; _ }, _) -> Some (outval_of_value env (eval_ident id) val_type)
+       | _ -> None)
+    env sg
+
+let execute_definitions print_outcome ppf (items : Parsetree.structure) =
+  let oldenv = !toplevel_env in
+  incr phrase_seq;
+  let unit_name = Printf.sprintf "TOP%d" !phrase_seq in
+  Compilenv.reset unit_name;
+  Typecore.reset_delayed_checks ();
+  let items, rewritten = as_binding items in
+  let str, sg, names, newenv = Typemod.type_toplevel_phrase oldenv items in
+  let sg' = Typemod.Signature_names.simplify newenv names sg in
+  ignore (Includemod.signatures oldenv ~mark:Mark_positive sg sg');
+  Typecore.force_delayed_checks ();
+  let size, lam = Translmod.transl_store_phrases unit_name str in
+  Warnings.check_fatal ();
+  match compile_and_run ~unit_name lam size with
+  | exception e -> toplevel_env := oldenv; raise e
+  | Ok _ ->
+    toplevel_env := newenv;
+    Compilenv.record_global_approx_toplevel ();
+    let phrase =
+      if not print_outcome then Outcometree.Ophr_signature []
+      else
+        Printtyp.wrap_printing_env ~error:false oldenv (fun () ->
+            match (str.Typedtree.str_items, sg') with
+            | [], _ -> Outcometree.Ophr_signature []
+            | _, [ Sig_value (id, vd, _) ] when rewritten ->
+              Outcometree.Ophr_eval (outval_of_value newenv (eval_ident id) vd.val_type, Printtyp.tree_of_type_scheme vd.val_type)
+            | _ -> Outcometree.Ophr_signature (outcome_items oldenv sg'))
+    in
+    !Oprint.out_phrase ppf phrase;
+    true
+  | Error exn ->
+    toplevel_env := oldenv;
+    if exn = Out_of_memory then Gc.full_major ();
+    let shown = outval_of_value oldenv (Obj.repr exn) Predef.type_exn in
+    !Oprint.out_phrase ppf (Outcometree.Ophr_exception (exn, shown));
+    false
+
+(* Directives: only those the agent registers (all take one string argument). *)
+let directives : (string, string -> unit) Hashtbl.t = Hashtbl.create 8
+let add_directive name f = Hashtbl.replace directives name f
+
+let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
+  match phr with
+  | Ptop_def items -> execute_definitions print_outcome ppf items
+  | Ptop_dir { pdir_name = { txt = name; _ }; pdir_arg; _ } -> (
+      match (Hashtbl.find_opt directives name, pdir_arg) with
+      | None, _ ->
+        let known = Hashtbl.fold (fun k _ acc -> ("#" ^ k) :: acc) directives [] |> List.sort compare in
+        Format.fprintf ppf "Unknown directive #%s (the native toplevel knows %s).@." name (String.concat ", " known);
+        false
+      | Some f, Some { pdira_desc = Pdir_string s; _ } -> f s; true
+      | Some _, _ ->
+        Format.fprintf ppf "Directive #%s expects a string argument.@." name;
+        false)
+
+let preprocess_phrase _ppf (phr : Parsetree.toplevel_phrase) =
+  match phr with
+  | Ptop_def str -> Parsetree.Ptop_def (Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str)
+  | phr -> phr
+
+let parse_use_file lexbuf = Parse.use_file lexbuf
+
+(* Load a .cmxs, or a .cmx/.cmxa linked into a temporary .cmxs first. *)
+let load_file ppf path =
+  match Load_path.find path with
+  | exception Not_found -> Format.fprintf ppf "File not found: %s@." path; false
+  | path ->
+    let linked = Filename.check_suffix path ".cmx" || Filename.check_suffix path ".cmxa" in
+    let cmxs =
+      if linked then begin
+        incr phrase_seq;
+        let out = Filename.concat !phrase_dir (Printf.sprintf "load%d.cmxs" !phrase_seq) in
+        Asmlink.link_shared ~ppf_dump:ppf [ path ] out;
+        out
+      end
+      else path
+    in
+    Fun.protect
+      ~finally:(fun () -> if linked then remove_quietly cmxs)
+      (fun () ->
+         match Dynlink.loadfile cmxs with
+         | () -> true
+         | exception Dynlink.Error err ->
+           Format.fprintf ppf "Error while loading %s: %s.@." path (Dynlink.error_message err);
+           false
+         | exception e ->
+           let shown = outval_of_value !toplevel_env (Obj.repr e) Predef.type_exn in
+           !Oprint.out_phrase ppf (Outcometree.Ophr_exception (e, shown));
+           false)
+
+let use_file ppf path =
+  match Load_path.find path with
+  | exception Not_found -> Format.fprintf ppf "Cannot find file %s.@." path; false
+  | file ->
+    let ic = open_in_bin file in
+    Fun.protect
+      ~finally:(fun () -> close_in ic)
+      (fun () ->
+         let lb = Lexing.from_channel ic in
+         Location.init lb file;
+         let saved_name = !Location.input_name and saved_lexbuf = !Location.input_lexbuf in
+         Location.input_name := file;
+         Location.input_lexbuf := Some lb;
+         Fun.protect
+           ~finally:(fun () -> Location.input_name := saved_name; Location.input_lexbuf := saved_lexbuf)
+           (fun () ->
+              try List.for_all (fun phr -> execute_phrase true ppf (preprocess_phrase ppf phr)) (parse_use_file lb)
+              with e -> Location.report_exception ppf e; false))
+
+let add_directory dir = Load_path.add_dir (Misc.expand_directory Config.standard_library dir)
+
+let init ~work_dir =
+  if Config.flambda then failwith "this OCaml is built with flambda; the topup-opt agent supports the closure middle end only";
+  phrase_dir := work_dir;
+  Filename.set_temp_dir_name work_dir;
+  Clflags.native_code := true;
+  Clflags.dlcode := true;
+  Clflags.debug := true;
+  Compmisc.init_path ();
+  Load_path.add_dir "";
+  toplevel_env := Compmisc.initial_env ()
