@@ -12,6 +12,14 @@
 
 open Types
 
+module Str_helpers = struct
+  (* Index of the first occurrence of [sub] in [s]. *)
+  let find s sub =
+    let n = String.length s and m = String.length sub in
+    let rec go i = if i + m > n then None else if String.sub s i m = sub then Some i else go (i + 1) in
+    go 0
+end
+
 type run_result = Run_ok of Obj.t | Run_failed of string
 
 external run_toplevel_unit : string -> string -> run_result = "caml_natdynlink_run_toplevel"
@@ -64,6 +72,24 @@ let symbol_missing sym = Option.is_none (Dynlink.unsafe_get_global_value ~byteco
 
 let remove_quietly path = try Sys.remove path with Sys_error _ -> ()
 
+(* The compiled phrase could not be loaded: usually it uses a module whose interface is on the
+   load path but whose code was never loaded (e.g. Str after a reset, before #require "str"). *)
+exception Phrase_not_loadable of string
+
+let explain_dlopen_failure msg =
+  let marker = "undefined symbol: caml" in
+  match Str_helpers.find msg marker with
+  | Some i ->
+    let rest = String.sub msg (i + String.length marker) (String.length msg - i - String.length marker) in
+    let modname = match Str_helpers.find rest "__" with Some j -> String.sub rest 0 j | None -> rest in
+    Printf.sprintf "the code of module %s is not loaded (#require its package or load its archive first); the linker said: %s" modname msg
+  | None -> "the compiled phrase could not be loaded: " ^ msg
+
+let () =
+  Location.register_error_of_exn (function
+    | Phrase_not_loadable msg -> Some (Location.errorf ~loc:Location.none "%s" msg)
+    | _ -> None)
+
 (* Compile [lam] (the code of unit [unit_name]) to a shared object and run it. *)
 let compile_and_run ~unit_name lam size =
   let prefix = Filename.concat !phrase_dir unit_name in
@@ -83,7 +109,7 @@ let compile_and_run ~unit_name lam size =
        Asmlink.call_linker_shared [ obj ] dll;
        match run_toplevel_unit dll unit_name with
        | Run_ok v -> Ok v
-       | Run_failed msg -> failwith ("loading the compiled phrase failed: " ^ msg)
+       | Run_failed msg -> raise (Phrase_not_loadable (explain_dlopen_failure msg))
        | exception e -> Error e)
 
 (* [let _ = e] and a bare expression are compiled as [let _$ = e], so the value can be read back. *)
@@ -160,9 +186,44 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
         Format.fprintf ppf "Directive #%s expects a string argument.@." name;
         false)
 
+(* OCaml 4.13's native code notices signals only when it allocates, so a loop that does not
+   allocate could never be interrupted (SIGINT, eval deadlines): the agent would have to be killed
+   and its log replayed. Every loop body and every function body therefore starts with a tiny
+   allocation the optimiser may not remove; it costs a few nanoseconds per iteration or call. *)
+let poll_point =
+  let open Ast_helper in
+  let loc = Location.none in
+  let lid s = Location.mknoloc (Longident.parse s) in
+  Exp.apply ~loc
+    (Exp.ident ~loc (lid "Stdlib.ignore"))
+    [ ( Asttypes.Nolabel,
+        Exp.apply ~loc
+          (Exp.ident ~loc (lid "Stdlib.Sys.opaque_identity"))
+          [ (Asttypes.Nolabel, Exp.apply ~loc (Exp.ident ~loc (lid "Stdlib.ref")) [ (Asttypes.Nolabel, Exp.constant ~loc (Const.int 0)) ]) ] ) ]
+
+let with_poll (e : Parsetree.expression) = { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
+
+let interruptible =
+  let open Ast_mapper in
+  let expr self (e : Parsetree.expression) =
+    let e = default_mapper.expr self e in
+    match e.pexp_desc with
+    | Pexp_while (cond, body) -> { e with pexp_desc = Pexp_while (cond, with_poll body) }
+    | Pexp_for (p, lo, hi, dir, body) -> { e with pexp_desc = Pexp_for (p, lo, hi, dir, with_poll body) }
+    | Pexp_fun (l, d, p, body) -> (
+        match body.pexp_desc with
+        | Pexp_fun _ | Pexp_function _ | Pexp_newtype _ -> e
+        | _ -> { e with pexp_desc = Pexp_fun (l, d, p, with_poll body) })
+    | Pexp_function cases -> { e with pexp_desc = Pexp_function (List.map (fun (c : Parsetree.case) -> { c with pc_rhs = with_poll c.pc_rhs }) cases) }
+    | _ -> e
+  in
+  { default_mapper with expr }
+
 let preprocess_phrase _ppf (phr : Parsetree.toplevel_phrase) =
   match phr with
-  | Ptop_def str -> Parsetree.Ptop_def (Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str)
+  | Ptop_def str ->
+    let str = Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str in
+    Parsetree.Ptop_def (interruptible.structure interruptible str)
   | phr -> phr
 
 let parse_use_file lexbuf = Parse.use_file lexbuf
