@@ -13,7 +13,7 @@ import { AgentExitedError, AgentProcess, type AgentReply } from './agent-process
 import { writeFileDurable } from '../../common/durable-write.js';
 import { validateCheckpointLabel } from './checkpoint-label.js';
 import { OcamlError } from './errors.js';
-import { DEFAULT_INLINE_CAP, Spiller } from './overflow.js';
+import { DEFAULT_INLINE_CAP, DEFAULT_SPILL_RETENTION_MS, Spiller, defaultSpillDir, sweepSpillDir } from './overflow.js';
 import { PhraseLog, defaultLogPath } from './phrase-log.js';
 import { checkOutputDir, promoteToBinary } from './promote.js';
 import { SerialQueue } from './serial-queue.js';
@@ -43,6 +43,13 @@ export interface OcamlToplevelOptions {
   cacheDir?: string;
   /** Bytes of value_repr/stdout/stderr kept inline (default 16 KiB). */
   inlineCap?: number;
+  /**
+   * Where the full text of cut fields is written (default ~/.topup/spill/). Spill files outlive
+   * the engine, so the client can read them after the answer; they are removed at a later engine
+   * start once older than `spillRetentionMs` (default 24 h).
+   */
+  spillDir?: string;
+  spillRetentionMs?: number;
   /** Seconds an eval may run when the caller gives no timeout (default 30). */
   defaultTimeoutSec?: number;
   /** How long an interrupted agent may take to answer before it is killed and replaced (default 2000 ms). */
@@ -120,7 +127,7 @@ function validateTimeout(timeout: number | undefined, fallback: number): number 
 }
 
 /**
- * Remove temp work dirs (captures, spills) left by topup processes that were killed before they
+ * Remove temp work dirs (captures, compiled phrases) left by topup processes that were killed before they
  * could clean up. The owner's pid is in the name; a dir is only removed when that pid is gone.
  */
 function sweepStaleWorkDirs(): void {
@@ -169,8 +176,9 @@ export class OcamlToplevel {
     this.phraseLog = explicitLog ? new PhraseLog(explicitLog, false) : new PhraseLog(defaultLogPath(this.processEnv), true);
     sweepStaleWorkDirs();
     this.workRoot = mkdtempSync(join(tmpdir(), `topup-${process.pid}-`));
-    mkdirSync(join(this.workRoot, 'spill'), { mode: 0o700 });
-    this.spiller = new Spiller(join(this.workRoot, 'spill'), options.inlineCap ?? DEFAULT_INLINE_CAP);
+    const spillDir = options.spillDir ?? defaultSpillDir(this.processEnv.HOME || homedir());
+    sweepSpillDir(spillDir, options.spillRetentionMs ?? DEFAULT_SPILL_RETENTION_MS);
+    this.spiller = new Spiller(spillDir, options.inlineCap ?? DEFAULT_INLINE_CAP);
     // A server that exits must not leave an agent behind (e.g. one spinning in a loop).
     process.once('exit', this.onProcessExit);
   }
@@ -570,7 +578,7 @@ export class OcamlToplevel {
     }, opts.signal);
   }
 
-  /** Stop the agent and remove temporary files (spills, captures, the default phrase log). */
+  /** Stop the agent and remove temporary files (captures, the default phrase log); spill files stay (see spillDir). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -1,9 +1,10 @@
 // OcamlToplevel.eval against the real toplevel: phrases, errors, warnings, output capture, spill.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { OcamlToplevel } from '../../engines/ocaml/index.js';
-import { testEngine, topupVariants } from './helpers.js';
+import { tempDir, testEngine, topupVariants } from './helpers.js';
 
 for (const variant of topupVariants()) {
   describe(`OcamlToplevel eval [${variant.bin}]`, () => {
@@ -77,6 +78,20 @@ for (const variant of topupVariants()) {
       assert.ok(m[1]!.length <= 16 * 1024);
     });
 
+    test('a 2 MB value_repr is printed whole into the spill file and cut inline with the marker', async () => {
+      const r = await engine.eval("String.make 2_000_000 'a'");
+      assert.equal(r.error, null);
+      assert.equal(r.type, 'string');
+      assert.ok(r.value_repr_overflow, 'value_repr_overflow is set');
+      const full = readFileSync(r.value_repr_overflow!, 'utf8');
+      assert.equal(full, `"${'a'.repeat(2_000_000)}"`, "the spill holds the whole value, not the printer's truncation");
+      const m = /^("a+)…\[\+(\d+) bytes; full at (.+)\]$/.exec(r.value_repr!);
+      assert.ok(m, `inline value_repr ends with the overflow marker: ${r.value_repr!.slice(-80)}`);
+      assert.equal(m[1]!.length + Number(m[2]), full.length);
+      assert.equal(m[3], r.value_repr_overflow);
+      assert.ok(Buffer.byteLength(m[1]!) <= 16 * 1024, 'the inline part is bounded');
+    });
+
     test('#require "str" loads the package; a missing package is a clean error', async () => {
       const r = await engine.eval('#require "str";;\nStr.global_replace (Str.regexp "a") "o" "banana"');
       assert.equal(r.error, null);
@@ -127,6 +142,34 @@ for (const variant of topupVariants()) {
       const q = await engine.lookup('List.length');
       assert.equal(q.type, "'a list -> int");
       await assert.rejects(engine.lookup('no_such_binding'), /Unbound value no_such_binding/);
+    });
+  });
+
+  describe(`spill files [${variant.bin}]`, () => {
+    test('outlive the engine, and are swept at a later start once older than the retention', async () => {
+      const home = tempDir();
+      try {
+        const spillDir = join(home.path, 'spill');
+        const first = testEngine({ driver: variant.driver, spillDir });
+        const r = await first.engine.eval("print_string (String.make 40_000 'z')");
+        await first.close();
+        assert.ok(r.stdout_overflow?.startsWith(`${spillDir}/`), `spilled under spillDir: ${r.stdout_overflow}`);
+        assert.equal(readFileSync(r.stdout_overflow!, 'utf8').length, 40_000, 'still readable after close()');
+        // Age it past the retention; a file that is not a spill file is never touched.
+        const old = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+        utimesSync(r.stdout_overflow!, old, old);
+        writeFileSync(join(spillDir, 'notes.txt'), 'mine');
+        utimesSync(join(spillDir, 'notes.txt'), old, old);
+        const fresh = join(spillDir, `1-${Date.now()}-1-stdout.txt`);
+        writeFileSync(fresh, 'recent');
+        const second = testEngine({ driver: variant.driver, spillDir });
+        await second.close();
+        assert.equal(existsSync(r.stdout_overflow!), false, 'the old spill file was removed');
+        assert.equal(existsSync(fresh), true, 'a recent spill file is kept');
+        assert.equal(existsSync(join(spillDir, 'notes.txt')), true);
+      } finally {
+        home.remove();
+      }
     });
   });
 }

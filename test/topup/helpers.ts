@@ -44,6 +44,7 @@ export function testEngine(options: OcamlToplevelOptions = {}): { engine: OcamlT
   const engine = new OcamlToplevel({
     logPath: join(dir.path, 'phrases.ml'),
     checkpointDir: join(dir.path, 'checkpoints'),
+    spillDir: join(dir.path, 'spill'),
     interruptGraceMs: 1000,
     log: () => {},
     ...options,
