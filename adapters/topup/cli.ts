@@ -127,7 +127,16 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
     return;
   }
   const router = options.router ? options.router() : createSessionRouter(routerDefaults(command));
-  const server = createTopupServer({ router, engineOptions: { driver: DRIVER_OF[command], interruptGraceMs: graceMs } });
+  const server = createTopupServer({
+    router,
+    engineOptions: {
+      driver: DRIVER_OF[command],
+      interruptGraceMs: graceMs,
+      // The engine reads no environment of its own: TOPUP_LOG and TOPUP_CHECKPOINT_DIR land here.
+      logPath: process.env.TOPUP_LOG || undefined,
+      checkpointDir: process.env.TOPUP_CHECKPOINT_DIR || undefined,
+    },
+  });
   let listener: UnixSocketListener | undefined;
   let stopping = false;
   const stop = async (code: number) => {

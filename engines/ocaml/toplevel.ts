@@ -16,7 +16,7 @@ import { OcamlError } from './errors.js';
 import { DEFAULT_INLINE_CAP, DEFAULT_SPILL_RETENTION_MS, Spiller, defaultSpillDir, sweepSpillDir } from './overflow.js';
 import { PhraseLog, defaultLogPath } from './phrase-log.js';
 import { checkOutputDir, promoteToBinary } from './promote.js';
-import { SerialQueue } from './serial-queue.js';
+import { CancelledError, SerialQueue } from '../../common/serial-queue.js';
 import type {
   Binding,
   CheckpointResult,
@@ -33,11 +33,15 @@ import type {
 export interface OcamlToplevelOptions {
   /** The toplevel phrases run in: 'bytecode' (topup, the default) or 'native' (topup-opt). */
   driver?: AgentDriver;
-  /** Environment for TOPUP_LOG, TOPUP_CHECKPOINT_DIR, HOME, PATH and the agent. Default process.env. */
+  /**
+   * Environment of the agent and of the build tools (PATH, HOME for the default paths).
+   * Default process.env. The engine reads no TOPUP_* variable itself: the adapter or bin maps
+   * TOPUP_LOG and TOPUP_CHECKPOINT_DIR to `logPath` and `checkpointDir`.
+   */
   env?: NodeJS.ProcessEnv;
-  /** Phrase log path; overrides TOPUP_LOG. */
+  /** Phrase log path (TOPUP_LOG); default ~/.topup/logs/session-<pid>.ml, removed at close. */
   logPath?: string;
-  /** Checkpoint directory; overrides TOPUP_CHECKPOINT_DIR. */
+  /** Checkpoint directory (TOPUP_CHECKPOINT_DIR); default ~/.topup/checkpoints. */
   checkpointDir?: string;
   /** Where the compiled agent is cached. */
   cacheDir?: string;
@@ -127,23 +131,33 @@ function validateTimeout(timeout: number | undefined, fallback: number): number 
 }
 
 /**
- * Remove temp work dirs (captures, compiled phrases) left by topup processes that were killed before they
- * could clean up. The owner's pid is in the name; a dir is only removed when that pid is gone.
+ * Remove temp work dirs (captures, compiled phrases) left by topup processes that were killed
+ * before they could clean up. The owner's pid is in the name; a dir is only removed when it is
+ * ours (same uid) and that pid is gone. Another user's dir — which we may not even be allowed to
+ * read — is left alone, and nothing here may stop the engine from starting.
  */
-function sweepStaleWorkDirs(): void {
+function sweepStaleWorkDirs(root: string): void {
   let names: string[];
   try {
-    names = readdirSync(tmpdir());
+    names = readdirSync(root);
   } catch {
     return;
   }
+  const uid = process.getuid?.();
   for (const name of names) {
     const m = /^topup-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
     if (!m || Number(m[1]) === process.pid) continue;
+    const path = join(root, name);
     try {
+      if (uid !== undefined && statSync(path).uid !== uid) continue;
       process.kill(Number(m[1]), 0);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') continue;
+      try {
+        rmSync(path, { recursive: true, force: true });
+      } catch {
+        // Not removable by us (EACCES/EPERM): someone else's problem, not a reason to fail.
+      }
     }
   }
 }
@@ -151,7 +165,7 @@ function sweepStaleWorkDirs(): void {
 export class OcamlToplevel {
   readonly phraseLog: PhraseLog;
   private readonly processEnv: NodeJS.ProcessEnv;
-  private readonly queue = new SerialQueue();
+  private readonly serial = new SerialQueue();
   private readonly workRoot: string;
   private readonly spiller: Spiller;
   private readonly diag: (line: string) => void;
@@ -172,9 +186,9 @@ export class OcamlToplevel {
     this.diag = options.log ?? ((line) => process.stderr.write(`[ocaml] ${line}\n`));
     this.graceMs = options.interruptGraceMs ?? 2000;
     this.defaultTimeout = validateTimeout(options.defaultTimeoutSec, DEFAULT_TIMEOUT_SEC);
-    const explicitLog = options.logPath ?? this.processEnv.TOPUP_LOG;
+    const explicitLog = options.logPath;
     this.phraseLog = explicitLog ? new PhraseLog(explicitLog, false) : new PhraseLog(defaultLogPath(this.processEnv), true);
-    sweepStaleWorkDirs();
+    sweepStaleWorkDirs(tmpdir());
     this.workRoot = mkdtempSync(join(tmpdir(), `topup-${process.pid}-`));
     const spillDir = options.spillDir ?? defaultSpillDir(this.processEnv.HOME || homedir());
     sweepSpillDir(spillDir, options.spillRetentionMs ?? DEFAULT_SPILL_RETENTION_MS);
@@ -183,10 +197,17 @@ export class OcamlToplevel {
     process.once('exit', this.onProcessExit);
   }
 
+  /** Calls run one at a time; one cancelled while waiting is the engine's 'cancelled' error. */
+  private readonly queue = {
+    run: <T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> =>
+      this.serial.run(fn, signal).catch((err: unknown) => {
+        if (err instanceof CancelledError) throw new OcamlError('cancelled', err.message);
+        throw err;
+      }),
+  };
+
   get checkpointDir(): string {
-    return (
-      this.options.checkpointDir ?? this.processEnv.TOPUP_CHECKPOINT_DIR ?? join(this.processEnv.HOME || homedir(), '.topup', 'checkpoints')
-    );
+    return this.options.checkpointDir ?? join(this.processEnv.HOME || homedir(), '.topup', 'checkpoints');
   }
 
   /** True while an eval is running (what cancel() would interrupt). */

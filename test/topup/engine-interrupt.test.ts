@@ -5,6 +5,7 @@
 // 1000 ms, so a surviving process also shows the loop stopped within 1 s of the interrupt.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import type { OcamlToplevel, EvalResult } from '../../engines/ocaml/index.js';
 import { startedMarker, testEngine, topupVariants } from './helpers.js';
 
@@ -34,7 +35,8 @@ for (const variant of topupVariants()) {
 
     test('a timeout stops an infinite loop and keeps bindings', async () => {
       await engine.eval('let kept = 41;; let spins = ref 0');
-      const r = await engine.eval('while true do incr spins done', { timeout: 0.3 });
+      // 1 s leaves the native driver time to compile the loop before the deadline hits.
+      const r = await engine.eval('while true do incr spins done', { timeout: 1 });
       assertInterruptedInPlace(r);
       assert.equal((await engine.eval('kept + 1')).value_repr, '42');
       assert.equal((await engine.eval('!spins > 0')).value_repr, 'true');
@@ -126,12 +128,25 @@ for (const variant of topupVariants()) {
         assert.equal(r.results[1]!.toplevel_restarted, undefined);
         assert.equal((await engine.eval('before')).value_repr, '1');
         assert.match((await engine.eval('after')).error!, /Unbound value after/);
-        // Elements that each fit their deadline are fine even when the batch as a whole takes longer.
-        const slow = await engine.evalBatch(
-          ['Unix.sleepf 0.15', 'Unix.sleepf 0.15', 'Unix.sleepf 0.15'].map((s) => `#require "unix";; ${s}`),
-          { timeout: 0.4 },
-        );
+        // Elements that each fit their deadline are fine even when the batch as a whole takes
+        // longer. Each element waits until the test has seen it start, then stays a little while,
+        // well inside its own deadline; the whole batch is only done once four elements ran, which
+        // is past one deadline. (No tight margin: each element has a 5 s deadline and holds 1.5 s
+        // at most, after the test released it.)
+        await engine.eval('#require "unix"');
+        const gates = [0, 1, 2, 3].map((i) => startedMarker(dir, `gate-${i}`));
+        const release = (i: number) => `${dir}/gate-${i}.go`;
+        const element = (i: number) =>
+          `${gates[i]!.ocaml}; while not (Sys.file_exists ${JSON.stringify(release(i))}) do Unix.sleepf 0.01 done; Unix.sleepf 1.5`;
+        const begun = Date.now();
+        const slowBatch = engine.evalBatch([0, 1, 2, 3].map(element), { timeout: 5 });
+        for (let i = 0; i < 4; i++) {
+          await gates[i]!.wait();
+          writeFileSync(release(i), '');
+        }
+        const slow = await slowBatch;
         assert.equal(slow.stopped_on_error, false, JSON.stringify(slow.results.map((x) => x.error)));
+        assert.ok(Date.now() - begun > 5000, 'the batch as a whole outlasted one element deadline');
         // cancel() stops the running element and therefore the batch.
         const spin = startedMarker(dir, 'batch-cancel');
         const running = engine.evalBatch(['let c = 3', `${spin.ocaml}; while true do () done`, 'let d = 4'], { timeout: 60 });
