@@ -90,6 +90,27 @@ let () =
     | Phrase_not_loadable msg -> Some (Location.errorf ~loc:Location.none "%s" msg)
     | _ -> None)
 
+(* Run a program directly (no shell), its output discarded; true when it exits with 0. *)
+let run_quietly prog args =
+  match Unix.openfile "/dev/null" [ Unix.O_RDWR; Unix.O_CLOEXEC ] 0 with
+  | exception Unix.Unix_error _ -> false
+  | null ->
+    Fun.protect
+      ~finally:(fun () -> Unix.close null)
+      (fun () ->
+         match Unix.create_process prog (Array.of_list (prog :: args)) null null null with
+         | exception Unix.Unix_error _ -> false
+         | pid ->
+           let rec wait () = match Unix.waitpid [] pid with _, st -> st | exception Unix.Unix_error (Unix.EINTR, _, _) -> wait () in
+           wait () = Unix.WEXITED 0)
+
+(* The phrase's object becomes a shared object. The compiler's own way (Config.mkdll, the C
+   compiler driver through a shell) starts four processes; the object needs no C library, so the
+   linker alone does the same job several times faster. If that fails, the compiler's way runs and
+   reports the error. *)
+let link_shared obj dll =
+  if not (run_quietly "ld" [ "-shared"; "-o"; dll; obj ]) then Asmlink.call_linker_shared [ obj ] dll
+
 (* Compile [lam] (the code of unit [unit_name]) to a shared object and run it. *)
 let compile_and_run ~unit_name lam size =
   let prefix = Filename.concat !phrase_dir unit_name in
@@ -106,7 +127,7 @@ let compile_and_run ~unit_name lam size =
   Fun.protect
     ~finally:(fun () -> remove_quietly obj; remove_quietly dll)
     (fun () ->
-       Asmlink.call_linker_shared [ obj ] dll;
+       link_shared obj dll;
        match run_toplevel_unit dll unit_name with
        | Run_ok v -> Ok v
        | Run_failed msg -> raise (Phrase_not_loadable (explain_dlopen_failure msg))
@@ -188,20 +209,35 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
 
 (* OCaml 4.13's native code notices signals only when it allocates, so a loop that does not
    allocate could never be interrupted (SIGINT, eval deadlines): the agent would have to be killed
-   and its log replayed. Every loop body and every function body therefore starts with a tiny
-   allocation the optimiser may not remove; it costs a few nanoseconds per iteration or call. *)
+   and its log replayed. Every way to loop therefore starts its body with a tiny allocation the
+   optimiser may not remove (a few nanoseconds): while and for bodies, and the bodies of
+   functions bound by [let rec] (a function can only call itself through such a binding, or
+   through a higher-order trick that allocates closures anyway). *)
 let poll_point =
   let open Ast_helper in
   let loc = Location.none in
   let lid s = Location.mknoloc (Longident.parse s) in
-  Exp.apply ~loc
-    (Exp.ident ~loc (lid "Stdlib.ignore"))
-    [ ( Asttypes.Nolabel,
-        Exp.apply ~loc
-          (Exp.ident ~loc (lid "Stdlib.Sys.opaque_identity"))
-          [ (Asttypes.Nolabel, Exp.apply ~loc (Exp.ident ~loc (lid "Stdlib.ref")) [ (Asttypes.Nolabel, Exp.constant ~loc (Const.int 0)) ]) ] ) ]
+  let call f arg = Exp.apply ~loc (Exp.ident ~loc (lid f)) [ (Asttypes.Nolabel, arg) ] in
+  call "Stdlib.ignore" (call "Stdlib.Sys.opaque_identity" (call "Stdlib.ref" (Exp.constant ~loc (Const.int 0))))
 
-let with_poll (e : Parsetree.expression) = { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
+let with_poll (e : Parsetree.expression) =
+  { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
+
+(* The body (or each case) of the function [e], under its parameters and annotations. *)
+let rec poll_function_body (e : Parsetree.expression) =
+  match e.pexp_desc with
+  | Pexp_fun (l, d, p, body) -> (
+      match body.pexp_desc with
+      | Pexp_fun _ | Pexp_function _ | Pexp_newtype _ | Pexp_constraint _ -> { e with pexp_desc = Pexp_fun (l, d, p, poll_function_body body) }
+      | _ -> { e with pexp_desc = Pexp_fun (l, d, p, with_poll body) })
+  | Pexp_function cases ->
+    { e with pexp_desc = Pexp_function (List.map (fun (c : Parsetree.case) -> { c with pc_rhs = with_poll c.pc_rhs }) cases) }
+  | Pexp_newtype (t, body) -> { e with pexp_desc = Pexp_newtype (t, poll_function_body body) }
+  | Pexp_constraint (body, ty) -> { e with pexp_desc = Pexp_constraint (poll_function_body body, ty) }
+  | _ -> e
+
+let poll_recursive (vbs : Parsetree.value_binding list) =
+  List.map (fun (vb : Parsetree.value_binding) -> { vb with pvb_expr = poll_function_body vb.pvb_expr }) vbs
 
 let interruptible =
   let open Ast_mapper in
@@ -210,14 +246,16 @@ let interruptible =
     match e.pexp_desc with
     | Pexp_while (cond, body) -> { e with pexp_desc = Pexp_while (cond, with_poll body) }
     | Pexp_for (p, lo, hi, dir, body) -> { e with pexp_desc = Pexp_for (p, lo, hi, dir, with_poll body) }
-    | Pexp_fun (l, d, p, body) -> (
-        match body.pexp_desc with
-        | Pexp_fun _ | Pexp_function _ | Pexp_newtype _ -> e
-        | _ -> { e with pexp_desc = Pexp_fun (l, d, p, with_poll body) })
-    | Pexp_function cases -> { e with pexp_desc = Pexp_function (List.map (fun (c : Parsetree.case) -> { c with pc_rhs = with_poll c.pc_rhs }) cases) }
+    | Pexp_let (Asttypes.Recursive, vbs, body) -> { e with pexp_desc = Pexp_let (Asttypes.Recursive, poll_recursive vbs, body) }
     | _ -> e
   in
-  { default_mapper with expr }
+  let structure_item self (item : Parsetree.structure_item) =
+    let item = default_mapper.structure_item self item in
+    match item.pstr_desc with
+    | Pstr_value (Asttypes.Recursive, vbs) -> { item with pstr_desc = Pstr_value (Asttypes.Recursive, poll_recursive vbs) }
+    | _ -> item
+  in
+  { default_mapper with expr; structure_item }
 
 let preprocess_phrase _ppf (phr : Parsetree.toplevel_phrase) =
   match phr with
