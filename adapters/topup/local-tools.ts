@@ -126,13 +126,13 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
     title: 'Load a compiled archive',
     description:
       engine.driver === 'native'
-        ? 'Load an absolute .cmxs (or a .cmx/.cmxa, linked into a .cmxs first) into the live native session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.'
+        ? 'Load an absolute .cmxs (or a .cmx/.cmxa, linked into a .cmxs first, or an .ml source, compiled on its own into one) into the live native session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.'
         : 'Load an absolute .cma/.cmo into the live session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.',
     shape: {
       path: z
         .string()
         .min(1)
-        .describe(engine.driver === 'native' ? 'absolute path of a .cmxs, .cmx or .cmxa' : 'absolute path of a .cma or .cmo'),
+        .describe(engine.driver === 'native' ? 'absolute path of a .cmxs, .cmx, .cmxa or .ml' : 'absolute path of a .cma or .cmo'),
     },
     local: (args) => engine.load(args.path),
   });

@@ -15,6 +15,7 @@ import { validateCheckpointLabel } from './checkpoint-label.js';
 import { OcamlError } from './errors.js';
 import { DEFAULT_INLINE_CAP, DEFAULT_SPILL_RETENTION_MS, Spiller, defaultSpillDir, sweepSpillDir } from './overflow.js';
 import { PhraseLog, defaultLogPath } from './phrase-log.js';
+import { compileSourceToPlugin } from './compile-source.js';
 import { checkOutputDir, promoteToBinary } from './promote.js';
 import { CancelledError, SerialQueue } from '../../common/serial-queue.js';
 import type {
@@ -76,8 +77,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const LOADABLE: Record<AgentDriver, { extensions: readonly string[]; what: string }> = {
   bytecode: { extensions: ['.cma', '.cmo'], what: 'a bytecode archive or object (.cma or .cmo)' },
   native: {
-    extensions: ['.cmxs', '.cmx', '.cmxa'],
-    what: 'a native plugin (.cmxs), or a native object or archive (.cmx or .cmxa, with its .o/.a beside it)',
+    extensions: ['.cmxs', '.cmx', '.cmxa', '.ml'],
+    what: 'a native plugin (.cmxs), a native object or archive (.cmx or .cmxa, with its .o/.a beside it), or an OCaml source file (.ml)',
   },
 };
 
@@ -175,6 +176,7 @@ export class OcamlToplevel {
   private agent: AgentProcess | null = null;
   private agentDir: string | null = null;
   private agentSeq = 0;
+  private loadSeq = 0;
   private running: RunningEval | null = null;
   private closed = false;
   private readonly onProcessExit = () => this.agent?.kill();
@@ -520,7 +522,10 @@ export class OcamlToplevel {
       throw new OcamlError('not_found', `cannot load ${path}: ${(err as Error).message}`);
     }
     return this.queue.run(async () => {
-      const reply = await this.agentCall({ op: 'load', path });
+      // A source file is compiled on its own into a plugin in the engine's private dir first.
+      const loadable =
+        extname(path) === '.ml' ? await compileSourceToPlugin(path, join(this.workRoot, `load-${++this.loadSeq}`), this.processEnv) : path;
+      const reply = await this.agentCall({ op: 'load', path: loadable });
       if (reply.ok !== true) throw new OcamlError('bad_argument', String(reply.error));
       return { loaded: path, directory: dirname(path) };
     });

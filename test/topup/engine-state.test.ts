@@ -26,8 +26,13 @@ for (const variant of topupVariants()) {
     // The driver decides what load takes: .cma/.cmo (bytecode), .cmxs/.cmx/.cmxa (native).
     const compiled =
       variant.driver === 'bytecode'
-        ? { file: 'shapes.cma', build: ['ocamlc', '-a', '-o', 'shapes.cma', 'shapes.ml'], refused: /\.cma or \.cmo/ }
-        : { file: 'shapes.cmxs', build: ['ocamlopt', '-shared', '-o', 'shapes.cmxs', 'shapes.ml'], refused: /\.cmxs/ };
+        ? { file: 'shapes.cma', build: ['ocamlc', '-a', '-o', 'shapes.cma', 'shapes.ml'], foreign: 'shapes.ml', refused: /\.cma or \.cmo/ }
+        : {
+            file: 'shapes.cmxs',
+            build: ['ocamlopt', '-shared', '-o', 'shapes.cmxs', 'shapes.ml'],
+            foreign: 'shapes.cma',
+            refused: /\.cmxs/,
+          };
 
     test(`load: a compiled ${compiled.file} is usable; reset drops it and every binding`, async () => {
       const lib = tempDir();
@@ -35,7 +40,7 @@ for (const variant of topupVariants()) {
         writeFileSync(join(lib.path, 'shapes.ml'), 'let area r = 3 * r * r\n');
         execFileSync('ocamlfind', compiled.build, { cwd: lib.path });
         await assert.rejects(engine.load(compiled.file), /must be absolute/);
-        await assert.rejects(engine.load(join(lib.path, 'shapes.ml')), compiled.refused);
+        await assert.rejects(engine.load(join(lib.path, compiled.foreign)), compiled.refused);
         await assert.rejects(engine.load(join(lib.path, `missing${compiled.file.slice(6)}`)), /cannot load/);
         const loaded = await engine.load(join(lib.path, compiled.file));
         assert.equal(loaded.directory, lib.path);
@@ -51,6 +56,27 @@ for (const variant of topupVariants()) {
         lib.remove();
       }
     });
+
+    if (variant.driver === 'native') {
+      test('load under the native driver also takes a .cmx and an .ml source (compiled privately)', async () => {
+        const lib = tempDir();
+        try {
+          writeFileSync(join(lib.path, 'tri.ml'), 'let sum n = n * (n + 1) / 2\n');
+          execFileSync('ocamlfind', ['ocamlopt', '-c', 'tri.ml'], { cwd: lib.path });
+          await engine.load(join(lib.path, 'tri.cmx'));
+          assert.equal((await engine.eval('Tri.sum 10')).value_repr, '55');
+          writeFileSync(join(lib.path, 'geo.ml'), 'let double = List.map (fun x -> 2 * x)\n');
+          const before = readdirSync(lib.path).sort();
+          await engine.load(join(lib.path, 'geo.ml'));
+          assert.equal((await engine.eval('Geo.double [1; 2]')).value_repr, '[2; 4]');
+          assert.deepEqual(readdirSync(lib.path).sort(), before, 'nothing is written beside the source');
+          writeFileSync(join(lib.path, 'bad.ml'), 'let x = 1 +\n');
+          await assert.rejects(engine.load(join(lib.path, 'bad.ml')), /cannot compile .*bad\.ml/);
+        } finally {
+          lib.remove();
+        }
+      });
+    }
 
     test('reset drops #require-d libraries too (a new process)', async () => {
       await engine.eval('#require "str"');

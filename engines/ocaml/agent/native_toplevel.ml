@@ -111,6 +111,21 @@ let run_quietly prog args =
 let link_shared obj dll =
   if not (run_quietly "ld" [ "-shared"; "-o"; dll; obj ]) then Asmlink.call_linker_shared [ obj ] dll
 
+(* The backend hands its instructions to an "internal assembler" when one is registered. Ours
+   prints them as GNU assembly and runs the assembler directly, saving the shell the compiler
+   would start around it on every phrase. *)
+let assembler = match String.split_on_char ' ' Config.asm |> List.filter (( <> ) "") with prog :: args -> (prog, args) | [] -> ("as", [])
+
+let assemble_directly (program : X86_ast.asm_program) : string -> unit =
+ fun obj ->
+  let asm = Filename.remove_extension obj ^ ".s" in
+  let oc = open_out asm in
+  Fun.protect ~finally:(fun () -> close_out_noerr oc) (fun () -> X86_gas.generate_asm oc program);
+  let prog, args = assembler in
+  let ok = run_quietly prog (args @ [ "-o"; obj; asm ]) in
+  remove_quietly asm;
+  if not ok then raise (Phrase_not_loadable (Printf.sprintf "the assembler (%s) failed on the compiled phrase" prog))
+
 (* Compile [lam] (the code of unit [unit_name]) to a shared object and run it. *)
 let compile_and_run ~unit_name lam size =
   let prefix = Filename.concat !phrase_dir unit_name in
@@ -322,6 +337,8 @@ let init ~work_dir =
   Clflags.native_code := true;
   Clflags.dlcode := true;
   Clflags.debug := true;
+  X86_proc.register_internal_assembler assemble_directly;
+  Emitaux.binary_backend_available := true;
   Compmisc.init_path ();
   Load_path.add_dir "";
   toplevel_env := Compmisc.initial_env ()
