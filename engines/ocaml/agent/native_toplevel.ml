@@ -224,16 +224,32 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
 
 (* OCaml 4.13's native code notices signals only when it allocates, so a loop that does not
    allocate could never be interrupted (SIGINT, eval deadlines): the agent would have to be killed
-   and its log replayed. Every way to loop therefore starts its body with a tiny allocation the
-   optimiser may not remove (a few nanoseconds): while and for bodies, and the bodies of
-   functions bound by [let rec] (a function can only call itself through such a binding, or
-   through a higher-order trick that allocates closures anyway). *)
+   and its log replayed. Every way to loop therefore starts its body with a poll point: while and
+   for bodies, and the bodies of functions bound by [let rec] (a function can only call itself
+   through such a binding, or through a higher-order trick that allocates closures anyway). A poll
+   point counts down a counter the agent defines at start-up and allocates a tiny block the
+   optimiser may not remove once every [poll_interval] passes, so a tight loop pays about one
+   decrement per iteration and still answers a signal within microseconds. *)
+let poll_counter = "__topup_poll_countdown"
+let poll_interval = 1024
+
 let poll_point =
   let open Ast_helper in
   let loc = Location.none in
-  let lid s = Location.mknoloc (Longident.parse s) in
-  let call f arg = Exp.apply ~loc (Exp.ident ~loc (lid f)) [ (Asttypes.Nolabel, arg) ] in
-  call "Stdlib.ignore" (call "Stdlib.Sys.opaque_identity" (call "Stdlib.ref" (Exp.constant ~loc (Const.int 0))))
+  let ident path = Exp.ident ~loc (Location.mknoloc path) in
+  let stdlib name = ident (Longident.Ldot (Longident.Lident "Stdlib", name)) in
+  let call f args = Exp.apply ~loc f (List.map (fun a -> (Asttypes.Nolabel, a)) args) in
+  let counter = ident (Longident.Lident poll_counter) in
+  let int n = Exp.constant ~loc (Const.int n) in
+  let opaque = ident (Longident.Ldot (Longident.Ldot (Longident.Lident "Stdlib", "Sys"), "opaque_identity")) in
+  Exp.sequence ~loc
+    (call (stdlib "decr") [ counter ])
+    (Exp.ifthenelse ~loc
+       (call (stdlib "<") [ call (stdlib "!") [ counter ]; int 0 ])
+       (Exp.sequence ~loc
+          (call (stdlib ":=") [ counter; int poll_interval ])
+          (call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ int 0 ] ] ]))
+       None)
 
 let with_poll (e : Parsetree.expression) =
   { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
@@ -341,4 +357,9 @@ let init ~work_dir =
   Emitaux.binary_backend_available := true;
   Compmisc.init_path ();
   Load_path.add_dir "";
-  toplevel_env := Compmisc.initial_env ()
+  toplevel_env := Compmisc.initial_env ();
+  (* The counter of the poll points (see [poll_point]), defined once, printed nowhere. *)
+  let define = Printf.sprintf "let %s = Stdlib.ref %d" poll_counter poll_interval in
+  match Parse.use_file (Lexing.from_string define) with
+  | [ phrase ] -> if not (execute_phrase false Format.err_formatter phrase) then failwith "cannot define the poll counter"
+  | _ -> failwith "cannot parse the poll counter definition"
