@@ -213,7 +213,17 @@ let with_capture f =
 
 (* ---------- interrupts ---------- *)
 
-let rec ignore_sigint () = try Sys.set_signal Sys.sigint Sys.Signal_ignore with Sys.Break -> ignore_sigint ()
+(* After this, no SIGINT can reach the next request: one recorded before it but not acted on yet
+   (native code acts on signals only at its next allocation) is acted on here, by the allocation,
+   and dropped. *)
+let rec ignore_sigint () =
+  try
+    Sys.set_signal Sys.sigint Sys.Signal_ignore;
+    ignore (Sys.opaque_identity (ref 0))
+  with Sys.Break -> ignore_sigint ()
+
+(* An interrupt that arrived while cleanup code ran reaches us wrapped. *)
+let is_break = function Sys.Break | Fun.Finally_raised Sys.Break -> true | _ -> false
 
 (* Per-element deadlines of eval_batch: an interval timer whose SIGALRM raises Sys.Break inside a
    running phrase (the same path as an interrupt). An alarm between phrases is remembered and
@@ -283,7 +293,7 @@ let location_json (loc : Location.t) =
 
 let failure_of_exn kind exn =
   match exn with
-  | Sys.Break -> { kind = "timeout"; message = "evaluation timed out"; loc = None }
+  | e when is_break e -> { kind = "timeout"; message = "evaluation timed out"; loc = None }
   | Directive_failed m -> { kind = "directive"; message = m; loc = None }
   | _ -> (
       match Location.error_of_exn exn with
@@ -449,7 +459,7 @@ let run_phrase (phr : Parsetree.toplevel_phrase) : phrase_result =
   | `Done false -> (
       Btype.backtrack snap;
       match !recorded with
-      | Some (Outcometree.Ophr_exception (Sys.Break, _)) -> Phrase_failed (failure_of_exn "timeout" Sys.Break)
+      | Some (Outcometree.Ophr_exception (e, _)) when is_break e -> Phrase_failed (failure_of_exn "timeout" Sys.Break)
       | Some (Outcometree.Ophr_exception _ as p) ->
         Phrase_failed { kind = "exception"; message = String.trim (Format.asprintf "%a" original_out_phrase p); loc = None }
       | _ -> Phrase_failed { kind = "directive"; message = (if messages = "" then "phrase failed" else messages); loc = None })

@@ -139,14 +139,14 @@ let compile_and_run ~unit_name lam size =
     ~backend:(module Backend : Backend_intf.S)
     ~prefixname:prefix ~middle_end:Closure_middle_end.lambda_to_clambda ~ppf_dump:Format.err_formatter program;
   let obj = prefix ^ Config.ext_obj and dll = prefix ^ Config.ext_dll in
-  Fun.protect
-    ~finally:(fun () -> remove_quietly obj; remove_quietly dll)
-    (fun () ->
-       link_shared obj dll;
-       match run_toplevel_unit dll unit_name with
-       | Run_ok v -> Ok v
-       | Run_failed msg -> raise (Phrase_not_loadable (explain_dlopen_failure msg))
-       | exception e -> Error e)
+  (* An interrupt that lands while the files are removed must not replace the phrase's outcome
+     (the parent repeats SIGINT until it gets an answer). *)
+  let rec cleanup () = try remove_quietly obj; remove_quietly dll with Sys.Break -> cleanup () in
+  (match link_shared obj dll with () -> () | exception e -> cleanup (); raise e);
+  match run_toplevel_unit dll unit_name with
+  | Run_ok v -> cleanup (); Ok v
+  | Run_failed msg -> cleanup (); raise (Phrase_not_loadable (explain_dlopen_failure msg))
+  | exception e -> cleanup (); Error e
 
 (* [let _ = e] and a bare expression are compiled as [let _$ = e], so the value can be read back. *)
 let as_binding (items : Parsetree.structure) =
