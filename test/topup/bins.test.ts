@@ -2,10 +2,26 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'node:path';
 import { binCommand } from '../helpers/bin.js';
 import { connectTopup, payload, tempDir, testEnv, topupVariants } from './helpers.js';
+
+/** `mcp-engines topup-opt` on stdio, driven by the official MCP SDK client. */
+async function connectUmbrella(env: Record<string, string>): Promise<{ client: Client; close: () => Promise<void> }> {
+  const { command, args } = binCommand('mcp-engines', ['topup-opt']);
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'umbrella-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
 
 function run(
   bin: string,
@@ -23,6 +39,32 @@ function run(
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+describe('mcp-engines topup-opt serving', () => {
+  const home = tempDir();
+  after(() => home.remove());
+
+  test('evaluates natively, and its named local sessions are topup-opt children too', { timeout: 240_000 }, async () => {
+    const { client, close } = await connectUmbrella(testEnv(home.path));
+    try {
+      const r = payload(
+        await client.callTool({ name: 'eval', arguments: { source: 'let rec f n = if n = 0 then 0 else 1 + f (n - 1);; f 1000' } }),
+      );
+      assert.equal(r.error, null, JSON.stringify(r));
+      assert.equal(r.value_repr, '1000');
+      const started = await client.callTool({ name: 'start_local_session', arguments: { session: 'child' } });
+      assert.equal(started.isError, false, JSON.stringify(started));
+      // Only the native driver refuses a bytecode archive with this wording: the child is topup-opt.
+      const cma = join(home.path, 'x.cma');
+      writeFileSync(cma, '');
+      const load = await client.callTool({ name: 'load', arguments: { path: cma, session: 'child' } });
+      assert.equal(load.isError, true);
+      assert.match(payload(load).error, /native plugin \(\.cmxs\)/);
+    } finally {
+      await close();
+    }
+  });
+});
 
 describe('topup command line', () => {
   test('--help and --version', async () => {
