@@ -348,8 +348,8 @@ let add_directory dir = Load_path.add_dir (Misc.expand_directory Config.standard
 
 let init ~work_dir =
   if Config.flambda then failwith "this OCaml is built with flambda; the topup-opt agent supports the closure middle end only";
+  (* Phrases are compiled in [work_dir]; the temp dir stays the user's (user code may use it). *)
   phrase_dir := work_dir;
-  Filename.set_temp_dir_name work_dir;
   Clflags.native_code := true;
   Clflags.dlcode := true;
   Clflags.debug := true;
