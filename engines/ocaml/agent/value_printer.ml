@@ -65,9 +65,29 @@ let untyped_exception bucket =
     in
     Oval_constr (ident name, args)
 
+(* Blocks on the path from the root to the value being printed, by physical identity: meeting
+   one again means the value is cyclic, printed "<cycle>" as the toplevel does. *)
+module Visiting = Hashtbl.Make (struct
+    type t = Obj.t
+
+    let equal = ( == )
+    let hash x = try Hashtbl.hash x with _ -> 0
+  end)
+
 let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
   let budget = ref steps in
-  let rec value depth obj ty =
+  let visiting = Visiting.create 16 in
+  (* Descending into a component of a block: the place where a cycle can close. *)
+  let rec nested depth obj ty =
+    if Obj.is_int obj then value depth obj ty
+    else if Visiting.mem visiting obj then Oval_stuff "<cycle>"
+    else begin
+      Visiting.add visiting obj ();
+      match value depth obj ty with
+      | v -> Visiting.remove visiting obj; v
+      | exception e -> Visiting.remove visiting obj; raise e
+    end
+  and value depth obj ty =
     decr budget;
     if !budget < 0 || depth < 0 then Oval_ellipsis
     else
@@ -85,12 +105,22 @@ let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
       | Tconstr (p, [], _) when Path.same p Predef.path_bytes ->
         Oval_string (Bytes.to_string (Obj.obj obj : bytes), !budget, Ostr_bytes)
       | Tconstr (p, [ elt ], _) when Path.same p Predef.path_list ->
-        let rec conses acc obj =
-          if Obj.is_int obj then List.rev acc
+        (* The cells are marked as they are walked, so a list that loops back ends in "<cycle>". *)
+        let marked = ref [] in
+        (* The first cell may already be marked, by [nested] on the way in. *)
+        let rec conses ~first acc cell =
+          if Obj.is_int cell then List.rev acc
           else if !budget < 0 then List.rev (Oval_ellipsis :: acc)
-          else conses (value (depth - 1) (Obj.field obj 0) elt :: acc) (Obj.field obj 1)
+          else if (not first) && Visiting.mem visiting cell then List.rev (Oval_stuff "<cycle>" :: acc)
+          else begin
+            if not (Visiting.mem visiting cell) then (Visiting.add visiting cell (); marked := cell :: !marked);
+            conses ~first:false (nested (depth - 1) (Obj.field cell 0) elt :: acc) (Obj.field cell 1)
+          end
         in
-        Oval_list (conses [] obj)
+        let items =
+          Fun.protect ~finally:(fun () -> List.iter (Visiting.remove visiting) !marked) (fun () -> conses ~first:true [] obj)
+        in
+        Oval_list items
       | Tconstr (p, [ elt ], _) when Path.same p Predef.path_array ->
         let n = Obj.size obj in
         let float_array = n > 0 && Obj.tag obj = Obj.double_array_tag in
@@ -99,7 +129,7 @@ let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
           else if !budget < 0 then List.rev (Oval_ellipsis :: acc)
           else
             let item =
-              if float_array then (decr budget; Oval_float (Obj.double_field obj i)) else value (depth - 1) (Obj.field obj i) elt
+              if float_array then (decr budget; Oval_float (Obj.double_field obj i)) else nested (depth - 1) (Obj.field obj i) elt
             in
             items (item :: acc) (i + 1)
         in
@@ -108,8 +138,8 @@ let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
         let tag = if Obj.is_int obj then 0 else Obj.tag obj in
         if tag = Obj.lazy_tag then Oval_stuff "<lazy>"
         else
-          let forced = if tag = Obj.forward_tag then Obj.field obj 0 else obj in
-          Oval_constr (ident "lazy", [ value (depth - 1) forced arg ])
+          let shown = if tag = Obj.forward_tag then nested (depth - 1) (Obj.field obj 0) arg else value (depth - 1) obj arg in
+          Oval_constr (ident "lazy", [ shown ])
       | Tconstr (path, args, _) -> declared depth obj path args
       | Tvariant row ->
         let row = Btype.row_repr row in
@@ -121,7 +151,7 @@ let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
               if Obj.is_int obj then Oval_variant (label, None)
               else
                 match Btype.row_field_repr field with
-                | Rpresent (Some t) | Reither (_, [ t ], _, _) -> Oval_variant (label, Some (value (depth - 1) (Obj.field obj 1) t))
+                | Rpresent (Some t) | Reither (_, [ t ], _, _) -> Oval_variant (label, Some (nested (depth - 1) (Obj.field obj 1) t))
                 | _ -> find rest)
           | _ :: rest -> find rest
         in
@@ -130,7 +160,7 @@ let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
       | Tpoly (t, _) -> value depth obj t
       | Tpackage _ -> Oval_stuff "<module>"
       | Tfield _ | Tnil | Tlink _ | Tsubst _ -> Oval_stuff "<internal>"
-  and fields depth obj first tys = List.mapi (fun i t -> value (depth - 1) (Obj.field obj (first + i)) t) tys
+  and fields depth obj first tys = List.mapi (fun i t -> nested (depth - 1) (Obj.field obj (first + i)) t) tys
   and declared depth obj path args =
     match Env.find_type path env with
     | exception Not_found -> Oval_stuff "<abstr>"
@@ -174,7 +204,7 @@ let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
             let v =
               if unboxed then value (depth - 1) obj ty
               else if Obj.tag obj = Obj.double_array_tag then (decr budget; Oval_float (Obj.double_field obj (first + i)))
-              else value (depth - 1) (Obj.field obj (first + i)) ty
+              else nested (depth - 1) (Obj.field obj (first + i)) ty
             in
             (label, v))
          labels)
@@ -204,4 +234,4 @@ let outval ~steps ~depth ~(eval_address : Env.address -> Obj.t) env obj ty =
       else Oval_constr (ident name, fields depth bucket 1 tys)
     | None -> if Path.same type_path Predef.path_exn then untyped_exception bucket else Oval_stuff "<extension>"
   in
-  value depth obj (Ctype.correct_levels ty)
+  nested depth obj (Ctype.correct_levels ty)
