@@ -16,6 +16,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: 'MCP server over a persistent OCaml toplevel (stdio, or --socket PATH)',
     run: async (argv) => (await import('../adapters/topup/cli.js')).runTopupCli(argv),
   },
+  'topup-opt': {
+    summary: 'topup with a native-code OCaml toplevel (phrases compiled natively; load takes .cmxs)',
+    run: async (argv) => (await import('../adapters/topup/cli.js')).runTopupCli(argv, { command: 'topup-opt' }),
+  },
   lispex: {
     summary: 'the Lispex language: `lispex mcp serve`, `lispex run FILE`, `lispex check FILE`',
     run: async (argv) => {

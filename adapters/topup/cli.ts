@@ -1,17 +1,31 @@
 // `topup [--socket <path>]`: the topup server on stdio (default) or on a Unix socket serving one
 // client at a time, keeping the toplevel across reconnects. Also `mcp-engines topup …`.
+// `topup-opt` is the same server with the native agent (phrases compiled to native code).
 import { StdioServerTransport, serveUnixSocket, type UnixSocketListener } from '../../transports/index.js';
 import type { TopupRouter } from './router.js';
+import { basename } from 'node:path';
+import type { AgentDriver } from '../../engines/ocaml/index.js';
 import { createSessionRouter } from './routing/index.js';
 import { TOPUP_PROTOCOL_VERSION, TOPUP_VERSION, createTopupServer } from './server.js';
 
-export const TOPUP_HELP = `topup ${TOPUP_VERSION} — an MCP server over a persistent OCaml toplevel (protocol ${TOPUP_PROTOCOL_VERSION})
+/** The two commands of the one topup server: which agent they run and how they are named. */
+export type TopupCommand = 'topup' | 'topup-opt';
+
+const DRIVER_OF: Record<TopupCommand, AgentDriver> = { topup: 'bytecode', 'topup-opt': 'native' };
+
+const SUMMARY: Record<TopupCommand, string> = {
+  topup: 'an MCP server over a persistent OCaml toplevel (bytecode; load takes .cma/.cmo)',
+  'topup-opt': 'topup with a native-code OCaml toplevel (each phrase compiled natively; load takes .cmxs/.cmx/.cmxa)',
+};
+
+export function topupHelp(command: TopupCommand = 'topup'): string {
+  return `${command} ${TOPUP_VERSION} — ${SUMMARY[command]} (protocol ${TOPUP_PROTOCOL_VERSION})
 
 Usage:
-  topup                   serve MCP on stdin/stdout
-  topup --socket <path>   serve MCP on a Unix socket (mode 0600), one client at a time;
+  ${command}                   serve MCP on stdin/stdout
+  ${command} --socket <path>   serve MCP on a Unix socket (mode 0600), one client at a time;
                           the toplevel and its bindings persist across reconnects
-  topup --help | --version
+  ${command} --help | --version
 
 Environment:
   TOPUP_LOG             phrase-log path (default ~/.topup/logs/session-<pid>.ml, removed at exit)
@@ -23,10 +37,15 @@ Environment:
 
 Needs the OCaml toolchain: apt-get install ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev
 `;
+}
+
+export const TOPUP_HELP = topupHelp('topup');
 
 export interface TopupCliOptions {
   /** The router to use (default: createSessionRouter — named local sessions and remote hosts). */
   router?: () => TopupRouter;
+  /** topup (bytecode agent, the default) or topup-opt (native agent). */
+  command?: TopupCommand;
 }
 
 type Mode = { kind: 'stdio' } | { kind: 'socket'; path: string } | { kind: 'help' } | { kind: 'version' };
@@ -61,22 +80,39 @@ function interruptGraceFromEnv(): number | undefined | string {
   return n;
 }
 
+/**
+ * Named local sessions run the same command as their parent: the router's default child is this
+ * very script, which is right for bin/topup and bin/topup-opt, but run as `mcp-engines
+ * topup-opt` the child needs that subcommand again. Remote hosts run topup-opt too unless
+ * $TOPUP_REMOTE_COMMAND says otherwise.
+ */
+function routerDefaults(command: TopupCommand): Parameters<typeof createSessionRouter>[0] {
+  if (command === 'topup') return {};
+  const script = process.argv[1] ?? '';
+  const viaUmbrella = /^mcp-engines(\.[cm]?[jt]s)?$/.test(basename(script));
+  return {
+    remoteCommand: process.env.TOPUP_REMOTE_COMMAND || 'topup-opt',
+    ...(viaUmbrella ? { childCommand: { command: process.execPath, args: [...process.execArgv, script, 'topup-opt'] } } : {}),
+  };
+}
+
 function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? (process.env.HOME ?? '') + path.slice(1) : path;
 }
 
 export async function runTopupCli(argv: string[], options: TopupCliOptions = {}): Promise<void> {
+  const command = options.command ?? 'topup';
   let mode: Mode;
   try {
     mode = parseArgs(argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`topup: ${err.message}\n`);
+    process.stderr.write(`${command}: ${err.message}\n`);
     process.exitCode = 2;
     return;
   }
   if (mode.kind === 'help') {
-    process.stdout.write(TOPUP_HELP);
+    process.stdout.write(topupHelp(command));
     return;
   }
   if (mode.kind === 'version') {
@@ -86,18 +122,28 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
 
   const graceMs = interruptGraceFromEnv();
   if (typeof graceMs === 'string') {
-    process.stderr.write(`topup: ${graceMs}\n`);
+    process.stderr.write(`${command}: ${graceMs}\n`);
     process.exitCode = 2;
     return;
   }
-  const server = createTopupServer({ router: (options.router ?? createSessionRouter)(), engineOptions: { interruptGraceMs: graceMs } });
+  const router = options.router ? options.router() : createSessionRouter(routerDefaults(command));
+  const server = createTopupServer({
+    router,
+    engineOptions: {
+      driver: DRIVER_OF[command],
+      interruptGraceMs: graceMs,
+      // The engine reads no environment of its own: TOPUP_LOG and TOPUP_CHECKPOINT_DIR land here.
+      logPath: process.env.TOPUP_LOG || undefined,
+      checkpointDir: process.env.TOPUP_CHECKPOINT_DIR || undefined,
+    },
+  });
   let listener: UnixSocketListener | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await listener?.close().catch(() => {});
-    await server.shutdown().catch((err: Error) => process.stderr.write(`topup: shutdown: ${err.message}\n`));
+    await server.shutdown().catch((err: Error) => process.stderr.write(`${command}: shutdown: ${err.message}\n`));
     process.exit(code);
   };
   process.once('SIGTERM', () => void stop(0));
@@ -115,11 +161,11 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
   try {
     listener = await serveUnixSocket(path, (transport) => server.connect(transport));
   } catch (err) {
-    process.stderr.write(`topup: cannot serve on ${path}: ${(err as Error).message}\n`);
+    process.stderr.write(`${command}: cannot serve on ${path}: ${(err as Error).message}\n`);
     await server.shutdown();
     process.exitCode = 1;
     return;
   }
-  process.stderr.write(`topup: serving on ${path}\n`);
+  process.stderr.write(`${command}: serving on ${path}\n`);
   process.once('SIGINT', () => void stop(130));
 }

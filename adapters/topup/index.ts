@@ -3,4 +3,4 @@ export { createTopupServer, TopupServer, TOPUP_NAME, TOPUP_VERSION, TOPUP_PROTOC
 export { localTools, type LocalToolsOptions } from './local-tools.js';
 export { unroutedRouter, describeTarget, type RouteTarget, type TopupRouter } from './router.js';
 export { routeOf, routingFields, withoutRouting } from './routing-fields.js';
-export { runTopupCli, TOPUP_HELP, type TopupCliOptions } from './cli.js';
+export { runTopupCli, topupHelp, TOPUP_HELP, type TopupCliOptions, type TopupCommand } from './cli.js';

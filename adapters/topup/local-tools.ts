@@ -125,8 +125,15 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
     name: 'load',
     title: 'Load a compiled archive',
     description:
-      'Load an absolute .cma/.cmo into the live session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.',
-    shape: { path: z.string().min(1).describe('absolute path of a .cma or .cmo') },
+      engine.driver === 'native'
+        ? 'Load an absolute .cmxs (or a .cmx/.cmxa, linked into a .cmxs first, or an .ml source, compiled on its own into one) into the live native session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.'
+        : 'Load an absolute .cma/.cmo into the live session; its directory joins the load path so the sibling .cmi is found. Not logged, not replayed by reset/restore.',
+    shape: {
+      path: z
+        .string()
+        .min(1)
+        .describe(engine.driver === 'native' ? 'absolute path of a .cmxs, .cmx, .cmxa or .ml' : 'absolute path of a .cma or .cmo'),
+    },
     local: (args) => engine.load(args.path),
   });
 

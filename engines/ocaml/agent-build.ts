@@ -8,13 +8,42 @@ import { mkdir, mkdtemp, readFile, rename, rm, copyFile } from 'node:fs/promises
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { OcamlError, ocamlMissing } from './errors.js';
-import { agentSourcePath } from './package-root.js';
+import { agentSourceDir } from './package-root.js';
 import { CommandNotFound, runCommand } from './run-command.js';
 
-export const AGENT_BINARY_NAME = 'topup_agent.byte';
-const AGENT_PACKAGES = 'compiler-libs.toplevel,findlib,unix';
+/**
+ * Which toplevel the agent runs phrases in: OCaml's bytecode toplevel library (topup), or the
+ * native one of native_toplevel.ml, which compiles each phrase to a .cmxs and dynlinks it
+ * (topup-opt). Both share agent_core.ml.
+ */
+export type AgentDriver = 'bytecode' | 'native';
+
+interface AgentRecipe {
+  binary: string;
+  compiler: 'ocamlc' | 'ocamlopt';
+  packages: string;
+  /** Sources in link order, from engines/ocaml/agent/. */
+  sources: readonly string[];
+}
+
+const RECIPES: Record<AgentDriver, AgentRecipe> = {
+  bytecode: {
+    binary: 'topup_agent.byte',
+    compiler: 'ocamlc',
+    packages: 'compiler-libs.toplevel,findlib,unix',
+    sources: ['agent_core.ml', 'topup_agent.ml'],
+  },
+  native: {
+    binary: 'topup_agent.opt',
+    compiler: 'ocamlopt',
+    packages: 'compiler-libs.optcomp,findlib,unix,dynlink',
+    sources: ['agent_core.ml', 'value_printer.ml', 'native_toplevel.ml', 'topup_agent_native.ml'],
+  },
+};
 
 export interface AgentBuildOptions {
+  /** Default 'bytecode'. */
+  driver?: AgentDriver;
   /** Cache root; default $XDG_CACHE_HOME/mcp-engines/ocaml-agent or ~/.cache/mcp-engines/ocaml-agent. */
   cacheDir?: string;
   env?: NodeJS.ProcessEnv;
@@ -43,42 +72,41 @@ export async function ocamlVersion(env: NodeJS.ProcessEnv = process.env): Promis
 /** Path of a built agent binary, building it first if the cache does not have it. */
 export async function ensureAgentBinary(options: AgentBuildOptions = {}): Promise<string> {
   const env = options.env ?? process.env;
+  const recipe = RECIPES[options.driver ?? 'bytecode'];
   const version = await ocamlVersion(env);
-  const sourcePath = agentSourcePath();
-  const source = await readFile(sourcePath).catch((err: Error) => {
-    throw new OcamlError('agent_build', `the agent source ${sourcePath} is missing from the package: ${err.message}`);
-  });
-  const key = createHash('sha256')
-    .update(source)
-    .update('\0')
-    .update(version)
-    .update('\0')
-    .update(AGENT_PACKAGES)
-    .digest('hex')
-    .slice(0, 20);
+  const sourceDir = agentSourceDir();
+  const hash = createHash('sha256').update(version).update('\0').update(recipe.compiler).update('\0').update(recipe.packages);
+  for (const name of recipe.sources) {
+    const path = join(sourceDir, name);
+    const text = await readFile(path).catch((err: Error) => {
+      throw new OcamlError('agent_build', `the agent source ${path} is missing from the package: ${err.message}`);
+    });
+    hash.update('\0').update(name).update('\0').update(text);
+  }
+  const key = hash.digest('hex').slice(0, 20);
   const cacheDir = options.cacheDir ?? defaultAgentCacheDir(env);
   const finalDir = join(cacheDir, key);
-  const binary = join(finalDir, AGENT_BINARY_NAME);
+  const binary = join(finalDir, recipe.binary);
   if (existsSync(binary)) return binary;
 
   await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   const buildDir = await mkdtemp(join(cacheDir, `.build-${key}-`));
   try {
-    await copyFile(sourcePath, join(buildDir, 'topup_agent.ml'));
-    let r;
+    for (const name of recipe.sources) await copyFile(join(sourceDir, name), join(buildDir, name));
+    let r: Awaited<ReturnType<typeof runCommand>>;
     try {
       r = await runCommand(
         'ocamlfind',
-        ['ocamlc', '-package', AGENT_PACKAGES, '-linkpkg', '-linkall', 'topup_agent.ml', '-o', AGENT_BINARY_NAME],
+        [recipe.compiler, '-package', recipe.packages, '-linkpkg', '-linkall', ...recipe.sources, '-o', recipe.binary],
         { cwd: buildDir, env, timeoutMs: 180_000 },
       );
     } catch (err) {
       if (err instanceof CommandNotFound) throw ocamlMissing('ocamlfind');
       throw err;
     }
-    if (r.code !== 0 || !existsSync(join(buildDir, AGENT_BINARY_NAME))) {
-      const hint = /compiler-libs|findlib|unix/.test(r.output) ? ` (are ${'libfindlib-ocaml-dev'} and ocaml-nox installed?)` : '';
-      throw new OcamlError('agent_build', `building the OCaml agent failed${hint}:\n${r.output.trim()}`);
+    if (r.code !== 0 || !existsSync(join(buildDir, recipe.binary))) {
+      const hint = /compiler-libs|findlib|unix|dynlink/.test(r.output) ? ' (are libfindlib-ocaml-dev and ocaml-nox installed?)' : '';
+      throw new OcamlError('agent_build', `building the OCaml agent (${recipe.binary}) failed${hint}:\n${r.output.trim()}`);
     }
     try {
       await rename(buildDir, finalDir);

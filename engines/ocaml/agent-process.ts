@@ -137,8 +137,7 @@ export class AgentProcess {
 
   private onData(chunk: string): void {
     this.buffered += chunk;
-    let nl: number;
-    while ((nl = this.buffered.indexOf('\n')) >= 0) {
+    for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {
       const line = this.buffered.slice(0, nl);
       this.buffered = this.buffered.slice(nl + 1);
       if (!line.trim()) continue;

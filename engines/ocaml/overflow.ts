@@ -1,10 +1,22 @@
 // Oversized value_repr/stdout/stderr are cut inline and the full text spilled to a file, so one
 // huge print does not flood the client while nothing is lost.
-import { writeFileSync } from 'node:fs';
+//
+// Spill files live outside the server's private temp dir, in a per-user directory
+// (default ~/.topup/spill/), because the client reads them after the answer — possibly after
+// the server has exited. They are removed by age: every engine start deletes spill files older
+// than the retention (default 24 h), whoever wrote them.
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Bytes of each field kept inline (UTF-8). 16 KiB: a screenful of output many times over. */
 export const DEFAULT_INLINE_CAP = 16 * 1024;
+/** How long a spill file is kept: one day, ample for a client to read what it was pointed to. */
+export const DEFAULT_SPILL_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** The default spill directory for a home directory. */
+export function defaultSpillDir(home: string): string {
+  return join(home, '.topup', 'spill');
+}
 
 export interface Capped {
   text: string;
@@ -20,18 +32,50 @@ function utf8Prefix(buf: Buffer, cap: number): Buffer {
   return buf.subarray(0, end);
 }
 
+/** Spill file names: <pid>-<ms since epoch>-<seq>-<field>.txt (the sweep only touches these). */
+const SPILL_NAME = /^\d+-\d+-\d+-(value_repr|stdout|stderr)\.txt$/;
+
+/** Delete spill files older than `retentionMs`; what cannot be read or removed is left alone. */
+export function sweepSpillDir(dir: string, retentionMs: number, now = Date.now()): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!SPILL_NAME.test(name)) continue;
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs > retentionMs) {
+        rmSync(path, { force: true });
+        removed++;
+      }
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
 export class Spiller {
   private seq = 0;
+  private dirReady = false;
   constructor(
-    private readonly dir: string,
+    readonly dir: string,
     readonly cap: number = DEFAULT_INLINE_CAP,
   ) {}
 
-  limit(field: string, content: string | Buffer): Capped {
+  limit(field: 'value_repr' | 'stdout' | 'stderr', content: string | Buffer): Capped {
     const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     if (buf.length <= this.cap) return { text: typeof content === 'string' ? content : buf.toString('utf8') };
     const kept = utf8Prefix(buf, this.cap);
-    const path = join(this.dir, `${Date.now()}-${++this.seq}-${field}.txt`);
+    if (!this.dirReady) {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      this.dirReady = true;
+    }
+    const path = join(this.dir, `${process.pid}-${Date.now()}-${++this.seq}-${field}.txt`);
     writeFileSync(path, buf, { mode: 0o600 });
     return { text: `${kept.toString('utf8')}…[+${buf.length - kept.length} bytes; full at ${path}]`, overflow: path };
   }

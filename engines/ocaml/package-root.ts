@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { packageRoot } from '../../common/package-info.js';
 
-/** The agent's OCaml source file, shipped in the package under engines/ocaml/agent/. */
-export function agentSourcePath(): string {
-  return join(packageRoot(), 'engines', 'ocaml', 'agent', 'topup_agent.ml');
+/** The agents' OCaml sources, shipped in the package under engines/ocaml/agent/. */
+export function agentSourceDir(): string {
+  return join(packageRoot(), 'engines', 'ocaml', 'agent');
 }

@@ -46,8 +46,7 @@ function parseDirective(phrase: string): { name: string; args: string[] } | null
   if (!m) return null;
   const args: string[] = [];
   const re = /"((?:[^"\\]|\\.)*)"/g;
-  let a: RegExpExecArray | null;
-  while ((a = re.exec(m[2]!))) args.push(JSON.parse(`"${a[1]!.replace(/\\'/g, "'")}"`) as string);
+  for (const a of m[2]!.matchAll(re)) args.push(JSON.parse(`"${a[1]!.replace(/\\'/g, "'")}"`) as string);
   return { name: m[1]!, args };
 }
 
@@ -121,7 +120,7 @@ export async function promoteToBinary(opts: {
   await writeFileDurable(join(out, 'bin', 'main.ml'), t.source, { mode: 0o644 });
 
   const header = t.notes.length ? `${t.notes.map((n) => `topup: ${n}`).join('\n')}\n` : '';
-  let r;
+  let r: Awaited<ReturnType<typeof runCommand>>;
   try {
     r = await runCommand('dune', ['build', '--root', out, '--profile', 'release', './bin/main.exe'], {
       cwd: out,

@@ -8,15 +8,16 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } f
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join } from 'node:path';
-import { ensureAgentBinary } from './agent-build.js';
+import { type AgentDriver, ensureAgentBinary } from './agent-build.js';
 import { AgentExitedError, AgentProcess, type AgentReply } from './agent-process.js';
 import { writeFileDurable } from '../../common/durable-write.js';
 import { validateCheckpointLabel } from './checkpoint-label.js';
 import { OcamlError } from './errors.js';
-import { DEFAULT_INLINE_CAP, Spiller } from './overflow.js';
+import { DEFAULT_INLINE_CAP, DEFAULT_SPILL_RETENTION_MS, Spiller, defaultSpillDir, sweepSpillDir } from './overflow.js';
 import { PhraseLog, defaultLogPath } from './phrase-log.js';
+import { compileSourceToPlugin } from './compile-source.js';
 import { checkOutputDir, promoteToBinary } from './promote.js';
-import { SerialQueue } from './serial-queue.js';
+import { CancelledError, SerialQueue } from '../../common/serial-queue.js';
 import type {
   Binding,
   CheckpointResult,
@@ -31,16 +32,29 @@ import type {
 } from './types.js';
 
 export interface OcamlToplevelOptions {
-  /** Environment for TOPUP_LOG, TOPUP_CHECKPOINT_DIR, HOME, PATH and the agent. Default process.env. */
+  /** The toplevel phrases run in: 'bytecode' (topup, the default) or 'native' (topup-opt). */
+  driver?: AgentDriver;
+  /**
+   * Environment of the agent and of the build tools (PATH, HOME for the default paths).
+   * Default process.env. The engine reads no TOPUP_* variable itself: the adapter or bin maps
+   * TOPUP_LOG and TOPUP_CHECKPOINT_DIR to `logPath` and `checkpointDir`.
+   */
   env?: NodeJS.ProcessEnv;
-  /** Phrase log path; overrides TOPUP_LOG. */
+  /** Phrase log path (TOPUP_LOG); default ~/.topup/logs/session-<pid>.ml, removed at close. */
   logPath?: string;
-  /** Checkpoint directory; overrides TOPUP_CHECKPOINT_DIR. */
+  /** Checkpoint directory (TOPUP_CHECKPOINT_DIR); default ~/.topup/checkpoints. */
   checkpointDir?: string;
   /** Where the compiled agent is cached. */
   cacheDir?: string;
   /** Bytes of value_repr/stdout/stderr kept inline (default 16 KiB). */
   inlineCap?: number;
+  /**
+   * Where the full text of cut fields is written (default ~/.topup/spill/). Spill files outlive
+   * the engine, so the client can read them after the answer; they are removed at a later engine
+   * start once older than `spillRetentionMs` (default 24 h).
+   */
+  spillDir?: string;
+  spillRetentionMs?: number;
   /** Seconds an eval may run when the caller gives no timeout (default 30). */
   defaultTimeoutSec?: number;
   /** How long an interrupted agent may take to answer before it is killed and replaced (default 2000 ms). */
@@ -58,6 +72,15 @@ const REPLAY_TIMEOUT_SEC = 300;
 const INTERRUPT_REPEAT_MS = 100;
 /** setTimeout's ceiling (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What `load` takes under each driver (the contract: .cma/.cmo under topup, .cmxs under topup-opt). */
+const LOADABLE: Record<AgentDriver, { extensions: readonly string[]; what: string }> = {
+  bytecode: { extensions: ['.cma', '.cmo'], what: 'a bytecode archive or object (.cma or .cmo)' },
+  native: {
+    extensions: ['.cmxs', '.cmx', '.cmxa', '.ml'],
+    what: 'a native plugin (.cmxs), a native object or archive (.cmx or .cmxa, with its .o/.a beside it), or an OCaml source file (.ml)',
+  },
+};
 
 type InterruptReason = 'timeout' | 'cancelled';
 
@@ -109,23 +132,33 @@ function validateTimeout(timeout: number | undefined, fallback: number): number 
 }
 
 /**
- * Remove temp work dirs (captures, spills) left by topup processes that were killed before they
- * could clean up. The owner's pid is in the name; a dir is only removed when that pid is gone.
+ * Remove temp work dirs (captures, compiled phrases) left by topup processes that were killed
+ * before they could clean up. The owner's pid is in the name; a dir is only removed when it is
+ * ours (same uid) and that pid is gone. Another user's dir — which we may not even be allowed to
+ * read — is left alone, and nothing here may stop the engine from starting.
  */
-function sweepStaleWorkDirs(): void {
+function sweepStaleWorkDirs(root: string): void {
   let names: string[];
   try {
-    names = readdirSync(tmpdir());
+    names = readdirSync(root);
   } catch {
     return;
   }
+  const uid = process.getuid?.();
   for (const name of names) {
     const m = /^topup-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
     if (!m || Number(m[1]) === process.pid) continue;
+    const path = join(root, name);
     try {
+      if (uid !== undefined && statSync(path).uid !== uid) continue;
       process.kill(Number(m[1]), 0);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') continue;
+      try {
+        rmSync(path, { recursive: true, force: true });
+      } catch {
+        // Not removable by us (EACCES/EPERM): someone else's problem, not a reason to fail.
+      }
     }
   }
 }
@@ -133,7 +166,7 @@ function sweepStaleWorkDirs(): void {
 export class OcamlToplevel {
   readonly phraseLog: PhraseLog;
   private readonly processEnv: NodeJS.ProcessEnv;
-  private readonly queue = new SerialQueue();
+  private readonly serial = new SerialQueue();
   private readonly workRoot: string;
   private readonly spiller: Spiller;
   private readonly diag: (line: string) => void;
@@ -143,29 +176,40 @@ export class OcamlToplevel {
   private agent: AgentProcess | null = null;
   private agentDir: string | null = null;
   private agentSeq = 0;
+  private loadSeq = 0;
   private running: RunningEval | null = null;
   private closed = false;
   private readonly onProcessExit = () => this.agent?.kill();
+  readonly driver: AgentDriver;
 
   constructor(private readonly options: OcamlToplevelOptions = {}) {
     this.processEnv = options.env ?? process.env;
+    this.driver = options.driver ?? 'bytecode';
     this.diag = options.log ?? ((line) => process.stderr.write(`[ocaml] ${line}\n`));
     this.graceMs = options.interruptGraceMs ?? 2000;
     this.defaultTimeout = validateTimeout(options.defaultTimeoutSec, DEFAULT_TIMEOUT_SEC);
-    const explicitLog = options.logPath ?? this.processEnv.TOPUP_LOG;
+    const explicitLog = options.logPath;
     this.phraseLog = explicitLog ? new PhraseLog(explicitLog, false) : new PhraseLog(defaultLogPath(this.processEnv), true);
-    sweepStaleWorkDirs();
+    sweepStaleWorkDirs(tmpdir());
     this.workRoot = mkdtempSync(join(tmpdir(), `topup-${process.pid}-`));
-    mkdirSync(join(this.workRoot, 'spill'), { mode: 0o700 });
-    this.spiller = new Spiller(join(this.workRoot, 'spill'), options.inlineCap ?? DEFAULT_INLINE_CAP);
+    const spillDir = options.spillDir ?? defaultSpillDir(this.processEnv.HOME || homedir());
+    sweepSpillDir(spillDir, options.spillRetentionMs ?? DEFAULT_SPILL_RETENTION_MS);
+    this.spiller = new Spiller(spillDir, options.inlineCap ?? DEFAULT_INLINE_CAP);
     // A server that exits must not leave an agent behind (e.g. one spinning in a loop).
     process.once('exit', this.onProcessExit);
   }
 
+  /** Calls run one at a time; one cancelled while waiting is the engine's 'cancelled' error. */
+  private readonly queue = {
+    run: <T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> =>
+      this.serial.run(fn, signal).catch((err: unknown) => {
+        if (err instanceof CancelledError) throw new OcamlError('cancelled', err.message);
+        throw err;
+      }),
+  };
+
   get checkpointDir(): string {
-    return (
-      this.options.checkpointDir ?? this.processEnv.TOPUP_CHECKPOINT_DIR ?? join(this.processEnv.HOME || homedir(), '.topup', 'checkpoints')
-    );
+    return this.options.checkpointDir ?? join(this.processEnv.HOME || homedir(), '.topup', 'checkpoints');
   }
 
   /** True while an eval is running (what cancel() would interrupt). */
@@ -178,7 +222,7 @@ export class OcamlToplevel {
   private async startAgent(): Promise<AgentProcess> {
     if (this.closed) throw new OcamlError('closed', 'the OCaml toplevel has been closed');
     if (!this.binary) {
-      this.binary = ensureAgentBinary({ cacheDir: this.options.cacheDir, env: this.processEnv });
+      this.binary = ensureAgentBinary({ driver: this.driver, cacheDir: this.options.cacheDir, env: this.processEnv });
       // A failed build (OCaml not installed yet) must not stick: the next call tries again.
       this.binary.catch(() => (this.binary = null));
     }
@@ -461,12 +505,15 @@ export class OcamlToplevel {
     });
   }
 
-  /** Load a .cma/.cmo into the live session; its directory joins the load path. Not logged. */
+  /**
+   * Load a compiled file into the live session; its directory joins the load path. Not logged.
+   * Bytecode driver: .cma/.cmo. Native driver: .cmxs, or .cmx/.cmxa (linked into a .cmxs first).
+   */
   async load(path: string): Promise<{ loaded: string; directory: string }> {
     if (!isAbsolute(path)) throw new OcamlError('bad_argument', `path must be absolute, got ${JSON.stringify(path)}`);
-    const ext = extname(path);
-    if (ext !== '.cma' && ext !== '.cmo') {
-      throw new OcamlError('bad_argument', `path must name a bytecode archive or object (.cma or .cmo), got ${JSON.stringify(path)}`);
+    const accepted = LOADABLE[this.driver];
+    if (!accepted.extensions.includes(extname(path))) {
+      throw new OcamlError('bad_argument', `path must name ${accepted.what}, got ${JSON.stringify(path)}`);
     }
     try {
       if (!statSync(path).isFile()) throw new OcamlError('bad_argument', `${path} is not a file`);
@@ -475,7 +522,10 @@ export class OcamlToplevel {
       throw new OcamlError('not_found', `cannot load ${path}: ${(err as Error).message}`);
     }
     return this.queue.run(async () => {
-      const reply = await this.agentCall({ op: 'load', path });
+      // A source file is compiled on its own into a plugin in the engine's private dir first.
+      const loadable =
+        extname(path) === '.ml' ? await compileSourceToPlugin(path, join(this.workRoot, `load-${++this.loadSeq}`), this.processEnv) : path;
+      const reply = await this.agentCall({ op: 'load', path: loadable });
       if (reply.ok !== true) throw new OcamlError('bad_argument', String(reply.error));
       return { loaded: path, directory: dirname(path) };
     });
@@ -554,7 +604,7 @@ export class OcamlToplevel {
     }, opts.signal);
   }
 
-  /** Stop the agent and remove temporary files (spills, captures, the default phrase log). */
+  /** Stop the agent and remove temporary files (captures, the default phrase log); spill files stay (see spillDir). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -22,7 +22,8 @@ export function standInWrapper(): string {
  * script that runs the same thing on the far side of sshd.
  */
 export function topupCommand(): { command: string; args: string[]; wrapper: string } {
-  const { command, args } = binCommand('topup');
+  // TOPUP_ROUTING_TEST_BIN=topup-opt runs these tests against the native-agent bin instead.
+  const { command, args } = binCommand(process.env.TOPUP_ROUTING_TEST_BIN === 'topup-opt' ? 'topup-opt' : 'topup');
   const tsx = import.meta.resolve('tsx');
   const script = args[args.length - 1]!;
   return {

@@ -5,8 +5,33 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { OcamlToplevel, type OcamlToplevelOptions } from '../../engines/ocaml/index.js';
+import { type AgentDriver, OcamlToplevel, type OcamlToplevelOptions } from '../../engines/ocaml/index.js';
 import { binCommand } from '../helpers/bin.js';
+
+/** One of the two commands of the topup server and the agent it runs. */
+export interface TopupVariant {
+  bin: 'topup' | 'topup-opt';
+  driver: AgentDriver;
+}
+
+const VARIANTS: readonly TopupVariant[] = [
+  { bin: 'topup', driver: 'bytecode' },
+  { bin: 'topup-opt', driver: 'native' },
+];
+
+/**
+ * The variants the topup suite runs against: both, unless TOPUP_TEST_BINS names some
+ * (comma-separated, e.g. TOPUP_TEST_BINS=topup-opt). Every test file loops over these.
+ */
+export function topupVariants(): readonly TopupVariant[] {
+  const wanted = process.env.TOPUP_TEST_BINS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!wanted?.length) return VARIANTS;
+  const unknown = wanted.filter((w) => !VARIANTS.some((v) => v.bin === w));
+  if (unknown.length) throw new Error(`TOPUP_TEST_BINS names ${unknown.join(', ')}; expected topup and/or topup-opt`);
+  return VARIANTS.filter((v) => wanted.includes(v.bin));
+}
 
 export function tempDir(prefix = 'topup-test-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
@@ -19,6 +44,7 @@ export function testEngine(options: OcamlToplevelOptions = {}): { engine: OcamlT
   const engine = new OcamlToplevel({
     logPath: join(dir.path, 'phrases.ml'),
     checkpointDir: join(dir.path, 'checkpoints'),
+    spillDir: join(dir.path, 'spill'),
     interruptGraceMs: 1000,
     log: () => {},
     ...options,
@@ -42,12 +68,13 @@ export function testEnv(home: string): Record<string, string> {
   return { HOME: home, XDG_CACHE_HOME: realCache, TOPUP_CHECKPOINT_DIR: join(home, 'cp'), TOPUP_LOG: join(home, 'log.ml') };
 }
 
-/** The topup bin on stdio, driven by the official MCP SDK client. */
+/** A topup bin (topup by default) on stdio, driven by the official MCP SDK client. */
 export async function connectTopup(
   env: Record<string, string> = {},
   args: string[] = [],
+  bin: TopupVariant['bin'] = 'topup',
 ): Promise<{ client: Client; close: () => Promise<void> }> {
-  const { command, args: binArgs } = binCommand('topup', args);
+  const { command, args: binArgs } = binCommand(bin, args);
   const transport = new StdioClientTransport({
     command,
     args: binArgs,

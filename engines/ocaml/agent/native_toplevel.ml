@@ -1,0 +1,365 @@
+(* The native toplevel of topup-opt, on compiler-libs' native compiler (ocamloptcomp) and Dynlink.
+
+   Each phrase is typed in the accumulated environment, translated to Lambda in "store" mode (the
+   phrase becomes a compilation unit TOP<n> whose definitions live in its global block, where later
+   phrases find them), compiled by the native backend to an object file, linked into a shared
+   object in a private directory, and run by the runtime's toplevel entry point
+   (caml_natdynlink_run_toplevel), which dlopens it and runs its initialisation code. Values are
+   then read back from the unit's global block by symbol name and printed by Value_printer.
+   This follows the design of OCaml's own native toplevel (ocamlnat), which Debian does not ship.
+
+   Only the closure (non-flambda) middle end is supported; the agent refuses to start otherwise. *)
+
+open Types
+
+module Str_helpers = struct
+  (* Index of the first occurrence of [sub] in [s]. *)
+  let find s sub =
+    let n = String.length s and m = String.length sub in
+    let rec go i = if i + m > n then None else if String.sub s i m = sub then Some i else go (i + 1) in
+    go 0
+end
+
+type run_result = Run_ok of Obj.t | Run_failed of string
+
+external run_toplevel_unit : string -> string -> run_result = "caml_natdynlink_run_toplevel"
+
+let toplevel_env = ref Env.empty
+let max_printer_depth = ref 100
+let max_printer_steps = ref 300
+
+(* Where phrases are compiled: set by [init] to a directory private to this agent. *)
+let phrase_dir = ref (Filename.get_temp_dir_name ())
+let phrase_seq = ref 0
+
+let global_value symbol =
+  match Dynlink.unsafe_get_global_value ~bytecode_or_asm_symbol:symbol with
+  | Some v -> v
+  | None -> raise Not_found
+
+(* The runtime value of an identifier: a persistent module by its symbol, a toplevel definition
+   by its slot in the global block of the phrase that defined it. *)
+let eval_ident id =
+  if Ident.persistent id || Ident.global id then global_value (Compilenv.symbol_for_global id)
+  else
+    let unit, pos = Translmod.nat_toplevel_name id in
+    Obj.field (global_value (Compilenv.symbol_for_global unit)) pos
+
+let rec eval_address = function
+  | Env.Aident id -> eval_ident id
+  | Env.Adot (a, pos) -> Obj.field (eval_address a) pos
+
+let eval_value_path env path = eval_address (Env.find_value_address path env)
+
+let outval_of_value env obj ty =
+  Value_printer.outval ~steps:!max_printer_steps ~depth:!max_printer_depth ~eval_address env obj ty
+
+let print_value env obj ppf ty = !Oprint.out_value ppf (outval_of_value env obj ty)
+
+(* What the backend needs to know about the target and the approximations of other units. *)
+module Backend = struct
+  let symbol_for_global' = Compilenv.symbol_for_global'
+  let closure_symbol = Compilenv.closure_symbol
+  let really_import_approx = Import_approx.really_import_approx
+  let import_symbol = Import_approx.import_symbol
+  let size_int = Arch.size_int
+  let big_endian = Arch.big_endian
+  let max_sensible_number_of_arguments = Proc.max_arguments_for_tailcalls - 1
+end
+
+(* A symbol the phrase refers to must be emitted by it unless some loaded code already has it. *)
+let symbol_missing sym = Option.is_none (Dynlink.unsafe_get_global_value ~bytecode_or_asm_symbol:sym)
+
+let remove_quietly path = try Sys.remove path with Sys_error _ -> ()
+
+(* The compiled phrase could not be loaded: usually it uses a module whose interface is on the
+   load path but whose code was never loaded (e.g. Str after a reset, before #require "str"). *)
+exception Phrase_not_loadable of string
+
+let explain_dlopen_failure msg =
+  let marker = "undefined symbol: caml" in
+  match Str_helpers.find msg marker with
+  | Some i ->
+    let rest = String.sub msg (i + String.length marker) (String.length msg - i - String.length marker) in
+    let modname = match Str_helpers.find rest "__" with Some j -> String.sub rest 0 j | None -> rest in
+    Printf.sprintf "the code of module %s is not loaded (#require its package or load its archive first); the linker said: %s" modname msg
+  | None -> "the compiled phrase could not be loaded: " ^ msg
+
+let () =
+  Location.register_error_of_exn (function
+    | Phrase_not_loadable msg -> Some (Location.errorf ~loc:Location.none "%s" msg)
+    | _ -> None)
+
+(* Run a program directly (no shell), its output discarded; true when it exits with 0. *)
+let run_quietly prog args =
+  match Unix.openfile "/dev/null" [ Unix.O_RDWR; Unix.O_CLOEXEC ] 0 with
+  | exception Unix.Unix_error _ -> false
+  | null ->
+    Fun.protect
+      ~finally:(fun () -> Unix.close null)
+      (fun () ->
+         match Unix.create_process prog (Array.of_list (prog :: args)) null null null with
+         | exception Unix.Unix_error _ -> false
+         | pid ->
+           let rec wait () = match Unix.waitpid [] pid with _, st -> st | exception Unix.Unix_error (Unix.EINTR, _, _) -> wait () in
+           wait () = Unix.WEXITED 0)
+
+(* The phrase's object becomes a shared object. The compiler's own way (Config.mkdll, the C
+   compiler driver through a shell) starts four processes; the object needs no C library, so the
+   linker alone does the same job several times faster. If that fails, the compiler's way runs and
+   reports the error. *)
+let link_shared obj dll =
+  if not (run_quietly "ld" [ "-shared"; "-o"; dll; obj ]) then Asmlink.call_linker_shared [ obj ] dll
+
+(* The backend hands its instructions to an "internal assembler" when one is registered. Ours
+   prints them as GNU assembly and runs the assembler directly, saving the shell the compiler
+   would start around it on every phrase. *)
+let assembler = match String.split_on_char ' ' Config.asm |> List.filter (( <> ) "") with prog :: args -> (prog, args) | [] -> ("as", [])
+
+let assemble_directly (program : X86_ast.asm_program) : string -> unit =
+ fun obj ->
+  let asm = Filename.remove_extension obj ^ ".s" in
+  let oc = open_out asm in
+  Fun.protect ~finally:(fun () -> close_out_noerr oc) (fun () -> X86_gas.generate_asm oc program);
+  let prog, args = assembler in
+  let ok = run_quietly prog (args @ [ "-o"; obj; asm ]) in
+  remove_quietly asm;
+  if not ok then raise (Phrase_not_loadable (Printf.sprintf "the assembler (%s) failed on the compiled phrase" prog))
+
+(* Compile [lam] (the code of unit [unit_name]) to a shared object and run it. *)
+let compile_and_run ~unit_name lam size =
+  let prefix = Filename.concat !phrase_dir unit_name in
+  let program =
+    { Lambda.code = Simplif.simplify_lambda lam;
+      main_module_block_size = size;
+      module_ident = Ident.create_persistent unit_name;
+      required_globals = Ident.Set.empty }
+  in
+  Asmgen.compile_implementation ~toplevel:symbol_missing
+    ~backend:(module Backend : Backend_intf.S)
+    ~prefixname:prefix ~middle_end:Closure_middle_end.lambda_to_clambda ~ppf_dump:Format.err_formatter program;
+  let obj = prefix ^ Config.ext_obj and dll = prefix ^ Config.ext_dll in
+  (* An interrupt that lands while the files are removed must not replace the phrase's outcome
+     (the parent repeats SIGINT until it gets an answer). *)
+  let rec cleanup () = try remove_quietly obj; remove_quietly dll with Sys.Break -> cleanup () in
+  (match link_shared obj dll with () -> () | exception e -> cleanup (); raise e);
+  match run_toplevel_unit dll unit_name with
+  | Run_ok v -> cleanup (); Ok v
+  | Run_failed msg -> cleanup (); raise (Phrase_not_loadable (explain_dlopen_failure msg))
+  | exception e -> cleanup (); Error e
+
+(* [let _ = e] and a bare expression are compiled as [let _$ = e], so the value can be read back. *)
+let as_binding (items : Parsetree.structure) =
+  match items with
+  | [ { pstr_desc = Pstr_eval (e, attrs); pstr_loc = loc } ]
+  | [ { pstr_desc =
+          Pstr_value
+            (Asttypes.Nonrecursive, [ { pvb_expr = e; pvb_pat = { ppat_desc = Ppat_any; _ }; pvb_attributes = attrs; _ } ]);
+        pstr_loc = loc } ] ->
+    let pat = Ast_helper.Pat.var (Location.mknoloc "_$") in
+    ([ Ast_helper.Str.value ~loc Asttypes.Nonrecursive [ Ast_helper.Vb.mk ~loc ~attrs pat e ] ], true)
+  | _ -> (items, false)
+
+let outcome_items env sg =
+  Printtyp.print_items
+    (fun env -> function
+       | Sig_value (id, { val_kind = Val_reg; val_type; _ }, _) -> Some (outval_of_value env (eval_ident id) val_type)
+       | _ -> None)
+    env sg
+
+let execute_definitions print_outcome ppf (items : Parsetree.structure) =
+  let oldenv = !toplevel_env in
+  incr phrase_seq;
+  let unit_name = Printf.sprintf "TOP%d" !phrase_seq in
+  Compilenv.reset unit_name;
+  Typecore.reset_delayed_checks ();
+  let items, rewritten = as_binding items in
+  let str, sg, names, newenv = Typemod.type_toplevel_phrase oldenv items in
+  let sg' = Typemod.Signature_names.simplify newenv names sg in
+  ignore (Includemod.signatures oldenv ~mark:Mark_positive sg sg');
+  Typecore.force_delayed_checks ();
+  let size, lam = Translmod.transl_store_phrases unit_name str in
+  Warnings.check_fatal ();
+  match compile_and_run ~unit_name lam size with
+  | exception e -> toplevel_env := oldenv; raise e
+  | Ok _ ->
+    toplevel_env := newenv;
+    Compilenv.record_global_approx_toplevel ();
+    let phrase =
+      if not print_outcome then Outcometree.Ophr_signature []
+      else
+        Printtyp.wrap_printing_env ~error:false oldenv (fun () ->
+            match (str.Typedtree.str_items, sg') with
+            | [], _ -> Outcometree.Ophr_signature []
+            | _, [ Sig_value (id, vd, _) ] when rewritten ->
+              Outcometree.Ophr_eval (outval_of_value newenv (eval_ident id) vd.val_type, Printtyp.tree_of_type_scheme vd.val_type)
+            | _ -> Outcometree.Ophr_signature (outcome_items oldenv sg'))
+    in
+    !Oprint.out_phrase ppf phrase;
+    true
+  | Error exn ->
+    toplevel_env := oldenv;
+    if exn = Out_of_memory then Gc.full_major ();
+    let shown = outval_of_value oldenv (Obj.repr exn) Predef.type_exn in
+    !Oprint.out_phrase ppf (Outcometree.Ophr_exception (exn, shown));
+    false
+
+(* Directives: only those the agent registers (all take one string argument). *)
+let directives : (string, string -> unit) Hashtbl.t = Hashtbl.create 8
+let add_directive name f = Hashtbl.replace directives name f
+
+let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
+  match phr with
+  | Ptop_def items -> execute_definitions print_outcome ppf items
+  | Ptop_dir { pdir_name = { txt = name; _ }; pdir_arg; _ } -> (
+      match (Hashtbl.find_opt directives name, pdir_arg) with
+      | None, _ ->
+        let known = Hashtbl.fold (fun k _ acc -> ("#" ^ k) :: acc) directives [] |> List.sort compare in
+        Format.fprintf ppf "Unknown directive #%s (the native toplevel knows %s).@." name (String.concat ", " known);
+        false
+      | Some f, Some { pdira_desc = Pdir_string s; _ } -> f s; true
+      | Some _, _ ->
+        Format.fprintf ppf "Directive #%s expects a string argument.@." name;
+        false)
+
+(* OCaml 4.13's native code notices signals only when it allocates, so a loop that does not
+   allocate could never be interrupted (SIGINT, eval deadlines): the agent would have to be killed
+   and its log replayed. Every way to loop therefore starts its body with a poll point: while and
+   for bodies, and the bodies of functions bound by [let rec] (a function can only call itself
+   through such a binding, or through a higher-order trick that allocates closures anyway). A poll
+   point counts down a counter the agent defines at start-up and allocates a tiny block the
+   optimiser may not remove once every [poll_interval] passes, so a tight loop pays about one
+   decrement per iteration and still answers a signal within microseconds. *)
+let poll_counter = "__topup_poll_countdown"
+let poll_interval = 1024
+
+let poll_point =
+  let open Ast_helper in
+  let loc = Location.none in
+  let ident path = Exp.ident ~loc (Location.mknoloc path) in
+  let stdlib name = ident (Longident.Ldot (Longident.Lident "Stdlib", name)) in
+  let call f args = Exp.apply ~loc f (List.map (fun a -> (Asttypes.Nolabel, a)) args) in
+  let counter = ident (Longident.Lident poll_counter) in
+  let int n = Exp.constant ~loc (Const.int n) in
+  let opaque = ident (Longident.Ldot (Longident.Ldot (Longident.Lident "Stdlib", "Sys"), "opaque_identity")) in
+  Exp.sequence ~loc
+    (call (stdlib "decr") [ counter ])
+    (Exp.ifthenelse ~loc
+       (call (stdlib "<") [ call (stdlib "!") [ counter ]; int 0 ])
+       (Exp.sequence ~loc
+          (call (stdlib ":=") [ counter; int poll_interval ])
+          (call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ int 0 ] ] ]))
+       None)
+
+let with_poll (e : Parsetree.expression) =
+  { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
+
+(* The body (or each case) of the function [e], under its parameters and annotations. *)
+let rec poll_function_body (e : Parsetree.expression) =
+  match e.pexp_desc with
+  | Pexp_fun (l, d, p, body) -> (
+      match body.pexp_desc with
+      | Pexp_fun _ | Pexp_function _ | Pexp_newtype _ | Pexp_constraint _ -> { e with pexp_desc = Pexp_fun (l, d, p, poll_function_body body) }
+      | _ -> { e with pexp_desc = Pexp_fun (l, d, p, with_poll body) })
+  | Pexp_function cases ->
+    { e with pexp_desc = Pexp_function (List.map (fun (c : Parsetree.case) -> { c with pc_rhs = with_poll c.pc_rhs }) cases) }
+  | Pexp_newtype (t, body) -> { e with pexp_desc = Pexp_newtype (t, poll_function_body body) }
+  | Pexp_constraint (body, ty) -> { e with pexp_desc = Pexp_constraint (poll_function_body body, ty) }
+  | _ -> e
+
+let poll_recursive (vbs : Parsetree.value_binding list) =
+  List.map (fun (vb : Parsetree.value_binding) -> { vb with pvb_expr = poll_function_body vb.pvb_expr }) vbs
+
+let interruptible =
+  let open Ast_mapper in
+  let expr self (e : Parsetree.expression) =
+    let e = default_mapper.expr self e in
+    match e.pexp_desc with
+    | Pexp_while (cond, body) -> { e with pexp_desc = Pexp_while (cond, with_poll body) }
+    | Pexp_for (p, lo, hi, dir, body) -> { e with pexp_desc = Pexp_for (p, lo, hi, dir, with_poll body) }
+    | Pexp_let (Asttypes.Recursive, vbs, body) -> { e with pexp_desc = Pexp_let (Asttypes.Recursive, poll_recursive vbs, body) }
+    | _ -> e
+  in
+  let structure_item self (item : Parsetree.structure_item) =
+    let item = default_mapper.structure_item self item in
+    match item.pstr_desc with
+    | Pstr_value (Asttypes.Recursive, vbs) -> { item with pstr_desc = Pstr_value (Asttypes.Recursive, poll_recursive vbs) }
+    | _ -> item
+  in
+  { default_mapper with expr; structure_item }
+
+let preprocess_phrase _ppf (phr : Parsetree.toplevel_phrase) =
+  match phr with
+  | Ptop_def str ->
+    let str = Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str in
+    Parsetree.Ptop_def (interruptible.structure interruptible str)
+  | phr -> phr
+
+let parse_use_file lexbuf = Parse.use_file lexbuf
+
+(* Load a .cmxs, or a .cmx/.cmxa linked into a temporary .cmxs first. *)
+let load_file ppf path =
+  match Load_path.find path with
+  | exception Not_found -> Format.fprintf ppf "File not found: %s@." path; false
+  | path ->
+    let linked = Filename.check_suffix path ".cmx" || Filename.check_suffix path ".cmxa" in
+    let cmxs =
+      if linked then begin
+        incr phrase_seq;
+        let out = Filename.concat !phrase_dir (Printf.sprintf "load%d.cmxs" !phrase_seq) in
+        Asmlink.link_shared ~ppf_dump:ppf [ path ] out;
+        out
+      end
+      else path
+    in
+    Fun.protect
+      ~finally:(fun () -> if linked then remove_quietly cmxs)
+      (fun () ->
+         match Dynlink.loadfile cmxs with
+         | () -> true
+         | exception Dynlink.Error err ->
+           Format.fprintf ppf "Error while loading %s: %s.@." path (Dynlink.error_message err);
+           false
+         | exception e ->
+           let shown = outval_of_value !toplevel_env (Obj.repr e) Predef.type_exn in
+           !Oprint.out_phrase ppf (Outcometree.Ophr_exception (e, shown));
+           false)
+
+let use_file ppf path =
+  match Load_path.find path with
+  | exception Not_found -> Format.fprintf ppf "Cannot find file %s.@." path; false
+  | file ->
+    let ic = open_in_bin file in
+    Fun.protect
+      ~finally:(fun () -> close_in ic)
+      (fun () ->
+         let lb = Lexing.from_channel ic in
+         Location.init lb file;
+         let saved_name = !Location.input_name and saved_lexbuf = !Location.input_lexbuf in
+         Location.input_name := file;
+         Location.input_lexbuf := Some lb;
+         Fun.protect
+           ~finally:(fun () -> Location.input_name := saved_name; Location.input_lexbuf := saved_lexbuf)
+           (fun () ->
+              try List.for_all (fun phr -> execute_phrase true ppf (preprocess_phrase ppf phr)) (parse_use_file lb)
+              with e -> Location.report_exception ppf e; false))
+
+let add_directory dir = Load_path.add_dir (Misc.expand_directory Config.standard_library dir)
+
+let init ~work_dir =
+  if Config.flambda then failwith "this OCaml is built with flambda; the topup-opt agent supports the closure middle end only";
+  (* Phrases are compiled in [work_dir]; the temp dir stays the user's (user code may use it). *)
+  phrase_dir := work_dir;
+  Clflags.native_code := true;
+  Clflags.dlcode := true;
+  Clflags.debug := true;
+  X86_proc.register_internal_assembler assemble_directly;
+  Emitaux.binary_backend_available := true;
+  Compmisc.init_path ();
+  Load_path.add_dir "";
+  toplevel_env := Compmisc.initial_env ();
+  (* The counter of the poll points (see [poll_point]), defined once, printed nowhere. *)
+  let define = Printf.sprintf "let %s = Stdlib.ref %d" poll_counter poll_interval in
+  match Parse.use_file (Lexing.from_string define) with
+  | [ phrase ] -> if not (execute_phrase false Format.err_formatter phrase) then failwith "cannot define the poll counter"
+  | _ -> failwith "cannot parse the poll counter definition"
