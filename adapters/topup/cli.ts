@@ -1,6 +1,7 @@
 // `topup [--socket <path>]`: the topup server on stdio (default) or on a Unix socket serving one
 // client at a time, keeping the toplevel across reconnects. Also `mcp-engines topup …`.
 // `topup-opt` is the same server with the native agent (phrases compiled to native code).
+import { EXIT_USAGE, UsageError } from '../../common/usage-error.js';
 import { StdioServerTransport, serveUnixSocket, type UnixSocketListener } from '../../transports/index.js';
 import type { TopupRouter } from './router.js';
 import { basename } from 'node:path';
@@ -49,8 +50,6 @@ export interface TopupCliOptions {
 }
 
 type Mode = { kind: 'stdio' } | { kind: 'socket'; path: string } | { kind: 'help' } | { kind: 'version' };
-
-class UsageError extends Error {}
 
 function parseArgs(argv: string[]): Mode {
   let mode: Mode = { kind: 'stdio' };
@@ -107,8 +106,8 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
     mode = parseArgs(argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`${command}: ${err.message}\n`);
-    process.exitCode = 2;
+    process.stderr.write(`${command}: ${err.message}\n\n${topupHelp(command)}`);
+    process.exitCode = err.exitCode;
     return;
   }
   if (mode.kind === 'help') {
@@ -123,7 +122,7 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
   const graceMs = interruptGraceFromEnv();
   if (typeof graceMs === 'string') {
     process.stderr.write(`${command}: ${graceMs}\n`);
-    process.exitCode = 2;
+    process.exitCode = EXIT_USAGE;
     return;
   }
   const router = options.router ? options.router() : createSessionRouter(routerDefaults(command));

@@ -15,12 +15,6 @@ const timeoutField = z
   .optional()
   .describe('seconds before the evaluation is interrupted (default 30)');
 
-/** Engine errors become tool errors with the engine's message and a machine-readable code. */
-function toToolError(err: unknown): never {
-  if (err instanceof OcamlError) throw new ToolError(err.message, { code: err.code });
-  throw err;
-}
-
 export interface LocalToolsOptions {
   engine: OcamlToplevel;
   router: TopupRouter;
@@ -52,11 +46,9 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
         track(ctx, async () => {
           const target = routeOf(args as { host?: string; session?: string });
           if (target) return rawResult(await router.forward(target, def.name, withoutRouting(args), ctx));
-          try {
-            return await def.local(args as z.output<z.ZodObject<S>>, ctx);
-          } catch (err) {
-            toToolError(err);
-          }
+          // An OcamlError thrown here reaches the wire as { error, code } through the registry's
+          // one EngineError mapping (src/engine-errors.ts).
+          return await def.local(args as z.output<z.ZodObject<S>>, ctx);
         }),
     });
   }

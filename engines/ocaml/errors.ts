@@ -1,5 +1,7 @@
 // Errors the OCaml engine reports to its caller. Each names what is wrong and what would fix it;
-// `code` lets an adapter map them without parsing messages.
+// `code` lets an adapter map them without parsing messages; as an EngineError (common/) it reaches
+// the wire as `{ error, code }` through the registry's one mapping.
+import { EngineError } from '../../common/engine-error.js';
 
 export type OcamlErrorCode =
   | 'ocaml_missing' // the toolchain is not installed
@@ -12,13 +14,18 @@ export type OcamlErrorCode =
   | 'closed' // the engine was closed
   | 'build_failed'; // compile_to_binary precondition failure
 
-export class OcamlError extends Error {
+export class OcamlError extends EngineError {
   override readonly name = 'OcamlError';
+  readonly engine = 'ocaml';
   constructor(
     readonly code: OcamlErrorCode,
     message: string,
   ) {
     super(message);
+  }
+
+  get errorCode(): OcamlErrorCode {
+    return this.code;
   }
 }
 

@@ -78,7 +78,8 @@ describe('topup command line', () => {
 
   test('an unknown argument is a usage error naming what is expected', async () => {
     const r = await run('topup', ['--sockets', 'x']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
+    assert.match(r.stderr, /Usage/i);
     assert.match(r.stderr, /unknown argument "--sockets"; expected --socket <path>/);
     assert.equal(r.stdout, '');
   });
@@ -90,7 +91,7 @@ describe('topup command line', () => {
     assert.match(help.stdout, /topup-opt --socket <path>/);
     assert.equal((await run('topup-opt', ['--version'])).stdout, '0.1.0\n');
     const bad = await run('topup-opt', ['--sockets', 'x']);
-    assert.equal(bad.code, 2);
+    assert.equal(bad.code, 64);
     assert.match(bad.stderr, /^topup-opt: unknown argument "--sockets"/);
     const umbrella = await run('mcp-engines', ['topup-opt', '--help']);
     assert.equal(umbrella.code, 0);
