@@ -133,7 +133,10 @@ export class UltimateDevice {
     }
   }
 
-  /** Uploads a PRG (bytes) or names one on the device, and runs it (reset + DMA load + start). */
+  /**
+   * Uploads a PRG (bytes) or names one on the device, and runs it: reset, DMA load, BASIC RUN
+   * (a machine-code program needs a BASIC SYS stub at $0801).
+   */
   runPrg(source: FileSource) {
     return this.rest.runPrg(source);
   }

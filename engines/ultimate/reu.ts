@@ -199,6 +199,25 @@ export class DmaConnection {
     await this.identify();
   }
 
+  /**
+   * FF01/FF02/FF09: reset through the boot cartridge and DMA-load `prg` (2-byte load address, then
+   * data); then READY ('load'), BASIC RUN ('run': a machine-code program needs a SYS stub) or a
+   * jump to `jumpTo` ('jump'; the frame carries the jump address before the PRG).
+   */
+  async loadPrg(prg: Uint8Array, then: 'load' | 'run' | 'jump', jumpTo = 0): Promise<void> {
+    if (prg.length < 2) throw new UltimateError('bad-input', `a PRG needs a 2-byte load address; got ${prg.length} bytes`);
+    if (then === 'jump') {
+      if (!Number.isInteger(jumpTo) || jumpTo < 0 || jumpTo > 0xffff) {
+        throw new UltimateError('bad-input', `jump address must be 0..0xFFFF, got ${jumpTo}`);
+      }
+      const frame = Buffer.alloc(2 + prg.length);
+      frame.writeUInt16LE(jumpTo, 0);
+      frame.set(prg, 2);
+      this.send(DMA_COMMANDS.dmaJump, frame);
+    } else this.send(then === 'run' ? DMA_COMMANDS.dmaRun : DMA_COMMANDS.dmaLoad, prg);
+    await this.identify();
+  }
+
   close(): void {
     this.#socket.destroy();
   }

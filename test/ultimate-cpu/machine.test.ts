@@ -198,9 +198,31 @@ msg:    !text "HELLO FROM ACME", 13, 0
     assert.ok(entries.filter((e) => isRead(e) && addrOf(e) < 0x0800).every((e) => (e & (1 << 26)) !== 0));
   });
 
-  test('a 64tass program loaded at $C000 is started with SYS 49152', () => {
+  test('run_prg of a 64tass program at $C000 loads it but does not start it (BASIC RUN, no SYS magic)', () => {
     const prg = tassPrg(`
         * = $c000
+        .cpu "6502"
+        lda #$21
+        sta $d7ff
+        rts
+`);
+    const m = new C64Machine();
+    const { start, end } = m.runPrg(prg);
+    assert.equal(start, 0xc000);
+    runUntilReady(m);
+    assert.equal(m.debugRegister, 0, 'RUN of an empty BASIC program does not reach $C000');
+    assert.deepEqual([...m.readMem(0xc000, 3)], [0xa9, 0x21, 0x8d], 'but the code is loaded');
+    assert.equal(m.ram[0x2d]! | (m.ram[0x2e]! << 8), end, 'VARTAB at the end of the loaded data, as LOAD leaves it');
+    assert.match(m.screenText(), /\nRUN\n\nREADY\.$/, 'RUN was typed, not SYS');
+  });
+
+  test('a 64tass program at $C000 behind a BASIC SYS stub at $0801 is started by RUN', () => {
+    const prg = tassPrg(`
+        * = $0801
+        .word (+), 10
+        .null $9e, format("%d", $c000)
++       .word 0
+        .fill $c000 - *, 0
         .cpu "6502"
         lda #$93            ; clear screen
         jsr $ffd2
@@ -217,12 +239,33 @@ text    .text "64TASS AT C000", 13, 0
 `);
     const m = new C64Machine();
     const { start } = m.runPrg(prg);
-    assert.equal(start, 0xc000);
+    assert.equal(start, 0x0801);
     runUntilReady(m);
     const lines = m.screenLines();
     assert.equal(lines[0], '64TASS AT C000');
     assert.equal(lines[2], 'READY.');
     assert.equal(m.debugRegister, 0x21);
+  });
+
+  test('bootLoad resets first, cuts a PRG at $FFFF and jumps where FF09 says', () => {
+    const m = new C64Machine();
+    m.writeMem(0xc000, Uint8Array.of(0xee, 0xff, 0xd7, 0x4c, 0x00, 0xc0)); // inc $d7ff / jmp $c000
+    m.cpu.pc = 0xc000;
+    m.run(1000);
+    assert.ok(m.debugRegister > 0);
+    m.bootLoad(Uint8Array.of(0x00, 0x20, 1, 2, 3), 'none');
+    assert.ok(m.isReady(), 'load_prg leaves the machine at READY after a reset');
+    assert.equal(m.debugRegister, 0, 'reset clears the debug register');
+    m.run(5000);
+    assert.equal(m.debugRegister, 0, 'the old program no longer runs');
+    // Overlong: cut at $FFFF, no error.
+    const { end } = m.bootLoad(Uint8Array.of(0xfe, 0xff, 0x11, 0x22, 0x33, 0x44), 'none');
+    assert.equal(end, 0x10000);
+    assert.deepEqual([...m.ram.subarray(0xfffe)], [0x11, 0x22]);
+    // Jump: the program at $C100 runs at once.
+    m.bootLoad(Uint8Array.of(0x00, 0xc1, 0xa9, 0x42, 0x8d, 0xff, 0xd7, 0x4c, 0x05, 0xc1), 0xc100);
+    m.run(100);
+    assert.equal(m.debugRegister, 0x42);
   });
 
   test('typed SYS with registers from $030C-$030F, as BASIC does', () => {

@@ -3,7 +3,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startRig, type Rig } from './helpers.js';
+import { basicSysPrg, startRig, waitFor, type Rig } from './helpers.js';
 import { DmaConnection, UltimateError, REU_MAX_CHUNK } from '../../engines/ultimate/index.js';
 
 describe('DMA service with a password', () => {
@@ -47,8 +47,8 @@ describe('DMA service with a password', () => {
   test('DMA run (FF02) starts a PRG; FF22/FF32 start and stop the debug stream', async () => {
     const { DebugStreamCapture, DMA_COMMANDS, readCaptureFile, cpuWrites } = await import('../../engines/ultimate/index.js');
     const { join } = await import('node:path');
-    // $C000: LDA #$6B / STA $D7FF / JMP $C005
-    const prg = Uint8Array.of(0x00, 0xc0, 0xa9, 0x6b, 0x8d, 0xff, 0xd7, 0x4c, 0x05, 0xc0);
+    // BASIC stub, then $080D: LDA #$6B / STA $D7FF / JMP $0812 (FF02 types RUN, as the boot cart does)
+    const prg = basicSysPrg([0xa9, 0x6b, 0x8d, 0xff, 0xd7, 0x4c, 0x12, 0x08]);
     const cap = await DebugStreamCapture.open({
       file: join(rig.dir, 'dma.u64cap'),
       bindAddress: '127.0.0.1',
@@ -79,6 +79,36 @@ describe('DMA service with a password', () => {
     assert.equal(parsed.valid, true);
     assert.ok(parsed.records.some((r) => cpuWrites(r.datagram).some((w) => w.address === 0xd7ff && w.data === 0x6b)));
     assert.equal(rig.virtual.streamer.active, false);
+  });
+
+  test('FF09 carries the jump address before the PRG; FF01 resets and loads without running', async () => {
+    const dma = await rig.device.openDma();
+    try {
+      // Jump to $C103; the PRG at $C100 starts with three bytes the CPU must skip.
+      const prg = Uint8Array.of(0x00, 0xc1, 0x02, 0x02, 0x02, 0xa9, 0x4a, 0x8d, 0xff, 0xd7, 0x4c, 0x08, 0xc1);
+      await dma.loadPrg(prg, 'jump', 0xc103);
+    } finally {
+      dma.close();
+    }
+    await waitFor(
+      'debug register $4A',
+      () => rig.device.rest.debugRegister(),
+      (v) => v === 0x4a,
+    );
+    const dma2 = await rig.device.openDma();
+    try {
+      await dma2.loadPrg(basicSysPrg([0xa9, 0x4b, 0x8d, 0xff, 0xd7, 0x4c, 0x12, 0x08]), 'load');
+    } finally {
+      dma2.close();
+    }
+    assert.equal(await rig.device.rest.debugRegister(), 0, 'the reset cleared the register and nothing ran');
+    const before = rig.virtual.clock.executed;
+    await waitFor(
+      '200k clocks',
+      () => rig.virtual.clock.executed,
+      (n) => n > before + 200_000,
+    );
+    assert.equal(await rig.device.rest.debugRegister(), 0);
   });
 
   test('a wrong password is refused; a command before authentication closes the connection', async () => {

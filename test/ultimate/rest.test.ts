@@ -3,7 +3,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startRig, type Rig } from './helpers.js';
+import { basicSysPrg, startRig, waitFor, type Rig } from './helpers.js';
 import { RestClient, UltimateDevice, UltimateError } from '../../engines/ultimate/index.js';
 
 async function expectError(
@@ -167,28 +167,65 @@ describe('REST client against the virtual device', () => {
     assert.equal(await rig.device.rest.version(), '0.1');
   });
 
-  test('runner errors: missing file 404, bad PRG 415, no cartridge emulation 501', async () => {
+  test('runner answers: missing file 404, short or overlong PRG 200 as the firmware, no cartridge emulation 501', async () => {
     const r = rig.device.rest;
     await expectError(r.runPrg({ path: '/Usb0/none.prg' }), { status: 404, deviceErrors: ['Cannot open file'] });
-    await expectError(r.runPrg({ bytes: Uint8Array.of(1, 8) }), { status: 415 });
-    await expectError(r.loadPrg({ bytes: Uint8Array.of(0xf0, 0xff, ...new Uint8Array(32)) }), { status: 415 });
+    // The firmware discards dma_load's result: a 2-byte file loads nothing, one past $FFFF is cut.
+    assert.deepEqual(await r.runPrg({ bytes: Uint8Array.of(1, 8) }), { errors: [] });
+    assert.deepEqual(await r.loadPrg({ bytes: Uint8Array.of(0xf0, 0xff, ...Array.from({ length: 32 }, (_, i) => i + 1)) }), { errors: [] });
     await expectError(r.runPrg({ bytes: new Uint8Array(0) }), { kind: 'bad-input' });
     await expectError(r.runCrt({ bytes: Uint8Array.of(1, 2, 3) }), { status: 501 });
   });
 
   test('multipart/form-data uploads run like raw ones', async () => {
-    // A one-instruction program at $C000 that writes $5A to the debug register, then loops.
-    const prg = Uint8Array.of(0x00, 0xc0, 0xa9, 0x5a, 0x8d, 0xff, 0xd7, 0x4c, 0x05, 0xc0);
+    // BASIC stub, then at $080D: LDA #$5A / STA $D7FF / JMP $0812.
+    const prg = basicSysPrg([0xa9, 0x5a, 0x8d, 0xff, 0xd7, 0x4c, 0x12, 0x08]);
     const form = new FormData();
     form.append('file', new Blob([prg]), 'prog.prg');
     const res = await fetch(`${base}/v1/runners:run_prg`, { method: 'POST', body: form });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { errors: [] });
-    const start = Date.now();
-    while ((await rig.device.rest.debugRegister()) !== 0x5a) {
-      assert.ok(Date.now() - start < 15_000, 'program did not write the debug register');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(
+      'debug register $5A',
+      () => rig.device.rest.debugRegister(),
+      (v) => v === 0x5a,
+    );
+  });
+
+  test('run_prg of machine code at $C000 without a BASIC stub loads it but does not start it', async () => {
+    const r = rig.device.rest;
+    await r.setDebugRegister(0);
+    // $C000: LDA #$5B / STA $D7FF / JMP $C005 — on hardware RUN finds no BASIC program.
+    await r.runPrg({ bytes: Uint8Array.of(0x00, 0xc0, 0xa9, 0x5b, 0x8d, 0xff, 0xd7, 0x4c, 0x05, 0xc0) });
+    const before = rig.virtual.clock.executed;
+    await waitFor(
+      '200k clocks after run_prg',
+      () => rig.virtual.clock.executed,
+      (n) => n > before + 200_000,
+    );
+    assert.equal(await r.debugRegister(), 0, 'the program did not run');
+    assert.deepEqual([...(await r.readMemory(0xc000, 3))], [0xa9, 0x5b, 0x8d], 'it is loaded');
+  });
+
+  test('load_prg resets the machine: a running program stops', async () => {
+    const r = rig.device.rest;
+    // A loop that keeps writing $77 to the debug register.
+    await r.runPrg({ bytes: basicSysPrg([0xa9, 0x77, 0x8d, 0xff, 0xd7, 0x4c, 0x0d, 0x08]) });
+    await waitFor(
+      'the loop running',
+      () => r.debugRegister(),
+      (v) => v === 0x77,
+    );
+    await r.loadPrg({ bytes: Uint8Array.of(0x00, 0x30, 1, 2, 3) });
+    await r.setDebugRegister(0);
+    const before = rig.virtual.clock.executed;
+    await waitFor(
+      '200k clocks after load_prg',
+      () => rig.virtual.clock.executed,
+      (n) => n > before + 200_000,
+    );
+    assert.equal(await r.debugRegister(), 0, 'the old loop was stopped by the reset');
+    assert.deepEqual([...(await r.readMemory(0x3000, 3))], [1, 2, 3]);
   });
 
   test('REU preload: image uploaded over FTP, config items set, reset loads it', async () => {

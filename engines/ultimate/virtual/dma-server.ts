@@ -10,7 +10,8 @@ import { parseDestination } from './debug-streamer.js';
 import { closeServer, listenLoopback } from './listen.js';
 
 export interface DmaDevice {
-  loadPrg(bytes: Uint8Array, then: 'none' | 'run' | 'jump'): void;
+  /** Reset, DMA-load, then READY ('none'), BASIC RUN ('run') or a jump to an address (FF09). */
+  loadPrg(bytes: Uint8Array, then: 'none' | 'run' | number): void;
   writeMemory(address: number, bytes: Uint8Array): void;
   typeKeys(petscii: number[]): void;
   reset(): void;
@@ -104,8 +105,12 @@ class DmaSession {
       }
       case 0xff01:
       case 0xff02:
+        // Through the boot cartridge: reset, load, then READY (FF01) or BASIC RUN (FF02).
+        dev.loadPrg(p, cmd === 0xff01 ? 'none' : 'run');
+        return true;
       case 0xff09:
-        if (p.length >= 3) dev.loadPrg(p, cmd === 0xff01 ? 'none' : cmd === 0xff02 ? 'run' : 'jump');
+        // The jump address comes first, then the PRG (socket_dma.cc; c64_subsys.cc:635).
+        if (p.length >= 2) dev.loadPrg(p.subarray(2), p[0]! | (p[1]! << 8));
         return true;
       case 0xff03:
         dev.typeKeys([...p.subarray(0, 10)]);

@@ -223,15 +223,8 @@ export class VirtualUltimate implements RestDevice {
     const dev = this;
     return {
       loadPrg(bytes, then) {
-        try {
-          if (then === 'run') dev.machine.runPrg(bytes);
-          else {
-            const { start } = dev.machine.loadPrg(bytes);
-            if (then === 'jump') dev.machine.cpu.pc = start;
-          }
-        } catch {
-          // A PRG past $FFFF is ignored (the DMA port has no way to answer).
-        }
+        dev.machine.bootLoad(bytes, then);
+        dev.clock.release('power-off');
       },
       writeMemory: (a, b) => dev.machine.writeMem(a, b),
       typeKeys: (k) => {

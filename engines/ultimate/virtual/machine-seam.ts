@@ -25,8 +25,14 @@ export interface MachineSeam {
   writeMem(addr: number, bytes: Uint8Array): void;
   /** Cold reset into the KERNAL stand-in. */
   reset(): void;
+  /** Load into the running machine without a reset (a debugger's load; not the Ultimate's load_prg). */
   loadPrg(bytes: Uint8Array): { start: number; end: number };
-  /** Reset + load + start, as the device's run_prg does. */
+  /**
+   * The Ultimate's runner path: reset, DMA-load (cut at $FFFF), then BASIC RUN ('run'), READY
+   * ('none') or a jump to the given address (DMA FF09).
+   */
+  bootLoad(bytes: Uint8Array, then: 'run' | 'none' | number): { start: number; end: number };
+  /** Reset + load + BASIC RUN, as the device's run_prg does (= bootLoad(bytes, 'run')). */
   runPrg(bytes: Uint8Array): void;
   /** Execute at least `cycles` clocks; returns clocks executed (fewer when onExec stopped it). */
   run(cycles: number): number;

@@ -468,8 +468,10 @@ export class C64Machine implements CpuBus {
   }
 
   /**
-   * DMA-load a PRG (2-byte little-endian load address, then data) into RAM. For a program at the
-   * BASIC start ($0801) the BASIC end-of-program pointers are set as LOAD would.
+   * DMA-load a PRG (2-byte little-endian load address, then data) into the RAM of the running
+   * machine, without a reset. This is a debugger's load (VICE's autostart with run=0), not what the
+   * Ultimate's load_prg does — that one resets first (`bootLoad`). For a program at the BASIC
+   * start ($0801) the BASIC end-of-program pointers are set as LOAD would.
    */
   loadPrg(bytes: Uint8Array): { start: number; end: number } {
     if (bytes.length < 3) throw new RangeError(`a PRG needs a 2-byte load address and data; got ${bytes.length} bytes`);
@@ -491,15 +493,42 @@ export class C64Machine implements CpuBus {
   }
 
   /**
-   * Run a PRG as the Ultimate's run_prg does: reset, DMA-load, then start it — "RUN" typed into
-   * the keyboard buffer for a program at $0801 (a BASIC SYS stub), otherwise "SYS <load address>".
+   * Load a PRG the way the Ultimate's runners do it (firmware 3.14/3.15, `C64_DMA_LOAD` →
+   * `dma_load` through the boot cartridge, software/io/c64/c64_subsys.cc): the machine is reset,
+   * the file is DMA-loaded at its load address (cut at $FFFF, never refused), the BASIC pointers
+   * VARTAB/ARYTAB/STREND and the KERNAL's end address ($AE/$AF) are set to the end of the data as
+   * LOAD leaves them, and then
+   * - `'run'`: BASIC `RUN` is started, whatever the load address — a machine-code program needs a
+   *   BASIC `SYS` stub at $0801; one loaded elsewhere is loaded but not started;
+   * - `'none'`: the machine waits at READY (load_prg, DMA FF01);
+   * - a number: the CPU jumps to that address (DMA FF09, whose payload starts with it).
+   * A file shorter than 2 bytes loads nothing; the machine is still reset.
+   */
+  bootLoad(bytes: Uint8Array, then: 'run' | 'none' | number): { start: number; end: number } {
+    this.reset();
+    if (bytes.length < 2) return { start: 0, end: 0 };
+    const start = bytes[0]! | (bytes[1]! << 8);
+    const data = bytes.subarray(2, 2 + (0x10000 - start));
+    const end = start + data.length;
+    this.ram.set(data, start);
+    const endLo = end & 0xff;
+    const endHi = (end >> 8) & 0xff;
+    for (const zp of [0x2d, 0x2f, 0x31, 0xae]) {
+      this.ram[zp] = endLo;
+      this.ram[zp + 1] = endHi;
+    }
+    if (then === 'run')
+      this.typeKeys([0x52, 0x55, 0x4e, 0x0d]); // "RUN" + RETURN
+    else if (typeof then === 'number') this.cpu.pc = then & 0xffff;
+    return { start, end };
+  }
+
+  /**
+   * Run a PRG as the Ultimate's run_prg does: reset, DMA-load, then BASIC `RUN` — never
+   * `SYS <load address>`; see `bootLoad`.
    */
   runPrg(bytes: Uint8Array): { start: number; end: number } {
-    this.reset();
-    const loaded = this.loadPrg(bytes);
-    const command = loaded.start === 0x0801 ? 'RUN\r' : `SYS${loaded.start}\r`;
-    this.typeKeys([...command].map((c) => c.charCodeAt(0)));
-    return loaded;
+    return this.bootLoad(bytes, 'run');
   }
 
   // --- looking at the screen ---------------------------------------------------------------------

@@ -85,11 +85,6 @@ function loadFile(dev: RestDevice, path: string | undefined): Uint8Array | Answe
   }
 }
 
-function prgCheck(bytes: Uint8Array): Answer | undefined {
-  if (bytes.length < 3) return fail(415, 'Error detected in file format');
-  return undefined;
-}
-
 function machineCommand(command: string, act: (d: RestDevice) => void): Call {
   return {
     method: 'PUT',
@@ -199,17 +194,11 @@ const CALLS: Call[] = [
 
   // Runners: PUT names a file on the device, POST carries it.
   ...(['load_prg', 'run_prg'] as const).flatMap((command): Call[] => {
+    // Both runners reset the machine and load through the boot cartridge; the firmware answers
+    // 200 for any file it could open, cutting a PRG at $FFFF and loading nothing from one shorter
+    // than 3 bytes (c64_subsys.cc `load_file_dma`, whose result is discarded).
     const start = (d: RestDevice, bytes: Uint8Array): Answer => {
-      const bad = prgCheck(bytes);
-      if (bad) return bad;
-      try {
-        if (command === 'run_prg') d.machine.runPrg(bytes);
-        else d.machine.loadPrg(bytes);
-      } catch (e) {
-        // The machine refuses a PRG that would load past $FFFF.
-        if (e instanceof RangeError) return fail(415, 'Error detected in file format');
-        throw e;
-      }
+      d.machine.bootLoad(bytes, command === 'run_prg' ? 'run' : 'none');
       d.clock.release('power-off');
       return ok();
     };
