@@ -5,15 +5,22 @@
 // the Ultimate 64's debug register at $D7FF. docs/ultimate/CPU.md describes what is and is not
 // emulated.
 //
-// Every CPU clock is one bus access; when `onBusCycle` is set each one is reported as a
-// debug-stream entry (bit layout in DEVICE.md):
-//   bit 31 PHI2 (always 1: this stream is the "6510 only" view), 30 GAME#, 29 EXROM#, 28 BA,
-//   27 IRQ#, 26 ROM# (0 when the access hits a ROM), 25 NMI#, 24 R/W# (1 = read),
-//   23-16 data, 15-0 address.
+// Every CPU clock is one bus access, except the clocks the VIC-II takes for bad lines and sprite
+// DMA (vic-timing.ts): a read while BA is low waits until BA is high again. When `onBusCycle` is
+// set each clock is reported as a debug-stream entry (bit layout of the U64 in DEVICE.md):
+//   bit 31 PHI2 (1 = CPU half-cycle, 0 = VIC half-cycle), 30 GAME#, 29 EXROM#, 28 BA, 27 IRQ#,
+//   26 ROM# (see below), 25 NMI#, 24 R/W# (1 = read), 23-16 data, 15-0 address.
+// What the stream holds follows the "Debug Stream Mode" setting (`debugStreamMode`): "6510 Only"
+// (the default) has one entry per CPU half-cycle while BA is high or within three cycles of it
+// dropping — so the clocks the VIC takes leave gaps; "6510 & VIC" has two entries per clock (the
+// VIC's half, then the CPU's or the VIC's); "VIC Only" the VIC's halves and its stolen clocks.
+// Bit 26: the U64 core's meaning is not public; this emulation drives it low when the access hits
+// BASIC, KERNAL or character ROM (no cartridge is emulated, so it never means ROML/ROMH here).
 
 import { Cia6526 } from './cia6526.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
+import { VicBusTiming } from './vic-timing.js';
 
 /** What the CPU sees in one 256-byte page, recomputed when $00/$01 change (plain numbers: hot path). */
 const REGION_RAM = 0;
@@ -39,8 +46,29 @@ const IRQ_HIGH = 1 << 27;
 const ROM_HIGH = 1 << 26;
 const NMI_HIGH = 1 << 25;
 const READ = 1 << 24;
-/** Lines that never change here: no cartridge (GAME#, EXROM# high), no VIC DMA (BA high). */
-const STATIC_LINES = PHI2 | GAME_HIGH | EXROM_HIGH | BA_HIGH;
+/** Lines that never change here: no cartridge (GAME#, EXROM# high). */
+const STATIC_LINES = GAME_HIGH | EXROM_HIGH;
+
+/** The firmware's "Debug Stream Mode" choices (data_streamer.cc). */
+export const DEBUG_STREAM_MODES = [
+  '6510 Only',
+  'VIC Only',
+  '6510 & VIC',
+  '1541 Only',
+  '6510 & 1541',
+  '6510 w/IEC',
+  '6510 & VIC w/IEC',
+] as const;
+export type DebugStreamMode = (typeof DEBUG_STREAM_MODES)[number];
+/** What the machine emits: CPU halves, VIC halves, or both (no 1541 is emulated). */
+const EMIT_CPU = 1;
+const EMIT_VIC = 2;
+function emitFor(mode: DebugStreamMode): number {
+  if (mode === 'VIC Only') return EMIT_VIC;
+  if (mode === '6510 & VIC' || mode === '6510 & VIC w/IEC') return EMIT_CPU | EMIT_VIC;
+  if (mode === '1541 Only') return 0;
+  return EMIT_CPU;
+}
 
 /** Levels of the processor-port pins while they are inputs: pull-ups on 0-2, cassette sense (4) open. */
 const PORT_INPUT_LEVELS = 0x17;
@@ -76,7 +104,17 @@ export class C64Machine implements CpuBus {
   private portDdr = 0;
   private portData = 0;
   private readonly regions = new Uint8Array(256);
-  private readonly vic = new Uint8Array(0x40);
+  /** The VIC-II register file (read by the bus timing). */
+  readonly vic = new Uint8Array(0x40);
+  /** When the VIC takes the bus (bad lines, sprite DMA). */
+  private readonly vicTiming: VicBusTiming;
+  /** The 0-based clock at or after which an access must consult `vicTiming`. */
+  private baCheckAt = 0;
+  /** BA is low for the access being performed (a write inside the three-cycle warning). */
+  private baLowNow = false;
+  /** Which halves of each clock go to `onBusCycle` (EMIT_*). */
+  private emit = EMIT_CPU;
+  #streamMode: DebugStreamMode = '6510 Only';
   /** CIA 1 drives the IRQ line (the KERNAL's 60 Hz timer); CIA 2 drives NMI. */
   private readonly cia1: Cia6526;
   private readonly cia2: Cia6526;
@@ -91,6 +129,7 @@ export class C64Machine implements CpuBus {
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
     this.cpu = new Cpu6510(this);
+    this.vicTiming = new VicBusTiming(this);
     this.cia1 = new Cia6526((active) => {
       if (active) this.cpu.irqLines |= IRQ_SOURCE_CIA;
       else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
@@ -104,7 +143,19 @@ export class C64Machine implements CpuBus {
 
   // --- the bus -----------------------------------------------------------------------------------
 
+  /** The firmware's "Debug Stream Mode": which bus halves `onBusCycle` receives. */
+  get debugStreamMode(): DebugStreamMode {
+    return this.#streamMode;
+  }
+  set debugStreamMode(mode: DebugStreamMode) {
+    if (!DEBUG_STREAM_MODES.includes(mode)) throw new RangeError(`unknown debug stream mode ${JSON.stringify(mode)}`);
+    this.#streamMode = mode;
+    this.emit = emitFor(mode);
+  }
+
   read(addr: number): number {
+    // The CPU has already counted this clock: its 0-based index is cycles - 1.
+    if (this.cpu.cycles > this.baCheckAt) this.vicBus(addr, true);
     const region = this.regions[addr >>> 8];
     let v: number;
     let rom = false;
@@ -133,21 +184,27 @@ export class C64Machine implements CpuBus {
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
-      cb(
-        (STATIC_LINES |
-          (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
-          (this.nmiLow ? 0 : NMI_HIGH) |
-          (rom ? 0 : ROM_HIGH) |
-          READ |
-          (v << 16) |
-          addr) >>>
-          0,
-      );
+      if (this.emit !== EMIT_CPU) this.emitVicHalf(cb, this.cpu.cycles - 1, false);
+      if ((this.emit & EMIT_CPU) !== 0) {
+        cb(
+          (PHI2 |
+            STATIC_LINES |
+            BA_HIGH |
+            (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+            (this.nmiLow ? 0 : NMI_HIGH) |
+            (rom ? 0 : ROM_HIGH) |
+            READ |
+            (v << 16) |
+            addr) >>>
+            0,
+        );
+      }
     }
     return v;
   }
 
   write(addr: number, value: number): void {
+    if (this.cpu.cycles > this.baCheckAt) this.vicBus(addr, false);
     const region = this.regions[addr >>> 8];
     if (region === REGION_IO) {
       this.ioWrite(addr, value);
@@ -158,8 +215,97 @@ export class C64Machine implements CpuBus {
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
-      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (this.nmiLow ? 0 : NMI_HIGH) | ROM_HIGH | (value << 16) | addr) >>> 0);
+      const ba = this.baLowNow ? 0 : BA_HIGH;
+      if (this.emit !== EMIT_CPU) this.emitVicHalf(cb, this.cpu.cycles - 1, this.baLowNow);
+      if ((this.emit & EMIT_CPU) !== 0) {
+        cb(
+          (PHI2 |
+            STATIC_LINES |
+            ba |
+            (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+            (this.nmiLow ? 0 : NMI_HIGH) |
+            ROM_HIGH |
+            (value << 16) |
+            addr) >>>
+            0,
+        );
+      }
     }
+    this.baLowNow = false;
+  }
+
+  // --- the VIC-II taking the bus ------------------------------------------------------------------
+
+  /**
+   * Slow path of an access at a clock where BA may be low: a read waits (the CPU's clock count
+   * advances) until BA is high; a write inside the three-cycle warning goes through with BA low.
+   */
+  private vicBus(addr: number, isRead: boolean): void {
+    const cpu = this.cpu;
+    const timing = this.vicTiming;
+    for (;;) {
+      const now = cpu.cycles - 1;
+      const iv = timing.intervalAt(now);
+      if (iv === undefined) break;
+      const [, last, stolenFrom] = iv;
+      if (!isRead && now < stolenFrom) {
+        this.baLowNow = true;
+        break;
+      }
+      // The CPU is held from `now` through `last`; it retries its access on the clock after.
+      const cb = this.onBusCycle;
+      if (cb !== undefined) this.emitStall(cb, addr, now, last, stolenFrom);
+      cpu.cycles += last - now + 1;
+    }
+    this.baCheckAt = timing.nextAttention(cpu.cycles - 1);
+  }
+
+  /** Stream entries for clocks the CPU waits: its repeated read during the warning, then the VIC's. */
+  private emitStall(cb: (entry: number) => void, addr: number, from: number, to: number, stolenFrom: number): void {
+    const lines = STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (this.nmiLow ? 0 : NMI_HIGH);
+    const retried = (PHI2 | lines | ROM_HIGH | READ | (this.peek(addr) << 16) | addr) >>> 0;
+    for (let c = from; c <= to; c++) {
+      if (this.emit !== EMIT_CPU) this.emitVicHalf(cb, c, true);
+      if (c < stolenFrom) {
+        if ((this.emit & EMIT_CPU) !== 0) cb(retried);
+      } else if ((this.emit & EMIT_VIC) !== 0) {
+        // The CPU's half of a stolen clock is the VIC's: a c-access (video matrix) or s-access.
+        const a = this.vicAddress(c, true);
+        cb((PHI2 | lines | READ | (this.ram[a]! << 16) | a) >>> 0);
+      }
+    }
+  }
+
+  /** The VIC's own half of clock `c` (PHI2 low): shown in the "VIC" stream modes. */
+  private emitVicHalf(cb: (entry: number) => void, c: number, baLow: boolean): void {
+    const a = this.vicAddress(c, false);
+    cb(
+      (STATIC_LINES |
+        (baLow ? 0 : BA_HIGH) |
+        (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+        (this.nmiLow ? 0 : NMI_HIGH) |
+        READ |
+        (this.ram[a]! << 16) |
+        a) >>>
+        0,
+    );
+  }
+
+  /**
+   * Where the VIC reads in clock `c` — approximate: the video matrix cell (c-access) in its stolen
+   * halves, the sprite pointers in the sprite slots, otherwise the idle address $3FFF of its bank.
+   */
+  private vicAddress(c: number, stolenHalf: boolean): number {
+    const bank = (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
+    const matrix = bank | ((this.vic[0x18]! >> 4) << 10);
+    const k = c % PAL_CYCLES_PER_LINE;
+    if (stolenHalf && k >= 14 && k <= 53) {
+      const line = Math.floor((c % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
+      const row = Math.max(0, Math.min(24, (line - 0x30) >> 3));
+      return matrix + row * 40 + (k - 14);
+    }
+    if (k >= 57 || k <= 9) return matrix + 0x3f8 + (((k + 63 - 57) % 63) >> 1);
+    return bank | 0x3fff;
   }
 
   // --- the processor port and banking --------------------------------------------------------
@@ -250,6 +396,20 @@ export class C64Machine implements CpuBus {
       case 0x11:
         this.vic[0x11] = value;
         this.setRasterCompare((this.rasterCompare & 0xff) | ((value & 0x80) << 1));
+        this.vicTimingChanged();
+        break;
+      case 0x15:
+      case 0x17:
+      case 0x01:
+      case 0x03:
+      case 0x05:
+      case 0x07:
+      case 0x09:
+      case 0x0b:
+      case 0x0d:
+      case 0x0f:
+        this.vic[reg] = value;
+        this.vicTimingChanged();
         break;
       case 0x12:
         this.setRasterCompare((this.rasterCompare & 0x100) | value);
@@ -265,6 +425,13 @@ export class C64Machine implements CpuBus {
       default:
         this.vic[reg] = value;
     }
+  }
+
+  /** $D011, $D015, $D017 or a sprite Y changed: BA for the rest of this line may differ. */
+  private vicTimingChanged(): void {
+    const now = this.cpu.cycles - 1;
+    this.vicTiming.registersChanged(now);
+    this.baCheckAt = this.vicTiming.nextAttention(now + 1);
   }
 
   private setRasterCompare(line: number): void {
@@ -418,6 +585,9 @@ export class C64Machine implements CpuBus {
     this.portData = 0;
     this.updateBanking();
     this.vic.fill(0);
+    this.vicTiming.reset(this.cpu.cycles);
+    this.baCheckAt = this.cpu.cycles;
+    this.baLowNow = false;
     this.cia1.reset();
     this.cia2.reset();
     this.colorRam.fill(0);
