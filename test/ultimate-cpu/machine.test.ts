@@ -27,7 +27,7 @@ describe('reset', () => {
     assert.equal(m.peek(0x00), 0x2f, 'DDR');
     assert.equal(m.peek(0x01), 0x37, 'port: BASIC, KERNAL and I/O mapped');
     assert.equal(m.ram[0x288], 0x04, 'screen at $0400');
-    const cinv = m.ram[0x314] | (m.ram[0x315] << 8);
+    const cinv = m.ram[0x314]! | (m.ram[0x315]! << 8);
     assert.equal(cinv, 0xea31, 'IRQ vector at the KERNAL default');
   });
 
@@ -181,7 +181,7 @@ msg:    !text "HELLO FROM ACME", 13, 0
     assert.ok(missing > 0 && missing % 40 === 0, `clocks without an entry: ${missing}`);
     assert.equal(entries.filter((e) => (e & (1 << 28)) === 0).length, (missing / 40) * 3, 'three BA-low entries a bad line');
     assert.ok(m.screenLines().includes('HELLO FROM ACME'));
-    assert.equal(m.ram[0xc000] | (m.ram[0xc001] << 8), 600);
+    assert.equal(m.ram[0xc000]! | (m.ram[0xc001]! << 8), 600);
     assert.equal(m.debugRegister, 0x5a);
 
     // every clock produced one entry, PHI2 set
@@ -360,7 +360,7 @@ describe('KERNAL stand-in', () => {
     m.typeKeys([...'SYS49152\rQ'].map((c) => c.charCodeAt(0)));
     runUntilReady(m);
     assert.deepEqual([...m.readMem(0xc100, 8)], [0, 5, 1, 3, 'Q'.charCodeAt(0), 0, 10, 6]);
-    assert.equal(m.screenLines()[10].slice(5, 6), 'Y');
+    assert.equal(m.screenLines()[10]!.slice(5, 6), 'Y');
   });
 
   test('a raster interrupt through the KERNAL IRQ entry and the $0314 vector, once per frame', () => {
@@ -396,7 +396,7 @@ handler:
     m.loadPrg(prg);
     m.typeKeys([...'SYS49152\r'].map((c) => c.charCodeAt(0)));
     runUntilReady(m);
-    const before = m.ram[0xc101];
+    const before = m.ram[0xc101]!;
     let irqLow = 0;
     let entries = 0;
     m.onBusCycle = (e) => {
@@ -405,7 +405,7 @@ handler:
     };
     m.run(10 * PAL_CYCLES_PER_FRAME);
     assert.ok(irqLow >= 10 * 7 && irqLow < entries / 10, `IRQ# low while the interrupt is pending (${irqLow} of ${entries} cycles)`);
-    const count = m.ram[0xc101] - before;
+    const count = m.ram[0xc101]! - before;
     assert.ok(count === 10 || count === 11, `10 frames give 10 interrupts (got ${count})`);
     assert.equal(m.ram[0xc100], 0x80, 'the handler runs on the compare line');
     assert.equal(m.peek(0xd019) & 0x81, 0x00, 'acknowledged');
@@ -415,7 +415,7 @@ handler:
 describe('CIA timers', () => {
   test("the KERNAL's 60 Hz timer interrupt runs the jiffy clock", () => {
     const m = new C64Machine();
-    const jiffies = () => (m.ram[0xa0] << 16) | (m.ram[0xa1] << 8) | m.ram[0xa2];
+    const jiffies = () => (m.ram[0xa0]! << 16) | (m.ram[0xa1]! << 8) | m.ram[0xa2]!;
     const before = jiffies();
     m.run(985_248); // one emulated second
     const ticks = jiffies() - before;
@@ -481,8 +481,8 @@ int main(void) {
     // STA $DD0E writes in clock W, LDA $DD04 reads in W+4; the timer's first decrement is in W+2.
     assert.equal(counter, 1000 - 3, 'start delay: the counter starts two clocks after the write');
     // each pass of the loop is inx (2) + lda abs (4) + and # (2) + beq taken (3) = 11 cycles
-    assert.ok(Math.abs(m.ram[0xc102] - Math.round(1000 / 11)) <= 2, `passes: ${m.ram[0xc102]}`);
-    assert.equal(m.ram[0xc103] & 0x01, 0, 'stopped after the one-shot underflow');
+    assert.ok(Math.abs(m.ram[0xc102]! - Math.round(1000 / 11)) <= 2, `passes: ${m.ram[0xc102]}`);
+    assert.equal(m.ram[0xc103]! & 0x01, 0, 'stopped after the one-shot underflow');
   });
 });
 
@@ -514,13 +514,13 @@ nmi:    pha
     m.loadPrg(prg);
     m.typeKeys([...'SYS49152\r'].map((c) => c.charCodeAt(0)));
     runUntilReady(m);
-    const before = m.ram[0xc100];
+    const before = m.ram[0xc100]!;
     let nmiLow = 0;
     m.onBusCycle = (e) => {
       if ((e & (1 << 25)) === 0) nmiLow++;
     };
     m.run(50_000);
-    const count = m.ram[0xc100] - before;
+    const count = m.ram[0xc100]! - before;
     assert.ok(count >= 9 && count <= 11, `about 10 NMIs in 50000 cycles (got ${count})`);
     assert.ok(nmiLow > count * 7 && nmiLow < count * 40, `NMI# low from the underflow to the acknowledge (${nmiLow} cycles)`);
   });
@@ -577,7 +577,7 @@ describe('memory map', () => {
     // between the first sightings of lines 10 and 110: 100 lines of 63 cycles (± one instruction)
     const from = changesAt.findIndex(([l], i) => l === 10 && i > 0);
     const to = changesAt.findIndex(([l], i) => l === 110 && i > from);
-    const span = changesAt[to][1] - changesAt[from][1];
+    const span = changesAt[to]![1] - changesAt[from]![1];
     assert.ok(Math.abs(span - 6300) <= 6, `100 lines took ${span} cycles`);
   });
 

@@ -129,7 +129,7 @@ describe('debug-stream capture', () => {
       maxDurationMs: 60_000,
     });
     const buf = await readFile(summary.file);
-    buf[100] ^= 0xff;
+    buf[100]! ^= 0xff;
     await writeFile(summary.file, buf);
     const parsed = parseCapture(buf);
     assert.equal(parsed.valid, false);

@@ -14,8 +14,7 @@ async function rawSession(port: number): Promise<{ send(line: string): Promise<s
   s.setEncoding('latin1');
   s.on('data', (d: string) => {
     buf += d;
-    let i: number;
-    while ((i = buf.indexOf('\r\n')) >= 0) {
+    for (let i = buf.indexOf('\r\n'); i >= 0; i = buf.indexOf('\r\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 2);
       if (/^\d{3} /.test(line)) waiters.shift()?.(line);

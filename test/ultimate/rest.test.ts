@@ -181,7 +181,7 @@ describe('REST client against the virtual device', () => {
     // BASIC stub, then at $080D: LDA #$5A / STA $D7FF / JMP $0812.
     const prg = basicSysPrg([0xa9, 0x5a, 0x8d, 0xff, 0xd7, 0x4c, 0x12, 0x08]);
     const form = new FormData();
-    form.append('file', new Blob([prg]), 'prog.prg');
+    form.append('file', new Blob([Buffer.from(prg)]), 'prog.prg');
     const res = await fetch(`${base}/v1/runners:run_prg`, { method: 'POST', body: form });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { errors: [] });

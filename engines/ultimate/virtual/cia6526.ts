@@ -66,7 +66,7 @@ export class Cia6526 {
       t.running = false;
       t.stopped = t.latch;
       t.underflowAt = Number.POSITIVE_INFINITY;
-      this.regs[controlReg] &= ~0x01;
+      this.regs[controlReg]! &= ~0x01;
       return;
     }
     const period = t.latch + 1;
@@ -83,9 +83,9 @@ export class Cia6526 {
   read(reg: number, now: number, sideEffects: boolean): number {
     switch (reg) {
       case 0x00:
-        return (this.regs[0] | ~this.regs[2]) & 0xff; // port A: outputs as written, inputs high
+        return (this.regs[0]! | ~this.regs[2]!) & 0xff; // port A: outputs as written, inputs high
       case 0x01:
-        return (this.regs[1] | ~this.regs[3]) & 0xff;
+        return (this.regs[1]! | ~this.regs[3]!) & 0xff;
       case 0x04:
         return this.counter(this.a, now) & 0xff;
       case 0x05:
@@ -104,7 +104,7 @@ export class Cia6526 {
         return v;
       }
       default:
-        return this.regs[reg];
+        return this.regs[reg]!;
     }
   }
 

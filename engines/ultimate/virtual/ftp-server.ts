@@ -61,8 +61,7 @@ class FtpSession {
         sock.destroy();
         return;
       }
-      let i: number;
-      while ((i = this.#buf.indexOf('\n')) >= 0) {
+      for (let i = this.#buf.indexOf('\n'); i >= 0; i = this.#buf.indexOf('\n')) {
         const line = this.#buf.slice(0, i).replace(/\r$/, '');
         this.#buf = this.#buf.slice(i + 1);
         // Commands run one after another; a transfer finishes before the next command is read.

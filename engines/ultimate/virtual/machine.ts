@@ -161,17 +161,17 @@ export class C64Machine implements CpuBus {
     let rom = false;
     switch (region) {
       case REGION_RAM:
-        v = this.ram[addr];
+        v = this.ram[addr]!;
         break;
       case REGION_ZP:
-        v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
+        v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
         break;
       case REGION_BASIC:
-        v = BASIC_ROM[addr - 0xa000];
+        v = BASIC_ROM[addr - 0xa000]!;
         rom = true;
         break;
       case REGION_KERNAL:
-        v = KERNAL_ROM[addr - 0xe000];
+        v = KERNAL_ROM[addr - 0xe000]!;
         rom = true;
         break;
       case REGION_CHAR:
@@ -345,7 +345,7 @@ export class C64Machine implements CpuBus {
     const page = addr & 0xfc00;
     if (page === 0xd000) return this.vicRead(addr & 0x3f);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
-    if (page === 0xd800) return this.colorRam[addr & 0x3ff];
+    if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
     if ((addr & 0xff00) === 0xdc00) return this.cia1.read(addr & 0x0f, this.cpu.cycles, sideEffects);
     if ((addr & 0xff00) === 0xdd00) return this.cia2.read(addr & 0x0f, this.cpu.cycles, sideEffects);
     return 0xff; // I/O 1 and 2: nothing plugged in
@@ -372,22 +372,22 @@ export class C64Machine implements CpuBus {
   private vicRead(reg: number): number {
     switch (reg) {
       case 0x11:
-        return (this.vic[0x11] & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
+        return (this.vic[0x11]! & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
       case 0x12:
         return this.rasterLine() & 0xff;
       case 0x19:
-        return this.vic[0x19] | 0x70 | ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0 ? 0x80 : 0);
+        return this.vic[0x19]! | 0x70 | ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0 ? 0x80 : 0);
       case 0x1a:
-        return this.vic[0x1a] | 0xf0;
+        return this.vic[0x1a]! | 0xf0;
       case 0x16:
-        return this.vic[0x16] | 0xc0; // unused bits read as 1
+        return this.vic[0x16]! | 0xc0; // unused bits read as 1
       case 0x18:
-        return this.vic[0x18] | 0x01;
+        return this.vic[0x18]! | 0x01;
       case 0x1e:
       case 0x1f:
         return 0; // no sprite collisions without sprite graphics
       default:
-        return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg] | 0xf0 : this.vic[reg];
+        return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg]! | 0xf0 : this.vic[reg]!;
     }
   }
 
@@ -415,7 +415,7 @@ export class C64Machine implements CpuBus {
         this.setRasterCompare((this.rasterCompare & 0x100) | value);
         break;
       case 0x19: // writing 1s acknowledges
-        this.vic[0x19] &= ~value & 0x0f;
+        this.vic[0x19]! &= ~value & 0x0f;
         this.updateVicIrq();
         break;
       case 0x1a:
@@ -467,12 +467,12 @@ export class C64Machine implements CpuBus {
   }
 
   private updateVicIrq(): void {
-    if ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0) this.cpu.irqLines |= IRQ_SOURCE_VIC;
+    if ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0) this.cpu.irqLines |= IRQ_SOURCE_VIC;
     else this.cpu.irqLines &= ~IRQ_SOURCE_VIC;
   }
 
   private rasterMatched(): void {
-    this.vic[0x19] |= 0x01;
+    this.vic[0x19]! |= 0x01;
     this.updateVicIrq();
     this.nextRasterMatch += PAL_CYCLES_PER_FRAME;
   }
@@ -487,13 +487,13 @@ export class C64Machine implements CpuBus {
     addr &= 0xffff;
     switch (this.regions[addr >>> 8]) {
       case REGION_RAM:
-        return this.ram[addr];
+        return this.ram[addr]!;
       case REGION_ZP:
-        return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
+        return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
       case REGION_BASIC:
-        return BASIC_ROM[addr - 0xa000];
+        return BASIC_ROM[addr - 0xa000]!;
       case REGION_KERNAL:
-        return KERNAL_ROM[addr - 0xe000];
+        return KERNAL_ROM[addr - 0xe000]!;
       case REGION_CHAR:
         return 0;
       default:
@@ -532,7 +532,7 @@ export class C64Machine implements CpuBus {
   /** DMA write (REST writemem): lands in RAM, or in I/O registers where I/O is mapped. */
   writeMem(addr: number, bytes: Uint8Array): void {
     checkRange(addr, bytes.length);
-    for (let i = 0; i < bytes.length; i++) this.poke(addr + i, bytes[i]);
+    for (let i = 0; i < bytes.length; i++) this.poke(addr + i, bytes[i]!);
   }
 
   // --- running -----------------------------------------------------------------------------------
@@ -624,11 +624,11 @@ export class C64Machine implements CpuBus {
     // The KERNAL's pop_key moves the buffer down and then decrements the count; a key appended
     // in between would be lost. Keys arrive between instructions, so finish pop_key first.
     for (let guard = 0; guard < 100 && this.inPopKey(); guard++) this.stepInstruction();
-    const count = this.ram[0xc6];
+    const count = this.ram[0xc6]!;
     if (count + petscii.length > 10) {
       throw new RangeError(`keyboard buffer holds 10 keys; ${count} queued, ${petscii.length} more given`);
     }
-    for (let i = 0; i < petscii.length; i++) this.ram[0x277 + count + i] = petscii[i] & 0xff;
+    for (let i = 0; i < petscii.length; i++) this.ram[0x277 + count + i] = petscii[i]! & 0xff;
     this.ram[0xc6] = count + petscii.length;
   }
 
@@ -645,7 +645,7 @@ export class C64Machine implements CpuBus {
    */
   loadPrg(bytes: Uint8Array): { start: number; end: number } {
     if (bytes.length < 3) throw new RangeError(`a PRG needs a 2-byte load address and data; got ${bytes.length} bytes`);
-    const start = bytes[0] | (bytes[1] << 8);
+    const start = bytes[0]! | (bytes[1]! << 8);
     const data = bytes.subarray(2);
     const end = start + data.length;
     if (end > 0x10000) {
@@ -705,12 +705,12 @@ export class C64Machine implements CpuBus {
 
   /** The 25 text lines of the screen at $0400 (or wherever $0288 points), trailing spaces cut. */
   screenLines(): string[] {
-    const base = this.ram[0x288] << 8;
-    const lower = (this.vic[0x18] & 0x02) !== 0;
+    const base = this.ram[0x288]! << 8;
+    const lower = (this.vic[0x18]! & 0x02) !== 0;
     const lines: string[] = [];
     for (let row = 0; row < 25; row++) {
       let s = '';
-      for (let col = 0; col < 40; col++) s += screenCodeToText(this.ram[base + row * 40 + col], lower);
+      for (let col = 0; col < 40; col++) s += screenCodeToText(this.ram[base + row * 40 + col]!, lower);
       lines.push(s.replace(/\s+$/, ''));
     }
     return lines;

@@ -106,7 +106,10 @@ export class ViceMonitorServer {
     if (this.#hit) {
       const hit = this.#hit;
       this.#hit = undefined;
-      if (hit.temporary) this.#checkpoints.delete(hit.number), this.#installHooks();
+      if (hit.temporary) {
+        this.#checkpoints.delete(hit.number);
+        this.#installHooks();
+      }
       this.#enterStopped({ ...hit, currentlyHit: true });
     } else if (m.cpu.jammed && !this.#jamReported && this.#sessions.size > 0) {
       this.#jamReported = true;
