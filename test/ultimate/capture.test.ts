@@ -56,8 +56,11 @@ describe('debug-stream capture', () => {
     assert.equal(summary.outOfOrder, 0);
     assert.ok(seqs.every((s) => s % DROP_PERIOD !== 3));
     assert.equal(parsed.stats.gaps, summary.gaps);
-    // Every datagram is a full 1444-byte datagram whose entries decode to CPU bus cycles.
+    // Every datagram is a full 1444-byte datagram whose entries decode to CPU bus cycles; the
+    // virtual streamer's two pre-stream probes (as the firmware sends) are counted apart.
     assert.equal(summary.malformed, 0);
+    assert.equal(summary.probes, 2);
+    assert.equal(parsed.stats.probes, 2);
     const cycles = datagramEntries(parsed.records[0]!.datagram);
     assert.equal(cycles.length, DEBUG_ENTRIES_PER_DATAGRAM);
     assert.ok([...cycles].every((e) => decodeEntry(e).phi2));
@@ -74,7 +77,7 @@ describe('debug-stream capture', () => {
       maxDurationMs: 60_000,
     });
     const parsed = await readCaptureFile(summary.file);
-    const cycles = parsed.records.flatMap((r) => [...datagramEntries(r.datagram)].map(decodeEntry));
+    const cycles = parsed.records.flatMap((r) => [...datagramEntries(r.datagram)].map((e) => decodeEntry(e)));
     assert.equal(cycles.length, 200 * DEBUG_ENTRIES_PER_DATAGRAM);
     const vector = cycles.findIndex((c, i) => c.access === 'read' && c.address === 0xfffe && cycles[i + 1]?.address === 0xffff);
     assert.ok(vector > 0, 'no IRQ vector fetch in the stream');
@@ -157,8 +160,22 @@ describe('capture from a hand-driven sender', () => {
         b.writeUInt16LE(seq, 0);
         return b;
       };
-      // 0, 1, 3 (one lost), 2 (late), 2 (duplicate), short one with seq 4, then 5, 6 beyond the bound.
-      const order = [datagram(0), datagram(1), datagram(3), datagram(2), datagram(2), datagram(4, 100), datagram(5), datagram(6)];
+      // Three firmware probes (00 00), then 0, 1, 3 (one lost), 2 (late), 2 (duplicate), a short one
+      // starting like seq 9 (not a sequence number: kept out of the count), then 5, 6 beyond the bound.
+      const probe = Buffer.alloc(2);
+      const order = [
+        probe,
+        probe,
+        probe,
+        datagram(0),
+        datagram(1),
+        datagram(3),
+        datagram(2),
+        datagram(2),
+        datagram(9, 100),
+        datagram(5),
+        datagram(6),
+      ];
       for (const d of order) {
         await new Promise<void>((r, j) => sender.send(d, cap.address.port, '127.0.0.1', (e) => (e ? j(e) : r())));
         // One at a time so arrival order is the send order (loopback keeps order for one sender).
@@ -169,8 +186,10 @@ describe('capture from a hand-driven sender', () => {
         const s = await new Promise((r) => setTimeout(r, 50)).then(() => cap.recorded);
         if (s >= 6) break;
       }
-      await new Promise((r) => setTimeout(r, 100));
+      // The two datagrams past the bound are counted once they are drained.
+      while (cap.droppedAfterBound < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       const summary = await cap.finish();
+      assert.equal(summary.probes, 3, 'the 00 00 probes are counted apart, not recorded');
       assert.equal(summary.datagrams, 6);
       assert.equal(summary.truncation, 'max-datagrams');
       assert.equal(summary.droppedAfterBound, 2);
@@ -182,7 +201,7 @@ describe('capture from a hand-driven sender', () => {
       assert.equal(parsed.valid, true, parsed.problems.join('; '));
       assert.deepEqual(
         parsed.records.map((r) => r.sequence),
-        [0, 1, 3, 2, 2, 4],
+        [0, 1, 3, 2, 2, 9],
       );
       assert.deepEqual(
         parsed.records.map((r) => r.ordinal),

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { checkParams, findCall, parseApiPath, type Answer, type RestDevice } from './rest-routes.js';
-import { closeServer, listenLoopback } from './listen.js';
+import { closeServer, listenLoopback } from '../../../common/loopback.js';
 
 export interface HttpServerOptions {
   device: RestDevice;
@@ -48,7 +48,7 @@ function send(res: http.ServerResponse, a: Answer): void {
 }
 
 function bare404(res: http.ServerResponse): void {
-  res.writeHead(404, { 'Content-Length': 0 });
+  res.writeHead(404, { 'Content-Length': 0, Connection: 'close' });
   res.end();
 }
 
@@ -79,15 +79,17 @@ export class VirtualHttpServer {
       req.resume();
       return bare404(res);
     }
-    if (this.opts.password && req.headers['x-password'] !== this.opts.password) {
-      req.resume();
-      return send(res, { status: 403, json: { errors: ['Forbidden.'] } });
-    }
+    // The firmware checks the password only for a call that exists (routes.h: `if(call && …)`):
+    // an unknown route, command or method is a bare 404 with or without a password.
     const parts = parseApiPath(url.pathname);
-    const call = parts && findCall(req.method ?? 'GET', parts.route, parts.path, parts.command);
+    const call = parts && findCall(req.method ?? 'GET', parts.route, parts.path, parts.command, this.opts.device.family);
     if (!parts || !call) {
       req.resume();
       return bare404(res);
+    }
+    if (this.opts.password && req.headers['x-password'] !== this.opts.password) {
+      req.resume();
+      return send(res, { status: 403, json: { errors: ['Forbidden.'] } });
     }
     const args = new Map<string, string>();
     for (const [k, v] of url.searchParams) args.set(k, v);
@@ -136,7 +138,8 @@ export class VirtualHttpServer {
     } else {
       req.resume();
     }
-    send(res, await call.handle(this.opts.device, { args, path: parts.path, body }));
+    const contentType = String(req.headers['content-type'] ?? '');
+    send(res, await call.handle(this.opts.device, { args, path: parts.path, body, contentType }));
   }
 
   async listen(): Promise<number> {
@@ -145,6 +148,7 @@ export class VirtualHttpServer {
   }
 
   async close(): Promise<void> {
-    await closeServer(this.#server, this.#sockets);
+    for (const s of this.#sockets) s.destroy();
+    await closeServer(this.#server);
   }
 }

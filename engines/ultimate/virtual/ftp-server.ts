@@ -7,7 +7,7 @@
 import net from 'node:net';
 import { posix } from 'node:path';
 import { FsError, type VirtualFs } from './virtual-fs.js';
-import { closeServer, listenLoopback } from './listen.js';
+import { closeServer, listenLoopback } from '../../../common/loopback.js';
 
 const REFUSED = new Set(['EPSV', 'EPRT', 'REST', 'APPE', 'MDTM', 'STRU', 'OPTS', 'SITE', 'AUTH']);
 const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT', 'FEAT', 'SYST', 'NOOP']);
@@ -362,6 +362,7 @@ export class VirtualFtpServer {
   }
 
   async close(): Promise<void> {
-    await closeServer(this.#server, this.#sessions);
+    for (const s of this.#sessions) s.destroy();
+    await closeServer(this.#server);
   }
 }

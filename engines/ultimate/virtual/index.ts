@@ -8,7 +8,10 @@ import type { MachineSeam } from './machine-seam.js';
 import { MachineClock } from './clock.js';
 import { DebugStreamer, type StreamDestination } from './debug-streamer.js';
 import { VirtualFs } from './virtual-fs.js';
-import { ConfigStore } from './config-store.js';
+import { ConfigStore, REU_PRELOAD_OFFSETS } from './config-store.js';
+import { isDebugStreamMode } from './debug-stream-mode.js';
+import { u64EntryToU2Plus } from '../debug-stream/decoder.js';
+import type { UltimateFamily } from '../product.js';
 import { VirtualHttpServer } from './device-server.js';
 import { VirtualFtpServer } from './ftp-server.js';
 import { VirtualDmaServer, type DmaDevice } from './dma-server.js';
@@ -16,6 +19,9 @@ import { ViceMonitorServer } from './vice-monitor-server.js';
 import type { DriveState, RestDevice } from './rest-routes.js';
 
 export const VIRTUAL_PRODUCT = 'Ultimate 64 (virtual, mcp-engines emulation)';
+export const VIRTUAL_PRODUCT_U2PLUS = 'Ultimate-II+ (virtual, mcp-engines emulation)';
+/** Firmware versions whose behaviour the virtual device can follow where they differ. */
+export type VirtualFirmware = '3.14' | '3.15';
 export const VIRTUAL_FIRMWARE = '0.1.0-virtual';
 
 export interface VirtualUltimateOptions {
@@ -43,6 +49,18 @@ export interface VirtualUltimateOptions {
   dmaAuthThrottleMs?: number;
   /** Start the clock (default true); false leaves the machine stopped until clock.start(). */
   autoStart?: boolean;
+  /** Which device to play: the U64 (default) or an Ultimate-II+ (no FF76/FF2x/FF3x, no debugreg, U2+ stream bits). */
+  product?: UltimateFamily;
+  /** Firmware whose behaviour to follow where versions differ (default '3.15'): 3.15 closes idle DMA connections. */
+  firmware?: VirtualFirmware;
+  /** Close DMA connections idle this long; null never. Default: 1000 ms for 3.15, never for 3.14. */
+  dmaIdleCloseMs?: number | null;
+  /** `00 00` probes before a unicast debug stream (1..10, default 2), as the firmware's ARP step. */
+  streamProbes?: number;
+  /** Files on the device's storage at boot (path → bytes), e.g. an REU preload image. */
+  files?: Record<string, Uint8Array>;
+  /** Configuration at boot ({category: {item: value}}), as saved to flash; read by the REU preload. */
+  config?: Record<string, Record<string, string | number>>;
 }
 
 export interface VirtualPorts {
@@ -78,6 +96,9 @@ export class VirtualUltimate implements RestDevice {
   readonly #dma: VirtualDmaServer;
   readonly #vice?: ViceMonitorServer;
   readonly host: string;
+  /** The device family played (from `product`). */
+  readonly family: UltimateFamily;
+  readonly firmware: VirtualFirmware;
   ports!: VirtualPorts;
 
   private constructor(opts: VirtualUltimateOptions) {
@@ -85,13 +106,17 @@ export class VirtualUltimate implements RestDevice {
     if (!isLoopback(this.host)) throw new Error(`the virtual device binds loopback only; got host ${this.host}`);
     this.#uniqueId = opts.uniqueId ?? randomBytes(4).toString('hex').toUpperCase();
     this.#hostname = opts.hostname ?? 'virtual-u64';
-    this.streamer = new DebugStreamer({ drop: opts.dropDatagram, bindAddress: this.host });
+    this.family = opts.product ?? 'u64';
+    this.firmware = opts.firmware ?? '3.15';
+    this.streamer = new DebugStreamer({ drop: opts.dropDatagram, bindAddress: this.host, probes: opts.streamProbes });
     const streamer = this.streamer;
     let vice: ViceMonitorServer | undefined;
-    // One bus-cycle sink: the stream while it runs, the monitor's load/store watch while it has any.
+    const u2plus = this.family === 'u2plus';
+    // One bus-cycle sink: the stream while it runs (in the product's bit layout), the monitor's
+    // load/store watch while it has any (U64 layout, as the machine produces it).
     const machine = new C64Machine({
       onBusCycle: (entry: number) => {
-        if (streamer.active) streamer.push(entry);
+        if (streamer.active) streamer.push(u2plus ? u64EntryToU2Plus(entry) : entry);
         if (vice?.watching) vice.watchBus(entry);
       },
     });
@@ -117,7 +142,19 @@ export class VirtualUltimate implements RestDevice {
       host: this.host,
       port: opts.dmaPort ?? 0,
       authThrottleMs: opts.dmaAuthThrottleMs,
+      family: this.family,
+      idleCloseMs: opts.dmaIdleCloseMs !== undefined ? opts.dmaIdleCloseMs : this.firmware === '3.15' ? 1000 : null,
     });
+    // Power-on: the storage and the saved configuration are there before the machine boots; the
+    // REU preload happens now and only now (reu_preloader.cc), never on a later reset.
+    for (const [path, bytes] of Object.entries(opts.files ?? {})) this.fs.write(this.fs.resolve('/', path), bytes);
+    for (const [cat, items] of Object.entries(opts.config ?? {})) {
+      for (const [item, value] of Object.entries(items)) {
+        const err = this.config.set(cat, item, value);
+        if (err) throw new Error(`virtual device config: ${err}`);
+      }
+    }
+    this.#preloadReu();
     if (opts.vicePort !== null) {
       vice = new ViceMonitorServer({
         machine: this.machine,
@@ -160,10 +197,10 @@ export class VirtualUltimate implements RestDevice {
 
   identity(): Record<string, unknown> {
     return {
-      product: VIRTUAL_PRODUCT,
+      product: this.family === 'u2plus' ? VIRTUAL_PRODUCT_U2PLUS : VIRTUAL_PRODUCT,
       firmware_version: VIRTUAL_FIRMWARE,
       fpga_version: 'virtual',
-      core_version: 'virtual',
+      ...(this.family === 'u64' ? { core_version: 'virtual' } : {}),
       hostname: String(this.config.get('Network Settings', 'Host Name') ?? this.#hostname),
       unique_id: this.#uniqueId,
       virtual: true,
@@ -171,10 +208,9 @@ export class VirtualUltimate implements RestDevice {
     };
   }
 
-  /** Reset as the menu's reset does; applies the REU preload when configured. */
+  /** Reset as the menu's reset does. The REU keeps its contents; nothing is preloaded (boot only). */
   reset(): void {
     this.machine.reset();
-    this.#preloadReu();
     this.clock.release('power-off');
   }
 
@@ -187,7 +223,10 @@ export class VirtualUltimate implements RestDevice {
     this.clock.hold('power-off');
   }
 
+  /** Starts the debug stream with the configured "Debug Stream Mode". */
   async startDebugStream(dest: StreamDestination): Promise<void> {
+    const mode = String(this.config.get('Data Streams', 'Debug Stream Mode') ?? '6510 Only');
+    if ('debugStreamMode' in this.machine && isDebugStreamMode(mode)) this.machine.debugStreamMode = mode;
     await this.streamer.start(dest);
   }
   stopDebugStream(): void {
@@ -211,7 +250,8 @@ export class VirtualUltimate implements RestDevice {
     const on = (item: string) => String(this.config.get('C64 and Cartridge Settings', item)) === 'Enabled';
     if (!on('RAM Expansion Unit') || !on('REU Preload')) return;
     const image = String(this.config.get('C64 and Cartridge Settings', 'REU Preload Image') ?? '');
-    const offset = Number(this.config.get('C64 and Cartridge Settings', 'REU Preload Offset') ?? 0);
+    const offset = REU_PRELOAD_OFFSETS.get(String(this.config.get('C64 and Cartridge Settings', 'REU Preload Offset'))) ?? 0;
+    if (offset >= REU_BYTES) return;
     try {
       this.writeReu(offset, this.fs.read(this.fs.resolve('/', image)));
     } catch {
@@ -245,6 +285,7 @@ export class VirtualUltimate implements RestDevice {
       },
       startDebugStream: (d) => dev.startDebugStream(d),
       stopDebugStream: () => dev.stopDebugStream(),
+      defaultDebugDestination: () => String(dev.config.get('Data Streams', 'Stream Debug to') ?? '239.0.1.66:11002'),
     };
   }
 

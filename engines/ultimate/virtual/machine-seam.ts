@@ -1,3 +1,5 @@
+import type { DebugStreamMode } from './debug-stream-mode.js';
+
 // The part of U1's C64Machine (machine.ts) that the virtual device's servers use. Typing the servers
 // against this view keeps them independent of the machine's internals, and lets a test drive a
 // server with a machine built however it likes.
@@ -46,6 +48,8 @@ export interface MachineSeam {
   onDebugRegisterWrite?: (value: number) => void;
   /** Called before each instruction; returning true stops run() before executing it. */
   onExec?: (pc: number) => boolean;
+  /** The firmware's "Debug Stream Mode" (which bus halves are streamed), when the machine models it. */
+  debugStreamMode?: DebugStreamMode;
 }
 
 /** The machine's constructor, as the seam fixes it. */

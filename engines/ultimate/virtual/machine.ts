@@ -21,6 +21,9 @@ import { Cia6526 } from './cia6526.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { VicBusTiming } from './vic-timing.js';
+import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
+
+export { DEBUG_STREAM_MODES, type DebugStreamMode } from './debug-stream-mode.js';
 
 /** What the CPU sees in one 256-byte page, recomputed when $00/$01 change (plain numbers: hot path). */
 const REGION_RAM = 0;
@@ -49,17 +52,6 @@ const READ = 1 << 24;
 /** Lines that never change here: no cartridge (GAME#, EXROM# high). */
 const STATIC_LINES = GAME_HIGH | EXROM_HIGH;
 
-/** The firmware's "Debug Stream Mode" choices (data_streamer.cc). */
-export const DEBUG_STREAM_MODES = [
-  '6510 Only',
-  'VIC Only',
-  '6510 & VIC',
-  '1541 Only',
-  '6510 & 1541',
-  '6510 w/IEC',
-  '6510 & VIC w/IEC',
-] as const;
-export type DebugStreamMode = (typeof DEBUG_STREAM_MODES)[number];
 /** What the machine emits: CPU halves, VIC halves, or both (no 1541 is emulated). */
 const EMIT_CPU = 1;
 const EMIT_VIC = 2;
@@ -148,7 +140,7 @@ export class C64Machine implements CpuBus {
     return this.#streamMode;
   }
   set debugStreamMode(mode: DebugStreamMode) {
-    if (!DEBUG_STREAM_MODES.includes(mode)) throw new RangeError(`unknown debug stream mode ${JSON.stringify(mode)}`);
+    if (!isDebugStreamMode(mode)) throw new RangeError(`unknown debug stream mode ${JSON.stringify(mode)}`);
     this.#streamMode = mode;
     this.emit = emitFor(mode);
   }
@@ -525,14 +517,22 @@ export class C64Machine implements CpuBus {
   readMem(addr: number, len: number): Uint8Array {
     checkRange(addr, len);
     const out = new Uint8Array(len);
-    for (let i = 0; i < len; i++) out[i] = this.peek(addr + i);
+    // The 6510's port at $00/$01 is inside the CPU: DMA sees the RAM underneath.
+    for (let i = 0; i < len; i++) out[i] = addr + i < 2 ? this.ram[addr + i]! : this.peek(addr + i);
     return out;
   }
 
-  /** DMA write (REST writemem): lands in RAM, or in I/O registers where I/O is mapped. */
+  /**
+   * DMA write (REST writemem): lands in RAM, or in I/O registers where I/O is mapped. "Writing to
+   * the I/O registers of the 6510 is not possible" (the firmware's documentation): $00/$01 reach
+   * the RAM underneath, the banking does not change.
+   */
   writeMem(addr: number, bytes: Uint8Array): void {
     checkRange(addr, bytes.length);
-    for (let i = 0; i < bytes.length; i++) this.poke(addr + i, bytes[i]!);
+    for (let i = 0; i < bytes.length; i++) {
+      if (addr + i < 2) this.ram[addr + i] = bytes[i]!;
+      else this.poke(addr + i, bytes[i]!);
+    }
   }
 
   // --- running -----------------------------------------------------------------------------------

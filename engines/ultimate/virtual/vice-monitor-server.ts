@@ -23,7 +23,7 @@ import {
   encodeResponse,
   type CheckpointInfo,
 } from '../vice/protocol.js';
-import { listenLoopback } from './listen.js';
+import { listenLoopback } from '../../../common/loopback.js';
 
 export interface ViceServerOptions {
   machine: MachineSeam;
