@@ -156,6 +156,11 @@ export class DmaConnection {
     await this.#authenticate();
   }
 
+  /** True when the device closed the connection (the next command opens a new one). */
+  get closedByDevice(): boolean {
+    return this.#closedError !== undefined && !this.#closedByCaller;
+  }
+
   /** Frames and sends one command. */
   send(command: number, payload: Uint8Array = new Uint8Array(0)): void {
     if (payload.length > 0xffff) throw new UltimateError('bad-input', `DMA payload of ${payload.length} bytes exceeds 65535`);

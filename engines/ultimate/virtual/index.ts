@@ -267,16 +267,16 @@ export class VirtualUltimate implements RestDevice {
         dev.clock.release('power-off');
       },
       writeMemory: (a, b) => dev.machine.writeMem(a, b),
+      // FF03: the firmware copies the bytes to $0277 and sets $C6 to their count, whatever the
+      // count (beyond 10 it overwrites what follows the buffer, as on hardware).
       typeKeys: (k) => {
-        try {
-          dev.machine.typeKeys(k);
-        } catch {
-          /* buffer full: dropped, as keys typed too fast */
-        }
+        const keys = Uint8Array.from(k.slice(0, 0x10000 - 0x277));
+        dev.machine.writeMem(0x0277, keys);
+        dev.machine.writeMem(0x00c6, Uint8Array.of(keys.length & 0xff));
       },
       reset: () => dev.reset(),
       writeReu: (o, b) => dev.writeReu(o, b),
-      identify: () => VIRTUAL_PRODUCT,
+      identify: () => (dev.family === 'u2plus' ? VIRTUAL_PRODUCT_U2PLUS : VIRTUAL_PRODUCT),
       get debugRegister() {
         return dev.machine.debugRegister;
       },
