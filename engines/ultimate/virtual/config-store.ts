@@ -12,9 +12,6 @@ export type ConfigItem =
 function en(def: string, values: string[]): ConfigItem {
   return { kind: 'enum', current: def, default: def, values };
 }
-function int(def: number, min: number, max: number): ConfigItem {
-  return { kind: 'int', current: def, default: def, min, max };
-}
 function str(def: string, maxLength = 64): ConfigItem {
   return { kind: 'string', current: def, default: def, maxLength };
 }

@@ -183,8 +183,11 @@ export class ViceMonitorServer {
     this.opts.clock.hold('monitor');
     if (hit) this.#broadcast(encodeResponse(ViceResponse.checkpointInfo, 0, EVENT_REQUEST_ID, encodeCheckpointInfo(hit)));
     if (wasStopped && !hit && !jam) return;
+    // VICE's monitor_binary_ui_jam_dialog sends the JAM event with an empty body (it computes the
+    // PC but does not send it); the monitor then opens as for any stop.
+    if (jam) this.#broadcast(encodeResponse(ViceResponse.jam, 0, EVENT_REQUEST_ID));
     this.#broadcast(encodeResponse(ViceResponse.registerInfo, 0, EVENT_REQUEST_ID, this.#registersBody()));
-    this.#broadcast(encodeResponse(jam ? ViceResponse.jam : ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
+    this.#broadcast(encodeResponse(ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
   }
 
   #resume(): void {
@@ -213,7 +216,8 @@ export class ViceMonitorServer {
         try {
           this.#handle(s, f);
         } catch {
-          s.write(encodeResponse(f.command, ViceError.generalFailure, f.requestId));
+          // VICE answers every error with response type 0x00 (monitor_binary_error).
+          s.write(encodeResponse(0x00, ViceError.generalFailure, f.requestId));
         }
       }
     });
@@ -233,21 +237,22 @@ export class ViceMonitorServer {
     const reply = (type: number, body?: Uint8Array, error: number = ViceError.ok): void => {
       s.write(encodeResponse(type, error, f.requestId, body));
     };
-    const err = (code: number): void => reply(f.command, undefined, code);
-    if (f.api !== API_VERSION && f.api !== 0x01) {
-      err(ViceError.invalidApiVersion);
-      return;
-    }
+    // VICE's monitor_binary_error answers with response type 0x00, not the command's type.
+    const err = (code: number): void => reply(0x00, undefined, code);
+    // An API version VICE does not know is skipped without an answer (monitor_binary_get_command_line).
+    if (f.api !== API_VERSION && f.api !== 0x01) return;
     const m = this.opts.machine;
     const b = f.body;
     if (!this.#stopped && f.command !== ViceCommand.exit) this.#enterStopped();
 
     switch (f.command) {
       case ViceCommand.ping:
-        return reply(f.command);
+        reply(f.command);
+        return;
       case ViceCommand.exit:
         reply(f.command);
-        return this.#resume();
+        this.#resume();
+        return;
       case ViceCommand.quit:
         reply(f.command);
         this.#resume();
@@ -272,7 +277,8 @@ export class ViceMonitorServer {
         const out = Buffer.alloc(2 + len);
         out.writeUInt16LE(len & 0xffff, 0);
         for (let i = 0; i < len; i++) out[2 + i] = m.peek(start + i);
-        return reply(f.command, out);
+        reply(f.command, out);
+        return;
       }
       case ViceCommand.memorySet: {
         if (b.length < 8) {
@@ -295,7 +301,8 @@ export class ViceMonitorServer {
           return;
         }
         for (let i = 0; i < len; i++) m.poke(start + i, b[8 + i]!);
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.checkpointSet: {
         if (b.length < 8) {
@@ -328,7 +335,8 @@ export class ViceMonitorServer {
         };
         this.#checkpoints.set(c.number, c);
         this.#installHooks();
-        return reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+        reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+        return;
       }
       case ViceCommand.checkpointGet: {
         if (b.length < 4) {
@@ -336,7 +344,9 @@ export class ViceMonitorServer {
           return;
         }
         const c = this.#checkpoints.get(b.readUInt32LE(0));
-        return c ? reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c)) : err(ViceError.objectMissing);
+        if (c) reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+        else err(ViceError.objectMissing);
+        return;
       }
       case ViceCommand.checkpointDelete: {
         if (b.length < 4) {
@@ -348,7 +358,8 @@ export class ViceMonitorServer {
           return;
         }
         this.#installHooks();
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.checkpointToggle: {
         if (b.length < 5) {
@@ -361,13 +372,15 @@ export class ViceMonitorServer {
           return;
         }
         c.enabled = b[4] !== 0;
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.checkpointList: {
         for (const c of this.#checkpoints.values()) reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
         const n = Buffer.alloc(4);
         n.writeUInt32LE(this.#checkpoints.size, 0);
-        return reply(f.command, n);
+        reply(f.command, n);
+        return;
       }
       case ViceCommand.registersGet: {
         if (b.length < 1) {
@@ -378,7 +391,8 @@ export class ViceMonitorServer {
           err(ViceError.invalidMemspace);
           return;
         }
-        return reply(ViceResponse.registerInfo, this.#registersBody());
+        reply(ViceResponse.registerInfo, this.#registersBody());
+        return;
       }
       case ViceCommand.registersSet: {
         if (b.length < 3) {
@@ -429,7 +443,8 @@ export class ViceMonitorServer {
           else if (id === ViceRegister.ZERO) m.poke(0, v & 0xff);
           else if (id === ViceRegister.ONE) m.poke(1, v & 0xff);
         }
-        return reply(ViceResponse.registerInfo, this.#registersBody());
+        reply(ViceResponse.registerInfo, this.#registersBody());
+        return;
       }
       case ViceCommand.advanceInstructions: {
         if (b.length < 3) {
@@ -439,6 +454,8 @@ export class ViceMonitorServer {
         const stepOver = b[0] !== 0;
         const count = b.readUInt16LE(1);
         reply(f.command);
+        // VICE leaves the monitor to step (RESUMED) and opens it again after (REGISTER_INFO + STOPPED).
+        this.#broadcast(encodeResponse(ViceResponse.resumed, 0, EVENT_REQUEST_ID, this.#pcBody()));
         this.#step(count, stepOver);
         this.#broadcast(encodeResponse(ViceResponse.registerInfo, 0, EVENT_REQUEST_ID, this.#registersBody()));
         this.#broadcast(encodeResponse(ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
@@ -455,11 +472,20 @@ export class ViceMonitorServer {
           err(ViceError.invalidParameter);
           return;
         }
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.reset: {
-        m.reset();
-        return reply(f.command);
+        // 0 soft reset (RAM kept), 1 hard reset (power cycle: RAM cleared), 8-11 a drive (none here).
+        const type = b.length >= 1 ? b[0]! : 0;
+        if (type === 1) m.ram.fill(0);
+        if (type === 0 || type === 1) m.reset();
+        else if (type < 8 || type > 11) {
+          err(ViceError.invalidParameter);
+          return;
+        }
+        reply(f.command);
+        return;
       }
       case ViceCommand.autostart: {
         if (b.length < 4 || b.length < 4 + b[3]!) {
