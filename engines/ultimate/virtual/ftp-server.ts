@@ -1,6 +1,7 @@
-// The virtual device's FTP server, modelled on the firmware's command set: USER PASS QUIT PORT CWD
-// CDUP PWD NLST LIST RETR STOR NOOP SYST ABOR TYPE RNFR RNTO MKD RMD DELE SIZE PASV MLST MLSD FEAT.
-// EPSV EPRT REST APPE MDTM STRU OPTS SITE AUTH answer 502, as on the firmware; anything else 500.
+// The virtual device's FTP server, modelled on the firmware's command set (ftpd.cc, 3.14 and 3.15):
+// USER PASS QUIT PORT CWD CDUP PWD XPWD NLST LIST RETR STOR NOOP SYST ABOR TYPE MODE RNFR RNTO MKD
+// XMKD RMD XRMD DELE SIZE PASV MLST MLSD FEAT. Anything else answers 502; before login only USER,
+// PASS and QUIT are accepted (530 otherwise); PASS without USER is accepted, as on the firmware.
 // Any user name; the password must equal the network password when one is set. A zero-byte STOR
 // answers 226 but creates no file — the firmware's behaviour, kept so clients are tested against it.
 // Passive data connections listen on the control connection's local address (loopback).
@@ -9,8 +10,7 @@ import { posix } from 'node:path';
 import { FsError, type VirtualFs } from './virtual-fs.js';
 import { closeServer, listenLoopback } from '../../../common/loopback.js';
 
-const REFUSED = new Set(['EPSV', 'EPRT', 'REST', 'APPE', 'MDTM', 'STRU', 'OPTS', 'SITE', 'AUTH']);
-const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT', 'FEAT', 'SYST', 'NOOP']);
+const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT']);
 const MAX_LINE = 4096;
 
 export interface FtpServerOptions {
@@ -43,7 +43,6 @@ function mlsxFacts(e: { name: string; dir: boolean; size: number }): string {
 class FtpSession {
   #cwd = '/';
   #loggedIn = false;
-  #userGiven = false;
   #data?: DataChannel;
   #renameFrom?: string;
   #buf = '';
@@ -122,16 +121,13 @@ class FtpSession {
     const cmd = (sp < 0 ? line : line.slice(0, sp)).toUpperCase();
     const arg = sp < 0 ? '' : line.slice(sp + 1);
     if (!cmd) return;
-    if (REFUSED.has(cmd)) return this.reply(`502 Command not implemented.`);
     if (!this.#loggedIn && !BEFORE_LOGIN.has(cmd)) return this.reply('530 Not logged in.');
     const fs = this.opts.fs;
     const path = () => fs.resolve(this.#cwd, arg || '.');
     switch (cmd) {
       case 'USER':
-        this.#userGiven = true;
         return this.reply('331 User name okay, need password.');
       case 'PASS':
-        if (!this.#userGiven) return this.reply('503 Login with USER first.');
         if (this.opts.password && arg !== this.opts.password) return this.reply('530 Login incorrect.');
         this.#loggedIn = true;
         return this.reply('230 User logged in.');
@@ -142,12 +138,15 @@ class FtpSession {
       case 'NOOP':
         return this.reply('200 OK.');
       case 'SYST':
-        return this.reply('215 UNIX Type: L8');
+        return this.reply('214 UNIX system type.');
       case 'FEAT':
-        return this.reply('211-Features:\r\n MLST type*;size*;\r\n MLSD\r\n SIZE\r\n PASV\r\n211 End');
+        return this.reply('211-Features:\r\n MLST size*;type*;modify*\r\n MLSD\r\n211 End');
+      case 'MODE':
+        return this.reply(/^S$/i.test(arg) ? '200 Mode set to S.' : '504 Mode not supported.');
       case 'TYPE':
         return this.reply(/^[AI]/i.test(arg) ? `200 Type set to ${arg.toUpperCase()}.` : '504 Type not supported.');
       case 'PWD':
+      case 'XPWD':
         return this.reply(`257 "${this.#cwd}" is the current directory.`);
       case 'CWD':
       case 'CDUP': {
@@ -293,6 +292,7 @@ class FtpSession {
           return this.reply(fsReply(e));
         }
       case 'MKD':
+      case 'XMKD':
         try {
           const p = path();
           fs.mkdir(p);
@@ -301,6 +301,7 @@ class FtpSession {
           return this.reply(fsReply(e));
         }
       case 'RMD':
+      case 'XRMD':
         try {
           fs.rmdir(path());
           return this.reply('250 Directory removed.');
@@ -331,7 +332,7 @@ class FtpSession {
         this.closeData();
         return this.reply('226 Abort successful.');
       default:
-        return this.reply(`500 Unknown command ${cmd}.`);
+        return this.reply('502 Command not implemented.');
     }
   }
 }
