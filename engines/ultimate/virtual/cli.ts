@@ -19,6 +19,8 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
   --speed X             clock as a multiple of the PAL C64 (default 1), or "max"
   --slice-ms N          clock slice length in ms (default 5)
   --drop-every N        drop every Nth debug-stream datagram on purpose (loss testing)
+  --product u64|u2plus  which device to play (default u64; u2plus: no FF76/debugreg, U2+ stream bits)
+  --firmware 3.15|3.14  firmware behaviour where versions differ (default 3.15: idle DMA closes after 1 s)
   --exit-on-stdin-close stop when stdin reaches end of file
   --help                this text
 
@@ -93,6 +95,18 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
       case '--drop-every': {
         const n = intArg(flag, value(), 2, 1_000_000);
         options.dropDatagram = (_seq, ordinal) => ordinal % n === n - 1;
+        break;
+      }
+      case '--product': {
+        const v = value();
+        if (v !== 'u64' && v !== 'u2plus') throw new UsageError(`--product expects u64 or u2plus, got ${JSON.stringify(v)}`);
+        options.product = v;
+        break;
+      }
+      case '--firmware': {
+        const v = value();
+        if (v !== '3.15' && v !== '3.14') throw new UsageError(`--firmware expects 3.15 or 3.14, got ${JSON.stringify(v)}`);
+        options.firmware = v;
         break;
       }
       case '--exit-on-stdin-close':
