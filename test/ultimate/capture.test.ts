@@ -81,7 +81,7 @@ describe('debug-stream capture', () => {
     assert.equal(cycles.length, 200 * DEBUG_ENTRIES_PER_DATAGRAM);
     const vector = cycles.findIndex((c, i) => c.access === 'read' && c.address === 0xfffe && cycles[i + 1]?.address === 0xffff);
     assert.ok(vector > 0, 'no IRQ vector fetch in the stream');
-    assert.equal(cycles[vector]!.romSelected, true);
+    assert.equal(cycles[vector]!.romLine, true);
     // The IRQ line was low in the cycles leading up to the interrupt sequence.
     assert.ok(cycles.slice(Math.max(0, vector - 10), vector).some((c) => c.irqAsserted));
     // And the machine is not stuck in the IRQ: most cycles have IRQ# high.
@@ -234,6 +234,7 @@ describe('capture from a hand-driven sender', () => {
       nmiAsserted: false,
       gameAsserted: false,
       exromAsserted: false,
+      romLine: false,
       romSelected: false,
       access: 'write',
     });
@@ -241,8 +242,15 @@ describe('capture from a hand-driven sender', () => {
     // IRQ asserted (line low) and a ROM read.
     const r = decodeEntry(((e & ~(1 << 27) & ~(1 << 26)) | (1 << 24)) >>> 0);
     assert.equal(r.irqAsserted, true);
-    assert.equal(r.romSelected, true);
+    assert.equal(r.romLine, true);
+    assert.equal(r.romSelected, true, 'the deprecated alias says the same');
     assert.equal(r.access, 'read');
+    // The same bits on an Ultimate-II+: bit 28 is the cartridge ROM select, 27 BA, 26 IRQ#.
+    const u2p = decodeEntry(((e & ~(1 << 27) & ~(1 << 26)) | (1 << 24)) >>> 0, 'u2plus');
+    assert.equal(u2p.romLine, true, 'bit 28 high: ROML/ROMH selected');
+    assert.equal(u2p.ba, false);
+    assert.equal(u2p.irqAsserted, true);
+    assert.equal(u2p.access, 'vic', 'BA (bit 27) low: not a CPU read');
     // BA low: a VIC cycle, neither CPU read nor write.
     assert.equal(decodeEntry(((e & ~(1 << 28)) | (1 << 24)) >>> 0).access, 'vic');
   });

@@ -71,7 +71,7 @@ describe('debug stream of a virtual Ultimate-II+', () => {
     const entries = await captureEntries(rig, 'u2p.u64cap');
     const cycles = entries.map((e) => decodeEntry(e, 'u2plus'));
     assert.ok(
-      cycles.every((c) => !c.romSelected),
+      cycles.every((c) => !c.romLine),
       'no cartridge: ROML/ROMH never selected',
     );
     const kernalReads = cycles.filter((c) => c.access === 'read' && c.address >= 0xe000);

@@ -29,9 +29,15 @@ export interface BusCycle {
   gameAsserted: boolean;
   exromAsserted: boolean;
   /**
-   * The "ROM" line: on the Ultimate-II+ the cartridge port's ROML/ROMH select; on the U64 bit 26
-   * (ROM#), whose source in the U64 core is not public — the virtual device drives it for BASIC,
-   * KERNAL and character ROM reads. It never means "BASIC/KERNAL selected" on a U2+.
+   * The stream's "ROM" line asserted: on the Ultimate-II+ the cartridge port's ROML/ROMH select
+   * (bit 28, active high); on the U64 bit 26 (ROM#, active low), whose source in the U64 core is not
+   * public — the virtual device drives it for BASIC, KERNAL and character ROM reads. On a U2+ it
+   * never means "BASIC/KERNAL selected".
+   */
+  romLine: boolean;
+  /**
+   * @deprecated Same value as `romLine`. The old name said "a ROM (BASIC/KERNAL/CHAR) was
+   * selected", which is not what the hardware line means (see `romLine`).
    */
   romSelected: boolean;
   /** CPU read, CPU write, or a VIC / bus-not-available cycle. */
@@ -61,6 +67,7 @@ export function decodeEntry(entry: number, family: UltimateFamily = 'u64'): BusC
       nmiAsserted: (e & 0x02000000) === 0,
       gameAsserted: (e & 0x40000000) === 0,
       exromAsserted: (e & 0x20000000) === 0,
+      romLine: (e & 0x10000000) !== 0,
       romSelected: (e & 0x10000000) !== 0,
       access: classifyEntry(e, family),
     };
@@ -75,19 +82,24 @@ export function decodeEntry(entry: number, family: UltimateFamily = 'u64'): BusC
     nmiAsserted: (e & 0x02000000) === 0,
     gameAsserted: (e & 0x40000000) === 0,
     exromAsserted: (e & 0x20000000) === 0,
+    romLine: (e & 0x04000000) === 0,
     romSelected: (e & 0x04000000) === 0,
     access: classifyEntry(e),
   };
 }
 
 /** Encodes a cycle back to the u32 layout of `family` (used by tests and the virtual device). */
-export function encodeEntry(c: Omit<BusCycle, 'access'>, family: UltimateFamily = 'u64'): number {
+export function encodeEntry(
+  c: Omit<BusCycle, 'access' | 'romLine' | 'romSelected'> & { romLine?: boolean; romSelected?: boolean },
+  family: UltimateFamily = 'u64',
+): number {
+  const rom = c.romLine ?? c.romSelected ?? false;
   if (family === 'u2plus') {
     return (
       (((c.phi2 ? 1 : 0) << 31) |
         ((c.gameAsserted ? 0 : 1) << 30) |
         ((c.exromAsserted ? 0 : 1) << 29) |
-        ((c.romSelected ? 1 : 0) << 28) |
+        ((rom ? 1 : 0) << 28) |
         ((c.ba ? 1 : 0) << 27) |
         ((c.irqAsserted ? 0 : 1) << 26) |
         ((c.nmiAsserted ? 0 : 1) << 25) |
@@ -103,7 +115,7 @@ export function encodeEntry(c: Omit<BusCycle, 'access'>, family: UltimateFamily 
       ((c.exromAsserted ? 0 : 1) << 29) |
       ((c.ba ? 1 : 0) << 28) |
       ((c.irqAsserted ? 0 : 1) << 27) |
-      ((c.romSelected ? 0 : 1) << 26) |
+      ((rom ? 0 : 1) << 26) |
       ((c.nmiAsserted ? 0 : 1) << 25) |
       ((c.rw ? 1 : 0) << 24) |
       ((c.data & 0xff) << 16) |
