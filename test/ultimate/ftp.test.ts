@@ -163,3 +163,25 @@ describe('FTP against the virtual device', () => {
     }
   });
 });
+
+describe('FTP session cap (firmware 3.15)', () => {
+  test('a fifth concurrent session is answered 421 and closed; the four others keep working', async () => {
+    const rig = await startRig();
+    const sessions: Array<{ send(line: string): Promise<string>; close(): void }> = [];
+    try {
+      for (let i = 0; i < 4; i++) sessions.push(await rawSession(rig.virtual.ports.ftp));
+      const fifth = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.ftp });
+      let text = '';
+      fifth.setEncoding('latin1');
+      fifth.on('data', (d: string) => {
+        text += d;
+      });
+      await new Promise<void>((r) => fifth.once('close', () => r()));
+      assert.match(text, /^421 /);
+      assert.match(await sessions[3]!.send('USER x'), /^331 /);
+    } finally {
+      for (const s of sessions) s.close();
+      await rig.close();
+    }
+  });
+});

@@ -20,6 +20,10 @@ export interface FtpServerOptions {
   port?: number;
   /** Largest single upload accepted (default 16 MiB). */
   maxUploadBytes?: number;
+  /** Concurrent sessions; one more is answered 421 and closed (default 4, as firmware 3.15). */
+  maxSessions?: number;
+  /** Delay before a refused password is answered (default 1000 ms, the firmware's throttle). */
+  badPasswordDelayMs?: number;
 }
 
 type DataChannel = { kind: 'passive'; server: net.Server; socket: Promise<net.Socket> } | { kind: 'active'; host: string; port: number };
@@ -128,7 +132,11 @@ class FtpSession {
       case 'USER':
         return this.reply('331 User name okay, need password.');
       case 'PASS':
-        if (this.opts.password && arg !== this.opts.password) return this.reply('530 Login incorrect.');
+        if (this.opts.password && arg !== this.opts.password) {
+          // The firmware throttles a wrong password by a second before it answers.
+          await new Promise((r) => setTimeout(r, this.opts.badPasswordDelayMs));
+          return this.reply('530 Login incorrect.');
+        }
         this.#loggedIn = true;
         return this.reply('230 User logged in.');
       case 'QUIT':
@@ -349,8 +357,15 @@ export class VirtualFtpServer {
       host: opts.host ?? '127.0.0.1',
       port: opts.port ?? 0,
       maxUploadBytes: opts.maxUploadBytes ?? 16 * 1024 * 1024,
+      maxSessions: opts.maxSessions ?? 4,
+      badPasswordDelayMs: opts.badPasswordDelayMs ?? 1000,
     };
     this.#server = net.createServer((sock) => {
+      if (this.#sessions.size >= resolved.maxSessions) {
+        sock.on('error', () => undefined);
+        sock.end('421 Too many connections.\r\n');
+        return;
+      }
       this.#sessions.add(sock);
       sock.on('close', () => this.#sessions.delete(sock));
       new FtpSession(sock, resolved);

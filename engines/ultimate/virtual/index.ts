@@ -45,7 +45,7 @@ export interface VirtualUltimateOptions {
   hostname?: string;
   /** Largest REST body (default 4 MiB). */
   maxBodyBytes?: number;
-  /** Throttle before a refused DMA password is answered (default 1000 ms, as the firmware). */
+  /** Throttle before a refused DMA or FTP password is answered (default 1000 ms, as the firmware). */
   dmaAuthThrottleMs?: number;
   /** Start the clock (default true); false leaves the machine stopped until clock.start(). */
   autoStart?: boolean;
@@ -135,7 +135,13 @@ export class VirtualUltimate implements RestDevice {
       port: opts.httpPort ?? 0,
       maxBodyBytes: opts.maxBodyBytes,
     });
-    this.#ftp = new VirtualFtpServer({ fs: this.fs, password, host: this.host, port: opts.ftpPort ?? 0 });
+    this.#ftp = new VirtualFtpServer({
+      fs: this.fs,
+      password,
+      host: this.host,
+      port: opts.ftpPort ?? 0,
+      badPasswordDelayMs: opts.dmaAuthThrottleMs,
+    });
     this.#dma = new VirtualDmaServer({
       device: this.#dmaDevice(),
       password,
