@@ -121,6 +121,15 @@ describe('REST client against the virtual device', () => {
       status: 412,
       deviceErrors: ['Expected Body, but got none.'],
     });
+    // The upload is read before the parameters are checked: no body is 412 even without `address`.
+    await expectError(r.request('POST', '/v1/machine:writemem'), {
+      status: 412,
+      deviceErrors: ['Expected Body, but got none.'],
+    });
+    await expectError(r.request('POST', '/v1/machine:writemem', { body: Uint8Array.of(1) }), {
+      status: 400,
+      deviceErrors: ['Function writemem requires parameter address'],
+    });
     await expectError(r.request('GET', '/v1/machine:readmem', { query: { address: '0', bogus: '1' } }), {
       status: 400,
       deviceErrors: ['Function readmem does not have parameter bogus'],

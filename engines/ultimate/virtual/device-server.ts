@@ -94,7 +94,9 @@ export class VirtualHttpServer {
     const args = new Map<string, string>();
     for (const [k, v] of url.searchParams) args.set(k, v);
     const paramErrors = checkParams(call, args);
-    if (paramErrors.length) {
+    // A call with a body checks its parameters after the upload (the firmware reads the attachment
+    // first): an empty body is 412 even when a parameter is also wrong.
+    if (paramErrors.length && !call.body) {
       req.resume();
       return send(res, { status: 400, json: { errors: paramErrors } });
     }
@@ -134,6 +136,7 @@ export class VirtualHttpServer {
         raw = part;
       }
       if (raw.length === 0) return send(res, { status: 412, json: { errors: ['Expected Body, but got none.'] } });
+      if (paramErrors.length) return send(res, { status: 400, json: { errors: paramErrors } });
       body = new Uint8Array(raw);
     } else {
       req.resume();
