@@ -5,6 +5,7 @@ import { RestClient, type DeviceInfo, type FileSource } from './rest.js';
 import { UltimateFtp } from './ftp.js';
 import { DmaConnection } from './reu.js';
 import { DebugStreamCapture, type CaptureSummary } from './debug-stream/capture.js';
+import { productFamily, type UltimateFamily } from './product.js';
 
 export interface UltimateDeviceOptions {
   /** Host name or IPv4 address of the device (or give `baseUrl`). */
@@ -58,6 +59,7 @@ export class UltimateDevice {
   readonly rest: RestClient;
   readonly #opts: UltimateDeviceOptions;
   #ftp?: UltimateFtp;
+  #family?: UltimateFamily;
 
   constructor(opts: UltimateDeviceOptions) {
     this.#opts = opts;
@@ -98,6 +100,7 @@ export class UltimateDevice {
     for (const k of ['product', 'firmware_version', 'fpga_version', 'hostname'] as const) {
       if (typeof info[k] !== 'string') throw new UltimateError('protocol', `/v1/info lacks "${k}"`, { operation: 'GET /v1/info' });
     }
+    this.#family = productFamily(info.product);
     return {
       host: this.host,
       apiVersion,
@@ -133,14 +136,27 @@ export class UltimateDevice {
     }
   }
 
-  /** Uploads a PRG (bytes) or names one on the device, and runs it (reset + DMA load + start). */
+  /**
+   * Uploads a PRG (bytes) or names one on the device, and runs it: reset, DMA load, BASIC RUN
+   * (a machine-code program needs a BASIC SYS stub at $0801).
+   */
   runPrg(source: FileSource) {
     return this.rest.runPrg(source);
+  }
+
+  /** U64 or Ultimate-II+, from /v1/info (asked once, or known from probe()). */
+  async family(): Promise<UltimateFamily> {
+    this.#family ??= productFamily((await this.rest.info()).product);
+    return this.#family;
   }
 
   /**
    * Binds a receiver, starts the debug stream toward it, waits for a bound (count or duration) or
    * the abort signal, stops the stream and finishes the capture file.
+   *
+   * On a U64 a running video stream is stopped first: the firmware's REST `debug:start` does not
+   * stop it (only DMA FF22 does), and the two cannot run together. A failed stop of the debug
+   * stream is reported (the capture file is still finished): the device may still be streaming.
    */
   async captureDebugStream(opts: DebugCaptureOptions): Promise<CaptureSummary> {
     const cap = await DebugStreamCapture.open({
@@ -155,6 +171,7 @@ export class UltimateDevice {
     let started = false;
     try {
       const dest = opts.multicastGroup ? `${opts.multicastGroup}:${cap.address.port}` : `${opts.receiverHost}:${cap.address.port}`;
+      if ((await this.family()) === 'u64') await this.rest.streamStop('video');
       await this.rest.streamStart('debug', dest);
       started = true;
       await new Promise<void>((resolve) => {
@@ -167,12 +184,31 @@ export class UltimateDevice {
         });
       });
     } catch (err) {
-      if (started) await this.rest.streamStop('debug').catch(() => undefined);
+      let stopFailure: unknown;
+      if (started) await this.rest.streamStop('debug').catch((e: unknown) => (stopFailure = e));
       await cap.finish().catch(() => undefined);
+      if (stopFailure !== undefined && err instanceof UltimateError) {
+        throw new UltimateError(err.kind, `${err.message}; stopping the debug stream also failed: ${(stopFailure as Error).message}`, {
+          status: err.status,
+          deviceErrors: err.deviceErrors,
+          operation: err.operation,
+          cause: err,
+        });
+      }
       throw err;
     }
-    await this.rest.streamStop('debug').catch(() => undefined);
-    return cap.finish();
+    let stopFailure: unknown;
+    await this.rest.streamStop('debug').catch((e: unknown) => (stopFailure = e));
+    const summary = await cap.finish();
+    if (stopFailure !== undefined) {
+      const e = stopFailure instanceof UltimateError ? stopFailure : undefined;
+      throw new UltimateError(
+        e?.kind ?? 'network',
+        `debug-stream capture ${summary.file} is complete (${summary.datagrams} datagrams), but stopping the stream failed — the device may still be streaming: ${(stopFailure as Error).message}`,
+        { status: e?.status, deviceErrors: e?.deviceErrors, operation: 'PUT /v1/streams/debug:stop', cause: stopFailure },
+      );
+    }
+    return summary;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 // mcp-engines/engines/ultimate: talk to an Ultimate 64 / Ultimate-II+ (REST, FTP, DMA port, debug
 // stream) and to the VICE binary monitor. Knows nothing about MCP.
 export { UltimateDevice, type UltimateDeviceOptions, type ProbeSnapshot, type DebugCaptureOptions } from './device.js';
+export { productFamily, type UltimateFamily } from './product.js';
 export { UltimateError, type UltimateErrorKind, type UltimateErrorDetails } from './errors.js';
 export {
   RestClient,
@@ -18,6 +19,7 @@ export {
   readCaptureFile,
   parseCapture,
   SequenceTracker,
+  isStreamProbe,
   type CaptureHeader,
   type CaptureRecord,
   type CaptureStats,
@@ -29,6 +31,7 @@ export {
   decodeDatagram,
   encodeEntry,
   classifyEntry,
+  u64EntryToU2Plus,
   cpuWrites,
   type BusCycle,
   type BusAccess,

@@ -226,9 +226,18 @@ export class RestClient {
     if (source.bytes.length === 0) throw new UltimateError('bad-input', `${command}: the uploaded file is empty`);
     return this.json('POST', `/v1/runners:${command}`, undefined, source.bytes);
   }
+  /**
+   * load_prg: the device RESETS the machine, DMA-loads the file through its boot cartridge and
+   * leaves it at READY. It does not load into a running program — use `writeMemory` (DMA writes)
+   * for that.
+   */
   loadPrg(source: FileSource): Promise<DeviceAnswer> {
     return this.runner('load_prg', source);
   }
+  /**
+   * run_prg: reset, DMA-load, then BASIC `RUN` whatever the load address. A machine-code program
+   * must start with a BASIC `SYS` stub at $0801; one loaded elsewhere is loaded but not started.
+   */
   runPrg(source: FileSource): Promise<DeviceAnswer> {
     return this.runner('run_prg', source);
   }

@@ -34,23 +34,48 @@ export interface DmaOptions {
   port?: number;
   password?: string;
   timeoutMs?: number;
+  /**
+   * Reconnect before a command when the connection has been idle this long (default 500 ms): the
+   * firmware (3.15) closes DMA connections idle for 1 s.
+   */
+  idleReconnectMs?: number;
 }
 
 export class DmaConnection {
-  readonly #socket: net.Socket;
+  #socket: net.Socket;
+  readonly #opts: DmaOptions;
   readonly #timeoutMs: number;
+  readonly #idleReconnectMs: number;
   #buffer: Buffer = Buffer.alloc(0);
   #waiter?: { n: number; resolve: (b: Buffer) => void; reject: (e: Error) => void };
   #closedError?: UltimateError;
+  #closedByCaller = false;
+  /** Fire-and-forget commands were sent that no round trip has confirmed yet. */
+  #unconfirmed = false;
+  /** The FF0E answer (length byte + title) once known. */
+  #identifyAnswer?: Buffer;
+  /** When the connection last sent or received anything (ms, Date.now()). */
+  #lastActivity = Date.now();
+  /** Times the connection was opened again (after the device closed it, or before it would). */
+  reconnects = 0;
 
-  private constructor(socket: net.Socket, timeoutMs: number) {
+  private constructor(socket: net.Socket, opts: DmaOptions) {
+    this.#opts = opts;
+    this.#timeoutMs = opts.timeoutMs ?? 10_000;
+    this.#idleReconnectMs = opts.idleReconnectMs ?? 500;
     this.#socket = socket;
-    this.#timeoutMs = timeoutMs;
+    this.#attach(socket);
+  }
+
+  #attach(socket: net.Socket): void {
     socket.on('data', (d: Buffer) => {
+      if (socket !== this.#socket) return;
+      this.#lastActivity = Date.now();
       this.#buffer = this.#buffer.length ? Buffer.concat([this.#buffer, d]) : d;
       this.#drain();
     });
     const fail = (e: UltimateError) => {
+      if (socket !== this.#socket) return;
       this.#closedError ??= e;
       const w = this.#waiter;
       this.#waiter = undefined;
@@ -60,8 +85,7 @@ export class DmaConnection {
     socket.on('close', () => fail(new UltimateError('network', 'DMA connection closed by the device')));
   }
 
-  /** Connects and, when a password is given, authenticates with FF1F. */
-  static async open(opts: DmaOptions): Promise<DmaConnection> {
+  static async #connect(opts: DmaOptions): Promise<net.Socket> {
     const port = opts.port ?? 64;
     const timeoutMs = opts.timeoutMs ?? 10_000;
     const socket = await new Promise<net.Socket>((resolve, reject) => {
@@ -80,20 +104,61 @@ export class DmaConnection {
       });
     });
     socket.setNoDelay(true);
-    const conn = new DmaConnection(socket, timeoutMs);
-    if (opts.password) {
-      conn.send(DMA_COMMANDS.authenticate, Buffer.from(opts.password, 'utf8'));
-      const [ok] = await conn.#read(1, 'FF1F authenticate').catch((e: UltimateError) => {
-        // A refused password is answered with 0 and then the connection closes; a close before any
-        // byte means the same thing from the client's side.
-        throw e.kind === 'network' ? new UltimateError('forbidden', 'DMA authentication refused (wrong network password)') : e;
-      });
-      if (ok !== 1) {
-        conn.close();
-        throw new UltimateError('forbidden', 'DMA authentication refused (wrong network password)');
-      }
+    return socket;
+  }
+
+  async #authenticate(): Promise<void> {
+    if (!this.#opts.password) return;
+    this.send(DMA_COMMANDS.authenticate, Buffer.from(this.#opts.password, 'utf8'));
+    const [ok] = await this.#read(1, 'FF1F authenticate').catch((e: UltimateError) => {
+      // A refused password is answered with 0 and then the connection closes; a close before any
+      // byte means the same thing from the client's side.
+      throw e.kind === 'network' ? new UltimateError('forbidden', 'DMA authentication refused (wrong network password)') : e;
+    });
+    if (ok !== 1) {
+      this.close();
+      throw new UltimateError('forbidden', 'DMA authentication refused (wrong network password)');
     }
+  }
+
+  /** Connects and, when a password is given, authenticates with FF1F. */
+  static async open(opts: DmaOptions): Promise<DmaConnection> {
+    const conn = new DmaConnection(await DmaConnection.#connect(opts), opts);
+    await conn.#authenticate();
     return conn;
+  }
+
+  /**
+   * Firmware 3.15 closes a DMA connection that has been idle for 1 s (socket_dma.cc, SO_RCVTIMEO).
+   * Before a command, a connection the device closed — or one idle long enough that it may be
+   * closing right now — is replaced by a fresh, re-authenticated one. Commands already sent on the
+   * old connection were performed or lost with it; nothing is resent.
+   */
+  async #ensureOpen(): Promise<void> {
+    if (this.#closedByCaller) throw new UltimateError('network', 'DMA connection was closed');
+    // Commands sent and not yet confirmed must be confirmed on their own connection: never hide
+    // their loss behind a fresh one.
+    if (this.#unconfirmed) {
+      if (this.#closedError) throw this.#closedError;
+      return;
+    }
+    const idle = Date.now() - this.#lastActivity >= this.#idleReconnectMs;
+    if (this.#closedError === undefined && !idle) return;
+    if (this.#waiter) return; // a read is under way: never swap the socket beneath it
+    const old = this.#socket;
+    this.#socket = await DmaConnection.#connect(this.#opts);
+    old.destroy();
+    this.#attach(this.#socket);
+    this.#buffer = Buffer.alloc(0);
+    this.#closedError = undefined;
+    this.#lastActivity = Date.now();
+    this.reconnects++;
+    await this.#authenticate();
+  }
+
+  /** True when the device closed the connection (the next command opens a new one). */
+  get closedByDevice(): boolean {
+    return this.#closedError !== undefined && !this.#closedByCaller;
   }
 
   /** Frames and sends one command. */
@@ -103,6 +168,10 @@ export class DmaConnection {
     const head = Buffer.alloc(4);
     head.writeUInt16LE(command, 0);
     head.writeUInt16LE(payload.length, 2);
+    this.#lastActivity = Date.now();
+    if (command !== DMA_COMMANDS.identify && command !== DMA_COMMANDS.authenticate && command !== DMA_COMMANDS.debugRegister) {
+      this.#unconfirmed = true;
+    }
     this.#socket.write(head);
     if (payload.length) this.#socket.write(payload);
   }
@@ -147,17 +216,35 @@ export class DmaConnection {
 
   /** FF0E: the product title string. Also serves as a barrier after fire-and-forget commands. */
   async identify(): Promise<string> {
+    await this.#ensureOpen();
     this.send(DMA_COMMANDS.identify);
     const [len] = await this.#read(1, 'FF0E identify');
     const title = len ? await this.#read(len!, 'FF0E identify') : Buffer.alloc(0);
+    this.#unconfirmed = false;
+    this.#identifyAnswer = Buffer.concat([Uint8Array.of(len!), title]);
     return title.toString('latin1');
   }
 
-  /** FF76: reads the debug register, optionally writing a new value after the read. */
+  /**
+   * FF76: reads the debug register, optionally writing a new value after the read. Only the U64
+   * firmware answers FF76 (socket_dma.cc `#ifdef U64`); an Ultimate-II+ ignores it. So FF76 is
+   * followed by FF0E: when the identify answer arrives first, the device ignored FF76 and this
+   * fails at once with `unsupported` instead of waiting for a byte that never comes.
+   */
   async debugRegister(write?: number): Promise<number> {
+    if (this.#identifyAnswer === undefined) await this.identify();
+    const ident = this.#identifyAnswer!;
+    await this.#ensureOpen();
     this.send(DMA_COMMANDS.debugRegister, write === undefined ? undefined : Uint8Array.of(write & 0xff));
-    const [v] = await this.#read(1, 'FF76 debug register');
-    return v!;
+    this.send(DMA_COMMANDS.identify);
+    const first = await this.#read(ident.length, 'FF76 debug register');
+    if (first.equals(ident)) {
+      throw new UltimateError('unsupported', 'FF76: the device does not answer the debug register (U64 firmware only)', {
+        operation: 'FF76 debug register',
+      });
+    }
+    await this.#read(1, 'FF76 debug register');
+    return first[0]!;
   }
 
   /**
@@ -199,7 +286,27 @@ export class DmaConnection {
     await this.identify();
   }
 
+  /**
+   * FF01/FF02/FF09: reset through the boot cartridge and DMA-load `prg` (2-byte load address, then
+   * data); then READY ('load'), BASIC RUN ('run': a machine-code program needs a SYS stub) or a
+   * jump to `jumpTo` ('jump'; the frame carries the jump address before the PRG).
+   */
+  async loadPrg(prg: Uint8Array, then: 'load' | 'run' | 'jump', jumpTo = 0): Promise<void> {
+    if (prg.length < 2) throw new UltimateError('bad-input', `a PRG needs a 2-byte load address; got ${prg.length} bytes`);
+    if (then === 'jump') {
+      if (!Number.isInteger(jumpTo) || jumpTo < 0 || jumpTo > 0xffff) {
+        throw new UltimateError('bad-input', `jump address must be 0..0xFFFF, got ${jumpTo}`);
+      }
+      const frame = Buffer.alloc(2 + prg.length);
+      frame.writeUInt16LE(jumpTo, 0);
+      frame.set(prg, 2);
+      this.send(DMA_COMMANDS.dmaJump, frame);
+    } else this.send(then === 'run' ? DMA_COMMANDS.dmaRun : DMA_COMMANDS.dmaLoad, prg);
+    await this.identify();
+  }
+
   close(): void {
+    this.#closedByCaller = true;
     this.#socket.destroy();
   }
 }

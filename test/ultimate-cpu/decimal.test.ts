@@ -104,10 +104,12 @@ test('decimal-mode ADC and SBC match the NMOS 6502 for all 131072 operand/carry 
         [0x3400, sbcReference(a, b, 0), 'SBC C=0'],
         [0x3600, sbcReference(a, b, 1), 'SBC C=1'],
       ] as [number, [number, number], string][]) {
-        const gotA = bus.mem[base + b];
-        const gotP = bus.mem[base + 0x100 + b];
+        const gotA = bus.mem[base + b]!;
+        const gotP = bus.mem[base + 0x100 + b]!;
         if (gotA !== ref[0] || gotP !== (ref[1] | fixed)) {
-          assert.fail(`${what} ${hex(a)},${hex(b)}: got A=${hex(gotA)} P=${hex(gotP)}, expected A=${hex(ref[0])} P=${hex(ref[1] | fixed)}`);
+          assert.fail(
+            `${what} ${hex(a)},${hex(b)}: got A=${hex(gotA)} P=${hex(gotP)}, expected A=${hex(ref[0]!)} P=${hex(ref[1]! | fixed)}`,
+          );
         }
         checked++;
       }

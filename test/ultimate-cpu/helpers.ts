@@ -27,7 +27,7 @@ function parseLabels(text: string, re: RegExp): Map<string, number> {
   const labels = new Map<string, number>();
   for (const line of text.split('\n')) {
     const m = re.exec(line);
-    if (m) labels.set(m[1], parseInt(m[2], 16));
+    if (m) labels.set(m[1]!, parseInt(m[2]!, 16));
   }
   return labels;
 }
@@ -96,7 +96,7 @@ export class FlatBus implements CpuBus {
 
   read(addr: number): number {
     this.accesses++;
-    const value = this.mem[addr];
+    const value = this.mem[addr]!;
     if (this.recording) this.log.push({ addr, value, write: false });
     return value;
   }
@@ -175,6 +175,9 @@ export const DOCUMENTED: readonly OpcodeInfo[] = TABLE.trim()
   .split(/[|\n]/)
   .map((entry) => {
     const [op, mnemonic, mode, cyc] = entry.trim().split(/\s+/);
+    if (op === undefined || mnemonic === undefined || mode === undefined || cyc === undefined) {
+      throw new Error(`opcode table entry ${JSON.stringify(entry)} needs four fields`);
+    }
     return {
       opcode: parseInt(op, 16),
       mnemonic,

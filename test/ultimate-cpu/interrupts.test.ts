@@ -56,7 +56,7 @@ test('IRQ is masked by I; after CLI it is taken one instruction later; the handl
     if (bus.mem[0x30] === 0) cpu.irqLines = 0;
   }
   assert.equal(bus.mem[0x10], 1, 'one interrupt');
-  const interrupted = bus.mem[0x11] | (bus.mem[0x12] << 8);
+  const interrupted = bus.mem[0x11]! | (bus.mem[0x12]! << 8);
   assert.equal(interrupted, label('after_nop'), 'the instruction after CLI ran before the IRQ was taken');
 });
 
@@ -72,7 +72,7 @@ test('an IRQ pending at SEI is still taken right after it (the poll saw I clear)
   cpu.irqLines = IRQ_SOURCE_EXTERNAL;
   assert.equal(cpu.step(), 7, 'the IRQ sequence');
   assert.equal(cpu.pc, label('irq'));
-  assert.equal(bus.mem[0x1fe] | (bus.mem[0x1ff] << 8), label('after_sei'));
+  assert.equal(bus.mem[0x1fe]! | (bus.mem[0x1ff]! << 8), label('after_sei'));
 });
 
 test('NMI is taken with I set, once per edge, with B clear on the stack', () => {
@@ -81,7 +81,7 @@ test('NMI is taken with I set, once per edge, with B clear on the stack', () => 
   cpu.triggerNmi();
   const n = cpu.step();
   assert.equal(n, 7);
-  assert.equal(bus.mem[0x1fd] & 0x10, 0, 'B clear in the pushed P');
+  assert.equal(bus.mem[0x1fd]! & 0x10, 0, 'B clear in the pushed P');
   while (!cpu.jammed) cpu.step();
   assert.equal(bus.mem[0x20], 1, 'one NMI for one edge');
   assert.equal(bus.mem[0x10], 0, 'no IRQ');

@@ -590,7 +590,7 @@ function caseCode(c: Case, n: number): string {
   check(0x07, out.y, 'y');
   check(0x08, flags(out.p ?? '') | 0x30, 'p');
   check(0x09, out.sp, 's');
-  (out.mem ?? []).forEach(([addr, v], i) => check(addr, v, `m${i}`));
+  for (const [i, [addr, v]] of (out.mem ?? []).entries()) check(addr, v, `m${i}`);
   return lines.join('\n');
 }
 
@@ -615,12 +615,12 @@ test('every documented opcode and addressing mode gives the datasheet result', (
   const executed = new Set<number>();
   runToJam(cpu, 5_000_000, (pc) => executed.add(pc));
 
-  const caseNo = bus.mem[2] | (bus.mem[3] << 8);
+  const caseNo = bus.mem[2]! | (bus.mem[3]! << 8);
   if (bus.mem[4] !== 1) {
     const c = cases[caseNo];
     assert.fail(
-      `case ${caseNo} failed: ${c?.title}\n  A=${hex(bus.mem[5])} X=${hex(bus.mem[6])} Y=${hex(bus.mem[7])} ` +
-        `P=${hex(bus.mem[8])} SP=${hex(bus.mem[9])} (PC ${hex(cpu.pc, 4)})`,
+      `case ${caseNo} failed: ${c?.title}\n  A=${hex(bus.mem[5]!)} X=${hex(bus.mem[6]!)} Y=${hex(bus.mem[7]!)} ` +
+        `P=${hex(bus.mem[8]!)} SP=${hex(bus.mem[9]!)} (PC ${hex(cpu.pc, 4)})`,
     );
   }
   assert.equal(caseNo, cases.length - 1, 'the program ran through every case');
@@ -630,7 +630,7 @@ test('every documented opcode and addressing mode gives the datasheet result', (
   for (const [name, addr] of prog.labels) {
     if (!/^t_\d+(_\d+)?$/.test(name)) continue;
     assert.ok(executed.has(addr), `instruction under test ${name} at ${hex(addr, 4)} was executed`);
-    tested.add(prog.bytes[addr - ORIGIN]);
+    tested.add(prog.bytes[addr - ORIGIN]!);
   }
   const missing = DOCUMENTED.filter((o) => !tested.has(o.opcode)).map((o) => `${hex(o.opcode)} ${o.mnemonic} ${o.mode}`);
   assert.deepEqual(missing, [], 'every documented opcode is the instruction under test of some case');
@@ -646,7 +646,7 @@ test("the same program passes on the C64 machine's bus (KERNAL banked out for th
   m.cpu.pc = ORIGIN;
   m.run(5_000_000);
   assert.equal(m.lastStop, 'jam');
-  const caseNo = m.ram[2] | (m.ram[3] << 8);
+  const caseNo = m.ram[2]! | (m.ram[3]! << 8);
   assert.equal(m.ram[4], 1, `case ${caseNo} (${cases[caseNo]?.title}) failed on the machine`);
   assert.equal(caseNo, cases.length - 1);
 });

@@ -13,7 +13,7 @@ test('kernal-standin.ts matches an acme build of kernal-standin.asm', () => {
 });
 
 test('the KERNAL jump table $FF81-$FFF3 is 39 JMPs into the ROM; vectors point at the entry points', () => {
-  const at = (addr: number) => KERNAL_ROM[addr - 0xe000];
+  const at = (addr: number) => KERNAL_ROM[addr - 0xe000]!;
   const word = (addr: number) => at(addr) | (at(addr + 1) << 8);
   for (let entry = 0xff81; entry <= 0xfff3; entry += 3) {
     const op = at(entry);

@@ -44,7 +44,7 @@ function cpuWith(
 describe('cycle counts', () => {
   test('every documented opcode takes its datasheet cycles, one bus access per cycle', () => {
     for (const op of DOCUMENTED) {
-      const p = op.mode === 'rel' ? BRANCH_FLAGS[op.mnemonic][1] : '';
+      const p = op.mode === 'rel' ? BRANCH_FLAGS[op.mnemonic]![1] : '';
       const { cpu, bus } = cpuWith(op, { lo: 0x10, hi: 0x10, p });
       const n = cpu.step();
       assert.equal(n, op.cycles, `${hex(op.opcode)} ${op.mnemonic} ${op.mode}: cycles`);
@@ -67,7 +67,7 @@ describe('cycle counts', () => {
 
   test('branches: +1 when taken, +2 when the target is on another page', () => {
     for (const op of DOCUMENTED.filter((o) => o.mode === 'rel')) {
-      const [taken] = BRANCH_FLAGS[op.mnemonic];
+      const [taken] = BRANCH_FLAGS[op.mnemonic]!;
       const same = cpuWith(op, { lo: 0x10, hi: 0, p: taken });
       assert.equal(same.cpu.step(), 3, `${op.mnemonic} taken, same page`);
       assert.equal(same.cpu.pc, AT + 2 + 0x10);

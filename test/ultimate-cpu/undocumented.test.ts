@@ -142,7 +142,7 @@ test('stable undocumented opcodes: results and cycle counts', () => {
     assert.equal(hex(cpu.x), hex(c.out.x ?? c.in.x ?? 0), `${c.name}: X`);
     assert.equal(hex(cpu.sp), hex(c.out.sp ?? c.in.sp ?? 0xff), `${c.name}: SP`);
     assert.equal(hex(cpu.p), hex(flags(c.out.p) | 0x20), `${c.name}: P`);
-    for (const [addr, v] of c.out.mem ?? []) assert.equal(hex(bus.mem[addr]), hex(v), `${c.name}: memory ${hex(addr, 4)}`);
+    for (const [addr, v] of c.out.mem ?? []) assert.equal(hex(bus.mem[addr]!), hex(v), `${c.name}: memory ${hex(addr, 4)}`);
   }
 });
 

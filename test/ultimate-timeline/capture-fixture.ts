@@ -52,6 +52,7 @@ export function writeCapture(path: string, datagrams: Buffer[]): void {
     outOfOrder: 0,
     droppedAfterBound: 0,
     malformed: 0,
+    probes: 0,
     truncation: 'none',
     durationMs: datagrams.length * 0.365,
   });

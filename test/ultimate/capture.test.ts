@@ -56,8 +56,11 @@ describe('debug-stream capture', () => {
     assert.equal(summary.outOfOrder, 0);
     assert.ok(seqs.every((s) => s % DROP_PERIOD !== 3));
     assert.equal(parsed.stats.gaps, summary.gaps);
-    // Every datagram is a full 1444-byte datagram whose entries decode to CPU bus cycles.
+    // Every datagram is a full 1444-byte datagram whose entries decode to CPU bus cycles; the
+    // virtual streamer's two pre-stream probes (as the firmware sends) are counted apart.
     assert.equal(summary.malformed, 0);
+    assert.equal(summary.probes, 2);
+    assert.equal(parsed.stats.probes, 2);
     const cycles = datagramEntries(parsed.records[0]!.datagram);
     assert.equal(cycles.length, DEBUG_ENTRIES_PER_DATAGRAM);
     assert.ok([...cycles].every((e) => decodeEntry(e).phi2));
@@ -74,11 +77,11 @@ describe('debug-stream capture', () => {
       maxDurationMs: 60_000,
     });
     const parsed = await readCaptureFile(summary.file);
-    const cycles = parsed.records.flatMap((r) => [...datagramEntries(r.datagram)].map(decodeEntry));
+    const cycles = parsed.records.flatMap((r) => [...datagramEntries(r.datagram)].map((e) => decodeEntry(e)));
     assert.equal(cycles.length, 200 * DEBUG_ENTRIES_PER_DATAGRAM);
     const vector = cycles.findIndex((c, i) => c.access === 'read' && c.address === 0xfffe && cycles[i + 1]?.address === 0xffff);
     assert.ok(vector > 0, 'no IRQ vector fetch in the stream');
-    assert.equal(cycles[vector]!.romSelected, true);
+    assert.equal(cycles[vector]!.romLine, true);
     // The IRQ line was low in the cycles leading up to the interrupt sequence.
     assert.ok(cycles.slice(Math.max(0, vector - 10), vector).some((c) => c.irqAsserted));
     // And the machine is not stuck in the IRQ: most cycles have IRQ# high.
@@ -129,7 +132,7 @@ describe('debug-stream capture', () => {
       maxDurationMs: 60_000,
     });
     const buf = await readFile(summary.file);
-    buf[100] ^= 0xff;
+    buf[100]! ^= 0xff;
     await writeFile(summary.file, buf);
     const parsed = parseCapture(buf);
     assert.equal(parsed.valid, false);
@@ -157,8 +160,22 @@ describe('capture from a hand-driven sender', () => {
         b.writeUInt16LE(seq, 0);
         return b;
       };
-      // 0, 1, 3 (one lost), 2 (late), 2 (duplicate), short one with seq 4, then 5, 6 beyond the bound.
-      const order = [datagram(0), datagram(1), datagram(3), datagram(2), datagram(2), datagram(4, 100), datagram(5), datagram(6)];
+      // Three firmware probes (00 00), then 0, 1, 3 (one lost), 2 (late), 2 (duplicate), a short one
+      // starting like seq 9 (not a sequence number: kept out of the count), then 5, 6 beyond the bound.
+      const probe = Buffer.alloc(2);
+      const order = [
+        probe,
+        probe,
+        probe,
+        datagram(0),
+        datagram(1),
+        datagram(3),
+        datagram(2),
+        datagram(2),
+        datagram(9, 100),
+        datagram(5),
+        datagram(6),
+      ];
       for (const d of order) {
         await new Promise<void>((r, j) => sender.send(d, cap.address.port, '127.0.0.1', (e) => (e ? j(e) : r())));
         // One at a time so arrival order is the send order (loopback keeps order for one sender).
@@ -169,8 +186,10 @@ describe('capture from a hand-driven sender', () => {
         const s = await new Promise((r) => setTimeout(r, 50)).then(() => cap.recorded);
         if (s >= 6) break;
       }
-      await new Promise((r) => setTimeout(r, 100));
+      // The two datagrams past the bound are counted once they are drained.
+      while (cap.droppedAfterBound < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       const summary = await cap.finish();
+      assert.equal(summary.probes, 3, 'the 00 00 probes are counted apart, not recorded');
       assert.equal(summary.datagrams, 6);
       assert.equal(summary.truncation, 'max-datagrams');
       assert.equal(summary.droppedAfterBound, 2);
@@ -182,7 +201,7 @@ describe('capture from a hand-driven sender', () => {
       assert.equal(parsed.valid, true, parsed.problems.join('; '));
       assert.deepEqual(
         parsed.records.map((r) => r.sequence),
-        [0, 1, 3, 2, 2, 4],
+        [0, 1, 3, 2, 2, 9],
       );
       assert.deepEqual(
         parsed.records.map((r) => r.ordinal),
@@ -215,6 +234,7 @@ describe('capture from a hand-driven sender', () => {
       nmiAsserted: false,
       gameAsserted: false,
       exromAsserted: false,
+      romLine: false,
       romSelected: false,
       access: 'write',
     });
@@ -222,8 +242,15 @@ describe('capture from a hand-driven sender', () => {
     // IRQ asserted (line low) and a ROM read.
     const r = decodeEntry(((e & ~(1 << 27) & ~(1 << 26)) | (1 << 24)) >>> 0);
     assert.equal(r.irqAsserted, true);
-    assert.equal(r.romSelected, true);
+    assert.equal(r.romLine, true);
+    assert.equal(r.romSelected, true, 'the deprecated alias says the same');
     assert.equal(r.access, 'read');
+    // The same bits on an Ultimate-II+: bit 28 is the cartridge ROM select, 27 BA, 26 IRQ#.
+    const u2p = decodeEntry(((e & ~(1 << 27) & ~(1 << 26)) | (1 << 24)) >>> 0, 'u2plus');
+    assert.equal(u2p.romLine, true, 'bit 28 high: ROML/ROMH selected');
+    assert.equal(u2p.ba, false);
+    assert.equal(u2p.irqAsserted, true);
+    assert.equal(u2p.access, 'vic', 'BA (bit 27) low: not a CPU read');
     // BA low: a VIC cycle, neither CPU read nor write.
     assert.equal(decodeEntry(((e & ~(1 << 28)) | (1 << 24)) >>> 0).access, 'vic');
   });

@@ -17,7 +17,7 @@ describe('ultimate-tool virtual-device', () => {
   });
 
   test('bad arguments exit 2 with a message naming the problem', () => {
-    for (const bad of [['--http-port', '70000'], ['--speed', 'fast'], ['--frobnicate']]) {
+    for (const bad of [['--http-port', '70000'], ['--speed', 'fast'], ['--frobnicate'], ['--product', 'c128'], ['--firmware', '9.9']]) {
       const { command, args } = binCommand('ultimate-tool', ['virtual-device', ...bad]);
       const r = spawnSync(command, args, { encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, 2, bad.join(' '));

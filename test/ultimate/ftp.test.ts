@@ -10,15 +10,20 @@ import { UltimateFtp, UltimateError } from '../../engines/ultimate/index.js';
 async function rawSession(port: number): Promise<{ send(line: string): Promise<string>; close(): void }> {
   const s = net.connect({ host: '127.0.0.1', port });
   let buf = '';
-  const waiters: Array<(line: string) => void> = [];
+  const waiters: Array<(reply: string) => void> = [];
+  let lines: string[] = [];
   s.setEncoding('latin1');
   s.on('data', (d: string) => {
     buf += d;
-    let i: number;
-    while ((i = buf.indexOf('\r\n')) >= 0) {
+    for (let i = buf.indexOf('\r\n'); i >= 0; i = buf.indexOf('\r\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 2);
-      if (/^\d{3} /.test(line)) waiters.shift()?.(line);
+      lines.push(line);
+      // A reply ends with "nnn " (multi-line replies start with "nnn-"): hand over all its lines.
+      if (/^\d{3} /.test(line)) {
+        waiters.shift()?.(lines.join('\r\n'));
+        lines = [];
+      }
     }
   });
   const next = () => new Promise<string>((r) => waiters.push(r));
@@ -89,10 +94,12 @@ describe('FTP against the virtual device', () => {
     );
   });
 
-  test('the firmware command set: 502 for EPSV/EPRT/REST/APPE/MDTM/STRU/OPTS/SITE/AUTH, containment of ..', async () => {
+  test('the firmware command set: 502 for anything unknown, 530 before login, X-variants, MODE, SYST 214, containment of ..', async () => {
     const s = await rawSession(rig.virtual.ports.ftp);
     try {
       assert.match(await s.send('LIST'), /^530 /);
+      // Before login only USER, PASS and QUIT (ftpd.cc): FEAT, SYST, NOOP too are 530.
+      for (const c of ['FEAT', 'SYST', 'NOOP']) assert.match(await s.send(c), /^530 /, c);
       assert.match(await s.send('USER anyone'), /^331 /);
       assert.match(await s.send('PASS pw'), /^230 /);
       for (const c of [
@@ -108,10 +115,15 @@ describe('FTP against the virtual device', () => {
       ]) {
         assert.match(await s.send(c), /^502 /, c);
       }
-      assert.match(await s.send('XYZZY'), /^500 /);
+      assert.match(await s.send('XYZZY'), /^502 /);
+      assert.match(await s.send('MODE S'), /^200 /);
+      assert.match(await s.send('XMKD /Temp/xdir'), /^257 /);
+      assert.match(await s.send('XRMD /Temp/xdir'), /^250 /);
+      assert.match(await s.send('XPWD'), /^257 "\/"/);
+      assert.match(await s.send('FEAT'), /^211-Features:\r\n MLST size\*;type\*;modify\*\r\n MLSD\r\n211 End/);
       assert.match(await s.send('CWD /Temp/../../..'), /^250 Directory changed to \/\./);
       assert.match(await s.send('PWD'), /^257 "\/"/);
-      assert.match(await s.send('SYST'), /^215 /);
+      assert.match(await s.send('SYST'), /^214 UNIX system type\./);
       assert.match(await s.send('MKD /Temp/../../etc'), /^550 /);
     } finally {
       s.close();
@@ -148,6 +160,28 @@ describe('FTP against the virtual device', () => {
       await assert.rejects(bad.list('/'), (e: unknown) => e instanceof UltimateError && e.kind === 'forbidden' && e.code === 530);
     } finally {
       await bad.close();
+    }
+  });
+});
+
+describe('FTP session cap (firmware 3.15)', () => {
+  test('a fifth concurrent session is answered 421 and closed; the four others keep working', async () => {
+    const rig = await startRig();
+    const sessions: Array<{ send(line: string): Promise<string>; close(): void }> = [];
+    try {
+      for (let i = 0; i < 4; i++) sessions.push(await rawSession(rig.virtual.ports.ftp));
+      const fifth = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.ftp });
+      let text = '';
+      fifth.setEncoding('latin1');
+      fifth.on('data', (d: string) => {
+        text += d;
+      });
+      await new Promise<void>((r) => fifth.once('close', () => r()));
+      assert.match(text, /^421 /);
+      assert.match(await sessions[3]!.send('USER x'), /^331 /);
+    } finally {
+      for (const s of sessions) s.close();
+      await rig.close();
     }
   });
 });

@@ -68,3 +68,13 @@ export async function waitFor<T>(what: string, probe: () => Promise<T> | T, done
 export const ACME_STUB = `* = $0801
   !byte $0b,$08,$0a,$00,$9e,$32,$30,$36,$31,$00,$00,$00
 `;
+
+/**
+ * A PRG at $0801 holding the BASIC line `10 SYS2061` and then `code` at $080D — what a machine-code
+ * program needs to be started by run_prg, which resets and types RUN whatever the load address.
+ * `code` is assembled for $080D (absolute jumps inside it must use that base).
+ */
+export function basicSysPrg(code: ArrayLike<number>): Uint8Array {
+  const stub = [0x01, 0x08, 0x0b, 0x08, 0x0a, 0x00, 0x9e, 0x32, 0x30, 0x36, 0x31, 0x00, 0x00, 0x00];
+  return Uint8Array.from([...stub, ...Array.from(code)]);
+}

@@ -163,14 +163,89 @@ describe('VICE client against the virtual monitor', () => {
     );
   });
 
-  test('a JAM opcode is reported as a jam event', async () => {
-    const jam = client.waitForEvent('jam', 15_000);
+  test('a JAM is announced as VICE does: JAM with an empty body, then REGISTER_INFO and STOPPED with the PC', async () => {
+    const events = collect(client);
+    const stopped = new Promise<ViceEvent>((resolve) => {
+      const on = (e: ViceEvent) => {
+        if (e.type === 'stopped' && events.some((x) => x.type === 'jam')) {
+          client.off('event', on);
+          resolve(e);
+        }
+      };
+      client.on('event', on);
+    });
     await client.memorySet(0x8000, Uint8Array.of(0x02)); // KIL/JAM
     await client.registersSet({ PC: 0x8000 });
+    events.length = 0;
     await client.resume();
-    const e = await jam;
-    assert.ok(e.pc >= 0x8000 && e.pc <= 0x8001, `jam at ${e.pc.toString(16)}`);
+    const stop = await stopped;
+    const fromJam = events.slice(events.findIndex((e) => e.type === 'jam'));
+    assert.deepEqual(
+      fromJam.map((e) => e.type),
+      ['jam', 'registers', 'stopped'],
+    );
+    const jam = fromJam[0]!;
+    assert.ok(jam.type === 'jam' && !jam.pcSent && jam.pc === 0, 'the JAM event carries no PC');
+    assert.ok(stop.type === 'stopped' && stop.pc >= 0x8000 && stop.pc <= 0x8001, 'STOPPED carries it');
     await client.reset();
+    await client.resume();
+  });
+
+  test('a step leaves the monitor and enters it again: RESUMED, then REGISTER_INFO and STOPPED', async () => {
+    await client.ping(); // stops the machine
+    const events = collect(client);
+    const stopped = client.waitForEvent('stopped', 10_000);
+    await client.step(1);
+    await stopped;
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['resumed', 'registers', 'stopped'],
+    );
+    await client.resume();
+  });
+
+  test('reset honours its type: 1 (hard) clears RAM, 0 (soft) keeps it, 8 (a drive) leaves the C64 alone', async () => {
+    await client.memorySet(0x6000, Uint8Array.of(0x5a));
+    await client.reset(0);
+    assert.equal((await client.memoryGet(0x6000, 0x6000))[0], 0x5a);
+    await client.reset(8);
+    assert.equal((await client.memoryGet(0x6000, 0x6000))[0], 0x5a);
+    await client.reset(1);
+    assert.equal((await client.memoryGet(0x6000, 0x6000))[0], 0x00);
+    await assert.rejects(client.reset(5), (e: unknown) => e instanceof UltimateError && e.code === ViceError.invalidParameter);
+    await client.resume();
+  });
+
+  test('on the wire: errors have response type 0x00; an unknown API version gets no answer', async () => {
+    const s = net.connect({ host: '127.0.0.1', port: rig.virtual.ports.vice! });
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    let got = Buffer.alloc(0);
+    s.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+    });
+    // Request (VICE manual): STX 02, API 02, body length u32 LE, request id u32 LE, command, body.
+    // API 0x07 with id 0x11 (skipped), then MEMORY_GET 0x01 with a 2-byte body (bad length) id 0x22,
+    // then PING 0x81 id 0x33.
+    s.write(Buffer.from([0x02, 0x07, 0, 0, 0, 0, 0x11, 0, 0, 0, 0x81]));
+    s.write(Buffer.from([0x02, 0x02, 2, 0, 0, 0, 0x22, 0, 0, 0, 0x01, 0x00, 0x00]));
+    s.write(Buffer.from([0x02, 0x02, 0, 0, 0, 0, 0x33, 0, 0, 0, 0x81]));
+    // Responses: STX, API, body length u32, type, error, request id u32, body (12-byte header).
+    const error = Buffer.from([0x02, 0x02, 0, 0, 0, 0, 0x00, 0x80, 0x22, 0, 0, 0]);
+    const pong = Buffer.from([0x02, 0x02, 0, 0, 0, 0, 0x81, 0x00, 0x33, 0, 0, 0]);
+    await waitFor(
+      'the ping answer',
+      () => got.includes(pong),
+      (v) => v,
+    );
+    // Only events (id FFFFFFFF) besides these two answers: nothing for request 0x11.
+    const answers: Buffer[] = [];
+    for (let at = 0; at + 12 <= got.length; ) {
+      const frame = got.subarray(at, at + 12 + got.readUInt32LE(at + 2));
+      if (frame.readUInt32LE(8) !== 0xffffffff) answers.push(frame);
+      at += frame.length;
+    }
+    assert.deepEqual(answers, [error, pong]);
+    s.destroy();
     await client.resume();
   });
 

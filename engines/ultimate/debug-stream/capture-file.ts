@@ -20,9 +20,13 @@
 //    16  4  u32 missing: datagrams implied lost by forward sequence jumps
 //    20  4  u32 out of order: arrivals whose sequence went backwards or repeated
 //    24  4  u32 dropped after the bound: datagrams that arrived after the capture was full
-//    28  4  u32 malformed: datagrams whose length was not the expected size (recorded anyway)
+//    28  4  u32 malformed: datagrams whose length was not the expected size (recorded anyway, and
+//               kept out of the sequence count: their first bytes are no sequence number)
 //    32  1  u8 truncation: 0 none (stopped by the caller), 1 maximum datagrams, 2 maximum duration
-//    33  7  reserved (zero)
+//    33  3  reserved (zero)
+//    36  4  u32 probes: two-byte 00 00 datagrams the firmware sends before a unicast stream
+//               (data_streamer.cc, up to 10, to resolve the receiver's MAC); not recorded
+//               (files written before this field have 0 here)
 //    40  8  f64 duration, ms
 //    48 32  SHA-256 over every byte of the file before this field
 //
@@ -57,6 +61,8 @@ export interface CaptureStats {
   outOfOrder: number;
   droppedAfterBound: number;
   malformed: number;
+  /** Pre-stream `00 00` probe datagrams seen (not recorded, not counted as malformed). */
+  probes: number;
   truncation: Truncation;
   durationMs: number;
 }
@@ -104,8 +110,14 @@ export function encodeTrailerBody(s: CaptureStats): Buffer {
   b.writeUInt32LE(s.droppedAfterBound, 24);
   b.writeUInt32LE(s.malformed, 28);
   b.writeUInt8(TRUNCATION_CODES.indexOf(s.truncation), 32);
+  b.writeUInt32LE(s.probes, 36);
   b.writeDoubleLE(s.durationMs, 40);
   return b;
+}
+
+/** The firmware's pre-stream probe: a two-byte datagram of zeros (data_streamer.cc). */
+export function isStreamProbe(msg: Uint8Array): boolean {
+  return msg.length === 2 && msg[0] === 0 && msg[1] === 0;
 }
 
 /**
@@ -175,6 +187,7 @@ export function parseCapture(buf: Buffer): ParsedCapture {
     outOfOrder: buf.readUInt32LE(t + 20),
     droppedAfterBound: buf.readUInt32LE(t + 24),
     malformed: buf.readUInt32LE(t + 28),
+    probes: buf.readUInt32LE(t + 36),
     truncation: TRUNCATION_CODES[code] ?? 'none',
     durationMs: buf.readDoubleLE(t + 40),
   };
@@ -204,7 +217,7 @@ export function parseCapture(buf: Buffer): ParsedCapture {
     if (ordinal !== records.length) problems.push(`record ordinal ${ordinal} where ${records.length} was expected`);
     const datagram = buf.subarray(at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + len);
     if (len !== header.datagramBytes) malformed++;
-    tracker.observe(sequence);
+    else tracker.observe(sequence);
     records.push({ ordinal, sequence, arrivalMicros, datagram });
     at += RECORD_HEADER_BYTES + len;
   }

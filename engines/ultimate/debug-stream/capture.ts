@@ -18,6 +18,7 @@ import {
   SequenceTracker,
   encodeHeader,
   encodeTrailerBody,
+  isStreamProbe,
   writeRecordHeader,
   type CaptureStats,
   type Truncation,
@@ -69,6 +70,7 @@ export class DebugStreamCapture {
   #times: number[] = [];
   #recorded = 0;
   #malformed = 0;
+  #probes = 0;
   #dropped = 0;
   #bytes = 0;
   #truncation: Truncation = 'none';
@@ -181,6 +183,16 @@ export class DebugStreamCapture {
     }
   }
 
+  /** Datagrams that arrived after the bound so far (drained from the queue). */
+  get droppedAfterBound(): number {
+    return this.#dropped;
+  }
+
+  /** Pre-stream probe datagrams seen so far. */
+  get probes(): number {
+    return this.#probes;
+  }
+
   /** Datagrams recorded so far (drained from the queue). */
   get recorded(): number {
     return this.#recorded;
@@ -226,9 +238,14 @@ export class DebugStreamCapture {
         continue;
       }
       const msg = q[i]!;
+      if (isStreamProbe(msg)) {
+        // Sent by the firmware before the stream to resolve our MAC: not data, counted apart.
+        this.#probes++;
+        continue;
+      }
       const seq = msg.length >= 2 ? datagramSequence(msg) : 0;
       if (msg.length !== DEBUG_DATAGRAM_BYTES) this.#malformed++;
-      this.#tracker.observe(seq);
+      else this.#tracker.observe(seq);
       const h = headers.subarray(RECORD_HEADER_BYTES * i, RECORD_HEADER_BYTES * (i + 1));
       writeRecordHeader(h, this.#recorded, seq, msg.length, (t[i]! - this.#startedAt) * 1000);
       parts.push(h, msg);
@@ -267,6 +284,7 @@ export class DebugStreamCapture {
       outOfOrder: this.#tracker.outOfOrder,
       droppedAfterBound: this.#dropped,
       malformed: this.#malformed,
+      probes: this.#probes,
       truncation: this.#truncation,
       durationMs: performance.now() - this.#startedAt,
     };

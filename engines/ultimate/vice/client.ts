@@ -29,7 +29,11 @@ export interface ViceClientOptions {
 export type ViceEvent =
   | { type: 'stopped'; pc: number }
   | { type: 'resumed'; pc: number }
-  | { type: 'jam'; pc: number }
+  /**
+   * The CPU jammed. VICE sends this event with an empty body (`pcSent` false, `pc` 0) and then the
+   * REGISTER_INFO and `stopped` events that carry the PC.
+   */
+  | { type: 'jam'; pc: number; pcSent: boolean }
   | { type: 'checkpoint'; checkpoint: CheckpointInfo }
   | { type: 'registers'; registers: Registers };
 
@@ -148,7 +152,7 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
       case ViceResponse.resumed:
         return { type: 'resumed', pc };
       case ViceResponse.jam:
-        return { type: 'jam', pc };
+        return { type: 'jam', pc, pcSent: f.body.length >= 2 };
       case ViceResponse.checkpointInfo:
         return { type: 'checkpoint', checkpoint: decodeCheckpointInfo(f.body) };
       case ViceResponse.registerInfo:

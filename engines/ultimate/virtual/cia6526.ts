@@ -1,8 +1,11 @@
 // A minimal 6526 CIA: the two interval timers (counting clock cycles), the interrupt control
 // register, and ports that read back their outputs with inputs high (nothing pressed, nothing
 // plugged in). Enough for the KERNAL's 60 Hz interrupt (CIA 1 timer A) and programs that time
-// with the timers. Not emulated: the time-of-day clock, the serial register, timer B counting
-// timer A underflows or CNT edges, and the one- or two-cycle start-up delays of the real chip.
+// with the timers. A timer started by a write to its control register begins counting two clocks
+// after the write, as the chip's count pipeline does (W. Lorenz, "A Software Model of the
+// CIA6526"; VICE ciatimer COUNT2/COUNT3): the value written stays readable in the clock after the
+// write. Not emulated: the time-of-day clock, the serial register, timer B counting timer A
+// underflows or CNT edges, and the one-clock delay of a force-load into a running timer.
 //
 // The timers are computed from the cycle counter instead of being decremented every clock:
 // `nextEvent` is the cycle of the next underflow and the machine calls `catchUp(now)` when the
@@ -16,10 +19,12 @@ interface Timer {
   oneShot: boolean;
   /** The cycle at which the counter next underflows (Infinity when stopped). */
   underflowAt: number;
+  /** Before this cycle a just-started timer still shows `stopped` (the start delay). */
+  countFrom: number;
 }
 
 function newTimer(): Timer {
-  return { latch: 0xffff, stopped: 0xffff, running: false, oneShot: false, underflowAt: Number.POSITIVE_INFINITY };
+  return { latch: 0xffff, stopped: 0xffff, running: false, oneShot: false, underflowAt: Number.POSITIVE_INFINITY, countFrom: 0 };
 }
 
 export class Cia6526 {
@@ -61,7 +66,7 @@ export class Cia6526 {
       t.running = false;
       t.stopped = t.latch;
       t.underflowAt = Number.POSITIVE_INFINITY;
-      this.regs[controlReg] &= ~0x01;
+      this.regs[controlReg]! &= ~0x01;
       return;
     }
     const period = t.latch + 1;
@@ -70,16 +75,17 @@ export class Cia6526 {
   }
 
   private counter(t: Timer, now: number): number {
-    return t.running ? Math.max(0, t.underflowAt - now - 1) & 0xffff : t.stopped;
+    if (!t.running || now < t.countFrom) return t.stopped;
+    return Math.max(0, t.underflowAt - now - 1) & 0xffff;
   }
 
   /** A read at cycle `now`; with `sideEffects` false (debugger) the ICR is not acknowledged. */
   read(reg: number, now: number, sideEffects: boolean): number {
     switch (reg) {
       case 0x00:
-        return (this.regs[0] | ~this.regs[2]) & 0xff; // port A: outputs as written, inputs high
+        return (this.regs[0]! | ~this.regs[2]!) & 0xff; // port A: outputs as written, inputs high
       case 0x01:
-        return (this.regs[1] | ~this.regs[3]) & 0xff;
+        return (this.regs[1]! | ~this.regs[3]!) & 0xff;
       case 0x04:
         return this.counter(this.a, now) & 0xff;
       case 0x05:
@@ -98,7 +104,7 @@ export class Cia6526 {
         return v;
       }
       default:
-        return this.regs[reg];
+        return this.regs[reg]!;
     }
   }
 
@@ -148,7 +154,12 @@ export class Cia6526 {
     const load = (value & 0x10) !== 0 ? t.latch : current;
     const start = (value & 0x01) !== 0;
     if (start) {
-      if (!t.running || (value & 0x10) !== 0) t.underflowAt = now + load + 1;
+      if (!t.running) {
+        // Start delay: the first decrement is two clocks after this write.
+        t.stopped = load;
+        t.countFrom = now + 1;
+        t.underflowAt = now + load + 2;
+      } else if ((value & 0x10) !== 0) t.underflowAt = now + load + 1;
       t.running = true;
     } else {
       t.running = false;

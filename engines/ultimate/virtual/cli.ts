@@ -2,6 +2,7 @@
 // with --exit-on-stdin-close). Prints the chosen ports as ONE JSON line on stdout, so scripts and
 // tests can find them; everything else goes to stderr.
 import { readFileSync } from 'node:fs';
+import { UsageError } from '../../../common/usage-error.js';
 import { VirtualUltimate, type VirtualUltimateOptions } from './index.js';
 
 export const VIRTUAL_DEVICE_USAGE = `usage: ultimate-tool virtual-device [options]
@@ -19,14 +20,13 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
   --speed X             clock as a multiple of the PAL C64 (default 1), or "max"
   --slice-ms N          clock slice length in ms (default 5)
   --drop-every N        drop every Nth debug-stream datagram on purpose (loss testing)
+  --product P           u64 (default); u2plus (no FF76/debugreg, U2+ stream bits); u64-elite2 (RISC-V: Run Update, native mode)
+  --firmware 3.15|3.14  firmware behaviour where versions differ (default 3.15: idle DMA closes after 1 s)
   --exit-on-stdin-close stop when stdin reaches end of file
-  --product P           u64 (default) or u64-elite2 (RISC-V: Run Update, native mode)
   --bench-port N        u64-elite2 only: lab-bench port (UART log, power cycle; default 0)
   --help                this text
 
 On start, one JSON line goes to stdout: {"host":…,"http":…,"ftp":…,"dma":…,"vice":…}.`;
-
-class UsageError extends Error {}
 
 function intArg(name: string, v: string | undefined, min: number, max: number): number {
   const n = Number(v);
@@ -65,13 +65,6 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
       case '--no-vice':
         options.vicePort = null;
         break;
-      // Issue 15: the Elite II (docs/ultimate/NATIVE.md).
-      case '--product': {
-        const p = value();
-        if (p !== 'u64' && p !== 'u64-elite2') throw new UsageError(`--product expects u64 or u64-elite2, got ${JSON.stringify(p ?? '')}`);
-        options.product = p;
-        break;
-      }
       case '--bench-port':
         options.benchPort = intArg(flag, value(), 0, 65535);
         break;
@@ -107,6 +100,19 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
         options.dropDatagram = (_seq, ordinal) => ordinal % n === n - 1;
         break;
       }
+      case '--product': {
+        const v = value();
+        if (v !== 'u64' && v !== 'u2plus' && v !== 'u64-elite2')
+          throw new UsageError(`--product expects u64, u2plus or u64-elite2, got ${JSON.stringify(v)}`);
+        options.product = v;
+        break;
+      }
+      case '--firmware': {
+        const v = value();
+        if (v !== '3.15' && v !== '3.14') throw new UsageError(`--firmware expects 3.15 or 3.14, got ${JSON.stringify(v)}`);
+        options.firmware = v;
+        break;
+      }
       case '--exit-on-stdin-close':
         exitOnStdinClose = true;
         break;
@@ -125,7 +131,7 @@ export async function runVirtualDeviceCli(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`ultimate-tool virtual-device: ${e.message}\n${VIRTUAL_DEVICE_USAGE}\n`);
-      return 2;
+      return e.exitCode;
     }
     throw e;
   }

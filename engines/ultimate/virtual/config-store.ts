@@ -1,3 +1,6 @@
+import { DEBUG_STREAM_MODES } from './debug-stream-mode.js';
+import { strtol } from './strtol.js';
+
 // The virtual device's configuration categories and items (a small subset of the firmware's,
 // the ones the device client and the REU/stream paths use). Values are validated like the
 // firmware's enumerations and integer ranges.
@@ -9,11 +12,30 @@ export type ConfigItem =
 function en(def: string, values: string[]): ConfigItem {
   return { kind: 'enum', current: def, default: def, values };
 }
-function int(def: number, min: number, max: number): ConfigItem {
-  return { kind: 'int', current: def, default: def, min, max };
-}
 function str(def: string, maxLength = 64): ConfigItem {
   return { kind: 'string', current: def, default: def, maxLength };
+}
+
+/** The "REU Preload Offset" choices and the byte offsets they stand for. */
+export const REU_PRELOAD_OFFSETS = new Map<string, number>([
+  ['0 KB', 0],
+  ['128 KB', 0x20000],
+  ['256 KB', 0x40000],
+  ['512 KB', 0x80000],
+  ['1 MB', 0x100000],
+  ['2 MB', 0x200000],
+  ['4 MB', 0x400000],
+  ['8 MB', 0x800000],
+  ['16 MB', 0x1000000],
+]);
+
+/** Shell-style match as the firmware's config lookup does it: `*`, `?`, case-insensitive. */
+export function wildcardMatch(pattern: string, name: string): boolean {
+  const re = new RegExp(
+    `^${[...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('')}$`,
+    'i',
+  );
+  return re.test(name);
 }
 
 export class ConfigStore {
@@ -21,11 +43,13 @@ export class ConfigStore {
     [
       'C64 and Cartridge Settings',
       new Map<string, ConfigItem>([
-        ['RAM Expansion Unit', en('Disabled', ['Disabled', 'Enabled'])],
-        ['REU Size', en('512 KB', ['128 KB', '256 KB', '512 KB', '1 MB', '2 MB', '4 MB', '8 MB', '16 MB'])],
+        // As software/io/c64/c64.cc (3.14/3.15): the preload offset is a choice list, the image name
+        // at most 31 characters.
+        ['RAM Expansion Unit', en('Disabled', ['Disabled', 'Enabled', 'GeoRAM Mode'])],
+        ['REU Size', en('2 MB', ['128 KB', '256 KB', '512 KB', '1 MB', '2 MB', '4 MB', '8 MB', '16 MB'])],
         ['REU Preload', en('Disabled', ['Disabled', 'Enabled'])],
-        ['REU Preload Image', str('', 128)],
-        ['REU Preload Offset', int(0, 0, 0xffffff)],
+        ['REU Preload Image', str('/Usb0/preload.reu', 31)],
+        ['REU Preload Offset', en('0 KB', [...REU_PRELOAD_OFFSETS.keys()])],
       ]),
     ],
     [
@@ -34,7 +58,7 @@ export class ConfigStore {
         ['Stream VIC to', str('239.0.1.64:11000')],
         ['Stream Audio to', str('239.0.1.65:11001')],
         ['Stream Debug to', str('239.0.1.66:11002')],
-        ['Debug Stream Mode', en('6510 Only', ['6510 Only'])],
+        ['Debug Stream Mode', en('6510 Only', [...DEBUG_STREAM_MODES])],
       ]),
     ],
     ['Network Settings', new Map<string, ConfigItem>([['Host Name', str('virtual-u64')]])],
@@ -48,6 +72,11 @@ export class ConfigStore {
   category(name: string): [string, Map<string, ConfigItem>] | undefined {
     for (const [k, v] of this.#cats) if (k.toLowerCase() === name.toLowerCase()) return [k, v];
     return undefined;
+  }
+
+  /** Categories whose names match the wildcard pattern (`*`, `?`), in order. */
+  matchCategories(pattern: string): Array<[string, Map<string, ConfigItem>]> {
+    return [...this.#cats].filter(([k]) => wildcardMatch(pattern, k));
   }
 
   item(cat: string, item: string): [string, ConfigItem] | undefined {
@@ -67,14 +96,14 @@ export class ConfigStore {
     if (!found) return `Item '${item}' not found in category '${cat}'`;
     const it = found[1];
     const s = String(raw);
+    // Texts as the firmware's route_configs.cc.
     if (it.kind === 'enum') {
       const v = it.values.find((x) => x.toLowerCase() === s.toLowerCase());
-      if (!v) return `Invalid value '${s}' for '${found[0]}'; expected one of: ${it.values.join(', ')}`;
+      if (!v) return `Value '${s}' is not a valid choice for item ${found[0]}`;
       it.current = v;
     } else if (it.kind === 'int') {
-      const n = Number(s);
-      if (!Number.isInteger(n) || n < it.min || n > it.max)
-        return `Invalid value '${s}' for '${found[0]}'; expected an integer ${it.min}..${it.max}`;
+      const n = strtol(s, 0);
+      if (n < it.min || n > it.max) return `Value '${s}' is out of range for item ${found[0]}`;
       it.current = n;
     } else {
       if (s.length > it.maxLength) return `Value for '${found[0]}' longer than ${it.maxLength} characters`;

@@ -412,7 +412,6 @@ export class Cpu6510 {
     }
     const opAddr = this.pc;
     const op = this.fetch();
-    let ea: number;
     let t: number;
     switch (op) {
       // ---- loads

@@ -13,6 +13,11 @@ export interface DebugStreamerOptions {
   drop?: (sequence: number, ordinal: number) => boolean;
   /** Source address to bind the sending socket to (default 127.0.0.1). */
   bindAddress?: string;
+  /**
+   * Two-byte `00 00` probes sent to a unicast receiver before the stream, as the firmware does
+   * while it resolves the receiver's MAC (data_streamer.cc: 1 to 10). Default 2.
+   */
+  probes?: number;
 }
 
 export interface StreamDestination {
@@ -40,6 +45,7 @@ export class DebugStreamer {
   #ordinal = 0;
   readonly #drop?: (sequence: number, ordinal: number) => boolean;
   readonly #bindAddress: string;
+  readonly #probes: number;
   /** Read on the hot path: true while a destination is set. */
   active = false;
   sent = 0;
@@ -49,6 +55,11 @@ export class DebugStreamer {
   constructor(opts: DebugStreamerOptions = {}) {
     this.#drop = opts.drop;
     this.#bindAddress = opts.bindAddress ?? '127.0.0.1';
+    const probes = opts.probes ?? 2;
+    if (!Number.isInteger(probes) || probes < 1 || probes > 10) {
+      throw new RangeError(`probes must be 1..10 (the firmware sends at most 10); got ${probes}`);
+    }
+    this.#probes = probes;
   }
 
   get destination(): StreamDestination | undefined {
@@ -88,7 +99,14 @@ export class DebugStreamer {
     if (!this.#socket) return;
     const socket = this.#socket;
     const first = Number(dest.host.split('.')[0]);
-    if (first >= 224 && first <= 239) {
+    const multicast = first >= 224 && first <= 239;
+    if (!multicast && first !== 255) {
+      // The firmware's ARP step: 00 00 datagrams to the receiver's port before the data.
+      for (let i = 0; i < this.#probes; i++) {
+        await new Promise<void>((resolve) => socket.send(Uint8Array.of(0, 0), dest.port, dest.host, () => resolve()));
+      }
+    }
+    if (multicast) {
       socket.setMulticastTTL(1);
       socket.setMulticastLoopback(true);
       try {

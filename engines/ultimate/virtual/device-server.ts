@@ -5,7 +5,7 @@ import { takeFault } from './fault-injection.js';
 import http from 'node:http';
 import type net from 'node:net';
 import { checkParams, findCall, parseApiPath, type Answer, type RestDevice } from './rest-routes.js';
-import { closeServer, listenLoopback } from './listen.js';
+import { closeServer, listenLoopback } from '../../../common/loopback.js';
 
 export interface HttpServerOptions {
   device: RestDevice;
@@ -50,7 +50,7 @@ function send(res: http.ServerResponse, a: Answer): void {
 }
 
 function bare404(res: http.ServerResponse): void {
-  res.writeHead(404, { 'Content-Length': 0 });
+  res.writeHead(404, { 'Content-Length': 0, Connection: 'close' });
   res.end();
 }
 
@@ -82,20 +82,24 @@ export class VirtualHttpServer {
       req.resume();
       return bare404(res);
     }
-    if (this.opts.password && req.headers['x-password'] !== this.opts.password) {
-      req.resume();
-      return send(res, { status: 403, json: { errors: ['Forbidden.'] } });
-    }
+    // The firmware checks the password only for a call that exists (routes.h: `if(call && …)`):
+    // an unknown route, command or method is a bare 404 with or without a password.
     const parts = parseApiPath(url.pathname);
-    const call = parts && findCall(req.method ?? 'GET', parts.route, parts.path, parts.command);
+    const call = parts && findCall(req.method ?? 'GET', parts.route, parts.path, parts.command, this.opts.device.family);
     if (!parts || !call) {
       req.resume();
       return bare404(res);
     }
+    if (this.opts.password && req.headers['x-password'] !== this.opts.password) {
+      req.resume();
+      return send(res, { status: 403, json: { errors: ['Forbidden.'] } });
+    }
     const args = new Map<string, string>();
     for (const [k, v] of url.searchParams) args.set(k, v);
     const paramErrors = checkParams(call, args);
-    if (paramErrors.length) {
+    // A call with a body checks its parameters after the upload (the firmware reads the attachment
+    // first): an empty body is 412 even when a parameter is also wrong.
+    if (paramErrors.length && !call.body) {
       req.resume();
       return send(res, { status: 400, json: { errors: paramErrors } });
     }
@@ -135,11 +139,13 @@ export class VirtualHttpServer {
         raw = part;
       }
       if (raw.length === 0) return send(res, { status: 412, json: { errors: ['Expected Body, but got none.'] } });
+      if (paramErrors.length) return send(res, { status: 400, json: { errors: paramErrors } });
       body = new Uint8Array(raw);
     } else {
       req.resume();
     }
-    send(res, await call.handle(this.opts.device, { args, path: parts.path, body }));
+    const contentType = String(req.headers['content-type'] ?? '');
+    send(res, await call.handle(this.opts.device, { args, path: parts.path, body, contentType }));
   }
 
   /** `port` lets the device listen again on the same port after its native state (issue 15). */
@@ -149,6 +155,7 @@ export class VirtualHttpServer {
   }
 
   async close(): Promise<void> {
-    await closeServer(this.#server, this.#sockets);
+    for (const s of this.#sockets) s.destroy();
+    await closeServer(this.#server);
   }
 }

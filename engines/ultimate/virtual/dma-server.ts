@@ -1,5 +1,8 @@
 // The DMA service (TCP port 64 on hardware), following the firmware's socket_dma.cc: frames of
-// `u16 LE command (FFxx), u16 LE length, payload`; a word without FF in its high byte is skipped.
+// `u16 LE command (FFxx), u16 LE length, payload` — the length is 24-bit (a third byte) for
+// FF0A/FF0B/FF0D; a word without FF in its high byte is skipped. Firmware 3.15 closes a connection
+// that stays idle for 1 s (SO_RCVTIMEO after accept); 3.14 does not (`idleCloseMs`). FF76, FF2x
+// and FF3x exist on the U64 only: a U2+ ignores them (`family`).
 // With a network password, any command before a successful FF1F closes the connection; FF1F
 // answers one byte (1 accepted / 0 refused — refused after a 1 s throttle, then the connection is
 // closed). Implemented: DMA load/run/jump (FF01/02/09), keyboard (FF03), reset (FF04), wait (FF05),
@@ -7,10 +10,12 @@
 // register (FF76). Other commands are read and ignored, as the firmware ignores unknown ones.
 import net from 'node:net';
 import { parseDestination } from './debug-streamer.js';
-import { closeServer, listenLoopback } from './listen.js';
+import { closeServer, listenLoopback } from '../../../common/loopback.js';
+import type { UltimateFamily } from '../product.js';
 
 export interface DmaDevice {
-  loadPrg(bytes: Uint8Array, then: 'none' | 'run' | 'jump'): void;
+  /** Reset, DMA-load, then READY ('none'), BASIC RUN ('run') or a jump to an address (FF09). */
+  loadPrg(bytes: Uint8Array, then: 'none' | 'run' | number): void;
   writeMemory(address: number, bytes: Uint8Array): void;
   typeKeys(petscii: number[]): void;
   reset(): void;
@@ -19,6 +24,8 @@ export interface DmaDevice {
   debugRegister: number;
   startDebugStream(dest: { host: string; port: number }): Promise<void>;
   stopDebugStream(): void;
+  /** The configured "Stream Debug to" (FF22 without a destination uses it). */
+  defaultDebugDestination(): string;
 }
 
 export interface DmaServerOptions {
@@ -28,7 +35,16 @@ export interface DmaServerOptions {
   port?: number;
   /** Delay before answering a refused password (default 1000 ms, the firmware's throttle). */
   authThrottleMs?: number;
+  /** Close a connection idle this long (firmware 3.15: 1000 ms); null never (3.14). */
+  idleCloseMs?: number | null;
+  /** U64 (default) or Ultimate-II+: the latter ignores FF76, FF2x and FF3x. */
+  family?: UltimateFamily;
+  /** Length of one FreeRTOS tick in ms, for FF05 and the FF22 duration (default 5: 200 Hz). */
+  tickMs?: number;
 }
+
+/** Commands whose length field has a third byte (socket_dma.cc). */
+const LONG_LENGTH = new Set([0xff0a, 0xff0b, 0xff0d]);
 
 /** Bytes a session may have queued while a command is still being performed. */
 const MAX_PENDING_BYTES = 4 * 1024 * 1024;
@@ -43,7 +59,9 @@ class DmaSession {
     private readonly opts: DmaServerOptions,
   ) {
     this.#authenticated = !opts.password;
+    this.#armIdle();
     sock.on('data', (d: Buffer) => {
+      clearTimeout(this.#idleTimer);
       this.#buf = this.#buf.length ? Buffer.concat([this.#buf, d]) : d;
       // One frame is at most 65539 bytes; a client that runs far ahead of a slow command (wait,
       // refused password) is cut off instead of buffered without limit.
@@ -53,11 +71,23 @@ class DmaSession {
       }
       this.#chain = this.#chain
         .then(() => this.#process())
+        .then(() => this.#armIdle())
         .catch(() => {
           sock.destroy();
         });
     });
     sock.on('error', () => undefined);
+    sock.on('close', () => clearTimeout(this.#idleTimer));
+  }
+
+  #idleTimer?: NodeJS.Timeout;
+
+  /** Waiting for the next command: after `idleCloseMs` without data the firmware's recv fails and it closes. */
+  #armIdle(): void {
+    const ms = this.opts.idleCloseMs;
+    if (ms === null || ms === undefined || this.sock.destroyed) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => this.sock.destroy(), ms);
   }
 
   async #process(): Promise<void> {
@@ -69,11 +99,12 @@ class DmaSession {
         this.#buf = this.#buf.subarray(2);
         continue;
       }
-      if (this.#buf.length < 4) return;
-      const len = this.#buf.readUInt16LE(2);
-      if (this.#buf.length < 4 + len) return;
-      const payload = Buffer.from(this.#buf.subarray(4, 4 + len));
-      this.#buf = this.#buf.subarray(4 + len);
+      const head = LONG_LENGTH.has(cmd) ? 5 : 4;
+      if (this.#buf.length < head) return;
+      const len = this.#buf.readUInt16LE(2) | (head === 5 ? this.#buf[4]! << 16 : 0);
+      if (this.#buf.length < head + len) return;
+      const payload = Buffer.from(this.#buf.subarray(head, head + len));
+      this.#buf = this.#buf.subarray(head + len);
       if (!(await this.#perform(cmd, payload))) {
         this.sock.destroy();
         return;
@@ -85,6 +116,9 @@ class DmaSession {
   async #perform(cmd: number, p: Buffer): Promise<boolean> {
     const dev = this.opts.device;
     if (!this.#authenticated && cmd !== 0xff1f) return false;
+    const tickMs = this.opts.tickMs ?? 5;
+    // U64-only commands (socket_dma.cc `#ifdef U64`): read and ignored on a U2+.
+    if (this.opts.family === 'u2plus' && (cmd === 0xff76 || (cmd & 0xfff0) === 0xff20 || (cmd & 0xfff0) === 0xff30)) return true;
     switch (cmd) {
       case 0xff1f: {
         const pw = this.opts.password ?? '';
@@ -104,18 +138,24 @@ class DmaSession {
       }
       case 0xff01:
       case 0xff02:
+        // Through the boot cartridge: reset, load, then READY (FF01) or BASIC RUN (FF02).
+        dev.loadPrg(p, cmd === 0xff01 ? 'none' : 'run');
+        return true;
       case 0xff09:
-        if (p.length >= 3) dev.loadPrg(p, cmd === 0xff01 ? 'none' : cmd === 0xff02 ? 'run' : 'jump');
+        // The jump address comes first, then the PRG (socket_dma.cc; c64_subsys.cc:635).
+        if (p.length >= 2) dev.loadPrg(p.subarray(2), p[0]! | (p[1]! << 8));
         return true;
       case 0xff03:
-        dev.typeKeys([...p.subarray(0, 10)]);
+        // Copied to $0277 whatever the length, and $C6 set to it (no check, as the firmware).
+        dev.typeKeys([...p]);
         return true;
       case 0xff04:
         dev.reset();
         return true;
       case 0xff05:
-        // The firmware waits `length` ticks; capped so a client cannot stall the session for long.
-        await new Promise((r) => setTimeout(r, Math.min(p.length, 5000)));
+        // The firmware reads the `length` payload bytes (already done) and then waits `length`
+        // FreeRTOS ticks; capped so a client cannot stall the session for long.
+        await new Promise((r) => setTimeout(r, Math.min(p.length * tickMs, 5000)));
         return true;
       case 0xff06:
         if (p.length >= 2) {
@@ -128,8 +168,15 @@ class DmaSession {
         if (p.length >= 3) dev.writeReu(p[0]! | (p[1]! << 8) | (p[2]! << 16), p.subarray(3));
         return true;
       case 0xff22: {
-        const dest = parseDestination(p.length > 2 ? p.subarray(2).toString('latin1').replace(/\0.*$/, '') : '239.0.1.66:11002');
-        if (dest) await dev.startDebugStream(dest);
+        // u16 duration in ticks (0 = until stopped), then an optional destination; without one the
+        // configured "Stream Debug to" is used.
+        const duration = p.length >= 2 ? p.readUInt16LE(0) : 0;
+        const named = p.length > 2 ? p.subarray(2).toString('latin1').replace(/\0.*$/, '') : '';
+        const dest = parseDestination(named || dev.defaultDebugDestination());
+        if (dest) {
+          await dev.startDebugStream(dest);
+          if (duration > 0) setTimeout(() => dev.stopDebugStream(), duration * tickMs).unref();
+        }
         return true;
       }
       case 0xff32:
@@ -166,6 +213,7 @@ export class VirtualDmaServer {
   }
 
   async close(): Promise<void> {
-    await closeServer(this.#server, this.#sockets);
+    for (const s of this.#sockets) s.destroy();
+    await closeServer(this.#server);
   }
 }

@@ -1,16 +1,16 @@
-// The virtual device's FTP server, modelled on the firmware's command set: USER PASS QUIT PORT CWD
-// CDUP PWD NLST LIST RETR STOR NOOP SYST ABOR TYPE RNFR RNTO MKD RMD DELE SIZE PASV MLST MLSD FEAT.
-// EPSV EPRT REST APPE MDTM STRU OPTS SITE AUTH answer 502, as on the firmware; anything else 500.
+// The virtual device's FTP server, modelled on the firmware's command set (ftpd.cc, 3.14 and 3.15):
+// USER PASS QUIT PORT CWD CDUP PWD XPWD NLST LIST RETR STOR NOOP SYST ABOR TYPE MODE RNFR RNTO MKD
+// XMKD RMD XRMD DELE SIZE PASV MLST MLSD FEAT. Anything else answers 502; before login only USER,
+// PASS and QUIT are accepted (530 otherwise); PASS without USER is accepted, as on the firmware.
 // Any user name; the password must equal the network password when one is set. A zero-byte STOR
 // answers 226 but creates no file — the firmware's behaviour, kept so clients are tested against it.
 // Passive data connections listen on the control connection's local address (loopback).
 import net from 'node:net';
 import { posix } from 'node:path';
 import { FsError, type VirtualFs } from './virtual-fs.js';
-import { closeServer, listenLoopback } from './listen.js';
+import { closeServer, listenLoopback } from '../../../common/loopback.js';
 
-const REFUSED = new Set(['EPSV', 'EPRT', 'REST', 'APPE', 'MDTM', 'STRU', 'OPTS', 'SITE', 'AUTH']);
-const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT', 'FEAT', 'SYST', 'NOOP']);
+const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT']);
 const MAX_LINE = 4096;
 
 export interface FtpServerOptions {
@@ -20,6 +20,10 @@ export interface FtpServerOptions {
   port?: number;
   /** Largest single upload accepted (default 16 MiB). */
   maxUploadBytes?: number;
+  /** Concurrent sessions; one more is answered 421 and closed (default 4, as firmware 3.15). */
+  maxSessions?: number;
+  /** Delay before a refused password is answered (default 1000 ms, the firmware's throttle). */
+  badPasswordDelayMs?: number;
 }
 
 type DataChannel = { kind: 'passive'; server: net.Server; socket: Promise<net.Socket> } | { kind: 'active'; host: string; port: number };
@@ -43,7 +47,6 @@ function mlsxFacts(e: { name: string; dir: boolean; size: number }): string {
 class FtpSession {
   #cwd = '/';
   #loggedIn = false;
-  #userGiven = false;
   #data?: DataChannel;
   #renameFrom?: string;
   #buf = '';
@@ -61,8 +64,7 @@ class FtpSession {
         sock.destroy();
         return;
       }
-      let i: number;
-      while ((i = this.#buf.indexOf('\n')) >= 0) {
+      for (let i = this.#buf.indexOf('\n'); i >= 0; i = this.#buf.indexOf('\n')) {
         const line = this.#buf.slice(0, i).replace(/\r$/, '');
         this.#buf = this.#buf.slice(i + 1);
         // Commands run one after another; a transfer finishes before the next command is read.
@@ -123,17 +125,18 @@ class FtpSession {
     const cmd = (sp < 0 ? line : line.slice(0, sp)).toUpperCase();
     const arg = sp < 0 ? '' : line.slice(sp + 1);
     if (!cmd) return;
-    if (REFUSED.has(cmd)) return this.reply(`502 Command not implemented.`);
     if (!this.#loggedIn && !BEFORE_LOGIN.has(cmd)) return this.reply('530 Not logged in.');
     const fs = this.opts.fs;
     const path = () => fs.resolve(this.#cwd, arg || '.');
     switch (cmd) {
       case 'USER':
-        this.#userGiven = true;
         return this.reply('331 User name okay, need password.');
       case 'PASS':
-        if (!this.#userGiven) return this.reply('503 Login with USER first.');
-        if (this.opts.password && arg !== this.opts.password) return this.reply('530 Login incorrect.');
+        if (this.opts.password && arg !== this.opts.password) {
+          // The firmware throttles a wrong password by a second before it answers.
+          await new Promise((r) => setTimeout(r, this.opts.badPasswordDelayMs));
+          return this.reply('530 Login incorrect.');
+        }
         this.#loggedIn = true;
         return this.reply('230 User logged in.');
       case 'QUIT':
@@ -143,12 +146,15 @@ class FtpSession {
       case 'NOOP':
         return this.reply('200 OK.');
       case 'SYST':
-        return this.reply('215 UNIX Type: L8');
+        return this.reply('214 UNIX system type.');
       case 'FEAT':
-        return this.reply('211-Features:\r\n MLST type*;size*;\r\n MLSD\r\n SIZE\r\n PASV\r\n211 End');
+        return this.reply('211-Features:\r\n MLST size*;type*;modify*\r\n MLSD\r\n211 End');
+      case 'MODE':
+        return this.reply(/^S$/i.test(arg) ? '200 Mode set to S.' : '504 Mode not supported.');
       case 'TYPE':
         return this.reply(/^[AI]/i.test(arg) ? `200 Type set to ${arg.toUpperCase()}.` : '504 Type not supported.');
       case 'PWD':
+      case 'XPWD':
         return this.reply(`257 "${this.#cwd}" is the current directory.`);
       case 'CWD':
       case 'CDUP': {
@@ -294,6 +300,7 @@ class FtpSession {
           return this.reply(fsReply(e));
         }
       case 'MKD':
+      case 'XMKD':
         try {
           const p = path();
           fs.mkdir(p);
@@ -302,6 +309,7 @@ class FtpSession {
           return this.reply(fsReply(e));
         }
       case 'RMD':
+      case 'XRMD':
         try {
           fs.rmdir(path());
           return this.reply('250 Directory removed.');
@@ -332,7 +340,7 @@ class FtpSession {
         this.closeData();
         return this.reply('226 Abort successful.');
       default:
-        return this.reply(`500 Unknown command ${cmd}.`);
+        return this.reply('502 Command not implemented.');
     }
   }
 }
@@ -349,8 +357,15 @@ export class VirtualFtpServer {
       host: opts.host ?? '127.0.0.1',
       port: opts.port ?? 0,
       maxUploadBytes: opts.maxUploadBytes ?? 16 * 1024 * 1024,
+      maxSessions: opts.maxSessions ?? 4,
+      badPasswordDelayMs: opts.badPasswordDelayMs ?? 1000,
     };
     this.#server = net.createServer((sock) => {
+      if (this.#sessions.size >= resolved.maxSessions) {
+        sock.on('error', () => undefined);
+        sock.end('421 Too many connections.\r\n');
+        return;
+      }
       this.#sessions.add(sock);
       sock.on('close', () => this.#sessions.delete(sock));
       new FtpSession(sock, resolved);
@@ -364,6 +379,7 @@ export class VirtualFtpServer {
   }
 
   async close(): Promise<void> {
-    await closeServer(this.#server, this.#sessions);
+    for (const s of this.#sessions) s.destroy();
+    await closeServer(this.#server);
   }
 }

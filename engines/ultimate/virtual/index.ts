@@ -8,7 +8,10 @@ import type { MachineSeam } from './machine-seam.js';
 import { MachineClock } from './clock.js';
 import { DebugStreamer, type StreamDestination } from './debug-streamer.js';
 import { VirtualFs } from './virtual-fs.js';
-import { ConfigStore } from './config-store.js';
+import { ConfigStore, REU_PRELOAD_OFFSETS } from './config-store.js';
+import { isDebugStreamMode } from './debug-stream-mode.js';
+import { u64EntryToU2Plus } from '../debug-stream/decoder.js';
+import type { UltimateFamily } from '../product.js';
 import { VirtualHttpServer } from './device-server.js';
 import { VirtualFtpServer } from './ftp-server.js';
 import { VirtualDmaServer, type DmaDevice } from './dma-server.js';
@@ -28,11 +31,14 @@ import { parseUe2, Ue2FormatError } from '../native/ue2.js';
 import { UE2_EXTENSION } from '../native/run-update-trigger.js';
 
 export const VIRTUAL_PRODUCT = 'Ultimate 64 (virtual, mcp-engines emulation)';
+export const VIRTUAL_PRODUCT_U2PLUS = 'Ultimate-II+ (virtual, mcp-engines emulation)';
+/** Firmware versions whose behaviour the virtual device can follow where they differ. */
+export type VirtualFirmware = '3.14' | '3.15';
 export const VIRTUAL_FIRMWARE = '0.1.0-virtual';
 export const VIRTUAL_PRODUCT_ELITE2 = 'Ultimate 64 Elite II (virtual, mcp-engines emulation)';
 
 /** Which device the virtual Ultimate plays: only the Elite II (RISC-V) runs native update files. */
-export type VirtualProduct = 'u64' | 'u64-elite2';
+export type VirtualProduct = 'u64' | 'u2plus' | 'u64-elite2';
 
 export interface VirtualUltimateOptions {
   /** Bind address (default 127.0.0.1). Only loopback addresses are accepted. */
@@ -55,17 +61,31 @@ export interface VirtualUltimateOptions {
   hostname?: string;
   /** Largest REST body (default 4 MiB). */
   maxBodyBytes?: number;
-  /** Throttle before a refused DMA password is answered (default 1000 ms, as the firmware). */
+  /** Throttle before a refused DMA or FTP password is answered (default 1000 ms, as the firmware). */
   dmaAuthThrottleMs?: number;
   /** Start the clock (default true); false leaves the machine stopped until clock.start(). */
   autoStart?: boolean;
-  /** Issue 15: the product played (default 'u64'); 'u64-elite2' adds Run Update and native mode. */
+  /**
+   * Which device to play (default 'u64'): an Ultimate 64; 'u2plus', an Ultimate-II+ (no
+   * FF76/FF2x/FF3x, no debugreg, U2+ stream bits); 'u64-elite2', an Ultimate 64 Elite II, which
+   * also runs native update files (Run Update and native mode, issue 15).
+   */
   product?: VirtualProduct;
   /** Issue 15, Elite II only: the lab-bench port (UART console, power switch); default 0 (ephemeral). */
   benchPort?: number;
   /** Issue 15, Elite II only: native-run bounds, and whether the Run Update trigger is answered
    *  ('reply', default) or the device goes native before answering ('none', as hardware may). */
   native?: NativeModeOptions & { runUpdateAnswer?: 'reply' | 'none' };
+  /** Firmware whose behaviour to follow where versions differ (default '3.15'): 3.15 closes idle DMA connections. */
+  firmware?: VirtualFirmware;
+  /** Close DMA connections idle this long; null never. Default: 1000 ms for 3.15, never for 3.14. */
+  dmaIdleCloseMs?: number | null;
+  /** `00 00` probes before a unicast debug stream (1..10, default 2), as the firmware's ARP step. */
+  streamProbes?: number;
+  /** Files on the device's storage at boot (path → bytes), e.g. an REU preload image. */
+  files?: Record<string, Uint8Array>;
+  /** Configuration at boot ({category: {item: value}}), as saved to flash; read by the REU preload. */
+  config?: Record<string, Record<string, string | number>>;
 }
 
 export interface VirtualPorts {
@@ -103,6 +123,9 @@ export class VirtualUltimate implements RestDevice {
   readonly #dma: VirtualDmaServer;
   readonly #vice?: ViceMonitorServer;
   readonly host: string;
+  /** The device family played (from `product`). */
+  readonly family: UltimateFamily;
+  readonly firmware: VirtualFirmware;
   ports!: VirtualPorts;
   // Issue 15: Elite II native mode.
   readonly product: VirtualProduct;
@@ -117,13 +140,17 @@ export class VirtualUltimate implements RestDevice {
     if (!isLoopback(this.host)) throw new Error(`the virtual device binds loopback only; got host ${this.host}`);
     this.#uniqueId = opts.uniqueId ?? randomBytes(4).toString('hex').toUpperCase();
     this.#hostname = opts.hostname ?? 'virtual-u64';
-    this.streamer = new DebugStreamer({ drop: opts.dropDatagram, bindAddress: this.host });
+    this.family = opts.product === 'u2plus' ? 'u2plus' : 'u64';
+    this.firmware = opts.firmware ?? '3.15';
+    this.streamer = new DebugStreamer({ drop: opts.dropDatagram, bindAddress: this.host, probes: opts.streamProbes });
     const streamer = this.streamer;
     let vice: ViceMonitorServer | undefined;
-    // One bus-cycle sink: the stream while it runs, the monitor's load/store watch while it has any.
+    const u2plus = this.family === 'u2plus';
+    // One bus-cycle sink: the stream while it runs (in the product's bit layout), the monitor's
+    // load/store watch while it has any (U64 layout, as the machine produces it).
     const machine = new C64Machine({
       onBusCycle: (entry: number) => {
-        if (streamer.active) streamer.push(entry);
+        if (streamer.active) streamer.push(u2plus ? u64EntryToU2Plus(entry) : entry);
         if (vice?.watching) vice.watchBus(entry);
       },
     });
@@ -142,14 +169,32 @@ export class VirtualUltimate implements RestDevice {
       port: opts.httpPort ?? 0,
       maxBodyBytes: opts.maxBodyBytes,
     });
-    this.#ftp = new VirtualFtpServer({ fs: this.fs, password, host: this.host, port: opts.ftpPort ?? 0 });
+    this.#ftp = new VirtualFtpServer({
+      fs: this.fs,
+      password,
+      host: this.host,
+      port: opts.ftpPort ?? 0,
+      badPasswordDelayMs: opts.dmaAuthThrottleMs,
+    });
     this.#dma = new VirtualDmaServer({
       device: this.#dmaDevice(),
       password,
       host: this.host,
       port: opts.dmaPort ?? 0,
       authThrottleMs: opts.dmaAuthThrottleMs,
+      family: this.family,
+      idleCloseMs: opts.dmaIdleCloseMs !== undefined ? opts.dmaIdleCloseMs : this.firmware === '3.15' ? 1000 : null,
     });
+    // Power-on: the storage and the saved configuration are there before the machine boots; the
+    // REU preload happens now and only now (reu_preloader.cc), never on a later reset.
+    for (const [path, bytes] of Object.entries(opts.files ?? {})) this.fs.write(this.fs.resolve('/', path), bytes);
+    for (const [cat, items] of Object.entries(opts.config ?? {})) {
+      for (const [item, value] of Object.entries(items)) {
+        const err = this.config.set(cat, item, value);
+        if (err) throw new Error(`virtual device config: ${err}`);
+      }
+    }
+    this.#preloadReu();
     if (opts.vicePort !== null) {
       vice = new ViceMonitorServer({
         machine: this.machine,
@@ -204,12 +249,18 @@ export class VirtualUltimate implements RestDevice {
     return dev;
   }
 
+  /** The `product` string of /v1/info for the device played. */
+  productName(): string {
+    if (this.product === 'u64-elite2') return VIRTUAL_PRODUCT_ELITE2;
+    return this.family === 'u2plus' ? VIRTUAL_PRODUCT_U2PLUS : VIRTUAL_PRODUCT;
+  }
+
   identity(): Record<string, unknown> {
     return {
-      product: this.product === 'u64-elite2' ? VIRTUAL_PRODUCT_ELITE2 : VIRTUAL_PRODUCT,
+      product: this.productName(),
       firmware_version: VIRTUAL_FIRMWARE,
       fpga_version: 'virtual',
-      core_version: 'virtual',
+      ...(this.family === 'u64' ? { core_version: 'virtual' } : {}),
       hostname: String(this.config.get('Network Settings', 'Host Name') ?? this.#hostname),
       unique_id: this.#uniqueId,
       virtual: true,
@@ -217,10 +268,9 @@ export class VirtualUltimate implements RestDevice {
     };
   }
 
-  /** Reset as the menu's reset does; applies the REU preload when configured. */
+  /** Reset as the menu's reset does. The REU keeps its contents; nothing is preloaded (boot only). */
   reset(): void {
     this.machine.reset();
-    this.#preloadReu();
     this.clock.release('power-off');
   }
 
@@ -233,7 +283,10 @@ export class VirtualUltimate implements RestDevice {
     this.clock.hold('power-off');
   }
 
+  /** Starts the debug stream with the configured "Debug Stream Mode". */
   async startDebugStream(dest: StreamDestination): Promise<void> {
+    const mode = String(this.config.get('Data Streams', 'Debug Stream Mode') ?? '6510 Only');
+    if ('debugStreamMode' in this.machine && isDebugStreamMode(mode)) this.machine.debugStreamMode = mode;
     await this.streamer.start(dest);
   }
   stopDebugStream(): void {
@@ -257,7 +310,8 @@ export class VirtualUltimate implements RestDevice {
     const on = (item: string) => String(this.config.get('C64 and Cartridge Settings', item)) === 'Enabled';
     if (!on('RAM Expansion Unit') || !on('REU Preload')) return;
     const image = String(this.config.get('C64 and Cartridge Settings', 'REU Preload Image') ?? '');
-    const offset = Number(this.config.get('C64 and Cartridge Settings', 'REU Preload Offset') ?? 0);
+    const offset = REU_PRELOAD_OFFSETS.get(String(this.config.get('C64 and Cartridge Settings', 'REU Preload Offset'))) ?? 0;
+    if (offset >= REU_BYTES) return;
     try {
       this.writeReu(offset, this.fs.read(this.fs.resolve('/', image)));
     } catch {
@@ -269,27 +323,20 @@ export class VirtualUltimate implements RestDevice {
     const dev = this;
     return {
       loadPrg(bytes, then) {
-        try {
-          if (then === 'run') dev.machine.runPrg(bytes);
-          else {
-            const { start } = dev.machine.loadPrg(bytes);
-            if (then === 'jump') dev.machine.cpu.pc = start;
-          }
-        } catch {
-          // A PRG past $FFFF is ignored (the DMA port has no way to answer).
-        }
+        dev.machine.bootLoad(bytes, then);
+        dev.clock.release('power-off');
       },
       writeMemory: (a, b) => dev.machine.writeMem(a, b),
+      // FF03: the firmware copies the bytes to $0277 and sets $C6 to their count, whatever the
+      // count (beyond 10 it overwrites what follows the buffer, as on hardware).
       typeKeys: (k) => {
-        try {
-          dev.machine.typeKeys(k);
-        } catch {
-          /* buffer full: dropped, as keys typed too fast */
-        }
+        const keys = Uint8Array.from(k.slice(0, 0x10000 - 0x277));
+        dev.machine.writeMem(0x0277, keys);
+        dev.machine.writeMem(0x00c6, Uint8Array.of(keys.length & 0xff));
       },
       reset: () => dev.reset(),
       writeReu: (o, b) => dev.writeReu(o, b),
-      identify: () => VIRTUAL_PRODUCT,
+      identify: () => dev.productName(),
       get debugRegister() {
         return dev.machine.debugRegister;
       },
@@ -298,6 +345,7 @@ export class VirtualUltimate implements RestDevice {
       },
       startDebugStream: (d) => dev.startDebugStream(d),
       stopDebugStream: () => dev.stopDebugStream(),
+      defaultDebugDestination: () => String(dev.config.get('Data Streams', 'Stream Debug to') ?? '239.0.1.66:11002'),
     };
   }
 

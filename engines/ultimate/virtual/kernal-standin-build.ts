@@ -43,7 +43,7 @@ export function assembleStandin(acme = 'acme'): AssembledStandin {
     const all = new Map<string, number>();
     for (const line of readFileSync(lbl, 'utf8').split('\n')) {
       const m = /^\s*(\w+)\s*=\s*\$([0-9a-fA-F]+)/.exec(line);
-      if (m) all.set(m[1], parseInt(m[2], 16));
+      if (m) all.set(m[1]!, parseInt(m[2]!, 16));
     }
     const labels = {} as Record<keyof typeof EXPORTED_LABELS, number>;
     for (const [key, name] of Object.entries(EXPORTED_LABELS) as [keyof typeof EXPORTED_LABELS, string][]) {

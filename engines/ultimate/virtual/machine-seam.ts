@@ -1,3 +1,5 @@
+import type { DebugStreamMode } from './debug-stream-mode.js';
+
 // The part of U1's C64Machine (machine.ts) that the virtual device's servers use. Typing the servers
 // against this view keeps them independent of the machine's internals, and lets a test drive a
 // server with a machine built however it likes.
@@ -25,8 +27,14 @@ export interface MachineSeam {
   writeMem(addr: number, bytes: Uint8Array): void;
   /** Cold reset into the KERNAL stand-in. */
   reset(): void;
+  /** Load into the running machine without a reset (a debugger's load; not the Ultimate's load_prg). */
   loadPrg(bytes: Uint8Array): { start: number; end: number };
-  /** Reset + load + start, as the device's run_prg does. */
+  /**
+   * The Ultimate's runner path: reset, DMA-load (cut at $FFFF), then BASIC RUN ('run'), READY
+   * ('none') or a jump to the given address (DMA FF09).
+   */
+  bootLoad(bytes: Uint8Array, then: 'run' | 'none' | number): { start: number; end: number };
+  /** Reset + load + BASIC RUN, as the device's run_prg does (= bootLoad(bytes, 'run')). */
   runPrg(bytes: Uint8Array): void;
   /** Execute at least `cycles` clocks; returns clocks executed (fewer when onExec stopped it). */
   run(cycles: number): number;
@@ -40,6 +48,8 @@ export interface MachineSeam {
   onDebugRegisterWrite?: (value: number) => void;
   /** Called before each instruction; returning true stops run() before executing it. */
   onExec?: (pc: number) => boolean;
+  /** The firmware's "Debug Stream Mode" (which bus halves are streamed), when the machine models it. */
+  debugStreamMode?: DebugStreamMode;
 }
 
 /** The machine's constructor, as the seam fixes it. */

@@ -5,15 +5,25 @@
 // the Ultimate 64's debug register at $D7FF. docs/ultimate/CPU.md describes what is and is not
 // emulated.
 //
-// Every CPU clock is one bus access; when `onBusCycle` is set each one is reported as a
-// debug-stream entry (bit layout in DEVICE.md):
-//   bit 31 PHI2 (always 1: this stream is the "6510 only" view), 30 GAME#, 29 EXROM#, 28 BA,
-//   27 IRQ#, 26 ROM# (0 when the access hits a ROM), 25 NMI#, 24 R/W# (1 = read),
-//   23-16 data, 15-0 address.
+// Every CPU clock is one bus access, except the clocks the VIC-II takes for bad lines and sprite
+// DMA (vic-timing.ts): a read while BA is low waits until BA is high again. When `onBusCycle` is
+// set each clock is reported as a debug-stream entry (bit layout of the U64 in DEVICE.md):
+//   bit 31 PHI2 (1 = CPU half-cycle, 0 = VIC half-cycle), 30 GAME#, 29 EXROM#, 28 BA, 27 IRQ#,
+//   26 ROM# (see below), 25 NMI#, 24 R/W# (1 = read), 23-16 data, 15-0 address.
+// What the stream holds follows the "Debug Stream Mode" setting (`debugStreamMode`): "6510 Only"
+// (the default) has one entry per CPU half-cycle while BA is high or within three cycles of it
+// dropping — so the clocks the VIC takes leave gaps; "6510 & VIC" has two entries per clock (the
+// VIC's half, then the CPU's or the VIC's); "VIC Only" the VIC's halves and its stolen clocks.
+// Bit 26: the U64 core's meaning is not public; this emulation drives it low when the access hits
+// BASIC, KERNAL or character ROM (no cartridge is emulated, so it never means ROML/ROMH here).
 
 import { Cia6526 } from './cia6526.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
+import { VicBusTiming } from './vic-timing.js';
+import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
+
+export { DEBUG_STREAM_MODES, type DebugStreamMode } from './debug-stream-mode.js';
 
 /** What the CPU sees in one 256-byte page, recomputed when $00/$01 change (plain numbers: hot path). */
 const REGION_RAM = 0;
@@ -39,8 +49,18 @@ const IRQ_HIGH = 1 << 27;
 const ROM_HIGH = 1 << 26;
 const NMI_HIGH = 1 << 25;
 const READ = 1 << 24;
-/** Lines that never change here: no cartridge (GAME#, EXROM# high), no VIC DMA (BA high). */
-const STATIC_LINES = PHI2 | GAME_HIGH | EXROM_HIGH | BA_HIGH;
+/** Lines that never change here: no cartridge (GAME#, EXROM# high). */
+const STATIC_LINES = GAME_HIGH | EXROM_HIGH;
+
+/** What the machine emits: CPU halves, VIC halves, or both (no 1541 is emulated). */
+const EMIT_CPU = 1;
+const EMIT_VIC = 2;
+function emitFor(mode: DebugStreamMode): number {
+  if (mode === 'VIC Only') return EMIT_VIC;
+  if (mode === '6510 & VIC' || mode === '6510 & VIC w/IEC') return EMIT_CPU | EMIT_VIC;
+  if (mode === '1541 Only') return 0;
+  return EMIT_CPU;
+}
 
 /** Levels of the processor-port pins while they are inputs: pull-ups on 0-2, cassette sense (4) open. */
 const PORT_INPUT_LEVELS = 0x17;
@@ -76,7 +96,17 @@ export class C64Machine implements CpuBus {
   private portDdr = 0;
   private portData = 0;
   private readonly regions = new Uint8Array(256);
-  private readonly vic = new Uint8Array(0x40);
+  /** The VIC-II register file (read by the bus timing). */
+  readonly vic = new Uint8Array(0x40);
+  /** When the VIC takes the bus (bad lines, sprite DMA). */
+  private readonly vicTiming: VicBusTiming;
+  /** The 0-based clock at or after which an access must consult `vicTiming`. */
+  private baCheckAt = 0;
+  /** BA is low for the access being performed (a write inside the three-cycle warning). */
+  private baLowNow = false;
+  /** Which halves of each clock go to `onBusCycle` (EMIT_*). */
+  private emit = EMIT_CPU;
+  #streamMode: DebugStreamMode = '6510 Only';
   /** CIA 1 drives the IRQ line (the KERNAL's 60 Hz timer); CIA 2 drives NMI. */
   private readonly cia1: Cia6526;
   private readonly cia2: Cia6526;
@@ -91,6 +121,7 @@ export class C64Machine implements CpuBus {
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
     this.cpu = new Cpu6510(this);
+    this.vicTiming = new VicBusTiming(this);
     this.cia1 = new Cia6526((active) => {
       if (active) this.cpu.irqLines |= IRQ_SOURCE_CIA;
       else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
@@ -104,23 +135,35 @@ export class C64Machine implements CpuBus {
 
   // --- the bus -----------------------------------------------------------------------------------
 
+  /** The firmware's "Debug Stream Mode": which bus halves `onBusCycle` receives. */
+  get debugStreamMode(): DebugStreamMode {
+    return this.#streamMode;
+  }
+  set debugStreamMode(mode: DebugStreamMode) {
+    if (!isDebugStreamMode(mode)) throw new RangeError(`unknown debug stream mode ${JSON.stringify(mode)}`);
+    this.#streamMode = mode;
+    this.emit = emitFor(mode);
+  }
+
   read(addr: number): number {
+    // The CPU has already counted this clock: its 0-based index is cycles - 1.
+    if (this.cpu.cycles > this.baCheckAt) this.vicBus(addr, true);
     const region = this.regions[addr >>> 8];
     let v: number;
     let rom = false;
     switch (region) {
       case REGION_RAM:
-        v = this.ram[addr];
+        v = this.ram[addr]!;
         break;
       case REGION_ZP:
-        v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
+        v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
         break;
       case REGION_BASIC:
-        v = BASIC_ROM[addr - 0xa000];
+        v = BASIC_ROM[addr - 0xa000]!;
         rom = true;
         break;
       case REGION_KERNAL:
-        v = KERNAL_ROM[addr - 0xe000];
+        v = KERNAL_ROM[addr - 0xe000]!;
         rom = true;
         break;
       case REGION_CHAR:
@@ -133,21 +176,27 @@ export class C64Machine implements CpuBus {
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
-      cb(
-        (STATIC_LINES |
-          (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
-          (this.nmiLow ? 0 : NMI_HIGH) |
-          (rom ? 0 : ROM_HIGH) |
-          READ |
-          (v << 16) |
-          addr) >>>
-          0,
-      );
+      if (this.emit !== EMIT_CPU) this.emitVicHalf(cb, this.cpu.cycles - 1, false);
+      if ((this.emit & EMIT_CPU) !== 0) {
+        cb(
+          (PHI2 |
+            STATIC_LINES |
+            BA_HIGH |
+            (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+            (this.nmiLow ? 0 : NMI_HIGH) |
+            (rom ? 0 : ROM_HIGH) |
+            READ |
+            (v << 16) |
+            addr) >>>
+            0,
+        );
+      }
     }
     return v;
   }
 
   write(addr: number, value: number): void {
+    if (this.cpu.cycles > this.baCheckAt) this.vicBus(addr, false);
     const region = this.regions[addr >>> 8];
     if (region === REGION_IO) {
       this.ioWrite(addr, value);
@@ -158,8 +207,97 @@ export class C64Machine implements CpuBus {
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
-      cb((STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (this.nmiLow ? 0 : NMI_HIGH) | ROM_HIGH | (value << 16) | addr) >>> 0);
+      const ba = this.baLowNow ? 0 : BA_HIGH;
+      if (this.emit !== EMIT_CPU) this.emitVicHalf(cb, this.cpu.cycles - 1, this.baLowNow);
+      if ((this.emit & EMIT_CPU) !== 0) {
+        cb(
+          (PHI2 |
+            STATIC_LINES |
+            ba |
+            (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+            (this.nmiLow ? 0 : NMI_HIGH) |
+            ROM_HIGH |
+            (value << 16) |
+            addr) >>>
+            0,
+        );
+      }
     }
+    this.baLowNow = false;
+  }
+
+  // --- the VIC-II taking the bus ------------------------------------------------------------------
+
+  /**
+   * Slow path of an access at a clock where BA may be low: a read waits (the CPU's clock count
+   * advances) until BA is high; a write inside the three-cycle warning goes through with BA low.
+   */
+  private vicBus(addr: number, isRead: boolean): void {
+    const cpu = this.cpu;
+    const timing = this.vicTiming;
+    for (;;) {
+      const now = cpu.cycles - 1;
+      const iv = timing.intervalAt(now);
+      if (iv === undefined) break;
+      const [, last, stolenFrom] = iv;
+      if (!isRead && now < stolenFrom) {
+        this.baLowNow = true;
+        break;
+      }
+      // The CPU is held from `now` through `last`; it retries its access on the clock after.
+      const cb = this.onBusCycle;
+      if (cb !== undefined) this.emitStall(cb, addr, now, last, stolenFrom);
+      cpu.cycles += last - now + 1;
+    }
+    this.baCheckAt = timing.nextAttention(cpu.cycles - 1);
+  }
+
+  /** Stream entries for clocks the CPU waits: its repeated read during the warning, then the VIC's. */
+  private emitStall(cb: (entry: number) => void, addr: number, from: number, to: number, stolenFrom: number): void {
+    const lines = STATIC_LINES | (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) | (this.nmiLow ? 0 : NMI_HIGH);
+    const retried = (PHI2 | lines | ROM_HIGH | READ | (this.peek(addr) << 16) | addr) >>> 0;
+    for (let c = from; c <= to; c++) {
+      if (this.emit !== EMIT_CPU) this.emitVicHalf(cb, c, true);
+      if (c < stolenFrom) {
+        if ((this.emit & EMIT_CPU) !== 0) cb(retried);
+      } else if ((this.emit & EMIT_VIC) !== 0) {
+        // The CPU's half of a stolen clock is the VIC's: a c-access (video matrix) or s-access.
+        const a = this.vicAddress(c, true);
+        cb((PHI2 | lines | READ | (this.ram[a]! << 16) | a) >>> 0);
+      }
+    }
+  }
+
+  /** The VIC's own half of clock `c` (PHI2 low): shown in the "VIC" stream modes. */
+  private emitVicHalf(cb: (entry: number) => void, c: number, baLow: boolean): void {
+    const a = this.vicAddress(c, false);
+    cb(
+      (STATIC_LINES |
+        (baLow ? 0 : BA_HIGH) |
+        (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+        (this.nmiLow ? 0 : NMI_HIGH) |
+        READ |
+        (this.ram[a]! << 16) |
+        a) >>>
+        0,
+    );
+  }
+
+  /**
+   * Where the VIC reads in clock `c` — approximate: the video matrix cell (c-access) in its stolen
+   * halves, the sprite pointers in the sprite slots, otherwise the idle address $3FFF of its bank.
+   */
+  private vicAddress(c: number, stolenHalf: boolean): number {
+    const bank = (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
+    const matrix = bank | ((this.vic[0x18]! >> 4) << 10);
+    const k = c % PAL_CYCLES_PER_LINE;
+    if (stolenHalf && k >= 14 && k <= 53) {
+      const line = Math.floor((c % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
+      const row = Math.max(0, Math.min(24, (line - 0x30) >> 3));
+      return matrix + row * 40 + (k - 14);
+    }
+    if (k >= 57 || k <= 9) return matrix + 0x3f8 + (((k + 63 - 57) % 63) >> 1);
+    return bank | 0x3fff;
   }
 
   // --- the processor port and banking --------------------------------------------------------
@@ -199,7 +337,7 @@ export class C64Machine implements CpuBus {
     const page = addr & 0xfc00;
     if (page === 0xd000) return this.vicRead(addr & 0x3f);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
-    if (page === 0xd800) return this.colorRam[addr & 0x3ff];
+    if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
     if ((addr & 0xff00) === 0xdc00) return this.cia1.read(addr & 0x0f, this.cpu.cycles, sideEffects);
     if ((addr & 0xff00) === 0xdd00) return this.cia2.read(addr & 0x0f, this.cpu.cycles, sideEffects);
     return 0xff; // I/O 1 and 2: nothing plugged in
@@ -226,22 +364,22 @@ export class C64Machine implements CpuBus {
   private vicRead(reg: number): number {
     switch (reg) {
       case 0x11:
-        return (this.vic[0x11] & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
+        return (this.vic[0x11]! & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
       case 0x12:
         return this.rasterLine() & 0xff;
       case 0x19:
-        return this.vic[0x19] | 0x70 | ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0 ? 0x80 : 0);
+        return this.vic[0x19]! | 0x70 | ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0 ? 0x80 : 0);
       case 0x1a:
-        return this.vic[0x1a] | 0xf0;
+        return this.vic[0x1a]! | 0xf0;
       case 0x16:
-        return this.vic[0x16] | 0xc0; // unused bits read as 1
+        return this.vic[0x16]! | 0xc0; // unused bits read as 1
       case 0x18:
-        return this.vic[0x18] | 0x01;
+        return this.vic[0x18]! | 0x01;
       case 0x1e:
       case 0x1f:
         return 0; // no sprite collisions without sprite graphics
       default:
-        return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg] | 0xf0 : this.vic[reg];
+        return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg]! | 0xf0 : this.vic[reg]!;
     }
   }
 
@@ -250,12 +388,26 @@ export class C64Machine implements CpuBus {
       case 0x11:
         this.vic[0x11] = value;
         this.setRasterCompare((this.rasterCompare & 0xff) | ((value & 0x80) << 1));
+        this.vicTimingChanged();
+        break;
+      case 0x15:
+      case 0x17:
+      case 0x01:
+      case 0x03:
+      case 0x05:
+      case 0x07:
+      case 0x09:
+      case 0x0b:
+      case 0x0d:
+      case 0x0f:
+        this.vic[reg] = value;
+        this.vicTimingChanged();
         break;
       case 0x12:
         this.setRasterCompare((this.rasterCompare & 0x100) | value);
         break;
       case 0x19: // writing 1s acknowledges
-        this.vic[0x19] &= ~value & 0x0f;
+        this.vic[0x19]! &= ~value & 0x0f;
         this.updateVicIrq();
         break;
       case 0x1a:
@@ -265,6 +417,13 @@ export class C64Machine implements CpuBus {
       default:
         this.vic[reg] = value;
     }
+  }
+
+  /** $D011, $D015, $D017 or a sprite Y changed: BA for the rest of this line may differ. */
+  private vicTimingChanged(): void {
+    const now = this.cpu.cycles - 1;
+    this.vicTiming.registersChanged(now);
+    this.baCheckAt = this.vicTiming.nextAttention(now + 1);
   }
 
   private setRasterCompare(line: number): void {
@@ -300,12 +459,12 @@ export class C64Machine implements CpuBus {
   }
 
   private updateVicIrq(): void {
-    if ((this.vic[0x19] & this.vic[0x1a] & 0x0f) !== 0) this.cpu.irqLines |= IRQ_SOURCE_VIC;
+    if ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0) this.cpu.irqLines |= IRQ_SOURCE_VIC;
     else this.cpu.irqLines &= ~IRQ_SOURCE_VIC;
   }
 
   private rasterMatched(): void {
-    this.vic[0x19] |= 0x01;
+    this.vic[0x19]! |= 0x01;
     this.updateVicIrq();
     this.nextRasterMatch += PAL_CYCLES_PER_FRAME;
   }
@@ -320,13 +479,13 @@ export class C64Machine implements CpuBus {
     addr &= 0xffff;
     switch (this.regions[addr >>> 8]) {
       case REGION_RAM:
-        return this.ram[addr];
+        return this.ram[addr]!;
       case REGION_ZP:
-        return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr];
+        return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
       case REGION_BASIC:
-        return BASIC_ROM[addr - 0xa000];
+        return BASIC_ROM[addr - 0xa000]!;
       case REGION_KERNAL:
-        return KERNAL_ROM[addr - 0xe000];
+        return KERNAL_ROM[addr - 0xe000]!;
       case REGION_CHAR:
         return 0;
       default:
@@ -358,14 +517,22 @@ export class C64Machine implements CpuBus {
   readMem(addr: number, len: number): Uint8Array {
     checkRange(addr, len);
     const out = new Uint8Array(len);
-    for (let i = 0; i < len; i++) out[i] = this.peek(addr + i);
+    // The 6510's port at $00/$01 is inside the CPU: DMA sees the RAM underneath.
+    for (let i = 0; i < len; i++) out[i] = addr + i < 2 ? this.ram[addr + i]! : this.peek(addr + i);
     return out;
   }
 
-  /** DMA write (REST writemem): lands in RAM, or in I/O registers where I/O is mapped. */
+  /**
+   * DMA write (REST writemem): lands in RAM, or in I/O registers where I/O is mapped. "Writing to
+   * the I/O registers of the 6510 is not possible" (the firmware's documentation): $00/$01 reach
+   * the RAM underneath, the banking does not change.
+   */
   writeMem(addr: number, bytes: Uint8Array): void {
     checkRange(addr, bytes.length);
-    for (let i = 0; i < bytes.length; i++) this.poke(addr + i, bytes[i]);
+    for (let i = 0; i < bytes.length; i++) {
+      if (addr + i < 2) this.ram[addr + i] = bytes[i]!;
+      else this.poke(addr + i, bytes[i]!);
+    }
   }
 
   // --- running -----------------------------------------------------------------------------------
@@ -418,6 +585,9 @@ export class C64Machine implements CpuBus {
     this.portData = 0;
     this.updateBanking();
     this.vic.fill(0);
+    this.vicTiming.reset(this.cpu.cycles);
+    this.baCheckAt = this.cpu.cycles;
+    this.baLowNow = false;
     this.cia1.reset();
     this.cia2.reset();
     this.colorRam.fill(0);
@@ -454,11 +624,11 @@ export class C64Machine implements CpuBus {
     // The KERNAL's pop_key moves the buffer down and then decrements the count; a key appended
     // in between would be lost. Keys arrive between instructions, so finish pop_key first.
     for (let guard = 0; guard < 100 && this.inPopKey(); guard++) this.stepInstruction();
-    const count = this.ram[0xc6];
+    const count = this.ram[0xc6]!;
     if (count + petscii.length > 10) {
       throw new RangeError(`keyboard buffer holds 10 keys; ${count} queued, ${petscii.length} more given`);
     }
-    for (let i = 0; i < petscii.length; i++) this.ram[0x277 + count + i] = petscii[i] & 0xff;
+    for (let i = 0; i < petscii.length; i++) this.ram[0x277 + count + i] = petscii[i]! & 0xff;
     this.ram[0xc6] = count + petscii.length;
   }
 
@@ -468,12 +638,14 @@ export class C64Machine implements CpuBus {
   }
 
   /**
-   * DMA-load a PRG (2-byte little-endian load address, then data) into RAM. For a program at the
-   * BASIC start ($0801) the BASIC end-of-program pointers are set as LOAD would.
+   * DMA-load a PRG (2-byte little-endian load address, then data) into the RAM of the running
+   * machine, without a reset. This is a debugger's load (VICE's autostart with run=0), not what the
+   * Ultimate's load_prg does — that one resets first (`bootLoad`). For a program at the BASIC
+   * start ($0801) the BASIC end-of-program pointers are set as LOAD would.
    */
   loadPrg(bytes: Uint8Array): { start: number; end: number } {
     if (bytes.length < 3) throw new RangeError(`a PRG needs a 2-byte load address and data; got ${bytes.length} bytes`);
-    const start = bytes[0] | (bytes[1] << 8);
+    const start = bytes[0]! | (bytes[1]! << 8);
     const data = bytes.subarray(2);
     const end = start + data.length;
     if (end > 0x10000) {
@@ -491,27 +663,54 @@ export class C64Machine implements CpuBus {
   }
 
   /**
-   * Run a PRG as the Ultimate's run_prg does: reset, DMA-load, then start it — "RUN" typed into
-   * the keyboard buffer for a program at $0801 (a BASIC SYS stub), otherwise "SYS <load address>".
+   * Load a PRG the way the Ultimate's runners do it (firmware 3.14/3.15, `C64_DMA_LOAD` →
+   * `dma_load` through the boot cartridge, software/io/c64/c64_subsys.cc): the machine is reset,
+   * the file is DMA-loaded at its load address (cut at $FFFF, never refused), the BASIC pointers
+   * VARTAB/ARYTAB/STREND and the KERNAL's end address ($AE/$AF) are set to the end of the data as
+   * LOAD leaves them, and then
+   * - `'run'`: BASIC `RUN` is started, whatever the load address — a machine-code program needs a
+   *   BASIC `SYS` stub at $0801; one loaded elsewhere is loaded but not started;
+   * - `'none'`: the machine waits at READY (load_prg, DMA FF01);
+   * - a number: the CPU jumps to that address (DMA FF09, whose payload starts with it).
+   * A file shorter than 2 bytes loads nothing; the machine is still reset.
+   */
+  bootLoad(bytes: Uint8Array, then: 'run' | 'none' | number): { start: number; end: number } {
+    this.reset();
+    if (bytes.length < 2) return { start: 0, end: 0 };
+    const start = bytes[0]! | (bytes[1]! << 8);
+    const data = bytes.subarray(2, 2 + (0x10000 - start));
+    const end = start + data.length;
+    this.ram.set(data, start);
+    const endLo = end & 0xff;
+    const endHi = (end >> 8) & 0xff;
+    for (const zp of [0x2d, 0x2f, 0x31, 0xae]) {
+      this.ram[zp] = endLo;
+      this.ram[zp + 1] = endHi;
+    }
+    if (then === 'run')
+      this.typeKeys([0x52, 0x55, 0x4e, 0x0d]); // "RUN" + RETURN
+    else if (typeof then === 'number') this.cpu.pc = then & 0xffff;
+    return { start, end };
+  }
+
+  /**
+   * Run a PRG as the Ultimate's run_prg does: reset, DMA-load, then BASIC `RUN` — never
+   * `SYS <load address>`; see `bootLoad`.
    */
   runPrg(bytes: Uint8Array): { start: number; end: number } {
-    this.reset();
-    const loaded = this.loadPrg(bytes);
-    const command = loaded.start === 0x0801 ? 'RUN\r' : `SYS${loaded.start}\r`;
-    this.typeKeys([...command].map((c) => c.charCodeAt(0)));
-    return loaded;
+    return this.bootLoad(bytes, 'run');
   }
 
   // --- looking at the screen ---------------------------------------------------------------------
 
   /** The 25 text lines of the screen at $0400 (or wherever $0288 points), trailing spaces cut. */
   screenLines(): string[] {
-    const base = this.ram[0x288] << 8;
-    const lower = (this.vic[0x18] & 0x02) !== 0;
+    const base = this.ram[0x288]! << 8;
+    const lower = (this.vic[0x18]! & 0x02) !== 0;
     const lines: string[] = [];
     for (let row = 0; row < 25; row++) {
       let s = '';
-      for (let col = 0; col < 40; col++) s += screenCodeToText(this.ram[base + row * 40 + col], lower);
+      for (let col = 0; col < 40; col++) s += screenCodeToText(this.ram[base + row * 40 + col]!, lower);
       lines.push(s.replace(/\s+$/, ''));
     }
     return lines;

@@ -11,6 +11,9 @@ import { FsError } from './virtual-fs.js';
 import type { ConfigStore } from './config-store.js';
 import { parseDestination } from './debug-streamer.js';
 import { RUN_UPDATE_COMMAND } from '../native/run-update-trigger.js';
+import type { UltimateFamily } from '../product.js';
+import { wildcardMatch } from './config-store.js';
+import { strtol } from './strtol.js';
 
 export interface DriveState {
   enabled: boolean;
@@ -21,6 +24,8 @@ export interface DriveState {
 
 /** What the routes need from the virtual device. */
 export interface RestDevice {
+  /** Which firmware family the device plays (decides the U64-only calls). */
+  readonly family?: UltimateFamily;
   readonly machine: MachineSeam;
   readonly clock: MachineClock;
   readonly fs: VirtualFs;
@@ -45,6 +50,8 @@ export interface CallInput {
   /** The path part between the route and the command (`a` in `/v1/drives/a:mount`). */
   path: string;
   body?: Uint8Array;
+  /** The request's Content-Type header ('' when absent). */
+  contentType?: string;
 }
 
 interface Call {
@@ -59,21 +66,15 @@ interface Call {
   subPath?: boolean;
   /** When set, the call answers only this exact sub-path (/v1/streams/debug:start). */
   pathMatch?: string;
+  /** Only the U64 firmware has this call (route_machine.cc `#ifdef U64`); a U2+ answers a bare 404. */
+  u64Only?: boolean;
   handle(dev: RestDevice, input: CallInput): Answer | Promise<Answer>;
 }
 
 const ok = (extra: Record<string, unknown> = {}): Answer => ({ status: 200, json: { ...extra, errors: [] } });
 const fail = (status: number, ...errors: string[]): Answer => ({ status, json: { errors } });
 
-/** C's strtol: leading blanks, optional sign, optional 0x for base 16, digits until the first non-digit. */
-export function strtol(s: string | undefined, base: 10 | 16): number {
-  if (s === undefined) return 0;
-  const m = base === 16 ? /^\s*([+-]?)(?:0[xX])?([0-9a-fA-F]*)/.exec(s) : /^\s*([+-]?)([0-9]*)/.exec(s);
-  if (!m?.[2]) return 0;
-  const v = parseInt(m[2], base);
-  const clamped = Math.min(v, 0x7fffffff);
-  return m[1] === '-' ? -clamped : clamped;
-}
+export { strtol };
 
 function hexNibble(c: string | undefined): number {
   if (c === undefined) return 0xff;
@@ -88,11 +89,6 @@ function loadFile(dev: RestDevice, path: string | undefined): Uint8Array | Answe
     if (e instanceof FsError) return fail(404, 'Cannot open file');
     throw e;
   }
-}
-
-function prgCheck(bytes: Uint8Array): Answer | undefined {
-  if (bytes.length < 3) return fail(415, 'Error detected in file format');
-  return undefined;
 }
 
 function machineCommand(command: string, act: (d: RestDevice) => void): Call {
@@ -178,7 +174,8 @@ const CALLS: Call[] = [
     handle(dev, { args }) {
       const address = strtol(args.get('address'), 16);
       if (address < 0 || address > 65535) return fail(400, 'Invalid address');
-      const length = args.has('length') ? strtol(args.get('length'), 10) : 256;
+      // strtol(…, 0) as the firmware: 0x10 is 16, 010 is 8.
+      const length = args.has('length') ? strtol(args.get('length'), 0) : 256;
       if (length < 0 || length > 65536) return fail(400, 'Invalid length');
       if (address + length > 65536) return fail(400, 'Memory read exceeds location $FFFF');
       return { status: 200, binary: dev.machine.readMem(address, length) };
@@ -188,6 +185,7 @@ const CALLS: Call[] = [
     method: 'GET',
     route: 'machine',
     command: 'debugreg',
+    u64Only: true,
     params: [],
     handle: (d) => ok({ value: d.machine.debugRegister.toString(16).toUpperCase().padStart(2, '0') }),
   },
@@ -195,6 +193,7 @@ const CALLS: Call[] = [
     method: 'PUT',
     route: 'machine',
     command: 'debugreg',
+    u64Only: true,
     params: [{ name: 'value', required: true }],
     handle(d, { args }) {
       d.machine.debugRegister = strtol(args.get('value'), 16) & 0xff;
@@ -204,17 +203,11 @@ const CALLS: Call[] = [
 
   // Runners: PUT names a file on the device, POST carries it.
   ...(['load_prg', 'run_prg'] as const).flatMap((command): Call[] => {
+    // Both runners reset the machine and load through the boot cartridge; the firmware answers
+    // 200 for any file it could open, cutting a PRG at $FFFF and loading nothing from one shorter
+    // than 3 bytes (c64_subsys.cc `load_file_dma`, whose result is discarded).
     const start = (d: RestDevice, bytes: Uint8Array): Answer => {
-      const bad = prgCheck(bytes);
-      if (bad) return bad;
-      try {
-        if (command === 'run_prg') d.machine.runPrg(bytes);
-        else d.machine.loadPrg(bytes);
-      } catch (e) {
-        // The machine refuses a PRG that would load past $FFFF.
-        if (e instanceof RangeError) return fail(415, 'Error detected in file format');
-        throw e;
-      }
+      d.machine.bootLoad(bytes, command === 'run_prg' ? 'run' : 'none');
       d.clock.release('power-off');
       return ok();
     };
@@ -273,9 +266,21 @@ const CALLS: Call[] = [
     params: [],
     handle: (d) =>
       ok({
-        drives: [...d.drives].map(([id, s]) => ({
-          [id]: { enabled: s.enabled, type: s.type, image_file: s.image ?? '', mode: s.mode ?? '' },
-        })),
+        // The firmware's keys (route_drives.cc): bus id 8 for A, 9 for B.
+        drives: [...d.drives].map(([id, s], i) => {
+          const image = s.image ?? '';
+          const slash = image.lastIndexOf('/');
+          return {
+            [id]: {
+              enabled: s.enabled,
+              bus_id: 8 + i,
+              type: s.type,
+              rom: `${s.type}.rom`,
+              image_file: slash >= 0 ? image.slice(slash + 1) : image,
+              image_path: slash > 0 ? image.slice(0, slash) : '',
+            },
+          };
+        }),
       }),
   },
   {
@@ -290,7 +295,7 @@ const CALLS: Call[] = [
     ],
     handle(d, { args, path }) {
       const drive = d.drives.get(decodeURIComponent(path));
-      if (!drive) return fail(404, `Drive '${path}' does not exist`);
+      if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
       const image = args.get('image')!;
       const st = d.fs.stat(safeResolve(d, image));
       if (!st || st.dir) return fail(404, 'Cannot open file');
@@ -308,7 +313,7 @@ const CALLS: Call[] = [
       params: [],
       handle(d, { path }) {
         const drive = d.drives.get(decodeURIComponent(path));
-        if (!drive) return fail(404, `Drive '${path}' does not exist`);
+        if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
         if (command === 'remove') {
           drive.image = undefined;
           drive.mode = undefined;
@@ -331,12 +336,14 @@ const CALLS: Call[] = [
       if (!path) return ok({ categories: d.config.categories() });
       const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
       if (rest.length) return fail(404, 'Too many path components');
-      const c = d.config.category(cat!);
-      if (!c) return fail(404, `No categories found matching '${cat}'`);
-      if (item === undefined) return ok({ [c[0]]: Object.fromEntries([...c[1]].map(([k, v]) => [k, v.current])) });
-      const it = d.config.item(cat!, item);
-      if (!it) return fail(404, `No items found matching '${item}'`);
-      return ok({ [c[0]]: { [it[0]]: d.config.describe(it[1]) } });
+      // Names are case-insensitive wildcards (`*`, `?`); no match is a 200 without the category.
+      const out: Record<string, unknown> = {};
+      for (const [name, items] of d.config.matchCategories(cat!)) {
+        const matched = [...items].filter(([k]) => item === undefined || wildcardMatch(item, k));
+        if (item !== undefined && matched.length === 0) continue;
+        out[name] = Object.fromEntries(matched.map(([k, v]) => [k, item === undefined ? v.current : d.config.describe(v)]));
+      }
+      return ok(out);
     },
   },
   {
@@ -348,7 +355,7 @@ const CALLS: Call[] = [
     handle(d, { path, args }) {
       const [cat, item, ...rest] = path.split('/').map(decodeURIComponent);
       if (!cat || !item || rest.length) return fail(400, 'Expected /v1/configs/<category>/<item>');
-      if (!d.config.category(cat)) return fail(404, `No categories found matching '${cat}'`);
+      if (!d.config.category(cat)) return fail(404, `There is no config category that matches '${cat}'`);
       const err = d.config.set(cat, item, args.get('value')!);
       return err ? fail(err.startsWith('Item') ? 404 : 400, err) : ok();
     },
@@ -359,7 +366,9 @@ const CALLS: Call[] = [
     command: '',
     params: [],
     body: true,
-    handle(d, { body }) {
+    handle(d, { body, contentType }) {
+      // The firmware refuses a configs POST that does not say it is JSON.
+      if (!/^application\/json\b/i.test(contentType ?? '')) return fail(400, 'Content-Type must be application/json');
       let parsed: unknown;
       try {
         parsed = JSON.parse(new TextDecoder().decode(body));
@@ -381,7 +390,13 @@ const CALLS: Call[] = [
       return errors.length ? fail(400, ...errors) : ok();
     },
   },
-  { method: 'PUT', route: 'configs', command: 'save_to_flash', params: [], handle: () => ok() },
+  {
+    method: 'PUT',
+    route: 'configs',
+    command: 'save_to_flash',
+    params: [],
+    handle: (d) => ok({ written: d.config.categories() }),
+  },
 
   // Files.
   {
@@ -396,42 +411,43 @@ const CALLS: Call[] = [
       if (!st) return fail(404, 'File not found');
       const name = p.split('/').pop() ?? '';
       return ok({
-        files: { path: p, filename: name, size: st.size, extension: name.includes('.') ? name.split('.').pop()!.toUpperCase() : '' },
+        files: {
+          path: p.replace(/^\//, ''),
+          filename: name,
+          size: st.size,
+          extension: name.includes('.') ? name.split('.').pop()!.toUpperCase() : '',
+        },
       });
     },
   },
 
-  // Streams: the virtual device produces the debug stream only.
-  ...(['video', 'audio', 'debug'] as const).flatMap((kind): Call[] => [
-    {
+  // Streams: the virtual device produces the debug stream only. The stream name is matched
+  // case-insensitively; an unknown one is a JSON 404 (route_streams.cc); `ip` is required (an empty
+  // one means the configured default).
+  ...(['start', 'stop'] as const).map(
+    (command): Call => ({
       method: 'PUT',
       route: 'streams',
-      command: 'start',
+      command,
       subPath: true,
-      pathMatch: kind,
-      params: [{ name: 'ip', required: false }],
-      async handle(d, { args }) {
+      params: command === 'start' ? [{ name: 'ip', required: true }] : [],
+      async handle(d, { args, path }) {
+        const kind = decodeURIComponent(path).toLowerCase();
+        if (kind !== 'video' && kind !== 'audio' && kind !== 'debug') return fail(404, 'Unrecognized stream name');
+        if (command === 'stop') {
+          if (kind === 'debug') d.stopDebugStream();
+          return ok();
+        }
         if (kind !== 'debug') return fail(501, `The virtual device does not produce a ${kind} stream`);
-        const raw = args.get('ip') ?? String(d.config.get('Data Streams', 'Stream Debug to'));
+        const given = args.get('ip') ?? '';
+        const raw = given === '' ? String(d.config.get('Data Streams', 'Stream Debug to')) : given;
         const dest = parseDestination(raw);
         if (!dest) return fail(400, `Invalid destination '${raw}'; expected an IPv4 address with optional :port`);
         await d.startDebugStream(dest);
         return ok();
       },
-    },
-    {
-      method: 'PUT',
-      route: 'streams',
-      command: 'stop',
-      subPath: true,
-      pathMatch: kind,
-      params: [],
-      handle(d) {
-        if (kind === 'debug') d.stopDebugStream();
-        return ok();
-      },
-    },
-  ]),
+    }),
+  ),
 ];
 
 function safeResolve(d: RestDevice, p: string): string {
@@ -450,9 +466,10 @@ export function parseApiPath(pathname: string): { route: string; path: string; c
 }
 
 /** Finds the call for a request, or undefined (the server then answers a bare 404). */
-export function findCall(method: string, route: string, path: string, command: string): Call | undefined {
+export function findCall(method: string, route: string, path: string, command: string, family: UltimateFamily = 'u64'): Call | undefined {
   return CALLS.find(
     (c) =>
+      (family === 'u64' || !c.u64Only) &&
       c.method === method &&
       c.route === route &&
       c.command === command &&
@@ -463,7 +480,8 @@ export function findCall(method: string, route: string, path: string, command: s
 /** Checks the query against the call's parameters, with the firmware's messages. */
 export function checkParams(call: Call, args: Map<string, string>): string[] {
   const errors: string[] = [];
-  const name = call.command || call.route;
+  // The firmware names a command-less call `none` (its URL splitter's default command).
+  const name = call.command || 'none';
   for (const k of args.keys()) {
     if (!call.params.some((p) => p.name === k)) errors.push(`Function ${name} does not have parameter ${k}`);
   }

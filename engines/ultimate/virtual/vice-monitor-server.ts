@@ -23,7 +23,7 @@ import {
   encodeResponse,
   type CheckpointInfo,
 } from '../vice/protocol.js';
-import { listenLoopback } from './listen.js';
+import { listenLoopback } from '../../../common/loopback.js';
 
 export interface ViceServerOptions {
   machine: MachineSeam;
@@ -107,7 +107,10 @@ export class ViceMonitorServer {
     if (this.#hit) {
       const hit = this.#hit;
       this.#hit = undefined;
-      if (hit.temporary) this.#checkpoints.delete(hit.number), this.#installHooks();
+      if (hit.temporary) {
+        this.#checkpoints.delete(hit.number);
+        this.#installHooks();
+      }
       this.#enterStopped({ ...hit, currentlyHit: true });
     } else if (m.cpu.jammed && !this.#jamReported && this.#sessions.size > 0) {
       this.#jamReported = true;
@@ -181,8 +184,11 @@ export class ViceMonitorServer {
     this.opts.clock.hold('monitor');
     if (hit) this.#broadcast(encodeResponse(ViceResponse.checkpointInfo, 0, EVENT_REQUEST_ID, encodeCheckpointInfo(hit)));
     if (wasStopped && !hit && !jam) return;
+    // VICE's monitor_binary_ui_jam_dialog sends the JAM event with an empty body (it computes the
+    // PC but does not send it); the monitor then opens as for any stop.
+    if (jam) this.#broadcast(encodeResponse(ViceResponse.jam, 0, EVENT_REQUEST_ID));
     this.#broadcast(encodeResponse(ViceResponse.registerInfo, 0, EVENT_REQUEST_ID, this.#registersBody()));
-    this.#broadcast(encodeResponse(jam ? ViceResponse.jam : ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
+    this.#broadcast(encodeResponse(ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
   }
 
   #resume(): void {
@@ -211,7 +217,8 @@ export class ViceMonitorServer {
         try {
           this.#handle(s, f);
         } catch {
-          s.write(encodeResponse(f.command, ViceError.generalFailure, f.requestId));
+          // VICE answers every error with response type 0x00 (monitor_binary_error).
+          s.write(encodeResponse(0x00, ViceError.generalFailure, f.requestId));
         }
       }
     });
@@ -231,21 +238,22 @@ export class ViceMonitorServer {
     const reply = (type: number, body?: Uint8Array, error: number = ViceError.ok): void => {
       s.write(encodeResponse(type, error, f.requestId, body));
     };
-    const err = (code: number): void => reply(f.command, undefined, code);
-    if (f.api !== API_VERSION && f.api !== 0x01) {
-      err(ViceError.invalidApiVersion);
-      return;
-    }
+    // VICE's monitor_binary_error answers with response type 0x00, not the command's type.
+    const err = (code: number): void => reply(0x00, undefined, code);
+    // An API version VICE does not know is skipped without an answer (monitor_binary_get_command_line).
+    if (f.api !== API_VERSION && f.api !== 0x01) return;
     const m = this.opts.machine;
     const b = f.body;
     if (!this.#stopped && f.command !== ViceCommand.exit) this.#enterStopped();
 
     switch (f.command) {
       case ViceCommand.ping:
-        return reply(f.command);
+        reply(f.command);
+        return;
       case ViceCommand.exit:
         reply(f.command);
-        return this.#resume();
+        this.#resume();
+        return;
       case ViceCommand.quit:
         reply(f.command);
         this.#resume();
@@ -270,7 +278,8 @@ export class ViceMonitorServer {
         const out = Buffer.alloc(2 + len);
         out.writeUInt16LE(len & 0xffff, 0);
         for (let i = 0; i < len; i++) out[2 + i] = m.peek(start + i);
-        return reply(f.command, out);
+        reply(f.command, out);
+        return;
       }
       case ViceCommand.memorySet: {
         if (b.length < 8) {
@@ -293,7 +302,8 @@ export class ViceMonitorServer {
           return;
         }
         for (let i = 0; i < len; i++) m.poke(start + i, b[8 + i]!);
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.checkpointSet: {
         if (b.length < 8) {
@@ -326,7 +336,8 @@ export class ViceMonitorServer {
         };
         this.#checkpoints.set(c.number, c);
         this.#installHooks();
-        return reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+        reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+        return;
       }
       case ViceCommand.checkpointGet: {
         if (b.length < 4) {
@@ -334,7 +345,9 @@ export class ViceMonitorServer {
           return;
         }
         const c = this.#checkpoints.get(b.readUInt32LE(0));
-        return c ? reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c)) : err(ViceError.objectMissing);
+        if (c) reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
+        else err(ViceError.objectMissing);
+        return;
       }
       case ViceCommand.checkpointDelete: {
         if (b.length < 4) {
@@ -346,7 +359,8 @@ export class ViceMonitorServer {
           return;
         }
         this.#installHooks();
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.checkpointToggle: {
         if (b.length < 5) {
@@ -359,13 +373,15 @@ export class ViceMonitorServer {
           return;
         }
         c.enabled = b[4] !== 0;
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.checkpointList: {
         for (const c of this.#checkpoints.values()) reply(ViceResponse.checkpointInfo, encodeCheckpointInfo(c));
         const n = Buffer.alloc(4);
         n.writeUInt32LE(this.#checkpoints.size, 0);
-        return reply(f.command, n);
+        reply(f.command, n);
+        return;
       }
       case ViceCommand.registersGet: {
         if (b.length < 1) {
@@ -376,7 +392,8 @@ export class ViceMonitorServer {
           err(ViceError.invalidMemspace);
           return;
         }
-        return reply(ViceResponse.registerInfo, this.#registersBody());
+        reply(ViceResponse.registerInfo, this.#registersBody());
+        return;
       }
       case ViceCommand.registersSet: {
         if (b.length < 3) {
@@ -427,7 +444,8 @@ export class ViceMonitorServer {
           else if (id === ViceRegister.ZERO) m.poke(0, v & 0xff);
           else if (id === ViceRegister.ONE) m.poke(1, v & 0xff);
         }
-        return reply(ViceResponse.registerInfo, this.#registersBody());
+        reply(ViceResponse.registerInfo, this.#registersBody());
+        return;
       }
       case ViceCommand.advanceInstructions: {
         if (b.length < 3) {
@@ -437,6 +455,8 @@ export class ViceMonitorServer {
         const stepOver = b[0] !== 0;
         const count = b.readUInt16LE(1);
         reply(f.command);
+        // VICE leaves the monitor to step (RESUMED) and opens it again after (REGISTER_INFO + STOPPED).
+        this.#broadcast(encodeResponse(ViceResponse.resumed, 0, EVENT_REQUEST_ID, this.#pcBody()));
         this.#step(count, stepOver);
         this.#broadcast(encodeResponse(ViceResponse.registerInfo, 0, EVENT_REQUEST_ID, this.#registersBody()));
         this.#broadcast(encodeResponse(ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
@@ -453,11 +473,20 @@ export class ViceMonitorServer {
           err(ViceError.invalidParameter);
           return;
         }
-        return reply(f.command);
+        reply(f.command);
+        return;
       }
       case ViceCommand.reset: {
-        m.reset();
-        return reply(f.command);
+        // 0 soft reset (RAM kept), 1 hard reset (power cycle: RAM cleared), 8-11 a drive (none here).
+        const type = b.length >= 1 ? b[0]! : 0;
+        if (type === 1) m.ram.fill(0);
+        if (type === 0 || type === 1) m.reset();
+        else if (type < 8 || type > 11) {
+          err(ViceError.invalidParameter);
+          return;
+        }
+        reply(f.command);
+        return;
       }
       case ViceCommand.autostart: {
         if (b.length < 4 || b.length < 4 + b[3]!) {
