@@ -162,7 +162,9 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       .refine((args) => args.name === undefined || args.topic !== undefined, {
         message: 'name requires topic',
         path: ['name'],
-      }),
+      })
+      // The same rule in the published input schema (JSON Schema 2020-12), so clients see it too.
+      .meta({ dependentRequired: { name: ['topic'] } }),
     output: z.looseObject({
       schema: z.literal('lispex.mcp-reference-result/v1'),
       topic: z.enum(REFERENCE_TOPICS).nullable(),

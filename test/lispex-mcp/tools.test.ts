@@ -44,6 +44,8 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} request is closed`);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an output schema`);
     }
+    const referenceTool = tools.find((t) => t.name === 'lispex_reference')!;
+    assert.deepEqual(referenceTool.inputSchema.dependentRequired, { name: ['topic'] }, 'name requires topic, in the schema too');
     const evalTool = tools.find((t) => t.name === 'lispex_eval')!;
     assert.deepEqual(evalTool.inputSchema.required, ['source']);
   });

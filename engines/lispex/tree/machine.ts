@@ -185,6 +185,10 @@ export class TreeMachine implements Runtime, RouteRunner {
     this.ctx.writeOut(text);
   }
 
+  allocate(bytes: number, who: string): void {
+    this.ctx.allocate(bytes, who);
+  }
+
   warn(code: WarningCode): void {
     this.ctx.warn(code, this.site);
   }
