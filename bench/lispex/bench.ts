@@ -3,7 +3,7 @@
 // startup is excluded) on the same programs. Prints the best of N runs per engine and the
 // ratios the brief sets as goals (VM ≥ 3× tree, ≥ 10× BiwaScheme, within 2× of Guile).
 //
-//   node --import tsx bench/lispex/bench.ts [--runs 3] [--full]
+//   node --import tsx bench/lispex/bench.ts [--runs 3] [--full] [--no-biwa] [--only fib(25),tak(18,12,6)]
 //
 // BiwaScheme takes minutes on fib(30); it is skipped there unless --full is given, and it is
 // run once per program (the others: best of --runs).
@@ -19,6 +19,9 @@ import { PROGRAMS, type BenchProgram } from './programs.js';
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1] ?? 3) || 3;
 const FULL = args.includes('--full');
+/** `--only fib(25),tak(18,12,6)`: run just these programs. `--no-biwa`: skip BiwaScheme. */
+const ONLY = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',')) : null;
+const NO_BIWA = args.includes('--no-biwa');
 
 const LIMITS = {
   'frontend-transition-limit': 20_000_000,
@@ -57,7 +60,7 @@ try {
 }
 
 function biwascheme(p: BenchProgram): number | null {
-  if (biwa === null) return null;
+  if (biwa === null || NO_BIWA) return null;
   if (p.name === 'fib(30)' && !FULL) return null;
   // One run: BiwaScheme is slow enough that one run dominates the whole benchmark already.
   const times: number[] = [];
@@ -110,9 +113,9 @@ const dir = mkdtempSync(join(tmpdir(), 'lispex-bench-'));
 try {
   warmUp();
   console.log(`Lispex benchmark — best of ${RUNS} runs, milliseconds (node ${process.version})`);
-  console.log('| program | VM | tree | BiwaScheme | Guile 3 (interpreted) | tree/VM | BiwaScheme/VM | VM/Guile |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const p of PROGRAMS) {
+  console.log('| program | VM | tree | BiwaScheme | Guile 3 (interpreted) | tree/VM | BiwaScheme/VM | VM/Guile | tree/Guile |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const p of PROGRAMS.filter((q) => ONLY === null || ONLY.has(q.name))) {
     const r: Record<Engine, number | null> = {
       vm: lispex(p, 'vm'),
       tree: lispex(p, 'tree'),
@@ -120,7 +123,7 @@ try {
       guile: guile(p, dir),
     };
     console.log(
-      `| ${p.name} | ${fmt(r.vm)} | ${fmt(r.tree)} | ${fmt(r.biwascheme)} | ${fmt(r.guile)} | ${ratio(r.tree, r.vm)} | ${ratio(r.biwascheme, r.vm)} | ${ratio(r.vm, r.guile)} |`,
+      `| ${p.name} | ${fmt(r.vm)} | ${fmt(r.tree)} | ${fmt(r.biwascheme)} | ${fmt(r.guile)} | ${ratio(r.tree, r.vm)} | ${ratio(r.biwascheme, r.vm)} | ${ratio(r.vm, r.guile)} | ${ratio(r.tree, r.guile)} |`,
     );
   }
 } finally {
