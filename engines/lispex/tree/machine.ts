@@ -16,7 +16,7 @@ import {
   type HandlerNode,
   type WindNode,
 } from '../control-primitives.js';
-import type { CGuard, CLambda, CVariable, Core, Name } from '../core-ir.js';
+import type { CApplication, CGuard, CLambda, CVariable, Core, Name } from '../core-ir.js';
 import { LispexError, type SourcePosition, type WarningCode } from '../diagnostics.js';
 import { type GlobalCell, UNASSIGNED } from '../globals.js';
 import {
@@ -84,6 +84,29 @@ interface AddressedVariable extends CVariable {
   depth?: number;
   index?: number;
   cell?: GlobalCell;
+}
+
+/**
+ * An application analysed once: `simple` when the operator and every argument are variables or
+ * literals, so they can be evaluated in place without a continuation frame (same transitions
+ * charged, in the same order, so the meter and every fault are exactly as with frames).
+ */
+interface AnalysedApplication extends CApplication {
+  simple?: boolean;
+}
+
+function isSimple(n: Core): boolean {
+  return n.k === 'variable' || n.k === 'literal' || n.k === 'quote';
+}
+
+/** Whether `app` is simple, analysed on first use and remembered on the node. */
+function isSimpleApplication(app: AnalysedApplication): boolean {
+  let simple = app.simple;
+  if (simple === undefined) {
+    simple = isSimple(app.fn) && app.args.every(isSimple);
+    app.simple = simple;
+  }
+  return simple;
 }
 
 /** The closure code of the tree route: the lambda node itself plus its arity. */
@@ -242,6 +265,38 @@ export class TreeMachine implements Runtime, RouteRunner {
     }
   }
 
+  /** The operator evaluated by the last `simpleOperands`. */
+  private operator: Value = L_NIL;
+
+  /**
+   * Evaluate the operator (into `operator`) and the arguments of a simple application in place,
+   * charging what the frame path charges: EVAL and DELIVER per operand, in evaluation order.
+   */
+  private simpleOperands(app: CApplication, env: Env | null): Value[] {
+    const meter = this.ctx.meter;
+    meter.chargeMachine();
+    this.operator = this.simpleValue(app.fn, env, app);
+    meter.chargeMachine();
+    const operands = app.args;
+    const count = operands.length;
+    const args = new Array<Value>(count);
+    for (let i = 0; i < count; i++) {
+      meter.chargeMachine();
+      args[i] = this.simpleValue(operands[i]!, env, app);
+      meter.chargeMachine();
+    }
+    return args;
+  }
+
+  /** The value of a variable or literal operand (see AnalysedApplication). */
+  private simpleValue(n: Core, env: Env | null, app: CApplication): Value {
+    if (n.k !== 'variable') return (n as { value: Value }).value;
+    const v = this.variable(n, env);
+    // As the argument frame would: an operand is one value.
+    if (v instanceof L_MultipleValues) throw this.mvMisuse(app);
+    return v;
+  }
+
   /** The value of a variable reference, through its cached lexical address when it holds. */
   private variable(node: AddressedVariable, env: Env | null): Value {
     const depth = node.depth;
@@ -341,20 +396,58 @@ export class TreeMachine implements Runtime, RouteRunner {
                 val = this.variable(node, env);
                 mode = DELIVER;
                 break;
-              case 'application':
+              case 'application': {
+                const app = node as AnalysedApplication;
+                if (isSimpleApplication(app)) {
+                  args = this.simpleOperands(app, env);
+                  fn = this.operator;
+                  this.site = app.span;
+                  mode = APPLY;
+                  break;
+                }
                 // vals: the arguments; the operator is kept in `aux` (index 0 = operator pending).
                 this.push(F_ARGS, node, env, 0, new Array<Value>(node.args.length), null);
                 node = node.fn;
                 break;
+              }
               case 'literal':
               case 'quote':
                 val = node.value;
                 mode = DELIVER;
                 break;
-              case 'if':
+              case 'if': {
+                const test = node.test as AnalysedApplication;
+                if (test.k === 'application' && isSimpleApplication(test)) {
+                  // The test is a call with simple operands: evaluate them in place; an ordinary
+                  // primitive is then called in place too, with the transitions the frame path
+                  // charges (EVAL and DELIVER per operand, APPLY, DELIVER to the if).
+                  meter.chargeMachine();
+                  args = this.simpleOperands(test, env);
+                  fn = this.operator;
+                  this.site = test.span;
+                  if (fn instanceof L_Primitive && fn.control === null) {
+                    meter.chargeMachine();
+                    const count = args.length;
+                    if (count < fn.minArgs || count > fn.maxArgs) throw this.arityError(fn, count);
+                    const t = fn.fn(args, this);
+                    meter.chargeMachine();
+                    if (t instanceof L_MultipleValues) throw this.mvMisuse(node);
+                    if (t !== false) node = node.then;
+                    else if (node.else_ !== null) node = node.else_;
+                    else {
+                      val = L_NO_VALUES;
+                      mode = DELIVER;
+                    }
+                    break;
+                  }
+                  this.push(F_IF, node, env, 0, null, null);
+                  mode = APPLY;
+                  break;
+                }
                 this.push(F_IF, node, env, 0, null, null);
-                node = node.test;
+                node = test;
                 break;
+              }
               case 'lambda':
                 val = new L_Closure(codeOf(node), env);
                 mode = DELIVER;
