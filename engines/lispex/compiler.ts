@@ -269,7 +269,7 @@ export class Compiler {
         for (const init of node.inits) this.compileOne(init, scope, em, node.span);
         for (let i = slots.length - 1; i >= 0; i--) em.emit(Op.INIT_LOCAL, undefined, slots[i]!);
         const vars = new Map<Name, Binding>();
-        node.names.forEach((n, i) => vars.set(n, { slot: slots[i]!, checked: false }));
+        for (let i = 0; i < node.names.length; i++) vars.set(node.names[i]!, { slot: slots[i]!, checked: false });
         return this.compile(node.body, new Scope(vars, scope, scope.frame), em, tail);
       }
       case 'letrec': {

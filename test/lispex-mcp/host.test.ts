@@ -39,7 +39,7 @@ describe('LispexHost', () => {
     assert.ok(host.workersStarted > before);
   });
 
-  test('time spent waiting for a worker counts against the wall clock', async () => {
+  test('time spent waiting for a concurrency slot counts against the wall clock', async () => {
     const narrow = new LispexHost({ script, warmWorkers: 1, maxConcurrent: 1, wallClockMs: 60_000 });
     try {
       const controller = new AbortController();

@@ -14,6 +14,9 @@ import { DEFAULT_WORKER_MEMORY, locateWorkerScript, type WorkerMemoryLimits, typ
 /** The fixed evaluation wall clock of the MCP contract. */
 export const DEFAULT_WALL_CLOCK_MS = 5_000;
 
+/** Longest wait for a worker to start before the call answers `start-failed`. */
+export const WORKER_START_TIMEOUT_MS = 60_000;
+
 /** No transfer bound: the observation is delivered whatever its size. */
 export const UNBOUNDED_TRANSFER: TransferBounds = {
   maxRecords: Number.MAX_SAFE_INTEGER,
@@ -27,8 +30,9 @@ export interface LispexHostOptions {
   readonly maxConcurrent?: number;
   /**
    * Wall clock per evaluation, counted from the moment `evaluate` is called: time spent waiting
-   * for a free worker counts against it, so a burst of calls never waits unbounded (default
-   * 5,000 ms).
+   * for a concurrency slot counts against it, so a burst of calls never waits unbounded (default
+   * 5,000 ms). Waiting for a worker to start (first use, or after a worker was terminated) is
+   * not counted; it is bounded by WORKER_START_TIMEOUT_MS.
    */
   readonly wallClockMs?: number;
   readonly memory?: WorkerMemoryLimits;
@@ -96,7 +100,8 @@ export class LispexHost {
     const stop = new AbortController();
     const onCallerAbort = (): void => stop.abort('cancelled' satisfies Interruption);
     signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const timer = setTimeout(() => stop.abort('wall-clock' satisfies Interruption), limitMs);
+    const expire = (): void => stop.abort('wall-clock' satisfies Interruption);
+    let timer = setTimeout(expire, limitMs);
     const interrupted = (): HostOutcome =>
       (stop.signal.reason as Interruption) === 'wall-clock'
         ? { kind: 'wall-clock-exceeded', limitMs, hostMs: elapsed() }
@@ -104,9 +109,14 @@ export class LispexHost {
     try {
       const admitted = await this.admit(stop.signal);
       if (!admitted) return this.closed ? this.closedOutcome(elapsed()) : interrupted();
+      // Waiting for a slot counted; starting a worker (only at first use, or after one was
+      // terminated) does not: it is infrastructure time, bounded by WORKER_START_TIMEOUT_MS.
+      const queuedMs = performance.now() - started;
+      clearTimeout(timer);
       let worker: PooledWorker;
       try {
         worker = await this.takeUnless(stop.signal);
+        timer = setTimeout(expire, Math.max(0, limitMs - queuedMs));
       } catch (error) {
         this.release();
         if (this.closed) return this.closedOutcome(elapsed());
@@ -133,9 +143,21 @@ export class LispexHost {
     await this.pool.close();
   }
 
-  /** A worker from the pool, unless `stop` fires first (then the worker goes back unused). */
+  /**
+   * A worker from the pool, unless `stop` fires or the start takes longer than
+   * WORKER_START_TIMEOUT_MS first (then the worker goes back unused when it is ready).
+   */
   private takeUnless(stop: AbortSignal): Promise<PooledWorker> {
     const taking = this.pool.take();
+    let startTimer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<PooledWorker>((resolve, reject) => {
+      startTimer = setTimeout(() => reject(new Error(`no worker was ready within ${WORKER_START_TIMEOUT_MS} ms`)), WORKER_START_TIMEOUT_MS);
+      taking.then(resolve, reject);
+    }).finally(() => clearTimeout(startTimer));
+    return this.raceStop(taking, bounded, stop);
+  }
+
+  private raceStop(taking: Promise<PooledWorker>, bounded: Promise<PooledWorker>, stop: AbortSignal): Promise<PooledWorker> {
     if (stop.aborted) {
       taking.then(
         (w) => this.pool.unused(w),
@@ -152,13 +174,18 @@ export class LispexHost {
         reject(new Error('interrupted'));
       };
       stop.addEventListener('abort', onStop, { once: true });
-      taking.then(
+      bounded.then(
         (w) => {
           stop.removeEventListener('abort', onStop);
           resolve(w);
         },
         (error: unknown) => {
           stop.removeEventListener('abort', onStop);
+          // A start that timed out: give the worker back whenever it does become ready.
+          taking.then(
+            (w) => this.pool.unused(w),
+            () => {},
+          );
           reject(error);
         },
       );

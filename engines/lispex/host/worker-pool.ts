@@ -109,6 +109,9 @@ export class WorkerPool {
     // loop alive while someone waits for it.
     chosen.reserved = true;
     chosen.worker.ref();
+    // Keep `warm` spares: if this took the last one, a successor starts now, so a call arriving
+    // while this one runs (a long evaluation, say) finds a ready worker instead of a start.
+    this.topUp();
     try {
       await chosen.ready;
     } catch (error) {
