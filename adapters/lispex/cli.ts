@@ -10,10 +10,14 @@
 
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { packageVersion } from '../../src/index.js';
+import { packageVersion } from '../../common/package-info.js';
+import { EXIT_USAGE, UsageError } from '../../common/usage-error.js';
 import type { Observation } from '../../engines/lispex/observation.js';
 import { StartupOptionError } from './products.js';
-import { SERVE_HELP, serveLispexMcp } from './server.js';
+
+// Only what `run`/`check` need is imported statically: the MCP server (and with it the MCP core
+// and zod) is loaded only for `lispex mcp serve`, and the engine only once a file was read, so a
+// short `lispex run` starts in little more than Node's own start-up time.
 
 export const LISPEX_HELP = `lispex ${packageVersion()} — the Lispex 1.5 language (mcp-engines)
 
@@ -31,7 +35,7 @@ Diagnostics and warnings go to stderr as "CODE source:line:column message".
 `;
 
 /** Exit status of a command-line usage error (BSD sysexits EX_USAGE). */
-const USAGE = 64;
+const USAGE = EXIT_USAGE;
 
 interface RunOptions {
   readonly file: string;
@@ -64,8 +68,6 @@ function parseRunOptions(command: string, args: readonly string[]): RunOptions {
   if (file === undefined) throw new UsageError(`lispex ${command} needs a file`);
   return { file, route, ...(input !== undefined ? { input } : {}) };
 }
-
-class UsageError extends Error {}
 
 async function runFile(options: RunOptions): Promise<Observation> {
   let bytes: Uint8Array;
@@ -122,6 +124,7 @@ export async function runLispexCli(argv: readonly string[]): Promise<number> {
       case 'mcp': {
         const [sub, ...flags] = rest;
         if (sub !== 'serve') throw new UsageError(`unknown command "lispex mcp ${sub ?? ''}"; expected "lispex mcp serve"`);
+        const { SERVE_HELP, serveLispexMcp } = await import('./server.js');
         if (flags.includes('--help') || flags.includes('-h')) {
           process.stdout.write(SERVE_HELP);
           return 0;

@@ -9,7 +9,14 @@ export const COMPARISON_RESULT_SCHEMA_ID = 'lispex.mcp-route-comparison-result/v
 
 const integerText = z.string().describe('decimal text of an exact integer (big integers survive JSON)');
 
-/** The structured projection of one value (engine ProjectedValue). */
+/**
+ * The structured projection of one value (engine ProjectedValue). The three kinds that nest
+ * (proper-list, improper-list, vector) share ONE alternative: clients validate with JSON Schema
+ * `oneOf`, which tries every alternative (with all-errors validators even past a mismatched
+ * `kind`), so one recursive alternative per kind would cost 3^depth at the 500 levels a value may
+ * nest; one shared alternative keeps validation linear. `tail` is present exactly for
+ * improper-list (checked here; JSON Schema readers see it as optional).
+ */
 export const ProjectedValueSchema: z.ZodType<unknown> = z.lazy(() =>
   z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('nil') }),
@@ -20,11 +27,17 @@ export const ProjectedValueSchema: z.ZodType<unknown> = z.lazy(() =>
     z.strictObject({ kind: z.literal('character'), value: z.string(), code_point: z.number().int() }),
     z.strictObject({ kind: z.literal('symbol'), name: z.string() }),
     z.strictObject({ kind: z.literal('string'), value: z.string() }),
-    z.strictObject({ kind: z.literal('proper-list'), items: z.array(ProjectedValueSchema) }),
-    z.strictObject({ kind: z.literal('improper-list'), items: z.array(ProjectedValueSchema), tail: ProjectedValueSchema }),
-    z.strictObject({ kind: z.literal('vector'), items: z.array(ProjectedValueSchema) }),
+    z
+      .strictObject({
+        kind: z.enum(['proper-list', 'improper-list', 'vector']),
+        items: z.array(ProjectedValueSchema),
+        tail: ProjectedValueSchema.optional().describe('the final cdr; present exactly when kind is improper-list'),
+      })
+      .refine((v) => (v.kind === 'improper-list') === (v.tail !== undefined), {
+        message: 'tail is present exactly when kind is improper-list',
+      }),
     z.strictObject({ kind: z.literal('bytevector'), bytes: z.array(z.number().int().min(0).max(255)) }),
-    z.strictObject({ kind: z.enum(['procedure', 'continuation', 'error-object', 'unspecified', 'cyclic']) }),
+    z.strictObject({ kind: z.enum(['procedure', 'continuation', 'error-object', 'unspecified', 'cyclic', 'too-deep']) }),
   ]),
 );
 

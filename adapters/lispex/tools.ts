@@ -188,7 +188,9 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       .refine((args) => args.name === undefined || args.topic !== undefined, {
         message: 'name requires topic',
         path: ['name'],
-      }),
+      })
+      // The same rule in the published input schema (JSON Schema 2020-12), so clients see it too.
+      .meta({ dependentRequired: { name: ['topic'] } }),
     output: ReferenceResultSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     // Built from the contract's JSON tables, so typed loosely; the registry checks the shape on every call.

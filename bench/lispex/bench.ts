@@ -3,7 +3,7 @@
 // startup is excluded) on the same programs. Prints the best of N runs per engine and the
 // ratios the brief sets as goals (VM ≥ 3× tree, ≥ 10× BiwaScheme, within 2× of Guile).
 //
-//   node --import tsx bench/lispex/bench.ts [--runs 3] [--full]
+//   node --import tsx bench/lispex/bench.ts [--runs 3] [--full] [--no-biwa] [--cpu] [--only 'fib(25);tak(18,12,6)']
 //
 // BiwaScheme takes minutes on fib(30); it is skipped there unless --full is given, and it is
 // run once per program (the others: best of --runs).
@@ -19,6 +19,27 @@ import { PROGRAMS, type BenchProgram } from './programs.js';
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1] ?? 3) || 3;
 const FULL = args.includes('--full');
+/** `--only 'fib(25);tak(18,12,6)'`: run just these programs. `--no-biwa`: skip BiwaScheme. */
+const ONLY = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(';')) : null;
+const NO_BIWA = args.includes('--no-biwa');
+/**
+ * `--cpu`: measure CPU time instead of wall time (Lispex: process.cpuUsage around the run; Guile:
+ * get-internal-run-time), so the ratios survive a machine loaded by other work.
+ */
+const CPU = args.includes('--cpu');
+
+/** Milliseconds of wall time, or of this process's CPU time with --cpu, taken by `work`. */
+function measure(work: () => void): number {
+  if (CPU) {
+    const before = process.cpuUsage();
+    work();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000;
+  }
+  const t = performance.now();
+  work();
+  return performance.now() - t;
+}
 
 const LIMITS = {
   'frontend-transition-limit': 20_000_000,
@@ -38,9 +59,13 @@ function lispex(p: BenchProgram, route: 'tree' | 'vm'): number {
   const ev = new LispexEvaluator();
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const o = ev.run(p.source, { route, limits: LIMITS });
-    times.push(performance.now() - t);
+    let o: ReturnType<LispexEvaluator['run']> | undefined;
+    times.push(
+      measure(() => {
+        o = ev.run(p.source, { route, limits: LIMITS });
+      }),
+    );
+    if (o === undefined) throw new Error('no observation');
     const got = o.values.map((v) => v.printed).join(' ');
     if (o.status !== 'ok' || got !== p.expected)
       throw new Error(`${route} ${p.name}: ${o.status} ${got} ${o.diagnostics.map((d) => d.rendered)}`);
@@ -57,7 +82,7 @@ try {
 }
 
 function biwascheme(p: BenchProgram): number | null {
-  if (biwa === null) return null;
+  if (biwa === null || NO_BIWA) return null;
   if (p.name === 'fib(30)' && !FULL) return null;
   // One run: BiwaScheme is slow enough that one run dominates the whole benchmark already.
   const times: number[] = [];
@@ -79,7 +104,7 @@ function guile(p: BenchProgram, dir: string): number | null {
   writeFileSync(
     file,
     `${defs}
-(define (run-once) (let* ((t0 (get-internal-real-time)) (v ${expr}) (t1 (get-internal-real-time)))
+(define (run-once) (let* ((t0 (${CPU ? 'get-internal-run-time' : 'get-internal-real-time'})) (v ${expr}) (t1 (${CPU ? 'get-internal-run-time' : 'get-internal-real-time'})))
   (write v) (display " ") (display (exact->inexact (/ (* 1000 (- t1 t0)) internal-time-units-per-second))) (newline)))
 ${Array.from({ length: RUNS }, () => '(run-once)').join('\n')}
 `,
@@ -109,10 +134,10 @@ function warmUp(): void {
 const dir = mkdtempSync(join(tmpdir(), 'lispex-bench-'));
 try {
   warmUp();
-  console.log(`Lispex benchmark — best of ${RUNS} runs, milliseconds (node ${process.version})`);
-  console.log('| program | VM | tree | BiwaScheme | Guile 3 (interpreted) | tree/VM | BiwaScheme/VM | VM/Guile |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const p of PROGRAMS) {
+  console.log(`Lispex benchmark — best of ${RUNS} runs, milliseconds of ${CPU ? 'CPU' : 'wall'} time (node ${process.version})`);
+  console.log('| program | VM | tree | BiwaScheme | Guile 3 (interpreted) | tree/VM | BiwaScheme/VM | VM/Guile | tree/Guile |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const p of PROGRAMS.filter((q) => ONLY === null || ONLY.has(q.name))) {
     const r: Record<Engine, number | null> = {
       vm: lispex(p, 'vm'),
       tree: lispex(p, 'tree'),
@@ -120,7 +145,7 @@ try {
       guile: guile(p, dir),
     };
     console.log(
-      `| ${p.name} | ${fmt(r.vm)} | ${fmt(r.tree)} | ${fmt(r.biwascheme)} | ${fmt(r.guile)} | ${ratio(r.tree, r.vm)} | ${ratio(r.biwascheme, r.vm)} | ${ratio(r.vm, r.guile)} |`,
+      `| ${p.name} | ${fmt(r.vm)} | ${fmt(r.tree)} | ${fmt(r.biwascheme)} | ${fmt(r.guile)} | ${ratio(r.tree, r.vm)} | ${ratio(r.biwascheme, r.vm)} | ${ratio(r.vm, r.guile)} | ${ratio(r.tree, r.guile)} |`,
     );
   }
 } finally {

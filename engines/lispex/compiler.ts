@@ -11,8 +11,18 @@ import type { Span } from './diagnostics.js';
 import type { Globals } from './globals.js';
 import { NO_VALUES, Sym, type Primitive } from './values.js';
 
-/** Primitive name → fast-path opcode and the argument count it covers. */
-const FAST_OPS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
+interface FastOp {
+  readonly op: Op;
+  readonly argc: number;
+}
+
+/**
+ * Guest name → fast-path opcode and the argument count it covers. Looked up by the primitive a
+ * name denotes (see `byPrimitive`), never by the primitive's own name: a primitive object is
+ * named after its identity group (`null?` is the group `empty?`), so a lookup by `prim.name`
+ * would miss every aliased entry.
+ */
+const FAST_OPS: ReadonlyMap<string, FastOp> = new Map([
   ['+', { op: Op.ADD, argc: 2 }],
   ['-', { op: Op.SUB, argc: 2 }],
   ['*', { op: Op.MUL, argc: 2 }],
@@ -32,7 +42,7 @@ const FAST_OPS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
 ]);
 
 /** Tests fused with the branch of an `if` (jump when the test is false). */
-const FUSED_TESTS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
+const FUSED_TESTS: ReadonlyMap<string, FastOp> = new Map([
   ['<', { op: Op.JLT, argc: 2 }],
   ['>', { op: Op.JGT, argc: 2 }],
   ['<=', { op: Op.JLE, argc: 2 }],
@@ -41,6 +51,26 @@ const FUSED_TESTS: ReadonlyMap<string, { op: Op; argc: number }> = new Map([
   ['null?', { op: Op.JNULLP, argc: 1 }],
   ['pair?', { op: Op.JPAIRP, argc: 1 }],
 ]);
+
+/** The same table keyed by the primitive object each name denotes in `primitives` (memoized). */
+const byPrimitiveCache = new WeakMap<ReadonlyMap<string, FastOp>, WeakMap<ReadonlyMap<string, Primitive>, Map<Primitive, FastOp>>>();
+function byPrimitive(table: ReadonlyMap<string, FastOp>, primitives: ReadonlyMap<string, Primitive>): Map<Primitive, FastOp> {
+  let perTable = byPrimitiveCache.get(table);
+  if (perTable === undefined) {
+    perTable = new WeakMap();
+    byPrimitiveCache.set(table, perTable);
+  }
+  let out = perTable.get(primitives);
+  if (out === undefined) {
+    out = new Map();
+    for (const [name, fast] of table) {
+      const prim = primitives.get(name);
+      if (prim !== undefined) out.set(prim, fast);
+    }
+    perTable.set(primitives, out);
+  }
+  return out;
+}
 
 class FrameInfo {
   size = 1; // slot 0 holds the parent environment
@@ -118,11 +148,17 @@ class Emitter {
 }
 
 export class Compiler {
+  private readonly fastOps: Map<Primitive, FastOp>;
+  private readonly fusedTests: Map<Primitive, FastOp>;
+
   constructor(
     private readonly program: CoreProgram,
     private readonly globals: Globals,
     private readonly primitives: ReadonlyMap<string, Primitive>,
-  ) {}
+  ) {
+    this.fastOps = byPrimitive(FAST_OPS, primitives);
+    this.fusedTests = byPrimitive(FUSED_TESTS, primitives);
+  }
 
   /** A top-level form as a parameterless code object. */
   compileForm(form: Core): CodeObject {
@@ -233,7 +269,7 @@ export class Compiler {
         for (const init of node.inits) this.compileOne(init, scope, em, node.span);
         for (let i = slots.length - 1; i >= 0; i--) em.emit(Op.INIT_LOCAL, undefined, slots[i]!);
         const vars = new Map<Name, Binding>();
-        node.names.forEach((n, i) => vars.set(n, { slot: slots[i]!, checked: false }));
+        for (let i = 0; i < node.names.length; i++) vars.set(node.names[i]!, { slot: slots[i]!, checked: false });
         return this.compile(node.body, new Scope(vars, scope, scope.frame), em, tail);
       }
       case 'letrec': {
@@ -284,7 +320,7 @@ export class Compiler {
   private test(test: Core, scope: Scope, em: Emitter, ifSpan: Span): number {
     if (test.k === 'application' && test.fn.k === 'variable') {
       const prim = this.stablePrimitive(test.fn.name, scope);
-      const fused = prim !== null ? FUSED_TESTS.get(prim.name) : undefined;
+      const fused = prim !== null ? this.fusedTests.get(prim) : undefined;
       if (prim !== null && fused !== undefined && fused.argc === test.args.length) {
         for (const a of test.args) this.compileOne(a, scope, em, test.span);
         return em.emit(fused.op, test.span, em.constant(prim), 0);
@@ -298,7 +334,7 @@ export class Compiler {
     const fn = node.fn;
     if (fn.k === 'variable') {
       const prim = this.stablePrimitive(fn.name, scope);
-      const fast = prim !== null ? FAST_OPS.get(prim.name) : undefined;
+      const fast = prim !== null ? this.fastOps.get(prim) : undefined;
       if (prim !== null && fast !== undefined && fast.argc === node.args.length) {
         for (const a of node.args) this.compileOne(a, scope, em, node.span);
         em.emit(fast.op, node.span, em.constant(prim));

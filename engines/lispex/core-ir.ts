@@ -15,6 +15,14 @@ export class Temp {
   constructor(readonly hint: string) {
     this.id = ++Temp.counter;
   }
+  /** Temporaries made so far (their ids are 1..count). */
+  static madeCount(): number {
+    return Temp.counter;
+  }
+  /** Number the next temporaries from `count + 1` again (between runs, so ids do not drift). */
+  static restartAt(count: number): void {
+    Temp.counter = count;
+  }
 }
 
 /** A variable name: a user symbol or an unforgeable temporary. */

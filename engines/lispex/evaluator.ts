@@ -56,7 +56,7 @@ import {
   type Value,
 } from './values.js';
 import { VmRoute } from './vm/route.js';
-import { isHostStackOverflow } from './machine-errors.js';
+import { hostDataLimit, isHostStackOverflow } from './machine-errors.js';
 
 export interface RunOptions {
   readonly route: Route;
@@ -157,9 +157,11 @@ export class LispexEvaluator {
         formStart = -1;
         for (const x of lastValues) interactive += `${writeValue(x)}\n`;
       }
-    } catch (e) {
+    } catch (thrown) {
       lastValues = [];
       const site = runner?.currentSite() ?? { line: 1, column: 1 };
+      // V8's own data limits (BigInt size, string length, buffer size) are a catalog error.
+      const e = hostDataLimit(thrown, site) ?? thrown;
       if (e instanceof ResourceExhausted) {
         status = 'resource';
         limitHit = e.axis;
@@ -198,7 +200,9 @@ export class LispexEvaluator {
     if (status === 'resource' || status === 'source-error') interactive = '';
     const diagnostics: DiagnosticRecord[] = [];
     if (error !== null) {
-      const irritants = error.irritants.map(safeWrite);
+      const irritants = boundedIrritants(error.irritants);
+      // A guest `(error msg …)` chooses the message: bounded like an irritant.
+      const message = error.message.length > MESSAGE_TEXT_LIMIT ? `${error.message.slice(0, MESSAGE_TEXT_LIMIT)}...` : error.message;
       diagnostics.push({
         code: error.code,
         severity: 'error',
@@ -206,9 +210,9 @@ export class LispexEvaluator {
         source: diagnosticSource,
         line: error.at.line,
         column: error.at.column,
-        message: error.message,
+        message,
         irritants,
-        rendered: renderDiagnostic(error.code, diagnosticSource, error.at, error.message, irritants),
+        rendered: renderDiagnostic(error.code, diagnosticSource, error.at, message, irritants),
       });
     }
     const warnings: DiagnosticRecord[] = ctx.warnings.map((w) => warningRecord(w.code, sourceId, w.at));
@@ -269,9 +273,25 @@ function warningRecord(code: WarningCode, source: string, at: SourcePosition): D
   };
 }
 
-function safeWrite(v: Value): string {
+/**
+ * Most irritants one diagnostic carries, and most UTF-16 units of each written irritant: a huge
+ * irritant (a 300,000-element list passed to `+`) must not make the diagnostic undeliverable.
+ * Cut irritants end with the printer's `...`; dropped ones are counted in a last `...N more`.
+ */
+export const IRRITANT_COUNT_LIMIT = 16;
+export const IRRITANT_TEXT_LIMIT = 512;
+/** Most UTF-16 units of a diagnostic message (the guest's own text for `error`). */
+export const MESSAGE_TEXT_LIMIT = 2048;
+
+function boundedIrritants(irritants: readonly Value[]): string[] {
+  const out = irritants.slice(0, IRRITANT_COUNT_LIMIT).map((v) => safeWrite(v, IRRITANT_TEXT_LIMIT));
+  if (irritants.length > IRRITANT_COUNT_LIMIT) out.push(`...${irritants.length - IRRITANT_COUNT_LIMIT} more`);
+  return out;
+}
+
+function safeWrite(v: Value, maxLength = Number.POSITIVE_INFINITY): string {
   try {
-    return writeValue(v);
+    return writeValue(v, maxLength);
   } catch {
     return '#<unprintable>';
   }

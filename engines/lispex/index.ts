@@ -32,3 +32,23 @@ export {
 } from './meter.js';
 export { RESERVED_NAMES, FORBIDDEN_EXTENSIONS } from './normalizer.js';
 export { CAPABILITY_ROWS } from './control-primitives.js';
+// Embedding: evaluation in worker threads with the wall clock, cancellation, memory bounds and
+// warm-worker reuse (what `lispex mcp serve` uses); the baseline API the worker resets to.
+export {
+  LispexHost,
+  evaluateInWorker,
+  DEFAULT_WALL_CLOCK_MS,
+  UNBOUNDED_TRANSFER,
+  DEFAULT_WORKER_MEMORY,
+  locateWorkerScript,
+  type LispexHostOptions,
+  type EvaluateOptions,
+  type HostOutcome,
+  type WorkerFailureReason,
+  type EvaluationJob,
+  type TransferBounds,
+  type BoundExcess,
+  type WorkerScript,
+  type WorkerMemoryLimits,
+} from './host/index.js';
+export { engineState, resetEngineTo, type EngineState } from './baseline.js';

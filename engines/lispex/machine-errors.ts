@@ -3,7 +3,7 @@
 // at the same positions.
 
 import type { Name } from './core-ir.js';
-import { LispexError, type SourcePosition } from './diagnostics.js';
+import { DEFAULT_MESSAGES, LispexError, type SourcePosition } from './diagnostics.js';
 import { Sym, type Value } from './values.js';
 
 export function arityError(fn: Value, n: number, at: SourcePosition | undefined): LispexError {
@@ -27,11 +27,11 @@ export function uninitialized(name: Name, at: SourcePosition | undefined): Lispe
 }
 
 export function unbound(name: Sym, at: SourcePosition | undefined): LispexError {
-  return new LispexError('E300', `unbound variable ${name.name}`, [name], at);
+  return new LispexError('E300', DEFAULT_MESSAGES.E300, [name], at);
 }
 
 export function setUnbound(name: Sym, at: SourcePosition | undefined): LispexError {
-  return new LispexError('E303', `set! of unbound variable ${name.name}`, [name], at);
+  return new LispexError('E303', DEFAULT_MESSAGES.E303, [name], at);
 }
 
 export function inactiveContinuation(at: SourcePosition | undefined): LispexError {
@@ -61,4 +61,25 @@ export function expectedProcedure(who: string, v: Value, at: SourcePosition | un
  */
 export function isHostStackOverflow(e: unknown): boolean {
   return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+/**
+ * A host limit on data (V8 refusing a BigInt, string, array or buffer that large) as the catalog
+ * error E311 — the same code as a size past the sized constructors' bound, since both say "this
+ * value is too large to build here". The message names the kind of value, never V8's own text.
+ * Null for anything else (a stack overflow included).
+ */
+export function hostDataLimit(e: unknown, at: SourcePosition): LispexError | null {
+  if (!(e instanceof RangeError) || isHostStackOverflow(e)) return null;
+  const text = e.message;
+  const what = /bigint/i.test(text)
+    ? 'exact integer beyond the host limit of 2^30 bits'
+    : /string/i.test(text)
+      ? 'string longer than the host limit of 2^29 - 24 characters'
+      : /buffer|typed array/i.test(text)
+        ? 'bytevector larger than the host can allocate'
+        : /array/i.test(text)
+          ? 'sequence longer than the host limit'
+          : 'value too large for the host';
+  return new LispexError('E311', `result too large: ${what}`, [], at);
 }

@@ -1,7 +1,7 @@
 // What one run owns regardless of route: the meter, the global environment, the stdout buffer
 // (charged per append), the warnings in occurrence order, and the call-depth high-water mark.
 
-import type { SourcePosition, WarningCode } from './diagnostics.js';
+import { LispexError, type SourcePosition, type WarningCode } from './diagnostics.js';
 import type { Globals } from './globals.js';
 import type { Meter } from './meter.js';
 
@@ -10,8 +10,19 @@ export interface RecordedWarning {
   readonly at: SourcePosition;
 }
 
+/**
+ * Bytes the sized constructors of one run may allocate in total (estimated: 1 per bytevector
+ * element, 8 per vector slot, 2 per string code unit): half the worker's 512 MB heap bound. A
+ * bytevector's bytes live outside the V8 heap, where the worker's resourceLimits do not see
+ * them, so without this budget a loop of make-bytevector grows the process unbounded. Charged
+ * cumulatively (deterministic, the same on both routes), never released within a run.
+ */
+export const ALLOCATION_BUDGET_BYTES = 268_435_456;
+
 export class RunContext {
   private readonly out: string[] = [];
+  /** Estimated bytes allocated by sized constructors so far (see ALLOCATION_BUDGET_BYTES). */
+  allocated = 0;
   readonly warnings: RecordedWarning[] = [];
   maxDepth = 0;
 
@@ -24,6 +35,18 @@ export class RunContext {
   writeOut(text: string): void {
     this.meter.chargeOutput(utf8Length(text));
     this.out.push(text);
+  }
+
+  /** Reserve `bytes` of the allocation budget; E311 (nothing reserved) when it would overflow. */
+  allocate(bytes: number, who: string): void {
+    if (this.allocated + bytes > ALLOCATION_BUDGET_BYTES) {
+      throw new LispexError(
+        'E311',
+        `${who}: allocation beyond the run's memory budget (${this.allocated} of ${ALLOCATION_BUDGET_BYTES} bytes already used)`,
+        [bytes],
+      );
+    }
+    this.allocated += bytes;
   }
 
   stdout(): string {

@@ -16,6 +16,11 @@ export interface Runtime {
    * through as a JS exception — primitives must not catch exceptions they did not throw.
    */
   apply(proc: Value, args: Value[]): Value;
+  /**
+   * Reserve `bytes` of the run's large-allocation budget before a sized constructor allocates
+   * (make-bytevector, bytevector, make-vector, make-string). E311 when the run would exceed it.
+   */
+  allocate(bytes: number, who: string): void;
   /** Append `text` to stdout; charges the output-byte meter (UTF-8 length) before appending. */
   writeOut(text: string): void;
   /** Record a deprecation warning at the current call site (W330 for `%`, W331 for list aliases). */

@@ -46,14 +46,30 @@ export class LString {
 /** Interned symbol: `Sym.of(name)` always returns the same object, so `eq?` is `===`. */
 export class Sym {
   private static readonly table = new Map<string, Sym>();
+  /** Names in interning order, so the symbols interned after a point can be forgotten. */
+  private static readonly order: string[] = [];
   private constructor(readonly name: string) {}
   static of(name: string): Sym {
     let s = Sym.table.get(name);
     if (s === undefined) {
       s = new Sym(name);
       Sym.table.set(name, s);
+      Sym.order.push(name);
     }
     return s;
+  }
+  /** How many symbols are interned (a point to return to with `forgetSince`). */
+  static internedCount(): number {
+    return Sym.order.length;
+  }
+  /**
+   * Forget every symbol interned after the first `count`. Only safe when nothing made since then
+   * is still reachable (the engine between two runs): a stale Sym object would otherwise no
+   * longer be `eq?` to a freshly interned one of the same name.
+   */
+  static forgetSince(count: number): void {
+    for (let i = Sym.order.length - 1; i >= count; i--) Sym.table.delete(Sym.order[i]!);
+    if (Sym.order.length > count) Sym.order.length = count;
   }
 }
 

@@ -1,7 +1,9 @@
 // Entry point of one evaluation worker thread (started by engines/lispex/host). It loads the
-// engine once, then serves the single job the host gives it; the host terminates it afterwards.
+// engine once, warms it, records the warm baseline, then serves jobs one at a time, returning to
+// that baseline after each (the host replaces the worker only when it had to terminate it).
 // tsup builds this file as dist/engines/lispex/worker.js.
 
+import { engineState, resetEngineTo } from './baseline.js';
 import { LispexEvaluator } from './index.js';
 import { serveEvaluations } from './host/worker-loop.js';
 
@@ -24,10 +26,15 @@ for (const route of ['tree', 'vm'] as const) {
   }
 }
 
-serveEvaluations((job) =>
-  evaluator.run(job.source, {
-    route: job.route,
-    ...(job.input !== undefined ? { input: job.input } : {}),
-    ...(job.sourceId !== undefined ? { sourceId: job.sourceId } : {}),
-  }),
+// The warm-up's own symbols and temporaries are part of the baseline: the state every job sees.
+const baseline = engineState();
+
+serveEvaluations(
+  (job) =>
+    evaluator.run(job.source, {
+      route: job.route,
+      ...(job.input !== undefined ? { input: job.input } : {}),
+      ...(job.sourceId !== undefined ? { sourceId: job.sourceId } : {}),
+    }),
+  () => resetEngineTo(baseline),
 );

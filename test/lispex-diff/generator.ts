@@ -1,8 +1,14 @@
-// A seeded generator of random well-formed Lispex programs for the differential test: arithmetic
-// (fixnums, bignums, rationals, reals), lists, strings, closures, loops, control (call/cc,
-// guard, raise, handlers, dynamic-wind, multiple values) and errors. Programs always terminate
-// (loops and recursion are bounded by small literal counters); many of them fail on purpose,
-// since both routes must agree on faults exactly as on values.
+// A seeded generator of random Lispex programs for the differential test. Four kinds, by seed:
+//   - well-typed (47 %): built by construction from typed pieces (numeric expressions over
+//     numeric variables, procedures over numbers, list and vector pipelines of numbers), so
+//     they normally succeed and exercise the value paths end to end;
+//   - free-form (47 %): arithmetic (fixnums, bignums, rationals, reals), lists, strings,
+//     closures, loops, control (call/cc, guard, raise, handlers, dynamic-wind, multiple values)
+//     and errors, many of which fail on purpose — both routes must agree on faults too;
+//   - resource-limit (1 %: each costs ~100 ms): a program that reaches a limit (non-tail
+//     depth, output bytes);
+//   - reader-error (5 %): a free-form program damaged so the reader rejects it.
+// Programs always terminate (loops and recursion are bounded by small literal counters).
 
 /** mulberry32: small, fast, deterministic. */
 export function rng(seed: number): () => number {
@@ -19,6 +25,8 @@ export function rng(seed: number): () => number {
 export class ProgramGenerator {
   private readonly r: () => number;
   private fresh = 0;
+  /** While generating a well-typed program: numeric leaves are numbers or numeric variables only. */
+  private numericOnly = false;
   constructor(seed: number) {
     this.r = rng(seed);
   }
@@ -36,9 +44,116 @@ export class ProgramGenerator {
     return `${prefix}${this.fresh++}`;
   }
 
-  /** A whole program: a few definitions and expressions, some with output. */
+  /** A whole program of one of the four kinds (see the header). */
   program(): string {
     this.fresh = 0;
+    const kind = this.r();
+    if (kind < 0.47) return this.typedProgram();
+    if (kind < 0.94) return this.freeProgram();
+    if (kind < 0.95) return this.resourceProgram();
+    return this.readerErrorProgram();
+  }
+
+  /** Well-typed by construction: every piece produces the type its consumer needs. */
+  typedProgram(): string {
+    this.numericOnly = true;
+    try {
+      return this.typedForms();
+    } finally {
+      this.numericOnly = false;
+    }
+  }
+
+  private typedForms(): string {
+    const forms: string[] = [];
+    const procs: Array<{ name: string; arity: number }> = [];
+    const numVars: string[] = [];
+    const n = 2 + this.int(4);
+    for (let i = 0; i < n; i++) {
+      const k = this.int(9);
+      const call = (): string => {
+        const p = this.pick(procs);
+        return `(${p.name}${Array.from({ length: p.arity }, () => ` ${this.num(1, numVars)}`).join('')})`;
+      };
+      if (k < 2) {
+        const f = this.name('tf');
+        const params = Array.from({ length: 1 + this.int(2) }, () => this.name('p'));
+        forms.push(`(define (${f} ${params.join(' ')}) ${this.num(3, [...params, ...numVars])})`);
+        procs.push({ name: f, arity: params.length });
+        forms.push(call());
+      } else if (k < 3) {
+        const g = this.name('tg');
+        forms.push(`(define ${g} ${this.num(2, numVars)})`);
+        numVars.push(g);
+        // Assigning a global (never a primitive) keeps it a number.
+        if (this.chance(0.5)) forms.push(`(set! ${g} (+ ${g} ${this.num(1, numVars)}))`);
+      } else if (k < 4 && procs.length > 0) {
+        forms.push(`(display ${call()})`);
+      } else if (k < 5) {
+        const x = this.name('x');
+        const list = `(list ${this.num(1, numVars)} ${this.num(1, numVars)} ${this.num(1, numVars)})`;
+        forms.push(
+          this.pick([
+            `(map (lambda (${x}) ${this.num(2, [x, ...numVars])}) ${list})`,
+            `(fold-left + 0 (map (lambda (${x}) (* ${x} ${x})) ${list}))`,
+            `(length (append ${list} (reverse ${list})))`,
+            `(apply max ${list})`,
+            `(let loop ((l ${list}) (acc 0)) (if (null? l) acc (loop (cdr l) (+ acc (car l)))))`,
+            `(let loop ((l ${list}) (n 0)) (if (not (pair? l)) n (loop (cdr l) (+ n 1))))`,
+          ]),
+        );
+      } else if (k < 6) {
+        const v = this.name('vec');
+        forms.push(`(define ${v} (make-vector 3 ${this.num(1, numVars)}))`);
+        forms.push(`(vector-set! ${v} ${this.int(3)} ${this.num(1, numVars)})`);
+        forms.push(`(vector->list ${v})`);
+      } else if (k < 7) {
+        forms.push(`(string-append "n=" (number->string ${this.pick(['7', '42', '-3', '1/3', '2.5'])}) "!")`);
+      } else if (k < 8) {
+        const a = this.name('a');
+        forms.push(`(call-with-values (lambda () (values ${this.num(1, numVars)} ${this.num(1, numVars)})) (lambda (${a} b) (- ${a} b)))`);
+      } else {
+        forms.push(this.chance(0.5) ? `(not (zero? ${this.num(2, numVars)}))` : this.num(3, numVars));
+      }
+    }
+    return forms.join('\n');
+  }
+
+  /** A program that reaches a resource limit (both routes must agree on which, and where). */
+  resourceProgram(): string {
+    const f = this.name('deep');
+    switch (this.int(3)) {
+      case 0:
+        // Non-tail depth past CALL_DEPTH_LIMIT (100,000): recursion-limit.
+        return `(define (${f} n) (+ 1 (${f} (+ n 1))))\n(display "start")\n(${f} 0)`;
+      case 1:
+        // More than the 1 MiB of output the profile allows.
+        return `(display (make-string 600000 #\\a))\n(display (make-string 600000 #\\b))`;
+      default:
+        // Output growing in a loop until the output limit stops it.
+        return `(let loop ((i 0)) (display "0123456789abcdef") (loop (+ i 1)))`;
+    }
+  }
+
+  /** A free-form program damaged so that the reader rejects it. */
+  readerErrorProgram(): string {
+    const good = this.freeProgram();
+    switch (this.int(5)) {
+      case 0:
+        return `${good}\n(display (+ 1 2)`;
+      case 1:
+        return `${good}\n)`;
+      case 2:
+        return `${good}\n(display "unterminated)`;
+      case 3:
+        return `(display 1)\n#q\n${good}`;
+      default:
+        return `${good}\n(list 1 . 2 3)`;
+    }
+  }
+
+  /** A free-form program: a few definitions and expressions, some with output. */
+  freeProgram(): string {
     const forms: string[] = [];
     const globals: string[] = [];
     const n = 1 + this.int(4);
@@ -111,6 +226,10 @@ export class ProgramGenerator {
   /** A mostly numeric expression (so arithmetic usually succeeds). */
   num(d: number, vars: readonly string[]): string {
     if (d <= 0 || this.chance(0.4)) {
+      if (this.numericOnly) {
+        if (vars.length > 0 && this.chance(0.4)) return this.pick(vars);
+        return this.pick([String(this.int(10) - 3), String(this.int(1000)), '1/3', '2.5', '9007199254740993', '-7']);
+      }
       if (this.chance(0.9)) return this.pick([String(this.int(10) - 3), String(this.int(1000)), '1/3', '2.5', '9007199254740993', '-7']);
       return this.expr(0, vars);
     }
@@ -124,7 +243,7 @@ export class ProgramGenerator {
       case 2:
         return `(* ${a} ${b})`;
       case 3:
-        return `(if (< ${a} ${b}) ${a} ${b})`;
+        return `(if (${this.pick(['<', '>', '<=', '>=', '='])} ${a} ${b}) ${a} ${b})`;
       case 4:
         return `(let ((q ${a})) (* q q))`;
       default:
@@ -263,7 +382,7 @@ export class ProgramGenerator {
         return `(let ((${v} ${e()})) (set! ${v} ${e()}) ${v})`;
       }
       case 39:
-        return `(${this.pick(['eq?', 'eqv?', 'equal?'])} ${e()} ${e()})`;
+        return this.chance(0.3) ? `(not ${e()})` : `(${this.pick(['eq?', 'eqv?', 'equal?'])} ${e()} ${e()})`;
       case 40: {
         const f = this.name('cl');
         const x = this.name('x');

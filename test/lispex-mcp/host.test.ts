@@ -20,11 +20,41 @@ describe('LispexHost', () => {
     assert.deepEqual(outcome.observation.values[0]?.value, { kind: 'integer', value: '5' });
   });
 
-  test('each worker runs exactly one job (single use)', async () => {
-    const before = host.workersStarted;
+  test('a worker that answered is reused: back-to-back jobs start no new worker', async () => {
     await host.evaluate({ source: 'a', route: 'tree' });
-    await host.evaluate({ source: 'b', route: 'tree' });
-    assert.equal(host.workersStarted - before, 2);
+    const before = host.workersStarted;
+    for (let i = 0; i < 20; i++) assert.equal((await host.evaluate({ source: `job${i}`, route: 'tree' })).kind, 'completed');
+    assert.equal(host.workersStarted, before);
+  });
+
+  test('a worker whose reset failed is replaced, never reused', async () => {
+    await host.evaluate({ source: 'a', route: 'tree' });
+    const before = host.workersStarted;
+    const outcome = await host.evaluate({ source: 'poison-reset', route: 'tree' });
+    assert.equal(outcome.kind, 'completed');
+    // The next job must run on another worker: the poisoned one answers `poisoned` forever.
+    const next = await host.evaluate({ source: 'who', route: 'tree' });
+    assert.ok(next.kind === 'completed');
+    assert.notEqual(next.observation.stdout, 'poisoned');
+    assert.ok(host.workersStarted > before);
+  });
+
+  test('time spent waiting for a concurrency slot counts against the wall clock', async () => {
+    const narrow = new LispexHost({ script, warmWorkers: 1, maxConcurrent: 1, wallClockMs: 60_000 });
+    try {
+      const controller = new AbortController();
+      const spinning = narrow.evaluate({ source: 'spin', route: 'tree' }, { signal: controller.signal });
+      // Queued behind the spinning job, it never reaches a worker: its own clock runs out first.
+      const queued = await narrow.evaluate({ source: 'ok', route: 'tree' }, { wallClockMs: 300 });
+      assert.ok(queued.kind === 'wall-clock-exceeded');
+      assert.equal(queued.limitMs, 300);
+      controller.abort();
+      assert.equal((await spinning).kind, 'cancelled');
+      // The queue is empty again and the host keeps serving.
+      assert.equal((await narrow.evaluate({ source: 'after', route: 'tree' })).kind, 'completed');
+    } finally {
+      await narrow.close();
+    }
   });
 
   test('a plain JS infinite loop is stopped by the wall clock and the host keeps working', async () => {

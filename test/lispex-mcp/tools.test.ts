@@ -44,6 +44,8 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} request is closed`);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an output schema`);
     }
+    const referenceTool = tools.find((t) => t.name === 'lispex_reference')!;
+    assert.deepEqual(referenceTool.inputSchema.dependentRequired, { name: ['topic'] }, 'name requires topic, in the schema too');
     const evalTool = tools.find((t) => t.name === 'lispex_eval')!;
     assert.deepEqual(evalTool.inputSchema.required, ['source']);
   });
@@ -173,6 +175,17 @@ describe('Lispex tools over the official client (in memory)', () => {
   });
 
   describe('lispex_eval', () => {
+    test('a value nested deeper than the projection limit is delivered, cut with kind too-deep', async () => {
+      const source = "(let loop ((i 0) (x '())) (if (< i 501) (loop (+ i 1) (list x)) x))";
+      const r = await call('lispex_eval', { source });
+      assert.equal(r.isError, false, JSON.stringify(r.content).slice(0, 300));
+      const result = payload(r);
+      assert.equal(result.status, 'ok');
+      assert.ok(EvalResultSchema.safeParse(result).success);
+      assert.match(JSON.stringify(result.values[0].value), /"kind":"too-deep"/);
+      assert.equal(result.values[0].portable, false);
+    });
+
     test('a value, its identities and the fixed flags', async () => {
       const source = '(define (square x) (* x x))\n(square 12)';
       const r = await call('lispex_eval', { source });

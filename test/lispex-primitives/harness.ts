@@ -56,6 +56,10 @@ export class FakeRuntime implements Runtime {
   writeOut(text: string): void {
     this.stdout += text;
   }
+  allocated = 0;
+  allocate(bytes: number): void {
+    this.allocated += bytes;
+  }
   warn(code: WarningCode): void {
     this.warnings.push(code);
   }

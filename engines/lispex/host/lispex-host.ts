@@ -2,6 +2,8 @@
 // what lets the wall clock and cancellation stop anything — even one huge bignum operation — by
 // terminating the worker, while the calling thread (an MCP server, say) keeps answering. Each
 // worker's memory is bounded by V8 resourceLimits, so a runaway allocation kills only that worker.
+// Workers are reused: each resets its engine to the warm baseline after every job (see
+// worker-pool.ts); only a terminated worker is replaced.
 
 import { performance } from 'node:perf_hooks';
 import type { HostOutcome, WorkerFailureReason } from './outcome.js';
@@ -12,6 +14,9 @@ import { DEFAULT_WORKER_MEMORY, locateWorkerScript, type WorkerMemoryLimits, typ
 /** The fixed evaluation wall clock of the MCP contract. */
 export const DEFAULT_WALL_CLOCK_MS = 5_000;
 
+/** Longest wait for a worker to start before the call answers `start-failed`. */
+export const WORKER_START_TIMEOUT_MS = 60_000;
+
 /** No transfer bound: the observation is delivered whatever its size. */
 export const UNBOUNDED_TRANSFER: TransferBounds = {
   maxRecords: Number.MAX_SAFE_INTEGER,
@@ -19,11 +24,16 @@ export const UNBOUNDED_TRANSFER: TransferBounds = {
 };
 
 export interface LispexHostOptions {
-  /** Workers kept started ahead of need (default 2: one comparison runs two routes at once). */
+  /** Spare workers kept started ahead of need (default 2: one comparison runs two routes at once). */
   readonly warmWorkers?: number;
   /** Most evaluations running at once; more wait in arrival order (default 4). */
   readonly maxConcurrent?: number;
-  /** Wall clock per evaluation, from the moment the job reaches its worker (default 5,000 ms). */
+  /**
+   * Wall clock per evaluation, counted from the moment `evaluate` is called: time spent waiting
+   * for a concurrency slot counts against it, so a burst of calls never waits unbounded (default
+   * 5,000 ms). Waiting for a worker to start (first use, or after a worker was terminated) is
+   * not counted; it is bounded by WORKER_START_TIMEOUT_MS.
+   */
   readonly wallClockMs?: number;
   readonly memory?: WorkerMemoryLimits;
   /** Bounds the worker checks before sending an observation (default: none). */
@@ -39,6 +49,9 @@ export interface EvaluateOptions {
   readonly bounds?: TransferBounds;
 }
 
+/** Why a call stopped before its worker answered. */
+type Interruption = 'cancelled' | 'wall-clock';
+
 export class LispexHost {
   private readonly pool: WorkerPool;
   private readonly wallClockMs: number;
@@ -53,15 +66,17 @@ export class LispexHost {
     this.wallClockMs = options.wallClockMs ?? DEFAULT_WALL_CLOCK_MS;
     this.maxConcurrent = Math.max(1, options.maxConcurrent ?? 4);
     this.bounds = options.bounds ?? UNBOUNDED_TRANSFER;
+    const warm = Math.max(0, options.warmWorkers ?? 2);
     this.pool = new WorkerPool({
       script: options.script ?? locateWorkerScript(),
       memory: options.memory ?? DEFAULT_WORKER_MEMORY,
-      warm: Math.max(0, options.warmWorkers ?? 2),
+      warm,
+      maxIdle: Math.max(warm, this.maxConcurrent),
     });
     this.pool.topUp();
   }
 
-  /** Workers started since construction (each evaluation consumes one). */
+  /** Workers started since construction (a worker is reused until it is terminated). */
   get workersStarted(): number {
     return this.pool.started;
   }
@@ -71,36 +86,54 @@ export class LispexHost {
     return this.pool.size;
   }
 
-  /** Evaluate one job in a fresh worker. Never rejects: every failure is an outcome. */
+  /** Evaluate one job on a worker at its warm baseline. Never rejects: every failure is an outcome. */
   async evaluate(job: EvaluationJob, options: EvaluateOptions = {}): Promise<HostOutcome> {
     const started = performance.now();
     const elapsed = (): number => Math.round((performance.now() - started) * 1000) / 1000;
     const { signal } = options;
+    const limitMs = options.wallClockMs ?? this.wallClockMs;
     if (signal?.aborted) return { kind: 'cancelled', hostMs: elapsed() };
     if (this.closed) return this.closedOutcome(elapsed());
 
-    const admitted = await this.admit(signal);
-    if (!admitted) return { kind: 'cancelled', hostMs: elapsed() };
-    let worker: PooledWorker;
+    // One stop signal for the whole call: the caller's cancellation, or the wall clock, which
+    // starts now (queueing included).
+    const stop = new AbortController();
+    const onCallerAbort = (): void => stop.abort('cancelled' satisfies Interruption);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const expire = (): void => stop.abort('wall-clock' satisfies Interruption);
+    let timer = setTimeout(expire, limitMs);
+    const interrupted = (): HostOutcome =>
+      (stop.signal.reason as Interruption) === 'wall-clock'
+        ? { kind: 'wall-clock-exceeded', limitMs, hostMs: elapsed() }
+        : { kind: 'cancelled', hostMs: elapsed() };
     try {
-      worker = await this.pool.take();
-    } catch (error) {
-      this.release();
-      if (this.closed) return this.closedOutcome(elapsed());
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        kind: 'worker-failure',
-        reason: 'start-failed',
-        message: `the evaluation worker did not start: ${message}`,
-        hostMs: elapsed(),
-      };
+      const admitted = await this.admit(stop.signal);
+      if (!admitted) return this.closed ? this.closedOutcome(elapsed()) : interrupted();
+      // Waiting for a slot counted; starting a worker (only at first use, or after one was
+      // terminated) does not: it is infrastructure time, bounded by WORKER_START_TIMEOUT_MS.
+      const queuedMs = performance.now() - started;
+      clearTimeout(timer);
+      let worker: PooledWorker;
+      try {
+        worker = await this.takeUnless(stop.signal);
+        timer = setTimeout(expire, Math.max(0, limitMs - queuedMs));
+      } catch (error) {
+        this.release();
+        if (this.closed) return this.closedOutcome(elapsed());
+        if (stop.signal.aborted) return interrupted();
+        const message = error instanceof Error ? error.message : String(error);
+        return {
+          kind: 'worker-failure',
+          reason: 'start-failed',
+          message: `the evaluation worker did not start: ${message}`,
+          hostMs: elapsed(),
+        };
+      }
+      return await this.runOn(worker, job, options.bounds ?? this.bounds, stop.signal, interrupted, elapsed);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
     }
-    if (signal?.aborted) {
-      this.pool.retire(worker);
-      this.release();
-      return { kind: 'cancelled', hostMs: elapsed() };
-    }
-    return this.runOn(worker, job, options, elapsed);
   }
 
   /** Terminate every worker; later evaluations answer `worker-failure` / `host-closed`. */
@@ -110,33 +143,89 @@ export class LispexHost {
     await this.pool.close();
   }
 
-  private runOn(worker: PooledWorker, job: EvaluationJob, options: EvaluateOptions, elapsed: () => number): Promise<HostOutcome> {
+  /**
+   * A worker from the pool, unless `stop` fires or the start takes longer than
+   * WORKER_START_TIMEOUT_MS first (then the worker goes back unused when it is ready).
+   */
+  private takeUnless(stop: AbortSignal): Promise<PooledWorker> {
+    const taking = this.pool.take();
+    let startTimer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<PooledWorker>((resolve, reject) => {
+      startTimer = setTimeout(() => reject(new Error(`no worker was ready within ${WORKER_START_TIMEOUT_MS} ms`)), WORKER_START_TIMEOUT_MS);
+      taking.then(resolve, reject);
+    }).finally(() => clearTimeout(startTimer));
+    return this.raceStop(taking, bounded, stop);
+  }
+
+  private raceStop(taking: Promise<PooledWorker>, bounded: Promise<PooledWorker>, stop: AbortSignal): Promise<PooledWorker> {
+    if (stop.aborted) {
+      taking.then(
+        (w) => this.pool.unused(w),
+        () => {},
+      );
+      return Promise.reject(new Error('interrupted'));
+    }
+    return new Promise<PooledWorker>((resolve, reject) => {
+      const onStop = (): void => {
+        taking.then(
+          (w) => this.pool.unused(w),
+          () => {},
+        );
+        reject(new Error('interrupted'));
+      };
+      stop.addEventListener('abort', onStop, { once: true });
+      bounded.then(
+        (w) => {
+          stop.removeEventListener('abort', onStop);
+          resolve(w);
+        },
+        (error: unknown) => {
+          stop.removeEventListener('abort', onStop);
+          // A start that timed out: give the worker back whenever it does become ready.
+          taking.then(
+            (w) => this.pool.unused(w),
+            () => {},
+          );
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private runOn(
+    worker: PooledWorker,
+    job: EvaluationJob,
+    bounds: TransferBounds,
+    stop: AbortSignal,
+    interrupted: () => HostOutcome,
+    elapsed: () => number,
+  ): Promise<HostOutcome> {
     const id = this.nextJobId++;
-    const limitMs = options.wallClockMs ?? this.wallClockMs;
-    const { signal } = options;
     return new Promise<HostOutcome>((resolve) => {
       let settled = false;
-      const finish = (outcome: HostOutcome): void => {
+      /** `reusable`: the worker answered and reset itself; otherwise it is terminated. */
+      const finish = (outcome: HostOutcome, reusable: boolean): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.pool.retire(worker);
+        stop.removeEventListener('abort', onStop);
+        if (reusable) this.pool.release(worker);
+        else this.pool.retire(worker);
         this.release();
         resolve(outcome);
       };
-      const onAbort = (): void => finish({ kind: 'cancelled', hostMs: elapsed() });
-      const timer = setTimeout(() => finish({ kind: 'wall-clock-exceeded', limitMs, hostMs: elapsed() }), limitMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const onStop = (): void => finish(interrupted(), false);
+      if (stop.aborted) return onStop();
+      stop.addEventListener('abort', onStop, { once: true });
       worker.onReply = (reply: WorkerReply) => {
         if (reply.type === 'ready' || reply.id !== id) return;
+        const reusable = reply.reset === 'baseline';
         switch (reply.type) {
           case 'observation':
-            return finish({ kind: 'completed', observation: reply.observation, hostMs: elapsed() });
+            return finish({ kind: 'completed', observation: reply.observation, hostMs: elapsed() }, reusable);
           case 'over-bound':
-            return finish({ kind: 'over-bound', excess: reply.excess, hostMs: elapsed() });
+            return finish({ kind: 'over-bound', excess: reply.excess, hostMs: elapsed() }, reusable);
           case 'engine-failure':
-            return finish({ kind: 'worker-failure', reason: 'engine-threw', message: reply.message, hostMs: elapsed() });
+            return finish({ kind: 'worker-failure', reason: 'engine-threw', message: reply.message, hostMs: elapsed() }, reusable);
         }
       };
       worker.onDeath = (error, exitCode) => {
@@ -146,21 +235,22 @@ export class LispexHost {
           reason === 'out-of-memory'
             ? 'the evaluation worker ran out of memory and was stopped'
             : `the evaluation worker exited (code ${exitCode})${error ? `: ${error.message}` : ''}`;
-        finish({ kind: 'worker-failure', reason, message, hostMs: elapsed() });
+        finish({ kind: 'worker-failure', reason, message, hostMs: elapsed() }, false);
       };
-      worker.worker.postMessage({ type: 'job', id, job, bounds: options.bounds ?? this.bounds });
+      worker.worker.postMessage({ type: 'job', id, job, bounds });
     });
   }
 
-  /** Wait for a concurrency slot; false when cancelled (or closed) while waiting. */
-  private admit(signal: AbortSignal | undefined): Promise<boolean> {
+  /** Wait for a concurrency slot; false when stopped (or closed) while waiting. */
+  private admit(stop: AbortSignal): Promise<boolean> {
+    if (this.closed || stop.aborted) return Promise.resolve(false);
     if (this.running < this.maxConcurrent) {
       this.running++;
       return Promise.resolve(true);
     }
     return new Promise<boolean>((resolve) => {
       const wake = (): void => {
-        signal?.removeEventListener('abort', onAbort);
+        stop.removeEventListener('abort', onAbort);
         if (this.closed) {
           resolve(false);
           return;
@@ -174,7 +264,7 @@ export class LispexHost {
         resolve(false);
       };
       this.waiting.push(wake);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      stop.addEventListener('abort', onAbort, { once: true });
     });
   }
 

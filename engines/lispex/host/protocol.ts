@@ -1,5 +1,6 @@
 // The messages exchanged between the host (main thread) and an evaluation worker. Plain data
-// only, so structured clone carries them unchanged. The worker never sees anything but one job.
+// only, so structured clone carries them unchanged. The worker sees one job at a time and nothing
+// but the job (no paths, no capabilities).
 
 import type { Observation, Route } from '../observation.js';
 
@@ -42,10 +43,17 @@ export interface BoundExcess {
   readonly exit_status: number;
 }
 
+/**
+ * What the worker did after the job, before answering: `baseline` — the engine is back at its
+ * warm baseline and the worker may take another job; `failed` — the reset failed, so the host
+ * must terminate the worker.
+ */
+export type ResetState = 'baseline' | 'failed';
+
 export type WorkerReply =
-  /** The worker loaded the engine and waits for its one job. */
+  /** The worker loaded the engine and waits for a job. */
   | { readonly type: 'ready' }
-  | { readonly type: 'observation'; readonly id: number; readonly observation: Observation }
-  | { readonly type: 'over-bound'; readonly id: number; readonly excess: BoundExcess }
+  | { readonly type: 'observation'; readonly id: number; readonly reset: ResetState; readonly observation: Observation }
+  | { readonly type: 'over-bound'; readonly id: number; readonly reset: ResetState; readonly excess: BoundExcess }
   /** The engine threw instead of returning an observation: an engine defect, not a guest fault. */
-  | { readonly type: 'engine-failure'; readonly id: number; readonly message: string };
+  | { readonly type: 'engine-failure'; readonly id: number; readonly reset: ResetState; readonly message: string };

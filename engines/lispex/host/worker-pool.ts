@@ -1,17 +1,21 @@
-// A small pool of warm evaluation workers. Workers are single-use: each evaluates exactly one
-// job and is then terminated, so nothing a program leaves behind (interned symbols, caches,
-// a half-finished computation) survives into the next call — submitted source is never kept.
-// Start-up cost stays off the request path because fresh workers are started ahead of need.
+// A small pool of evaluation workers, reused across jobs. A worker runs one job at a time; after
+// each job the worker itself resets the engine to its warm baseline (see worker-loop.ts and
+// LispexEvaluator.resetToBaseline) before it answers, so nothing a program leaves behind —
+// definitions, interned symbols, output, meter counts — is visible to the next job. A worker is
+// replaced only when it was terminated (wall clock, cancellation, out of memory, exit) or when its
+// reset failed; start-up cost stays off the request path because spares are started ahead of need.
 
 import type { Worker } from 'node:worker_threads';
 import type { WorkerReply } from './protocol.js';
 import { startWorker, type WorkerMemoryLimits, type WorkerScript } from './worker-script.js';
 
-/** One worker and the single job it may run. */
+/** One worker; at most one job at a time. */
 export class PooledWorker {
   state: 'starting' | 'idle' | 'busy' | 'dead' = 'starting';
   /** Promised to one caller (which may still be waiting for `ready`). */
   reserved = false;
+  /** Jobs this worker has answered (for tests and diagnostics). */
+  jobs = 0;
   /** Set while a job runs: receives the worker's replies. */
   onReply: ((reply: WorkerReply) => void) | null = null;
   /** Set while a job runs: told when the worker dies under it. */
@@ -66,8 +70,10 @@ export class PooledWorker {
 export interface WorkerPoolOptions {
   readonly script: WorkerScript;
   readonly memory: WorkerMemoryLimits;
-  /** Workers kept started and waiting. */
+  /** Spare workers kept started and waiting. */
   readonly warm: number;
+  /** Most workers alive at once when idle (busy ones beyond it are retired on release). */
+  readonly maxIdle: number;
 }
 
 export class WorkerPool {
@@ -103,7 +109,8 @@ export class WorkerPool {
     // loop alive while someone waits for it.
     chosen.reserved = true;
     chosen.worker.ref();
-    // Start the successor now, so it warms up while this one evaluates.
+    // Keep `warm` spares: if this took the last one, a successor starts now, so a call arriving
+    // while this one runs (a long evaluation, say) finds a ready worker instead of a start.
     this.topUp();
     try {
       await chosen.ready;
@@ -120,7 +127,30 @@ export class WorkerPool {
     return chosen;
   }
 
-  /** Retire a worker after its job (single use) and start its successor. */
+  /**
+   * Give back a worker whose job was answered (its engine is already reset to the warm
+   * baseline). An idle worker does not keep the process alive.
+   */
+  release(w: PooledWorker): void {
+    w.onReply = null;
+    w.onDeath = null;
+    w.reserved = false;
+    if (w.state === 'dead') {
+      this.topUp();
+    } else if (this.closed || this.idleCount() >= this.options.maxIdle) {
+      this.retire(w);
+    } else {
+      w.state = 'idle';
+      w.worker.unref();
+    }
+  }
+
+  /** Give back a worker reserved by take() but never given a job (the caller gave up waiting). */
+  unused(w: PooledWorker): void {
+    this.release(w);
+  }
+
+  /** Terminate a worker (its job was stopped, or it cannot be trusted) and start a successor. */
   retire(w: PooledWorker): void {
     w.terminate();
     this.topUp();
@@ -135,6 +165,12 @@ export class WorkerPool {
     this.closed = true;
     const all = [...this.workers];
     await Promise.all(all.map((w) => (w.state === 'dead' ? undefined : w.worker.terminate())));
+  }
+
+  private idleCount(): number {
+    let n = 0;
+    for (const w of this.workers) if (w.state === 'idle') n++;
+    return n;
   }
 
   private spawn(): PooledWorker {

@@ -174,9 +174,10 @@ export const AGGREGATE_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
     return new LVector(items);
   },
   vector: (args) => new LVector(args.slice()),
-  'make-vector': (args) => {
+  'make-vector': (args, rt) => {
     const k = checkSize('make-vector', args[0]!);
     const fill = args.length > 1 ? args[1]! : false;
+    rt.allocate(8 * k, 'make-vector');
     return new LVector(new Array<Value>(k).fill(fill));
   },
   'vector-length': (args) => checkVector('vector-length', args[0]!).items.length,
@@ -205,14 +206,16 @@ export const AGGREGATE_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
     const [start, end] = checkRange('vector-copy', args, 1, vec.items.length);
     return new LVector(vec.items.slice(start, end));
   },
-  bytevector: (args) => {
+  bytevector: (args, rt) => {
+    rt.allocate(args.length, 'bytevector');
     const bytes = new Uint8Array(args.length);
     for (let i = 0; i < args.length; i++) bytes[i] = checkByte('bytevector', args[i]!);
     return new Bytevector(bytes);
   },
-  'make-bytevector': (args) => {
+  'make-bytevector': (args, rt) => {
     const k = checkSize('make-bytevector', args[0]!);
     const fill = args.length > 1 ? checkByte('make-bytevector', args[1]!) : 0;
+    rt.allocate(k, 'make-bytevector');
     return new Bytevector(new Uint8Array(k).fill(fill));
   },
   'bytevector-length': (args) => checkBytevector('bytevector-length', args[0]!).bytes.length,

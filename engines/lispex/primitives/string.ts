@@ -31,9 +31,10 @@ export const STRING_PRIMITIVES: Readonly<Record<string, PrimitiveFn>> = {
     const s = checkString('string-ref', args[0]!);
     return Char.of(scalarAt(s, checkIndex('string-ref', args[1]!, s.length)));
   },
-  'make-string': (args) => {
+  'make-string': (args, rt) => {
     const k = checkSize('make-string', args[0]!);
     const fill = args.length > 1 ? checkChar('make-string', args[1]!) : Char.of(32);
+    rt.allocate(2 * k * (fill.codePoint > 0xffff ? 2 : 1), 'make-string');
     return new LString(String.fromCodePoint(fill.codePoint).repeat(k));
   },
   'string-append': (args) => {

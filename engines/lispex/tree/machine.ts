@@ -16,9 +16,9 @@ import {
   type HandlerNode,
   type WindNode,
 } from '../control-primitives.js';
-import type { CGuard, CLambda, Core, Name } from '../core-ir.js';
+import type { CApplication, CGuard, CLambda, CVariable, Core, Name } from '../core-ir.js';
 import { LispexError, type SourcePosition, type WarningCode } from '../diagnostics.js';
-import { UNASSIGNED } from '../globals.js';
+import { type GlobalCell, UNASSIGNED } from '../globals.js';
 import {
   arityError,
   expectedProcedure,
@@ -74,6 +74,41 @@ class Env {
   ) {}
 }
 
+/**
+ * Lexical address of a variable reference, found by the first lookup and kept on the node:
+ * `depth` environments up, slot `index` (or the global cell when depth is -1). Scoping is
+ * lexical, so a reference sees the same environment shape every time; a node the normalizer
+ * shares between scopes is caught by checking the name at the cached slot, and looked up again.
+ */
+interface AddressedVariable extends CVariable {
+  depth?: number;
+  index?: number;
+  cell?: GlobalCell;
+}
+
+/**
+ * An application analysed once: `simple` when the operator and every argument are variables or
+ * literals, so they can be evaluated in place without a continuation frame (same transitions
+ * charged, in the same order, so the meter and every fault are exactly as with frames).
+ */
+interface AnalysedApplication extends CApplication {
+  simple?: boolean;
+}
+
+function isSimple(n: Core): boolean {
+  return n.k === 'variable' || n.k === 'literal' || n.k === 'quote';
+}
+
+/** Whether `app` is simple, analysed on first use and remembered on the node. */
+function isSimpleApplication(app: AnalysedApplication): boolean {
+  let simple = app.simple;
+  if (simple === undefined) {
+    simple = isSimple(app.fn) && app.args.every(isSimple);
+    app.simple = simple;
+  }
+  return simple;
+}
+
 /** The closure code of the tree route: the lambda node itself plus its arity. */
 class TreeCode implements ClosureCode {
   readonly name: string | null;
@@ -121,13 +156,23 @@ class Frame {
     readonly env: Env | null,
     public index: number,
     readonly vals: Value[] | null,
-    /** Kind-specific: L_Continuation (call/cc), consumer (cwv), WindNode (wind), flag (raise). */
-    readonly aux: unknown,
+    /**
+     * Kind-specific: L_Continuation (call/cc), consumer (cwv), WindNode (wind), flag (raise),
+     * the evaluated operator (application).
+     */
+    public aux: unknown,
     /** Handler stack and winders at frame creation (restored by escapes landing here). */
     readonly handlers: HandlerNode | null,
     readonly winders: WindNode | null,
   ) {}
 }
+
+/**
+ * The one procedure-return frame, pushed for every non-tail call: it carries nothing (no escape
+ * ever lands on it — continuations and guards target their own frames), so it need not be
+ * allocated per call.
+ */
+const RETURN_FRAME = new Frame(F_RETURN, null, null, 0, null, null, null, null);
 
 const EVAL = 0,
   DELIVER = 1,
@@ -185,6 +230,10 @@ export class TreeMachine implements Runtime, RouteRunner {
     this.ctx.writeOut(text);
   }
 
+  allocate(bytes: number, who: string): void {
+    this.ctx.allocate(bytes, who);
+  }
+
   warn(code: WarningCode): void {
     this.ctx.warn(code, this.site);
   }
@@ -216,22 +265,89 @@ export class TreeMachine implements Runtime, RouteRunner {
     }
   }
 
-  private lookup(name: Name, env: Env | null, at: SourcePosition): Value {
-    for (let e = env; e !== null; e = e.parent) {
-      const names = e.names;
-      for (let i = 0; i < names.length; i++) {
-        if (names[i] === name) {
-          const v = e.values[i]!;
-          if (v === L_UNASSIGNED) {
-            throw uninitialized(name, at);
-          }
+  /** The operator evaluated by the last `simpleOperands`. */
+  private operator: Value = L_NIL;
+
+  /**
+   * Evaluate the operator (into `operator`) and the arguments of a simple application in place,
+   * charging what the frame path charges: EVAL and DELIVER per operand, in evaluation order.
+   */
+  private simpleOperands(app: CApplication, env: Env | null): Value[] {
+    const meter = this.ctx.meter;
+    meter.chargeMachine();
+    this.operator = this.simpleValue(app.fn, env, app);
+    meter.chargeMachine();
+    const operands = app.args;
+    const count = operands.length;
+    const args = new Array<Value>(count);
+    for (let i = 0; i < count; i++) {
+      meter.chargeMachine();
+      args[i] = this.simpleValue(operands[i]!, env, app);
+      meter.chargeMachine();
+    }
+    return args;
+  }
+
+  /** The value of a variable or literal operand (see AnalysedApplication). */
+  private simpleValue(n: Core, env: Env | null, app: CApplication): Value {
+    if (n.k !== 'variable') return (n as { value: Value }).value;
+    const v = this.variable(n, env);
+    // As the argument frame would: an operand is one value.
+    if (v instanceof L_MultipleValues) throw this.mvMisuse(app);
+    return v;
+  }
+
+  /** The value of a variable reference, through its cached lexical address when it holds. */
+  private variable(node: AddressedVariable, env: Env | null): Value {
+    const depth = node.depth;
+    if (depth !== undefined) {
+      if (depth >= 0) {
+        let e = env;
+        for (let i = 0; i < depth && e !== null; i++) e = e.parent;
+        const index = node.index!;
+        if (e !== null && e.names[index] === node.name) {
+          const v = e.values[index]!;
+          if (v === L_UNASSIGNED) throw uninitialized(node.name, node.span);
+          return v;
+        }
+      } else {
+        // A global reference: the same chain length as when it was resolved (cheap pointer
+        // walk) means the same lexical context, where the name had no lexical binding.
+        let length = 0;
+        for (let e = env; e !== null; e = e.parent) length++;
+        if (length === node.index) {
+          const v = node.cell!.value;
+          if (v === L_UNASSIGNED) throw unbound(node.name as Sym, node.span);
           return v;
         }
       }
     }
-    const v = name instanceof L_Sym ? this.ctx.globals.lookup(name) : undefined;
-    if (v === undefined) throw unbound(name as Sym, at);
-    return v;
+    return this.resolve(node, env);
+  }
+
+  /** Full lookup of a reference; records its address on the node for the next time. */
+  private resolve(node: AddressedVariable, env: Env | null): Value {
+    const name = node.name;
+    let depth = 0;
+    for (let e = env; e !== null; e = e.parent, depth++) {
+      const names = e.names;
+      for (let i = 0; i < names.length; i++) {
+        if (names[i] === name) {
+          node.depth = depth;
+          node.index = i;
+          const v = e.values[i]!;
+          if (v === L_UNASSIGNED) throw uninitialized(name, node.span);
+          return v;
+        }
+      }
+    }
+    if (!(name instanceof L_Sym)) throw unbound(name as unknown as Sym, node.span);
+    const cell = this.ctx.globals.cell(name);
+    node.depth = -1;
+    node.index = depth;
+    node.cell = cell;
+    if (cell.value === L_UNASSIGNED) throw unbound(name, node.span);
+    return cell.value;
   }
 
   private assign(name: Name, env: Env | null, value: Value, at: SourcePosition): void {
@@ -274,20 +390,64 @@ export class TreeMachine implements Runtime, RouteRunner {
         for (;;) {
           if (mode === EVAL) {
             meter.chargeMachine();
+            // Cases in order of frequency (a string switch tests them one after another).
             switch (node.k) {
+              case 'variable':
+                val = this.variable(node, env);
+                mode = DELIVER;
+                break;
+              case 'application': {
+                const app = node as AnalysedApplication;
+                if (isSimpleApplication(app)) {
+                  args = this.simpleOperands(app, env);
+                  fn = this.operator;
+                  this.site = app.span;
+                  mode = APPLY;
+                  break;
+                }
+                // vals: the arguments; the operator is kept in `aux` (index 0 = operator pending).
+                this.push(F_ARGS, node, env, 0, new Array<Value>(node.args.length), null);
+                node = node.fn;
+                break;
+              }
               case 'literal':
               case 'quote':
                 val = node.value;
                 mode = DELIVER;
                 break;
-              case 'variable':
-                val = this.lookup(node.name, env, node.span);
-                mode = DELIVER;
-                break;
-              case 'if':
+              case 'if': {
+                const test = node.test as AnalysedApplication;
+                if (test.k === 'application' && isSimpleApplication(test)) {
+                  // The test is a call with simple operands: evaluate them in place; an ordinary
+                  // primitive is then called in place too, with the transitions the frame path
+                  // charges (EVAL and DELIVER per operand, APPLY, DELIVER to the if).
+                  meter.chargeMachine();
+                  args = this.simpleOperands(test, env);
+                  fn = this.operator;
+                  this.site = test.span;
+                  if (fn instanceof L_Primitive && fn.control === null) {
+                    meter.chargeMachine();
+                    const count = args.length;
+                    if (count < fn.minArgs || count > fn.maxArgs) throw this.arityError(fn, count);
+                    const t = fn.fn(args, this);
+                    meter.chargeMachine();
+                    if (t instanceof L_MultipleValues) throw this.mvMisuse(node);
+                    if (t !== false) node = node.then;
+                    else if (node.else_ !== null) node = node.else_;
+                    else {
+                      val = L_NO_VALUES;
+                      mode = DELIVER;
+                    }
+                    break;
+                  }
+                  this.push(F_IF, node, env, 0, null, null);
+                  mode = APPLY;
+                  break;
+                }
                 this.push(F_IF, node, env, 0, null, null);
-                node = node.test;
+                node = test;
                 break;
+              }
               case 'lambda':
                 val = new L_Closure(codeOf(node), env);
                 mode = DELIVER;
@@ -327,10 +487,6 @@ export class TreeMachine implements Runtime, RouteRunner {
                 node = node.inits[0]!;
                 break;
               }
-              case 'application':
-                this.push(F_ARGS, node, env, 0, new Array<Value>(node.args.length + 1), null);
-                node = node.fn;
-                break;
               case 'guard': {
                 const target = new GuardTarget(st.length);
                 this.push(F_GUARD, node, env, 0, null, null);
@@ -347,15 +503,15 @@ export class TreeMachine implements Runtime, RouteRunner {
             const f = st[st.length - 1]!;
             switch (f.kind) {
               case F_BOUNDARY:
-                st.length--;
+                st.pop();
                 return val;
               case F_RETURN:
-                st.length--;
+                st.pop();
                 this.depth--;
                 continue;
               case F_IF: {
                 if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
-                st.length--;
+                st.pop();
                 const n = f.node as Extract<Core, { k: 'if' }>;
                 env = f.env;
                 if (val !== false) node = n.then;
@@ -371,7 +527,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 const n = f.node as Extract<Core, { k: 'begin' }>;
                 env = f.env;
                 node = n.body[f.index]!;
-                if (++f.index >= n.body.length) st.length--;
+                if (++f.index >= n.body.length) st.pop();
                 mode = EVAL;
                 continue;
               }
@@ -379,16 +535,17 @@ export class TreeMachine implements Runtime, RouteRunner {
                 if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
                 const n = f.node as Extract<Core, { k: 'application' }>;
                 const vals = f.vals!;
-                vals[f.index] = val;
+                if (f.index === 0) f.aux = val;
+                else vals[f.index - 1] = val;
                 if (f.index < n.args.length) {
                   env = f.env;
                   node = n.args[f.index++]!;
                   mode = EVAL;
                   continue;
                 }
-                st.length--;
-                fn = vals[0]!;
-                args = vals.slice(1);
+                st.pop();
+                fn = f.aux as Value;
+                args = vals;
                 this.site = n.span;
                 mode = APPLY;
                 continue;
@@ -406,7 +563,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                   mode = EVAL;
                   continue;
                 }
-                st.length--;
+                st.pop();
                 if (n.k === 'let') {
                   env = new Env(n.names, vals, env);
                   node = n.body;
@@ -423,7 +580,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 env!.values[f.index] = val;
                 if (++f.index < n.inits.length) node = n.inits[f.index]!;
                 else {
-                  st.length--;
+                  st.pop();
                   node = n.body;
                 }
                 mode = EVAL;
@@ -431,7 +588,7 @@ export class TreeMachine implements Runtime, RouteRunner {
               }
               case F_SET: {
                 if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
-                st.length--;
+                st.pop();
                 const n = f.node as Extract<Core, { k: 'set!' }>;
                 this.assign(n.name, f.env, val, n.span);
                 val = L_NO_VALUES;
@@ -439,23 +596,23 @@ export class TreeMachine implements Runtime, RouteRunner {
               }
               case F_DEFINE: {
                 if (val instanceof L_MultipleValues) throw this.mvMisuse(f.node!);
-                st.length--;
+                st.pop();
                 const n = f.node as Extract<Core, { k: 'define' }>;
                 this.ctx.globals.define(n.name, val);
                 val = L_NO_VALUES;
                 continue;
               }
               case F_CALLCC:
-                st.length--;
+                st.pop();
                 (f.aux as Continuation).active = false;
                 continue;
               case F_GUARD:
               case F_HANDLER:
-                st.length--;
+                st.pop();
                 this.handlers = f.handlers;
                 continue;
               case F_RAISE_RETURN: {
-                st.length--;
+                st.pop();
                 const r = f.aux as { continuable: boolean; obj: Value; site: SourcePosition };
                 if (r.continuable) {
                   this.handlers = f.handlers;
@@ -464,7 +621,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 throw nonContinuable(r.obj, r.site);
               }
               case F_WIND: {
-                st.length--;
+                st.pop();
                 const w = f.aux as WindNode;
                 this.winders = w.next;
                 this.handlers = w.handlers;
@@ -474,7 +631,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 continue;
               }
               case F_CWV:
-                st.length--;
+                st.pop();
                 fn = f.aux as Value;
                 args = spreadValues(val);
                 mode = APPLY;
@@ -509,7 +666,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                   throw recursionLimit(this.site);
                 }
                 if (this.depth > this.ctx.maxDepth) this.ctx.maxDepth = this.depth;
-                this.push(F_RETURN, null, null, 0, null, null);
+                st.push(RETURN_FRAME);
               }
               env = new Env(names, values, fn.env as Env | null);
               node = lam.body;

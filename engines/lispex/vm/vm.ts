@@ -176,6 +176,10 @@ export class Vm implements Runtime {
     this.ctx.writeOut(text);
   }
 
+  allocate(bytes: number, who: string): void {
+    this.ctx.allocate(bytes, who);
+  }
+
   warn(code: WarningCode): void {
     this.ctx.warn(code, this.currentSite());
   }

@@ -1,0 +1,96 @@
+// Lispex MCP latency through the official SDK client over stdio, against the built server
+// (dist/bin/lispex.js mcp serve): back-to-back `lispex_eval (+ 1 2)`, the same spaced by 200 ms,
+// 200 concurrent calls, side by side with `lispex_diagnostic E300` (a tool call that evaluates
+// nothing: the protocol's own round trip), so the ratio shows what evaluation adds. Also times
+// `lispex run` of `(display 1)` as a whole process, side by side with `node -e 0`.
+//
+//   npm run build && node --import tsx bench/lispex/mcp-latency.ts [--calls 200]
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const args = process.argv.slice(2);
+const CALLS = Number(args[args.indexOf('--calls') + 1] ?? 200) || 200;
+const BIN = fileURLToPath(new URL('../../dist/bin/lispex.js', import.meta.url));
+
+function stats(ms: number[]): { median: number; p95: number; max: number } {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+  return { median: at(0.5), p95: at(0.95), max: s[s.length - 1]! };
+}
+const f = (n: number): string => n.toFixed(2);
+
+async function timed(call: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await call();
+  return performance.now() - t;
+}
+
+const client = new Client({ name: 'lispex-latency-bench', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', 'serve'], stderr: 'ignore' }));
+const evalCall = (): Promise<unknown> => client.callTool({ name: 'lispex_eval', arguments: { source: '(+ 1 2)' } });
+const diagCall = (): Promise<unknown> => client.callTool({ name: 'lispex_diagnostic', arguments: { code: 'E300' } });
+
+// Warm both paths (first calls load code in the server and the workers).
+for (let i = 0; i < 20; i++) {
+  await evalCall();
+  await diagCall();
+}
+const evalB2B: number[] = [];
+const diagB2B: number[] = [];
+for (let i = 0; i < CALLS; i++) {
+  evalB2B.push(await timed(evalCall));
+  diagB2B.push(await timed(diagCall));
+}
+const spaced: number[] = [];
+for (let i = 0; i < 20; i++) {
+  await new Promise((r) => setTimeout(r, 200));
+  spaced.push(await timed(evalCall));
+}
+const burstStart = performance.now();
+const burst = await Promise.all(Array.from({ length: 200 }, () => timed(evalCall)));
+const burstWall = performance.now() - burstStart;
+await client.close();
+
+const e = stats(evalB2B);
+const d = stats(diagB2B);
+const s = stats(spaced);
+const b = stats(burst);
+console.log(`lispex_eval (+ 1 2) back to back x${CALLS}: median ${f(e.median)} ms, p95 ${f(e.p95)} ms`);
+console.log(`lispex_diagnostic E300 back to back x${CALLS}: median ${f(d.median)} ms, p95 ${f(d.p95)} ms`);
+console.log(`  eval/diagnostic ratio: median ${f(e.median / d.median)}x, p95 ${f(e.p95 / d.p95)}x`);
+console.log(`lispex_eval spaced by 200 ms x20: median ${f(s.median)} ms, p95 ${f(s.p95)} ms`);
+console.log(`200 concurrent lispex_eval: all answered in ${f(burstWall)} ms (per call median ${f(b.median)}, max ${f(b.max)})`);
+
+// Whole-process `lispex run`, side by side with a bare Node start.
+const dir = mkdtempSync(join(tmpdir(), 'lispex-run-bench-'));
+try {
+  const file = join(dir, 'one.scm');
+  writeFileSync(file, '(display 1)');
+  const proc = (argv: string[]): number => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, argv, { stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}`);
+    return performance.now() - t;
+  };
+  const run: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    run.push(proc([BIN, 'run', file]));
+    bare.push(proc(['-e', '0']));
+  }
+  const r = stats(run);
+  const n = stats(bare);
+  console.log(
+    `lispex run (display 1), whole process x15: median ${f(r.median)} ms (min ${f(Math.min(...run))}); ` +
+      `node -e 0: median ${f(n.median)} ms (min ${f(Math.min(...bare))}); ratio ${f(r.median / n.median)}x`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
