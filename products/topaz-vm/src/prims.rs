@@ -851,13 +851,38 @@ fn string_upcase(_: &mut Vm, a: &[V]) -> R<V> {
 fn string_downcase(_: &mut Vm, a: &[V]) -> R<V> {
     Ok(V::str(&check_str("string-downcase", &a[0])?.to_lowercase()))
 }
+/// Simple case folding of one character (CaseFolding.txt status C and S).
+fn fold_char(c: char) -> char {
+    let cp = c as u32;
+    match cp {
+        0x3c2 => 'σ',
+        0x13a0..=0x13f5 => c,
+        0x13f8..=0x13fd => char::from_u32(cp - 8).unwrap_or(c),
+        0xab70..=0xabbf => char::from_u32(cp - 0xab70 + 0x13a0).unwrap_or(c),
+        _ => one_case(c, false),
+    }
+}
+
+/// Full case folding of a string (status C and F): ß and ẞ fold to "ss".
+fn fold_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'ß' | '\u{1e9e}' => out.push_str("ss"),
+            '\u{130}' => out.push_str("i\u{307}"),
+            _ => out.push(fold_char(c)),
+        }
+    }
+    out
+}
+
 fn string_foldcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::str(&check_str("string-foldcase", &a[0])?.to_lowercase()))
+    Ok(V::str(&fold_string(&check_str("string-foldcase", &a[0])?)))
 }
 fn str_chain(who: &str, a: &[V], fold: bool, holds: fn(Ordering) -> bool) -> R<V> {
     let key = |s: Rc<str>| -> String {
         if fold {
-            s.to_lowercase()
+            fold_string(&s)
         } else {
             s.to_string()
         }
@@ -944,10 +969,10 @@ fn char_downcase(_: &mut Vm, a: &[V]) -> R<V> {
     Ok(V::Char(one_case(ch(check_char("char-downcase", &a[0])?), false) as u32))
 }
 fn char_foldcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::Char(one_case(ch(check_char("char-foldcase", &a[0])?), false) as u32))
+    Ok(V::Char(fold_char(ch(check_char("char-foldcase", &a[0])?)) as u32))
 }
 fn char_chain(who: &str, a: &[V], fold: bool, holds: fn(Ordering) -> bool) -> R<V> {
-    let key = |c: u32| if fold { one_case(ch(c), false) as u32 } else { c };
+    let key = |c: u32| if fold { fold_char(ch(c)) as u32 } else { c };
     let mut result = true;
     let mut prev = key(check_char(who, &a[0])?);
     for x in &a[1..] {
