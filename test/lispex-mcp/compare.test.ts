@@ -15,6 +15,9 @@ import { ComparisonResultSchema, parseStartupProducts, type EvaluationHost } fro
 import { CountingHost, connectInMemory, payload } from './helpers.js';
 import { observation } from './fixtures/observations.js';
 
+/** A product stub that answers the startup version handshake. */
+const HANDSHAKE_STUB = `#!/bin/sh\necho '{"protocol":"lispex.external-backend-protocol/v1","product":"stub","version":"0"}'\n`;
+
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** A host that answers from a script, in process; 'hang' waits until the job is aborted. */
@@ -242,7 +245,7 @@ describe('courts with startup prerequisites', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lispex-products-'));
     for (const name of ['topaz-vm', 'topaz-compiler', 'rust-tools']) {
-      await writeFile(join(dir, name), '#!/bin/sh\nexit 0\n');
+      await writeFile(join(dir, name), HANDSHAKE_STUB);
       await chmod(join(dir, name), 0o755);
     }
   });
@@ -281,7 +284,7 @@ describe('courts with startup prerequisites', () => {
     }
   });
 
-  test('with products given: still no attempted route (external routes not in this version)', async () => {
+  test('with products given: all-four still attempts no route (no fresh AOT member in this version)', async () => {
     const products = parseStartupProducts([
       '--topaz-vm',
       join(dir, 'topaz-vm'),
@@ -293,7 +296,7 @@ describe('courts with startup prerequisites', () => {
     const counting = new CountingHost(noWork);
     const { client, close } = await connectInMemory(counting, products);
     try {
-      for (const court of ['rust-topaz', 'all-four']) {
+      for (const court of ['all-four']) {
         const result = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court, source: '1' } }));
         assert.equal(result.court_available, false);
         assert.equal(result.unavailable_reason.code, 'external-route-not-implemented');

@@ -337,7 +337,9 @@ fn remainder(_: &mut Vm, a: &[V]) -> R<V> {
     Ok(num::integer_division("remainder", a, false)?.1)
 }
 fn modulo(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(num::integer_division("modulo", a, true)?.1)
+    // The planted bug of the test copy: truncating instead of flooring.
+    let floor = !cfg!(feature = "planted-modulo-bug");
+    Ok(num::integer_division("modulo", a, floor)?.1)
 }
 fn tq(_: &mut Vm, a: &[V]) -> R<V> {
     Ok(num::integer_division("truncate-quotient", a, false)?.0)
