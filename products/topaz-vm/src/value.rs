@@ -42,7 +42,44 @@ pub struct Closure {
 
 pub struct Env {
     pub parent: Option<Rc<Env>>,
-    pub slots: RefCell<Vec<V>>,
+    pub slots: RefCell<Slots>,
+}
+
+/// Environment slots: small frames live inline in the environment's one allocation.
+pub enum Slots {
+    Inline([V; 4]),
+    Heap(Vec<V>),
+}
+
+impl Slots {
+    pub fn new(size: usize) -> Slots {
+        if size <= 4 {
+            Slots::Inline([V::Nil, V::Nil, V::Nil, V::Nil])
+        } else {
+            Slots::Heap(vec![V::Nil; size])
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Slots {
+    type Output = V;
+    #[inline]
+    fn index(&self, i: usize) -> &V {
+        match self {
+            Slots::Inline(a) => &a[i],
+            Slots::Heap(v) => &v[i],
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Slots {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut V {
+        match self {
+            Slots::Inline(a) => &mut a[i],
+            Slots::Heap(v) => &mut v[i],
+        }
+    }
 }
 
 pub struct Cont {

@@ -124,7 +124,7 @@ pub struct Vm {
 }
 
 fn new_env(parent: Option<Rc<Env>>, size: usize) -> Rc<Env> {
-    Rc::new(Env { parent, slots: RefCell::new(vec![V::Nil; size.max(1)]) })
+    Rc::new(Env { parent, slots: RefCell::new(Slots::new(size.max(1))) })
 }
 
 fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
@@ -296,16 +296,14 @@ impl Vm {
         if n < code.required || (!code.rest && n > code.required) {
             return err_at("E302", format!("wrong number of arguments ({})", n), vec![V::Closure(f.clone())], Some(self.site));
         }
-        let mut slots = Vec::with_capacity(code.frame.max(1));
-        slots.push(V::Nil);
+        let mut slots = Slots::new(code.frame.max(1));
         if code.rest {
             let rest: Vec<V> = args.drain(code.required..).collect();
-            slots.extend(args);
-            slots.push(list_from(rest, V::Nil));
-        } else {
-            slots.extend(args);
+            slots[code.required + 1] = list_from(rest, V::Nil);
         }
-        slots.resize(code.frame.max(1), V::Nil);
+        for (i, a) in args.into_iter().enumerate() {
+            slots[i + 1] = a;
+        }
         self.code = code.clone();
         self.pc = 0;
         self.env = Rc::new(Env { parent: Some(f.env.clone()), slots: RefCell::new(slots) });
@@ -772,11 +770,11 @@ impl Vm {
                             _ => None,
                         };
                         if let Some(c) = fast {
-                            let mut slots = Vec::with_capacity(c.code.frame.max(1));
-                            slots.push(V::Nil);
-                            slots.extend(self.stack.drain(fn_at + 1..));
+                            let mut slots = Slots::new(c.code.frame.max(1));
+                            for i in (0..argc).rev() {
+                                slots[i + 1] = self.stack.pop().unwrap();
+                            }
                             self.stack.pop();
-                            slots.resize(c.code.frame.max(1), V::Nil);
                             let env = Rc::new(Env { parent: Some(c.env.clone()), slots: RefCell::new(slots) });
                             if tail {
                                 self.stack.truncate(self.bp);
