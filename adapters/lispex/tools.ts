@@ -420,7 +420,12 @@ function memberDescription(member: CourtMember, available: boolean): ComparisonR
         implementation: "mcp-engines built-in bytecode VM (fills the court's Rust VM member; not a Rust program)",
       };
     case 'topaz-vm':
-      return { member, available, route: available ? 'topaz-vm' : null, implementation: available ? 'Topaz VM product (--topaz-vm, Rust)' : null };
+      return {
+        member,
+        available,
+        route: available ? 'topaz-vm' : null,
+        implementation: available ? 'Topaz VM product (--topaz-vm, Rust)' : null,
+      };
     case 'fresh-aot':
       return { member, available: false, route: null, implementation: null };
   }

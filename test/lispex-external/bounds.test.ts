@@ -55,7 +55,9 @@ describe('external product boundary', { timeout: 120_000 }, () => {
   test('garbage on stdout is rejected', async () => {
     const r = await member(await product('garbage', '/bin/cat >/dev/null; echo "this is not JSON"'));
     assert.equal(r.kind === 'failed' && r.reason, 'garbage');
-    const wrongShape = await member(await product('shape', `/bin/cat >/dev/null; echo '{"protocol":"lispex.external-backend-protocol/v1","status":"ok"}'`));
+    const wrongShape = await member(
+      await product('shape', `/bin/cat >/dev/null; echo '{"protocol":"lispex.external-backend-protocol/v1","status":"ok"}'`),
+    );
     assert.equal(wrongShape.kind === 'failed' && wrongShape.reason, 'garbage');
   });
 
@@ -113,7 +115,9 @@ describe('external product boundary', { timeout: 120_000 }, () => {
       await rm(pidFile, { force: true });
       const controller = new AbortController();
       const call = client
-        .callTool({ name: 'lispex_compare_routes', arguments: { court: 'rust-topaz', source: '(+ 1 2)' } }, undefined, { signal: controller.signal })
+        .callTool({ name: 'lispex_compare_routes', arguments: { court: 'rust-topaz', source: '(+ 1 2)' } }, undefined, {
+          signal: controller.signal,
+        })
         .then(
           () => 'answered',
           () => 'rejected',

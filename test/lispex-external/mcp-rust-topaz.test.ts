@@ -36,7 +36,11 @@ describe('rust-topaz court through the MCP server', { timeout: 120_000 }, () => 
 
   test('members agree on values, output, warnings and faults', async () => {
     const programs: [string, string | undefined, string][] = [
-      ['(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2))))) (display (fib 15)) (list (fib 20) (/ 1 3) 2.5 (expt 3 50))', undefined, 'ok'],
+      [
+        '(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2))))) (display (fib 15)) (list (fib 20) (/ 1 3) 2.5 (expt 3 50))',
+        undefined,
+        'ok',
+      ],
       ['(map (lambda (x) (* x x)) input)', '(1 2 3)', 'ok'],
       ['(% 7 -2)', undefined, 'ok'],
       ["(guard (e ((error-object? e) (error-object-message e))) (car '()))", undefined, 'ok'],
@@ -52,7 +56,11 @@ describe('rust-topaz court through the MCP server', { timeout: 120_000 }, () => 
       assert.deepEqual(r.attempted_routes, ['rust-vm', 'topaz-vm']);
       assert.equal(r.observations[1].engine.implementation, 'topaz-vm');
       assert.equal(r.observations[0].status, status, source);
-      assert.deepEqual(r.mismatch_axes, [], `${source}: ${JSON.stringify(r.observations.map((o: { diagnostics: unknown; values: unknown }) => [o.values, o.diagnostics]))}`);
+      assert.deepEqual(
+        r.mismatch_axes,
+        [],
+        `${source}: ${JSON.stringify(r.observations.map((o: { diagnostics: unknown; values: unknown }) => [o.values, o.diagnostics]))}`,
+      );
       assert.equal(r.agreement, true);
       assert.equal(r.answer_selected, false);
       assert.equal(r.partial_comparison, false);

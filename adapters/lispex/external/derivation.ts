@@ -275,7 +275,18 @@ function frontEndFault(e: unknown, phase: 'reader' | 'normalizer', source: strin
   }
   if (e instanceof LispexError && e.code === 'recursion-limit') {
     const at = e.span ?? { line: 1, column: 1 };
-    return { ...common, status: 'resource', code: e.code, phase: 'resource', line: at.line, column: at.column, message: e.message, irritants: [], exit_status: 2, limit: 'non-tail-call-depth' };
+    return {
+      ...common,
+      status: 'resource',
+      code: e.code,
+      phase: 'resource',
+      line: at.line,
+      column: at.column,
+      message: e.message,
+      irritants: [],
+      exit_status: 2,
+      limit: 'non-tail-call-depth',
+    };
   }
   if (e instanceof LispexError) {
     const at = e.span ?? { line: 1, column: 1 };
@@ -293,7 +304,18 @@ function frontEndFault(e: unknown, phase: 'reader' | 'normalizer', source: strin
     };
   }
   if (isHostStackOverflow(e)) {
-    return { ...common, status: 'resource', code: 'recursion-limit', phase: 'resource', line: 1, column: 1, message: DEFAULT_MESSAGES['recursion-limit'], irritants: [], exit_status: 2, limit: 'non-tail-call-depth' };
+    return {
+      ...common,
+      status: 'resource',
+      code: 'recursion-limit',
+      phase: 'resource',
+      line: 1,
+      column: 1,
+      message: DEFAULT_MESSAGES['recursion-limit'],
+      irritants: [],
+      exit_status: 2,
+      limit: 'non-tail-call-depth',
+    };
   }
   throw e;
 }

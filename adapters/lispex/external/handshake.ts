@@ -15,17 +15,31 @@ export interface HandshakeAnswer {
 
 /** The product's handshake answer, or a message saying what was wrong. */
 export function handshake(path: string): { ok: true; answer: HandshakeAnswer } | { ok: false; problem: string } {
-  const r = spawnSync(path, ['--handshake'], { env: {}, timeout: HANDSHAKE_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 64 * 1024, encoding: 'utf8' });
+  const r = spawnSync(path, ['--handshake'], {
+    env: {},
+    timeout: HANDSHAKE_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 * 1024,
+    encoding: 'utf8',
+  });
   if (r.error !== undefined) {
     const timedOut = (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT';
-    return { ok: false, problem: timedOut ? `did not answer the version handshake within ${HANDSHAKE_TIMEOUT_MS} ms` : `could not be run (${r.error.message})` };
+    return {
+      ok: false,
+      problem: timedOut
+        ? `did not answer the version handshake within ${HANDSHAKE_TIMEOUT_MS} ms`
+        : `could not be run (${r.error.message})`,
+    };
   }
   if (r.status !== 0) return { ok: false, problem: `answered the version handshake with exit status ${r.status ?? r.signal}` };
   let answer: unknown;
   try {
     answer = JSON.parse(r.stdout.trim());
   } catch {
-    return { ok: false, problem: `answered the version handshake with something that is not JSON (expected {"protocol":"${EXTERNAL_PROTOCOL}",...})` };
+    return {
+      ok: false,
+      problem: `answered the version handshake with something that is not JSON (expected {"protocol":"${EXTERNAL_PROTOCOL}",...})`,
+    };
   }
   const a = answer as Partial<HandshakeAnswer> | null;
   if (a === null || typeof a !== 'object' || a.protocol !== EXTERNAL_PROTOCOL) {

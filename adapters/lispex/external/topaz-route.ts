@@ -4,8 +4,7 @@
 // failure with a reason, never an observation.
 
 import { z } from 'zod';
-import { packageVersion } from '../../../common/index.js';
-import { CALL_DEPTH_LIMIT, LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID } from '../../../engines/lispex/meter.js';
+import { LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID } from '../../../engines/lispex/meter.js';
 import type { RouteObservation } from '../result-schemas.js';
 import { sha256Hex } from '../route-observation.js';
 import { EXTERNAL_PROTOCOL, type ExternalRequest } from './derivation.js';
@@ -44,7 +43,11 @@ const ProductObservationWire = z.strictObject({
       output_bytes: z.number().int().min(0),
     }),
   }),
-  metrics: z.strictObject({ max_call_depth: z.number().int().min(0), call_depth_limit: z.number().int().min(0), wall_ms: z.number().min(0) }),
+  metrics: z.strictObject({
+    max_call_depth: z.number().int().min(0),
+    call_depth_limit: z.number().int().min(0),
+    wall_ms: z.number().min(0),
+  }),
   engine: z.strictObject({ implementation: z.string(), version: z.string() }),
 });
 
@@ -76,7 +79,12 @@ export async function runTopazMember(options: TopazRunOptions): Promise<MemberOu
 }
 
 /** Shared by the external members: validate a finished product run into an observation. */
-export function toMemberOutcome(outcome: ProductRunOutcome, request: ExternalRequest, hostMs: number, role: 'topaz-vm' | 'fresh-aot'): MemberOutcome {
+export function toMemberOutcome(
+  outcome: ProductRunOutcome,
+  request: ExternalRequest,
+  hostMs: number,
+  role: 'topaz-vm' | 'fresh-aot',
+): MemberOutcome {
   const processesStarted = outcome.kind === 'spawn-failed' || outcome.kind === 'cancelled' ? 0 : 1;
   switch (outcome.kind) {
     case 'crashed':
@@ -89,7 +97,12 @@ export function toMemberOutcome(outcome: ProductRunOutcome, request: ExternalReq
     case 'oversized':
       return { kind: 'failed', reason: 'oversized', message: `${role} answered more than ${outcome.limitBytes} bytes`, processesStarted };
     case 'wall-clock-exceeded':
-      return { kind: 'failed', reason: 'wall-clock-exceeded', message: `${role} ran past the ${outcome.limitMs} ms wall clock; its process group was killed`, processesStarted };
+      return {
+        kind: 'failed',
+        reason: 'wall-clock-exceeded',
+        message: `${role} ran past the ${outcome.limitMs} ms wall clock; its process group was killed`,
+        processesStarted,
+      };
     case 'cancelled':
       return { kind: 'failed', reason: 'cancelled', message: `${role} cancelled; its process group was killed`, processesStarted: 1 };
     case 'spawn-failed':
@@ -101,7 +114,12 @@ export function toMemberOutcome(outcome: ProductRunOutcome, request: ExternalReq
   try {
     const result = ProductObservationWire.safeParse(JSON.parse(outcome.stdout));
     if (!result.success) {
-      return { kind: 'failed', reason: 'garbage', message: `${role} answered an observation of the wrong shape: ${result.error.issues[0]?.message ?? 'invalid'}`, processesStarted };
+      return {
+        kind: 'failed',
+        reason: 'garbage',
+        message: `${role} answered an observation of the wrong shape: ${result.error.issues[0]?.message ?? 'invalid'}`,
+        processesStarted,
+      };
     }
     parsed = result.data;
   } catch {
@@ -143,7 +161,5 @@ export function toMemberOutcome(outcome: ProductRunOutcome, request: ExternalReq
       host_wall_ms: hostMs,
     },
   };
-  void CALL_DEPTH_LIMIT;
-  void packageVersion;
   return { kind: 'completed', observation, processesStarted };
 }
