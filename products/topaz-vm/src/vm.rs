@@ -121,6 +121,8 @@ pub struct Vm {
     pub warnings: Vec<(&'static str, Pos)>,
     finished: Option<V>,
     run_base: usize,
+    /// Environments no closure captured, kept for reuse by the next call (no malloc per call).
+    env_pool: Vec<Rc<Env>>,
 }
 
 fn new_env(parent: Option<Rc<Env>>, size: usize) -> Rc<Env> {
@@ -166,6 +168,28 @@ impl Vm {
             warnings: Vec::new(),
             finished: None,
             run_base: 0,
+            env_pool: Vec::new(),
+        }
+    }
+
+    /// A fresh environment, reusing a pooled allocation when one is free.
+    #[inline]
+    fn make_env(&mut self, parent: Rc<Env>, slots: Slots) -> Rc<Env> {
+        if let Some(mut rc) = self.env_pool.pop() {
+            if let Some(e) = Rc::get_mut(&mut rc) {
+                e.parent = Some(parent);
+                *e.slots.get_mut() = slots;
+                return rc;
+            }
+        }
+        Rc::new(Env { parent: Some(parent), slots: RefCell::new(slots) })
+    }
+
+    /// Give back an environment being left: reusable when nothing else holds it.
+    #[inline]
+    fn recycle(&mut self, env: Rc<Env>) {
+        if Rc::strong_count(&env) == 1 && Rc::weak_count(&env) == 0 && self.env_pool.len() < 4096 {
+            self.env_pool.push(env);
         }
     }
 
@@ -775,7 +799,7 @@ impl Vm {
                                 slots[i + 1] = self.stack.pop().unwrap();
                             }
                             self.stack.pop();
-                            let env = Rc::new(Env { parent: Some(c.env.clone()), slots: RefCell::new(slots) });
+                            let env = self.make_env(c.env.clone(), slots);
                             if tail {
                                 self.stack.truncate(self.bp);
                             } else {
@@ -785,7 +809,10 @@ impl Vm {
                                 self.bp = sp;
                             }
                             self.code = c.code.clone();
-                            self.env = env;
+                            let left = std::mem::replace(&mut self.env, env);
+                            if tail {
+                                self.recycle(left);
+                            }
                             self.pc = 0;
                             continue 'outer;
                         }
@@ -807,7 +834,8 @@ impl Vm {
                             let e = self.ctl.pop().unwrap();
                             self.depth -= 1;
                             self.code = e.code.unwrap();
-                            self.env = e.env.unwrap();
+                            let left = std::mem::replace(&mut self.env, e.env.unwrap());
+                            self.recycle(left);
                             self.pc = e.pc;
                             self.bp = e.bp;
                             self.stack.truncate(e.sp);
