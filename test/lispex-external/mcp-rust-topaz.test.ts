@@ -4,6 +4,8 @@
 // an answer being selected; all-four stays unavailable (no fresh AOT member).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -12,8 +14,8 @@ import { binCommand } from '../helpers/bin.js';
 import { payload } from '../lispex-mcp/helpers.js';
 import { PRODUCTS_DIR, requireTopaz } from './harness.js';
 
-async function connect(topazVm: string): Promise<Client> {
-  const { command, args } = binCommand('lispex', ['mcp', 'serve', '--topaz-vm', topazVm]);
+async function connect(topazVm: string, extra: string[] = []): Promise<Client> {
+  const { command, args } = binCommand('lispex', ['mcp', 'serve', '--topaz-vm', topazVm, ...extra]);
   const client = new Client({ name: 'lispex-external-test', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
   return client;
@@ -104,5 +106,37 @@ describe('a planted bug in the Topaz VM is caught on the right axis', { timeout:
   test('bug reaching output shows on the stdout axis too', async () => {
     const r = await compare(client, '(display (modulo -7 2))');
     assert.deepEqual(r.mismatch_axes, ['stdout-bytes']);
+  });
+});
+
+describe('all three startup options', { timeout: 60_000 }, () => {
+  let dir: string;
+  let client: Client;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lispex-three-'));
+    // A compiler stand-in that answers the handshake (no fresh AOT product exists yet) and a
+    // toolchain stand-in.
+    const compiler = join(dir, 'topaz-compiler');
+    await writeFile(compiler, `#!/bin/sh\necho '{"protocol":"lispex.external-backend-protocol/v1","product":"stand-in","version":"0"}'\n`);
+    await chmod(compiler, 0o755);
+    const tools = join(dir, 'rustc');
+    await writeFile(tools, '#!/bin/sh\nexit 0\n');
+    await chmod(tools, 0o755);
+    client = await connect(requireTopaz(), ['--topaz-compiler', compiler, '--rust-tools', tools]);
+  });
+  after(async () => {
+    await client.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('rust-topaz runs; all-four answers external-route-not-implemented without attempting a route', async () => {
+    const rt = await compare(client, '(list (quotient 17 5) (modulo -17 5) (exact->inexact 1/3))');
+    assert.equal(rt.agreement, true);
+    assert.equal(rt.observations[1].values[0].printed, '(3 3 0.3333333333333333)');
+    const r = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'all-four', source: '1' } }));
+    assert.equal(r.court_available, false);
+    assert.equal(r.unavailable_reason.code, 'external-route-not-implemented');
+    assert.deepEqual(r.attempted_routes, []);
+    assert.equal(r.cleanup.processes_started, 0);
   });
 });
