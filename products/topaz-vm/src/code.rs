@@ -15,7 +15,12 @@ pub struct Code {
     /// the opcode says which reading applies.
     pub consts: Vec<V>,
     pub spans: Vec<Option<Pos>>,
+    /// The ahead-of-time compiled body, when this code object was compiled (topaz-aot): runs
+    /// from the given pc until control switches to other code.
+    pub native: Option<NativeFn>,
 }
+
+pub type NativeFn = fn(&mut crate::vm::Vm, &std::rc::Rc<Code>, usize) -> crate::value::R<()>;
 
 pub mod op {
     pub const CONST: i32 = 0;

@@ -141,7 +141,7 @@ fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
 impl Vm {
     pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
         let prim_names = prims.iter().map(|p| p.name.clone()).collect();
-        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN], consts: vec![], spans: vec![None] });
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN], consts: vec![], spans: vec![None], native: None });
         Vm {
             prims,
             globals,
@@ -663,310 +663,340 @@ impl Vm {
         f(self, args)
     }
 
-    /// The dispatch loop. Returns Some(value) when the run's boundary received its value.
+    /// The dispatch loop. Returns Some(value) when the run's boundary received its value. A code
+    /// object compiled ahead of time (`Code::native`) runs its own function instead of the loop.
     fn dispatch(&mut self) -> R<Option<V>> {
         'outer: loop {
             if let Some(v) = self.finished.take() {
                 return Ok(Some(v));
             }
             let code = self.code.clone();
-            let ins: &[i32] = &code.ins;
-            let consts: &[V] = &code.consts;
+            if let Some(native) = code.native {
+                let pc = self.pc;
+                native(self, &code, pc)?;
+                continue 'outer;
+            }
             let mut pc = self.pc;
             loop {
-                if self.steps >= self.step_limit {
-                    self.pc = pc;
-                    return Err(Fault::Resource("machine-transition"));
-                }
-                self.steps += 1;
-                let at = pc;
-                let o = ins[pc];
-                match o {
-                    op::CONST | op::PRIMITIVE => {
-                        self.stack.push(consts[ins[pc + 1] as usize].clone());
-                        pc += 2;
-                    }
-                    op::LOCAL => {
-                        let v = self.env.slots.borrow()[ins[pc + 1] as usize].clone();
-                        self.stack.push(v);
-                        pc += 2;
-                    }
-                    op::LOCAL1 => {
-                        let v = self.env.parent.as_ref().unwrap().slots.borrow()[ins[pc + 1] as usize].clone();
-                        self.stack.push(v);
-                        pc += 2;
-                    }
-                    op::LEXICAL => {
-                        let e = env_at(&self.env, ins[pc + 1]);
-                        let v = e.slots.borrow()[ins[pc + 2] as usize].clone();
-                        self.stack.push(v);
-                        pc += 3;
-                    }
-                    op::LOCAL_CHECKED | op::LEXICAL_CHECKED => {
-                        let (d, s, k, w) = if o == op::LOCAL_CHECKED { (0, ins[pc + 1], ins[pc + 2], 3) } else { (ins[pc + 1], ins[pc + 2], ins[pc + 3], 4) };
-                        let e = env_at(&self.env, d);
-                        let v = e.slots.borrow()[s as usize].clone();
-                        if let V::Unassigned = v {
-                            self.pc = pc;
-                            let name = consts[k as usize].clone();
-                            let irritants = if let V::Sym(_) = name { vec![name] } else { vec![] };
-                            return err_at("E321", "letrec variable read before initialization".to_string(), irritants, code.spans[at]);
-                        }
-                        self.stack.push(v);
-                        pc += w;
-                    }
-                    op::GLOBAL => {
-                        let g = int_operand(&consts[ins[pc + 1] as usize]);
-                        let v = self.globals[g].clone();
-                        if let V::Unassigned = v {
-                            self.pc = pc;
-                            let name = self.global_names[g].clone();
-                            return err_at("E300", format!("unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
-                        }
-                        self.stack.push(v);
-                        pc += 2;
-                    }
-                    op::SET_LEXICAL => {
-                        let v = self.stack.pop().unwrap();
-                        let e = env_at(&self.env, ins[pc + 1]);
-                        e.slots.borrow_mut()[ins[pc + 2] as usize] = v;
-                        self.stack.push(V::none());
-                        pc += 3;
-                    }
-                    op::SET_GLOBAL | op::DEFINE_GLOBAL => {
-                        let g = int_operand(&consts[ins[pc + 1] as usize]);
-                        if o == op::SET_GLOBAL {
-                            if let V::Unassigned = self.globals[g] {
-                                self.pc = pc;
-                                let name = self.global_names[g].clone();
-                                return err_at("E303", format!("set! of unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
-                            }
-                        }
-                        self.globals[g] = self.stack.pop().unwrap();
-                        self.stack.push(V::none());
-                        pc += 2;
-                    }
-                    op::INIT_LOCAL => {
-                        let v = self.stack.pop().unwrap();
-                        self.env.slots.borrow_mut()[ins[pc + 1] as usize] = v;
-                        pc += 2;
-                    }
-                    op::UNASSIGN => {
-                        self.env.slots.borrow_mut()[ins[pc + 1] as usize] = V::Unassigned;
-                        pc += 2;
-                    }
-                    op::CLOSURE => {
-                        let c = self.codes[int_operand(&consts[ins[pc + 1] as usize])].clone();
-                        self.stack.push(V::Closure(Rc::new(Closure { code: c, env: self.env.clone() })));
-                        pc += 2;
-                    }
-                    op::POP => {
-                        self.stack.pop();
-                        pc += 1;
-                    }
-                    op::REQUIRE_ONE => {
-                        if let Some(V::Multi(_)) = self.stack.last() {
-                            self.pc = pc;
-                            return err_at("E320", "multiple values where one value is required".to_string(), vec![], code.spans[at]);
-                        }
-                        pc += 1;
-                    }
-                    op::VALUES => {
-                        let n = ins[pc + 1] as usize;
-                        let at_n = self.stack.len() - n;
-                        let vals: Vec<V> = self.stack.drain(at_n..).collect();
-                        self.stack.push(V::Multi(Rc::new(vals)));
-                        pc += 2;
-                    }
-                    op::JUMP => pc = ins[pc + 1] as usize,
-                    op::JUMP_IF_FALSE => {
-                        let v = self.stack.pop().unwrap();
-                        pc = if let V::Bool(false) = v { ins[pc + 1] as usize } else { pc + 2 };
-                    }
-                    op::CALL | op::TAIL_CALL => {
-                        let argc = ins[pc + 1] as usize;
-                        let tail = o == op::TAIL_CALL;
-                        self.site = code.spans[at].unwrap_or(START);
-                        let fn_at = self.stack.len() - argc - 1;
-                        pc += 2;
-                        let fast = match &self.stack[fn_at] {
-                            V::Closure(c) if c.code.required == argc && !c.code.rest => Some(c.clone()),
-                            _ => None,
-                        };
-                        if let Some(c) = fast {
-                            let mut slots = Slots::new(c.code.frame.max(1));
-                            for i in (0..argc).rev() {
-                                slots[i + 1] = self.stack.pop().unwrap();
-                            }
-                            self.stack.pop();
-                            let env = self.make_env(c.env.clone(), slots);
-                            if tail {
-                                self.stack.truncate(self.bp);
-                            } else {
-                                self.pc = pc;
-                                let sp = self.stack.len();
-                                self.push_return(Some(code.clone()), sp)?;
-                                self.bp = sp;
-                            }
-                            self.code = c.code.clone();
-                            let left = std::mem::replace(&mut self.env, env);
-                            if tail {
-                                self.recycle(left);
-                            }
-                            self.pc = 0;
-                            continue 'outer;
-                        }
-                        let args: Vec<V> = self.stack.drain(fn_at + 1..).collect();
-                        let f = self.stack.pop().unwrap();
-                        if tail {
-                            self.stack.truncate(self.bp);
-                        }
-                        self.pc = pc;
-                        if let Some(v) = self.invoke(f, args, tail)? {
-                            self.stack.push(v);
-                        }
-                        continue 'outer;
-                    }
-                    op::RETURN => {
-                        let v = self.stack.pop().unwrap();
-                        let fast = matches!(self.ctl.last(), Some(e) if e.kind == K::Return && e.code.is_some());
-                        if fast {
-                            let e = self.ctl.pop().unwrap();
-                            self.depth -= 1;
-                            self.code = e.code.unwrap();
-                            let left = std::mem::replace(&mut self.env, e.env.unwrap());
-                            self.recycle(left);
-                            self.pc = e.pc;
-                            self.bp = e.bp;
-                            self.stack.truncate(e.sp);
-                            self.stack.push(v);
-                            continue 'outer;
-                        }
-                        self.pc = pc;
-                        self.deliver(v)?;
-                        continue 'outer;
-                    }
-                    op::GUARD_PUSH => {
-                        let handler_pc = ins[pc + 1] as usize;
-                        pc += 2;
-                        self.pc = pc;
-                        let target = self.ctl.len();
-                        let sp = self.stack.len();
-                        self.push_ctl(K::Guard, true, Aux::Guard(handler_pc), sp);
-                        self.handlers = Some(Rc::new(HNode { handler: Handler::Guard(target), next: self.handlers.clone() }));
-                    }
-                    op::GUARD_POP => {
-                        let e = self.ctl.pop().unwrap();
-                        self.handlers = e.handlers;
-                        pc += 1;
-                    }
-                    op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ => {
-                        self.site = code.spans[at].unwrap_or(START);
-                        let n = self.stack.len();
-                        let fast = match (&self.stack[n - 2], &self.stack[n - 1]) {
-                            (V::Int(a), V::Int(b)) => match o {
-                                op::ADD => a.checked_add(*b).map(V::Int),
-                                op::SUB => a.checked_sub(*b).map(V::Int),
-                                op::MUL => a.checked_mul(*b).map(V::Int),
-                                op::LT => Some(V::Bool(a < b)),
-                                op::GT => Some(V::Bool(a > b)),
-                                op::LE => Some(V::Bool(a <= b)),
-                                op::GE => Some(V::Bool(a >= b)),
-                                _ => Some(V::Bool(a == b)),
-                            },
-                            _ => None,
-                        };
-                        let v = match fast {
-                            Some(v) => {
-                                self.stack.truncate(n - 2);
-                                v
-                            }
-                            None => {
-                                let args: Vec<V> = self.stack.drain(n - 2..).collect();
-                                self.pc = pc + 2;
-                                self.prim_call(&consts[ins[pc + 1] as usize], &args)?
-                            }
-                        };
-                        self.stack.push(v);
-                        pc += 2;
-                    }
-                    op::CONS => {
-                        let d = self.stack.pop().unwrap();
-                        let a = self.stack.pop().unwrap();
-                        self.site = code.spans[at].unwrap_or(START);
-                        self.stack.push(V::cons(a, d));
-                        pc += 2;
-                    }
-                    op::EQ => {
-                        let b = self.stack.pop().unwrap();
-                        let a = self.stack.pop().unwrap();
-                        self.site = code.spans[at].unwrap_or(START);
-                        self.stack.push(V::Bool(eqv(&a, &b)));
-                        pc += 2;
-                    }
-                    op::CAR | op::CDR | op::ZEROP => {
-                        self.site = code.spans[at].unwrap_or(START);
-                        let fast = match (o, self.stack.last().unwrap()) {
-                            (op::CAR, V::Pair(p)) => Some(p.car.clone()),
-                            (op::CDR, V::Pair(p)) => Some(p.cdr.clone()),
-                            (op::ZEROP, V::Int(i)) => Some(V::Bool(*i == 0)),
-                            _ => None,
-                        };
-                        let v = match fast {
-                            Some(v) => {
-                                self.stack.pop();
-                                v
-                            }
-                            None => {
-                                let a = self.stack.pop().unwrap();
-                                self.pc = pc + 2;
-                                self.prim_call(&consts[ins[pc + 1] as usize], &[a])?
-                            }
-                        };
-                        self.stack.push(v);
-                        pc += 2;
-                    }
-                    op::NULLP | op::PAIRP | op::NOT => {
-                        self.site = code.spans[at].unwrap_or(START);
-                        let a = self.stack.pop().unwrap();
-                        let r = match o {
-                            op::NULLP => a.is_nil(),
-                            op::PAIRP => matches!(a, V::Pair(_)),
-                            _ => matches!(a, V::Bool(false)),
-                        };
-                        self.stack.push(V::Bool(r));
-                        pc += 2;
-                    }
-                    op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => {
-                        self.site = code.spans[at].unwrap_or(START);
-                        let b = self.stack.pop().unwrap();
-                        let a = self.stack.pop().unwrap();
-                        let r = match (&a, &b) {
-                            (V::Int(x), V::Int(y)) => match o {
-                                op::JLT => x < y,
-                                op::JGT => x > y,
-                                op::JLE => x <= y,
-                                op::JGE => x >= y,
-                                _ => x == y,
-                            },
-                            _ => {
-                                self.pc = pc;
-                                self.prim_call(&consts[ins[pc + 1] as usize], &[a, b])?.truthy()
-                            }
-                        };
-                        pc = if r { pc + 3 } else { ins[pc + 2] as usize };
-                    }
-                    op::JNULLP | op::JPAIRP => {
-                        self.site = code.spans[at].unwrap_or(START);
-                        let a = self.stack.pop().unwrap();
-                        let r = if o == op::JNULLP { a.is_nil() } else { matches!(a, V::Pair(_)) };
-                        pc = if r { pc + 3 } else { ins[pc + 2] as usize };
-                    }
-                    _ => panic!("bad opcode {} at {}", o, pc),
+                self.tick(pc)?;
+                match self.step(&code, pc)? {
+                    Step::Next(p) => pc = p,
+                    Step::Switch => continue 'outer,
                 }
             }
         }
     }
+
+    /// Charge one machine transition for the instruction at `pc`.
+    #[inline(always)]
+    pub fn tick(&mut self, pc: usize) -> R<()> {
+        if self.steps >= self.step_limit {
+            self.pc = pc;
+            return Err(Fault::Resource("machine-transition"));
+        }
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Execute the one instruction at `pc` of `code` (the current code object): the next pc, or
+    /// Switch when the registers now name other code (a call, a return, an escape).
+    #[inline(always)]
+    pub fn step(&mut self, code: &Rc<Code>, pc: usize) -> R<Step> {
+        let ins: &[i32] = &code.ins;
+        let consts: &[V] = &code.consts;
+        let at = pc;
+        let o = ins[pc];
+        match o {
+            op::CONST | op::PRIMITIVE => {
+                self.stack.push(consts[ins[pc + 1] as usize].clone());
+                Ok(Step::Next(pc + 2))
+            }
+            op::LOCAL => {
+                let v = self.env.slots.borrow()[ins[pc + 1] as usize].clone();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::LOCAL1 => {
+                let v = self.env.parent.as_ref().unwrap().slots.borrow()[ins[pc + 1] as usize].clone();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::LEXICAL => {
+                let e = env_at(&self.env, ins[pc + 1]);
+                let v = e.slots.borrow()[ins[pc + 2] as usize].clone();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 3))
+            }
+            op::LOCAL_CHECKED | op::LEXICAL_CHECKED => {
+                let (d, s, k, w) = if o == op::LOCAL_CHECKED { (0, ins[pc + 1], ins[pc + 2], 3) } else { (ins[pc + 1], ins[pc + 2], ins[pc + 3], 4) };
+                let e = env_at(&self.env, d);
+                let v = e.slots.borrow()[s as usize].clone();
+                if let V::Unassigned = v {
+                    self.pc = pc;
+                    let name = consts[k as usize].clone();
+                    let irritants = if let V::Sym(_) = name { vec![name] } else { vec![] };
+                    return err_at("E321", "letrec variable read before initialization".to_string(), irritants, code.spans[at]);
+                }
+                self.stack.push(v);
+                Ok(Step::Next(pc + w))
+            }
+            op::GLOBAL => {
+                let g = int_operand(&consts[ins[pc + 1] as usize]);
+                let v = self.globals[g].clone();
+                if let V::Unassigned = v {
+                    self.pc = pc;
+                    let name = self.global_names[g].clone();
+                    return err_at("E300", format!("unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
+                }
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::SET_LEXICAL => {
+                let v = self.stack.pop().unwrap();
+                let e = env_at(&self.env, ins[pc + 1]);
+                e.slots.borrow_mut()[ins[pc + 2] as usize] = v;
+                self.stack.push(V::none());
+                Ok(Step::Next(pc + 3))
+            }
+            op::SET_GLOBAL | op::DEFINE_GLOBAL => {
+                let g = int_operand(&consts[ins[pc + 1] as usize]);
+                if o == op::SET_GLOBAL {
+                    if let V::Unassigned = self.globals[g] {
+                        self.pc = pc;
+                        let name = self.global_names[g].clone();
+                        return err_at("E303", format!("set! of unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
+                    }
+                }
+                self.globals[g] = self.stack.pop().unwrap();
+                self.stack.push(V::none());
+                Ok(Step::Next(pc + 2))
+            }
+            op::INIT_LOCAL => {
+                let v = self.stack.pop().unwrap();
+                self.env.slots.borrow_mut()[ins[pc + 1] as usize] = v;
+                Ok(Step::Next(pc + 2))
+            }
+            op::UNASSIGN => {
+                self.env.slots.borrow_mut()[ins[pc + 1] as usize] = V::Unassigned;
+                Ok(Step::Next(pc + 2))
+            }
+            op::CLOSURE => {
+                let c = self.codes[int_operand(&consts[ins[pc + 1] as usize])].clone();
+                self.stack.push(V::Closure(Rc::new(Closure { code: c, env: self.env.clone() })));
+                Ok(Step::Next(pc + 2))
+            }
+            op::POP => {
+                self.stack.pop();
+                Ok(Step::Next(pc + 1))
+            }
+            op::REQUIRE_ONE => {
+                if let Some(V::Multi(_)) = self.stack.last() {
+                    self.pc = pc;
+                    return err_at("E320", "multiple values where one value is required".to_string(), vec![], code.spans[at]);
+                }
+                Ok(Step::Next(pc + 1))
+            }
+            op::VALUES => {
+                let n = ins[pc + 1] as usize;
+                let at_n = self.stack.len() - n;
+                let vals: Vec<V> = self.stack.drain(at_n..).collect();
+                self.stack.push(V::Multi(Rc::new(vals)));
+                Ok(Step::Next(pc + 2))
+            }
+            op::JUMP => Ok(Step::Next(ins[pc + 1] as usize)),
+            op::JUMP_IF_FALSE => {
+                let v = self.stack.pop().unwrap();
+                Ok(Step::Next(if let V::Bool(false) = v { ins[pc + 1] as usize } else { pc + 2 }))
+            }
+            op::CALL | op::TAIL_CALL => {
+                let argc = ins[pc + 1] as usize;
+                let tail = o == op::TAIL_CALL;
+                self.site = code.spans[at].unwrap_or(START);
+                let fn_at = self.stack.len() - argc - 1;
+                let pc = pc + 2;
+                let fast = match &self.stack[fn_at] {
+                    V::Closure(c) if c.code.required == argc && !c.code.rest => Some(c.clone()),
+                    _ => None,
+                };
+                if let Some(c) = fast {
+                    let mut slots = Slots::new(c.code.frame.max(1));
+                    for i in (0..argc).rev() {
+                        slots[i + 1] = self.stack.pop().unwrap();
+                    }
+                    self.stack.pop();
+                    let env = self.make_env(c.env.clone(), slots);
+                    if tail {
+                        self.stack.truncate(self.bp);
+                    } else {
+                        self.pc = pc;
+                        let sp = self.stack.len();
+                        self.push_return(Some(code.clone()), sp)?;
+                        self.bp = sp;
+                    }
+                    self.code = c.code.clone();
+                    let left = std::mem::replace(&mut self.env, env);
+                    if tail {
+                        self.recycle(left);
+                    }
+                    self.pc = 0;
+                    return Ok(Step::Switch);
+                }
+                let args: Vec<V> = self.stack.drain(fn_at + 1..).collect();
+                let f = self.stack.pop().unwrap();
+                if tail {
+                    self.stack.truncate(self.bp);
+                }
+                self.pc = pc;
+                if let Some(v) = self.invoke(f, args, tail)? {
+                    self.stack.push(v);
+                }
+                return Ok(Step::Switch);
+            }
+            op::RETURN => {
+                let v = self.stack.pop().unwrap();
+                let fast = matches!(self.ctl.last(), Some(e) if e.kind == K::Return && e.code.is_some());
+                if fast {
+                    let e = self.ctl.pop().unwrap();
+                    self.depth -= 1;
+                    self.code = e.code.unwrap();
+                    let left = std::mem::replace(&mut self.env, e.env.unwrap());
+                    self.recycle(left);
+                    self.pc = e.pc;
+                    self.bp = e.bp;
+                    self.stack.truncate(e.sp);
+                    self.stack.push(v);
+                    return Ok(Step::Switch);
+                }
+                self.pc = pc;
+                self.deliver(v)?;
+                return Ok(Step::Switch);
+            }
+            op::GUARD_PUSH => {
+                let handler_pc = ins[pc + 1] as usize;
+                let pc = pc + 2;
+                self.pc = pc;
+                let target = self.ctl.len();
+                let sp = self.stack.len();
+                self.push_ctl(K::Guard, true, Aux::Guard(handler_pc), sp);
+                self.handlers = Some(Rc::new(HNode { handler: Handler::Guard(target), next: self.handlers.clone() }));
+                Ok(Step::Next(pc))
+            }
+            op::GUARD_POP => {
+                let e = self.ctl.pop().unwrap();
+                self.handlers = e.handlers;
+                Ok(Step::Next(pc + 1))
+            }
+            op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ => {
+                self.site = code.spans[at].unwrap_or(START);
+                let n = self.stack.len();
+                let fast = match (&self.stack[n - 2], &self.stack[n - 1]) {
+                    (V::Int(a), V::Int(b)) => match o {
+                        op::ADD => a.checked_add(*b).map(V::Int),
+                        op::SUB => a.checked_sub(*b).map(V::Int),
+                        op::MUL => a.checked_mul(*b).map(V::Int),
+                        op::LT => Some(V::Bool(a < b)),
+                        op::GT => Some(V::Bool(a > b)),
+                        op::LE => Some(V::Bool(a <= b)),
+                        op::GE => Some(V::Bool(a >= b)),
+                        _ => Some(V::Bool(a == b)),
+                    },
+                    _ => None,
+                };
+                let v = match fast {
+                    Some(v) => {
+                        self.stack.truncate(n - 2);
+                        v
+                    }
+                    None => {
+                        let args: Vec<V> = self.stack.drain(n - 2..).collect();
+                        self.pc = pc + 2;
+                        self.prim_call(&consts[ins[pc + 1] as usize], &args)?
+                    }
+                };
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::CONS => {
+                let d = self.stack.pop().unwrap();
+                let a = self.stack.pop().unwrap();
+                self.site = code.spans[at].unwrap_or(START);
+                self.stack.push(V::cons(a, d));
+                Ok(Step::Next(pc + 2))
+            }
+            op::EQ => {
+                let b = self.stack.pop().unwrap();
+                let a = self.stack.pop().unwrap();
+                self.site = code.spans[at].unwrap_or(START);
+                self.stack.push(V::Bool(eqv(&a, &b)));
+                Ok(Step::Next(pc + 2))
+            }
+            op::CAR | op::CDR | op::ZEROP => {
+                self.site = code.spans[at].unwrap_or(START);
+                let fast = match (o, self.stack.last().unwrap()) {
+                    (op::CAR, V::Pair(p)) => Some(p.car.clone()),
+                    (op::CDR, V::Pair(p)) => Some(p.cdr.clone()),
+                    (op::ZEROP, V::Int(i)) => Some(V::Bool(*i == 0)),
+                    _ => None,
+                };
+                let v = match fast {
+                    Some(v) => {
+                        self.stack.pop();
+                        v
+                    }
+                    None => {
+                        let a = self.stack.pop().unwrap();
+                        self.pc = pc + 2;
+                        self.prim_call(&consts[ins[pc + 1] as usize], &[a])?
+                    }
+                };
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::NULLP | op::PAIRP | op::NOT => {
+                self.site = code.spans[at].unwrap_or(START);
+                let a = self.stack.pop().unwrap();
+                let r = match o {
+                    op::NULLP => a.is_nil(),
+                    op::PAIRP => matches!(a, V::Pair(_)),
+                    _ => matches!(a, V::Bool(false)),
+                };
+                self.stack.push(V::Bool(r));
+                Ok(Step::Next(pc + 2))
+            }
+            op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => {
+                self.site = code.spans[at].unwrap_or(START);
+                let b = self.stack.pop().unwrap();
+                let a = self.stack.pop().unwrap();
+                let r = match (&a, &b) {
+                    (V::Int(x), V::Int(y)) => match o {
+                        op::JLT => x < y,
+                        op::JGT => x > y,
+                        op::JLE => x <= y,
+                        op::JGE => x >= y,
+                        _ => x == y,
+                    },
+                    _ => {
+                        self.pc = pc;
+                        self.prim_call(&consts[ins[pc + 1] as usize], &[a, b])?.truthy()
+                    }
+                };
+                Ok(Step::Next(if r { pc + 3 } else { ins[pc + 2] as usize }))
+            }
+            op::JNULLP | op::JPAIRP => {
+                self.site = code.spans[at].unwrap_or(START);
+                let a = self.stack.pop().unwrap();
+                let r = if o == op::JNULLP { a.is_nil() } else { matches!(a, V::Pair(_)) };
+                Ok(Step::Next(if r { pc + 3 } else { ins[pc + 2] as usize }))
+            }
+            _ => panic!("bad opcode {} at {}", o, pc),
+        }
+    }
+}
+
+/// What one instruction did to control.
+pub enum Step {
+    Next(usize),
+    Switch,
 }
 
 fn int_operand(v: &V) -> usize {
