@@ -2,6 +2,9 @@
 // Build the Rust products shipped in this package (std only, no crates fetched: --offline) and
 // place them where the README names them for `lispex mcp serve`:
 //   dist/products/topaz-vm                      --topaz-vm
+//   dist/products/topaz-compiler                --topaz-compiler (the fresh AOT compiler)
+//   dist/products/topaz-runtime/                the prebuilt runtime rlib the compiler links
+//   dist/products/topaz-runtime/RUSTC           the rustc that built it: pass it as --rust-tools
 //   dist/products/test/topaz-vm-planted-modulo  a test copy with a planted modulo bug
 // Cargo's build directory is products/target (reused across builds). tsup keeps dist/products
 // (tsup.config.ts: clean ['!products/**']), so `npm run build` does not remove them.
@@ -9,7 +12,7 @@
 // this is the build step only: the server itself never looks for anything on PATH.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +32,13 @@ function cargo() {
 
 function build(crate, extra, builtName, dest) {
   const manifest = join(root, 'products', crate, 'Cargo.toml');
-  const dir = extra.length > 0 ? join(targetDir, extra.join('-').replace(/[^a-z0-9-]/gi, '')) : targetDir;
+  // Each crate/feature set gets its own target dir, so the runtime rlib is never rebuilt with
+  // other features or metadata behind the compiler's back.
+  const variant = [crate === 'topaz-vm' ? '' : crate, ...extra]
+    .join('-')
+    .replace(/[^a-z0-9-]/gi, '')
+    .replace(/^-+/, '');
+  const dir = variant.length > 0 ? join(targetDir, variant) : targetDir;
   const r = spawnSync(cargo(), ['build', '--release', '--offline', '--quiet', '--manifest-path', manifest, '--target-dir', dir, ...extra], {
     stdio: 'inherit',
   });
@@ -43,4 +52,14 @@ function build(crate, extra, builtName, dest) {
 }
 
 build('topaz-vm', [], 'topaz-vm', join(outDir, 'topaz-vm'));
+// The runtime rlib (same build) and the rustc that made it: a program built against the rlib
+// must use that exact compiler, and the real binary (not a rustup proxy), since products run
+// with an empty environment.
+const runtimeDir = join(outDir, 'topaz-runtime');
+mkdirSync(runtimeDir, { recursive: true });
+copyFileSync(join(targetDir, 'release', 'libtopaz_vm.rlib'), join(runtimeDir, 'libtopaz_vm.rlib'));
+const sysroot = spawnSync(cargo().replace(/cargo$/, 'rustc'), ['--print', 'sysroot'], { encoding: 'utf8' }).stdout.trim();
+writeFileSync(join(runtimeDir, 'RUSTC'), `${join(sysroot, 'bin', 'rustc')}\n`);
+console.log(`build-products: ${runtimeDir} (rustc ${join(sysroot, 'bin', 'rustc')})`);
+build('topaz-aot', [], 'topaz-compiler', join(outDir, 'topaz-compiler'));
 build('topaz-vm', ['--features', 'planted-modulo-bug'], 'topaz-vm', join(outDir, 'test', 'topaz-vm-planted-modulo'));

@@ -1,7 +1,8 @@
 // The three closed comparison courts and whether this server can hold each one. tree-rust runs
 // our tree and our bytecode VM (which fills the court's "Rust VM" member); rust-topaz adds the
-// Topaz VM product given by --topaz-vm (adapters/lispex/external/); all-four still lacks its
-// fresh AOT member and answers court_available:false without attempting any route.
+// Topaz VM product given by --topaz-vm; all-four adds a fresh AOT product built per request by
+// --topaz-compiler with --rust-tools (adapters/lispex/external/). A court whose startup products
+// are missing answers court_available:false without attempting any route.
 
 import type { Court, CourtMember } from './result-schemas.js';
 import type { ProductFlag, StartupProducts } from './products.js';
@@ -54,14 +55,5 @@ export function courtAvailability(court: Court, products: StartupProducts): Cour
       },
     };
   }
-  // rust-topaz runs with the Topaz VM product; the fresh AOT member of all-four is not built yet.
-  if (court === 'rust-topaz') return { available: true, reason: null };
-  return {
-    available: false,
-    reason: {
-      code: 'external-route-not-implemented',
-      message: `court ${court} has its startup products, but this version does not implement the fresh AOT route`,
-      missing_startup_options: [],
-    },
-  };
+  return { available: true, reason: null };
 }

@@ -25,6 +25,7 @@ import {
 import { ROUTE_ROLE, routeObservation, sha256Hex } from './route-observation.js';
 import { buildExternalRequest } from './external/derivation.js';
 import { externalFailure, type MemberRun } from './external/member-run.js';
+import { runFreshAotMember } from './external/aot-route.js';
 import { runTopazMember, type MemberOutcome } from './external/topaz-route.js';
 
 /** What the tools need from the evaluation host (LispexHost, or a test double). */
@@ -312,9 +313,22 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
             return outcome;
           });
       // External members get the same derivation the built-in VM compiles (built once here).
-      const request = definition.members.includes('topaz-vm') ? buildExternalRequest(source, input, MCP_SOURCE_ID) : null;
+      const request = definition.prerequisite.length > 0 ? buildExternalRequest(source, input, MCP_SOURCE_ID) : null;
       const runMember = (member: CourtMember): Promise<MemberRun> => {
         if (member === 'tree' || member === 'rust-vm') return run(member === 'tree' ? 'tree' : 'vm').then((host) => ({ host }));
+        if (member === 'fresh-aot') {
+          return runFreshAotMember({
+            compiler: products.topazCompiler!.path,
+            rustc: products.rustTools!.path,
+            request: request!,
+            wallClockMs: FIXED_BOUNDS.evalWallClockMs,
+            maxOutputBytes: COMPARISON_TRANSFER.maxObservationBytes,
+            signal: controller.signal,
+          }).then((aot) => {
+            if (aot.outcome.kind !== 'completed') controller.abort();
+            return { external: aot.outcome, aot };
+          });
+        }
         return runTopazMember({
           executable: products.topazVm!.path,
           request: request!,
@@ -336,6 +350,22 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       }
       const processesStarted = runs.reduce((n, r) => n + (r.external?.processesStarted ?? 0), 0);
       const workersTerminated = runs.filter((r) => r.host !== undefined).length;
+      const aot = runs.find((r) => r.aot !== undefined)?.aot;
+      const workspaceCreated = aot?.workspaceCreated ?? false;
+      // A request workspace that could not be removed fails the tool result closed.
+      if (aot !== undefined && !aot.workspaceRemoved) {
+        throw new ToolError('comparison not delivered: the fresh AOT request workspace could not be removed', {
+          failure: 'workspace-cleanup-failed',
+          status: 'infrastructure-error',
+          court,
+          decision: null,
+          retried: false,
+          source_retained: false,
+          agreement: null,
+          answer_selected: false,
+          partial_comparison: false,
+        });
+      }
       const memberOutcomes = runs.map((r, i) => ({
         member: routeMembers[i],
         outcome: r.host !== undefined ? r.host.kind : r.external!.kind === 'completed' ? 'completed' : r.external!.reason,
@@ -353,7 +383,13 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
           agreement: null,
           answer_selected: false,
           partial_comparison: false,
-          cleanup: { processes_started: processesStarted, process_groups_killed: true, complete: true },
+          cleanup: {
+            workspace_created: workspaceCreated,
+            workspace_removed: true,
+            processes_started: processesStarted,
+            process_groups_killed: true,
+            complete: true,
+          },
         });
       }
       const failed = runs.findIndex((r) => (r.host !== undefined ? r.host.kind !== 'completed' : r.external!.kind !== 'completed'));
@@ -370,7 +406,13 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
           agreement: null,
           answer_selected: false,
           partial_comparison: false,
-          cleanup: { processes_started: processesStarted, process_groups_killed: true, complete: true },
+          cleanup: {
+            workspace_created: workspaceCreated,
+            workspace_removed: true,
+            processes_started: processesStarted,
+            process_groups_killed: true,
+            complete: true,
+          },
         });
       }
       const observations = runs.map((r, i) => {
@@ -391,7 +433,12 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         axes,
         mismatch_axes: mismatch,
         agreement: mismatch.length === 0,
-        cleanup: { workspace_created: false, workers_terminated: workersTerminated, processes_started: processesStarted, complete: true },
+        cleanup: {
+          workspace_created: workspaceCreated,
+          workers_terminated: workersTerminated,
+          processes_started: processesStarted,
+          complete: true,
+        },
       };
       const bytes = utf8Length(JSON.stringify(result));
       if (bytes > FIXED_BOUNDS.comparisonResultBytes) {
@@ -427,6 +474,11 @@ function memberDescription(member: CourtMember, available: boolean): ComparisonR
         implementation: available ? 'Topaz VM product (--topaz-vm, Rust)' : null,
       };
     case 'fresh-aot':
-      return { member, available: false, route: null, implementation: null };
+      return {
+        member,
+        available,
+        route: available ? 'fresh-aot' : null,
+        implementation: available ? 'fresh AOT product (--topaz-compiler with --rust-tools, one build per request)' : null,
+      };
   }
 }

@@ -4,11 +4,14 @@
 import { ToolError } from '../../../src/index.js';
 import type { HostOutcome } from '../../../engines/lispex/host/index.js';
 import type { CourtMember } from '../result-schemas.js';
+import type { AotMemberResult } from './aot-route.js';
 import type { MemberOutcome } from './topaz-route.js';
 
 export interface MemberRun {
   readonly host?: HostOutcome;
   readonly external?: MemberOutcome;
+  /** The fresh AOT member's workspace and build facts. */
+  readonly aot?: AotMemberResult;
 }
 
 export function externalFailure(outcome: Extract<MemberOutcome, { kind: 'failed' }>, member: CourtMember): ToolError {

@@ -703,32 +703,40 @@ impl Vm {
     #[inline(always)]
     pub fn step(&mut self, code: &Rc<Code>, pc: usize) -> R<Step> {
         let ins: &[i32] = &code.ins;
+        let operand = |k: usize| *ins.get(pc + k).unwrap_or(&0);
+        self.step_op(code, pc, ins[pc], operand(1), operand(2), operand(3))
+    }
+
+    /// `step` with the opcode and operands given: compiled code passes them as literals, so the
+    /// dispatch on the opcode folds away.
+    #[inline(always)]
+    pub fn step_op(&mut self, code: &Rc<Code>, pc: usize, o: i32, a1: i32, a2: i32, a3: i32) -> R<Step> {
         let consts: &[V] = &code.consts;
         let at = pc;
-        let o = ins[pc];
+        let _ = a3;
         match o {
             op::CONST | op::PRIMITIVE => {
-                self.stack.push(consts[ins[pc + 1] as usize].clone());
+                self.stack.push(consts[a1 as usize].clone());
                 Ok(Step::Next(pc + 2))
             }
             op::LOCAL => {
-                let v = self.env.slots.borrow()[ins[pc + 1] as usize].clone();
+                let v = self.env.slots.borrow()[a1 as usize].clone();
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
             op::LOCAL1 => {
-                let v = self.env.parent.as_ref().unwrap().slots.borrow()[ins[pc + 1] as usize].clone();
+                let v = self.env.parent.as_ref().unwrap().slots.borrow()[a1 as usize].clone();
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
             op::LEXICAL => {
-                let e = env_at(&self.env, ins[pc + 1]);
-                let v = e.slots.borrow()[ins[pc + 2] as usize].clone();
+                let e = env_at(&self.env, a1);
+                let v = e.slots.borrow()[a2 as usize].clone();
                 self.stack.push(v);
                 Ok(Step::Next(pc + 3))
             }
             op::LOCAL_CHECKED | op::LEXICAL_CHECKED => {
-                let (d, s, k, w) = if o == op::LOCAL_CHECKED { (0, ins[pc + 1], ins[pc + 2], 3) } else { (ins[pc + 1], ins[pc + 2], ins[pc + 3], 4) };
+                let (d, s, k, w) = if o == op::LOCAL_CHECKED { (0, a1, a2, 3) } else { (a1, a2, a3, 4) };
                 let e = env_at(&self.env, d);
                 let v = e.slots.borrow()[s as usize].clone();
                 if let V::Unassigned = v {
@@ -741,7 +749,7 @@ impl Vm {
                 Ok(Step::Next(pc + w))
             }
             op::GLOBAL => {
-                let g = int_operand(&consts[ins[pc + 1] as usize]);
+                let g = int_operand(&consts[a1 as usize]);
                 let v = self.globals[g].clone();
                 if let V::Unassigned = v {
                     self.pc = pc;
@@ -753,13 +761,13 @@ impl Vm {
             }
             op::SET_LEXICAL => {
                 let v = self.stack.pop().unwrap();
-                let e = env_at(&self.env, ins[pc + 1]);
-                e.slots.borrow_mut()[ins[pc + 2] as usize] = v;
+                let e = env_at(&self.env, a1);
+                e.slots.borrow_mut()[a2 as usize] = v;
                 self.stack.push(V::none());
                 Ok(Step::Next(pc + 3))
             }
             op::SET_GLOBAL | op::DEFINE_GLOBAL => {
-                let g = int_operand(&consts[ins[pc + 1] as usize]);
+                let g = int_operand(&consts[a1 as usize]);
                 if o == op::SET_GLOBAL {
                     if let V::Unassigned = self.globals[g] {
                         self.pc = pc;
@@ -773,15 +781,15 @@ impl Vm {
             }
             op::INIT_LOCAL => {
                 let v = self.stack.pop().unwrap();
-                self.env.slots.borrow_mut()[ins[pc + 1] as usize] = v;
+                self.env.slots.borrow_mut()[a1 as usize] = v;
                 Ok(Step::Next(pc + 2))
             }
             op::UNASSIGN => {
-                self.env.slots.borrow_mut()[ins[pc + 1] as usize] = V::Unassigned;
+                self.env.slots.borrow_mut()[a1 as usize] = V::Unassigned;
                 Ok(Step::Next(pc + 2))
             }
             op::CLOSURE => {
-                let c = self.codes[int_operand(&consts[ins[pc + 1] as usize])].clone();
+                let c = self.codes[int_operand(&consts[a1 as usize])].clone();
                 self.stack.push(V::Closure(Rc::new(Closure { code: c, env: self.env.clone() })));
                 Ok(Step::Next(pc + 2))
             }
@@ -797,19 +805,19 @@ impl Vm {
                 Ok(Step::Next(pc + 1))
             }
             op::VALUES => {
-                let n = ins[pc + 1] as usize;
+                let n = a1 as usize;
                 let at_n = self.stack.len() - n;
                 let vals: Vec<V> = self.stack.drain(at_n..).collect();
                 self.stack.push(V::Multi(Rc::new(vals)));
                 Ok(Step::Next(pc + 2))
             }
-            op::JUMP => Ok(Step::Next(ins[pc + 1] as usize)),
+            op::JUMP => Ok(Step::Next(a1 as usize)),
             op::JUMP_IF_FALSE => {
                 let v = self.stack.pop().unwrap();
-                Ok(Step::Next(if let V::Bool(false) = v { ins[pc + 1] as usize } else { pc + 2 }))
+                Ok(Step::Next(if let V::Bool(false) = v { a1 as usize } else { pc + 2 }))
             }
             op::CALL | op::TAIL_CALL => {
-                let argc = ins[pc + 1] as usize;
+                let argc = a1 as usize;
                 let tail = o == op::TAIL_CALL;
                 self.site = code.spans[at].unwrap_or(START);
                 let fn_at = self.stack.len() - argc - 1;
@@ -872,7 +880,7 @@ impl Vm {
                 return Ok(Step::Switch);
             }
             op::GUARD_PUSH => {
-                let handler_pc = ins[pc + 1] as usize;
+                let handler_pc = a1 as usize;
                 let pc = pc + 2;
                 self.pc = pc;
                 let target = self.ctl.len();
@@ -910,7 +918,7 @@ impl Vm {
                     None => {
                         let args: Vec<V> = self.stack.drain(n - 2..).collect();
                         self.pc = pc + 2;
-                        self.prim_call(&consts[ins[pc + 1] as usize], &args)?
+                        self.prim_call(&consts[a1 as usize], &args)?
                     }
                 };
                 self.stack.push(v);
@@ -946,7 +954,7 @@ impl Vm {
                     None => {
                         let a = self.stack.pop().unwrap();
                         self.pc = pc + 2;
-                        self.prim_call(&consts[ins[pc + 1] as usize], &[a])?
+                        self.prim_call(&consts[a1 as usize], &[a])?
                     }
                 };
                 self.stack.push(v);
@@ -977,16 +985,16 @@ impl Vm {
                     },
                     _ => {
                         self.pc = pc;
-                        self.prim_call(&consts[ins[pc + 1] as usize], &[a, b])?.truthy()
+                        self.prim_call(&consts[a1 as usize], &[a, b])?.truthy()
                     }
                 };
-                Ok(Step::Next(if r { pc + 3 } else { ins[pc + 2] as usize }))
+                Ok(Step::Next(if r { pc + 3 } else { a2 as usize }))
             }
             op::JNULLP | op::JPAIRP => {
                 self.site = code.spans[at].unwrap_or(START);
                 let a = self.stack.pop().unwrap();
                 let r = if o == op::JNULLP { a.is_nil() } else { matches!(a, V::Pair(_)) };
-                Ok(Step::Next(if r { pc + 3 } else { ins[pc + 2] as usize }))
+                Ok(Step::Next(if r { pc + 3 } else { a2 as usize }))
             }
             _ => panic!("bad opcode {} at {}", o, pc),
         }
