@@ -4,7 +4,7 @@
 // an answer being selected; all-four stays unavailable (no fresh AOT member).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -71,9 +71,11 @@ describe('rust-topaz court through the MCP server', { timeout: 120_000 }, () => 
     }
   });
 
-  test('all-four stays unavailable without attempting a route', async () => {
+  test('all-four without --topaz-compiler/--rust-tools is unavailable and attempts nothing', async () => {
     const r = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'all-four', source: '1' } }));
     assert.equal(r.court_available, false);
+    assert.equal(r.unavailable_reason.code, 'missing-startup-product');
+    assert.deepEqual(r.unavailable_reason.missing_startup_options, ['--topaz-compiler', '--rust-tools']);
     assert.deepEqual(r.attempted_routes, []);
     assert.equal(r.agreement, null);
   });
@@ -109,34 +111,36 @@ describe('a planted bug in the Topaz VM is caught on the right axis', { timeout:
   });
 });
 
-describe('all three startup options', { timeout: 60_000 }, () => {
-  let dir: string;
+describe('all-four with the three startup options (real products)', { timeout: 300_000 }, () => {
   let client: Client;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lispex-three-'));
-    // A compiler stand-in that answers the handshake (no fresh AOT product exists yet) and a
-    // toolchain stand-in.
-    const compiler = join(dir, 'topaz-compiler');
-    await writeFile(compiler, `#!/bin/sh\necho '{"protocol":"lispex.external-backend-protocol/v1","product":"stand-in","version":"0"}'\n`);
-    await chmod(compiler, 0o755);
-    const tools = join(dir, 'rustc');
-    await writeFile(tools, '#!/bin/sh\nexit 0\n');
-    await chmod(tools, 0o755);
-    client = await connect(requireTopaz(), ['--topaz-compiler', compiler, '--rust-tools', tools]);
+    const rustc = readFileSync(join(PRODUCTS_DIR, 'topaz-runtime', 'RUSTC'), 'utf8').trim();
+    client = await connect(requireTopaz(), ['--topaz-compiler', join(PRODUCTS_DIR, 'topaz-compiler'), '--rust-tools', rustc]);
   });
-  after(async () => {
-    await client.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => client.close());
 
-  test('rust-topaz runs; all-four answers external-route-not-implemented without attempting a route', async () => {
-    const rt = await compare(client, '(list (quotient 17 5) (modulo -17 5) (exact->inexact 1/3))');
-    assert.equal(rt.agreement, true);
-    assert.equal(rt.observations[1].values[0].printed, '(3 3 0.3333333333333333)');
-    const r = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'all-four', source: '1' } }));
-    assert.equal(r.court_available, false);
-    assert.equal(r.unavailable_reason.code, 'external-route-not-implemented');
-    assert.deepEqual(r.attempted_routes, []);
-    assert.equal(r.cleanup.processes_started, 0);
+  test('tree, VM, Topaz VM and a fresh AOT product agree; the request workspace is gone', async () => {
+    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('lispex-aot-')));
+    for (const source of [
+      '(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2))))) (display (fib 15)) (list (fib 18) (/ 1 3) 2.5 (% -7 2))',
+      "(guard (e ((error-object? e) (list 'caught (error-object-message e)))) (vector-ref (vector 1 2) 9))",
+      '(call-with-values (lambda () (values 1 2)) (lambda (a b) (car b)))',
+    ]) {
+      const r = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'all-four', source } }));
+      assert.ok(ComparisonResultSchema.safeParse(r).success);
+      assert.equal(r.court_available, true);
+      assert.deepEqual(r.attempted_routes, ['tree', 'rust-vm', 'topaz-vm', 'fresh-aot']);
+      assert.deepEqual(
+        r.observations.map((o: { engine: { implementation: string } }) => o.engine.implementation),
+        ['mcp-engines/lispex-tree', 'mcp-engines/lispex-vm', 'topaz-vm', 'fresh-aot'],
+      );
+      assert.deepEqual(r.mismatch_axes, [], source);
+      assert.equal(r.agreement, true);
+      assert.equal(r.answer_selected, false);
+      assert.equal(r.partial_comparison, false);
+      assert.deepEqual(r.cleanup, { workspace_created: true, workers_terminated: 2, processes_started: 3, complete: true });
+    }
+    const after = readdirSync(tmpdir()).filter((n) => n.startsWith('lispex-aot-') && !before.has(n));
+    assert.deepEqual(after, [], 'every request workspace was removed');
   });
 });

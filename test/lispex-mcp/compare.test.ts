@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LispexHost } from '../../engines/lispex/host/index.js';
 import type { EvaluateOptions, EvaluationJob, HostOutcome } from '../../engines/lispex/host/index.js';
 import type { Observation } from '../../engines/lispex/observation.js';
-import { ComparisonResultSchema, parseStartupProducts, type EvaluationHost } from '../../adapters/lispex/index.js';
+import { ComparisonResultSchema, type EvaluationHost } from '../../adapters/lispex/index.js';
 import { CountingHost, connectInMemory, payload } from './helpers.js';
 import { observation } from './fixtures/observations.js';
 
@@ -284,29 +284,8 @@ describe('courts with startup prerequisites', () => {
     }
   });
 
-  test('with products given: all-four still attempts no route (no fresh AOT member in this version)', async () => {
-    const products = parseStartupProducts([
-      '--topaz-vm',
-      join(dir, 'topaz-vm'),
-      '--topaz-compiler',
-      join(dir, 'topaz-compiler'),
-      '--rust-tools',
-      join(dir, 'rust-tools'),
-    ]);
-    const counting = new CountingHost(noWork);
-    const { client, close } = await connectInMemory(counting, products);
-    try {
-      for (const court of ['all-four']) {
-        const result = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court, source: '1' } }));
-        assert.equal(result.court_available, false);
-        assert.equal(result.unavailable_reason.code, 'external-route-not-implemented');
-        assert.deepEqual(result.attempted_routes, []);
-      }
-      assert.equal(counting.jobs.length, 0);
-    } finally {
-      await close();
-    }
-  });
+  // With products given, the courts run their members: test/lispex-external/ drives them with
+  // the real Topaz VM and fresh AOT products and with misbehaving stand-ins.
 });
 
 async function waitFor(condition: () => boolean, deadlineMs = 10_000): Promise<void> {
