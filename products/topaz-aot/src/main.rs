@@ -79,6 +79,10 @@ fn compile(workspace: &Path, rustc: &Path) -> i32 {
         .arg(workspace.join("program"))
         .arg(&main_rs)
         .current_dir(workspace)
+        // The product runs with an empty environment; the system linker driver still needs to
+        // find `ld`. A fixed system location, never the caller's PATH.
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
         .stdin(Stdio::null())
         .stdout(Stdio::null());
     if Path::new("/usr/bin/cc").exists() {
