@@ -9,6 +9,8 @@ pub struct Code {
     pub rest: bool,
     /// Environment size: slot 0 is reserved (the parent link lives in `Env::parent`).
     pub frame: usize,
+    /// The instruction stream followed by three zero words (padding, so an instruction and its
+    /// operands are read with one bounds check).
     pub ins: Vec<i32>,
     /// Constant pool. Global cells appear as `V::Int(global index)`, code objects as
     /// `V::Int(code index)` and letrec names as `V::Sym` (or `V::Unspec` for a hidden temporary);

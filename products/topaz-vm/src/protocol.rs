@@ -228,6 +228,8 @@ fn run_request(req: &J) -> Result<String, String> {
         if !natives.is_empty() && native.is_none() {
             return Err(format!("code object {} was not compiled into this program", index));
         }
+        let mut ins = ins;
+        ins.extend_from_slice(&[0, 0, 0]);
         codes.push(Rc::new(Code {
             name: c.get("name").and_then(|x| x.str()).map(|s| s.to_string()),
             required: num_field(c, "required")? as usize,

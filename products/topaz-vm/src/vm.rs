@@ -141,7 +141,7 @@ fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
 impl Vm {
     pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
         let prim_names = prims.iter().map(|p| p.name.clone()).collect();
-        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN], consts: vec![], spans: vec![None], native: None });
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None });
         Vm {
             prims,
             globals,
@@ -702,9 +702,13 @@ impl Vm {
     /// Switch when the registers now name other code (a call, a return, an escape).
     #[inline(always)]
     pub fn step(&mut self, code: &Rc<Code>, pc: usize) -> R<Step> {
-        let ins: &[i32] = &code.ins;
-        let operand = |k: usize| *ins.get(pc + k).unwrap_or(&0);
-        self.step_op(code, pc, ins[pc], operand(1), operand(2), operand(3))
+        // Code objects carry three zero words after their last instruction (see `Code::ins`),
+        // so one bounds check covers the opcode and all operands.
+        let w: &[i32; 4] = match code.ins[pc..pc + 4].try_into() {
+            Ok(w) => w,
+            Err(_) => panic!("instruction stream not padded"),
+        };
+        self.step_op(code, pc, w[0], w[1], w[2], w[3])
     }
 
     /// `step` with the opcode and operands given: compiled code passes them as literals, so the
