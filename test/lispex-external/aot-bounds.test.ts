@@ -98,6 +98,25 @@ describe('fresh AOT workspace and process groups', { timeout: 180_000 }, () => {
     assert.equal(existsSync(workspace), false);
   });
 
+  test('a workspace that cannot be removed is reported (the court then fails closed)', async () => {
+    const failing = await compiler('fail-again', 'exit 70');
+    let workspace = '';
+    const result = await runFreshAotMember({
+      compiler: failing,
+      rustc: '/bin/false',
+      request: buildExternalRequest('1', undefined, 'source'),
+      wallClockMs: 5_000,
+      maxOutputBytes: 1 << 20,
+      onWorkspace: (p) => {
+        workspace = p;
+      },
+      removeWorkspace: () => Promise.reject(new Error('EBUSY')),
+    });
+    assert.equal(result.workspaceRemoved, false);
+    assert.equal(existsSync(workspace), true);
+    await rm(workspace, { recursive: true, force: true });
+  });
+
   test('the real compiler, cancelled while rustc builds: rustc dies with the group, workspace removed', async () => {
     requireTopaz();
     const rustc = readFileSync(join(PRODUCTS_DIR, 'topaz-runtime', 'RUSTC'), 'utf8').trim();

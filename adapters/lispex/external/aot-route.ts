@@ -26,7 +26,11 @@ export interface AotRunOptions {
   /** Observers for tests: the workspace once made, each product's process group once started. */
   readonly onWorkspace?: (path: string) => void;
   readonly onProcessGroup?: (phase: 'build' | 'run', pgid: number) => void;
+  /** How the workspace is removed (tests substitute a failing remover to reach the closed path). */
+  readonly removeWorkspace?: (path: string) => Promise<void>;
 }
+
+const removeTree = (path: string): Promise<void> => rm(path, { recursive: true, force: true });
 
 export interface AotMemberResult {
   readonly outcome: MemberOutcome;
@@ -74,7 +78,7 @@ export async function runFreshAotMember(options: AotRunOptions): Promise<AotMemb
       outcome = { ...member, processesStarted: member.processesStarted + 1 };
     }
   } finally {
-    await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
+    await (options.removeWorkspace ?? removeTree)(workspace).catch(() => undefined);
   }
   return { outcome: outcome!, workspaceCreated: true, workspaceRemoved: !existsSync(workspace), buildMs };
 }
