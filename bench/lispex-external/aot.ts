@@ -63,4 +63,6 @@ for (let i = 0; i < CORPUS; i++) {
   builds++;
   if (mismatchAxes(builtinObservation(source, 'vm'), aot.outcome.observation).length > 0) mismatched++;
 }
-console.log(`corpus sample through fresh AOT: ${builds} programs (one build each), ${mismatched} mismatches, ${((performance.now() - t) / 1000).toFixed(1)} s`);
+console.log(
+  `corpus sample through fresh AOT: ${builds} programs (one build each), ${mismatched} mismatches, ${((performance.now() - t) / 1000).toFixed(1)} s`,
+);
