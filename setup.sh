@@ -25,6 +25,15 @@ fi
 
 node -e 'const [maj]=process.versions.node.split(".").map(Number); if (maj < 20) { console.error(`setup: Node >= 20 needed, found ${process.version}`); process.exit(1) }'
 
+# The Lispex products (products/) are Rust, std only: Debian's rustc/cargo (1.63) suffice.
+if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+  echo "setup: installing Debian rustc cargo"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq rustc cargo >/dev/null
+fi
+
 echo "setup: installing npm dependencies"
 npm ci --no-audit --no-fund --loglevel=error
 
@@ -33,6 +42,9 @@ npm run build --silent
 
 echo "setup: building the RISC-V example programs (examples/riscv/build/)"
 node --import tsx examples/riscv/build.ts
+
+echo "setup: building the Rust products into dist/products"
+node scripts/build-products.mjs
 
 echo "setup: running the demo"
 node scripts/demo.mjs

@@ -32,7 +32,8 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: { entry: Object.fromEntries(Object.entries(entry).filter(([k]) => !k.startsWith('bin/') && !k.endsWith('/worker'))) },
   sourcemap: true,
-  clean: true,
+  // dist/products holds the Rust products built by scripts/build-products.mjs: keep them.
+  clean: ['!products/**'],
   target: 'node20',
   platform: 'node',
   splitting: true,

@@ -1,6 +1,8 @@
-// The three closed comparison courts and whether this server can hold each one. Only tree-rust
-// runs here (our tree and our bytecode VM, which fills the court's "Rust VM" member); the courts
-// with external members answer court_available:false without attempting any route.
+// The three closed comparison courts and whether this server can hold each one. tree-rust runs
+// our tree and our bytecode VM (which fills the court's "Rust VM" member); rust-topaz adds the
+// Topaz VM product given by --topaz-vm; all-four adds a fresh AOT product built per request by
+// --topaz-compiler with --rust-tools (adapters/lispex/external/). A court whose startup products
+// are missing answers court_available:false without attempting any route.
 
 import type { Court, CourtMember } from './result-schemas.js';
 import type { ProductFlag, StartupProducts } from './products.js';
@@ -53,12 +55,5 @@ export function courtAvailability(court: Court, products: StartupProducts): Cour
       },
     };
   }
-  return {
-    available: false,
-    reason: {
-      code: 'external-route-not-implemented',
-      message: `court ${court} has its startup products, but this version does not implement the external Topaz VM and fresh AOT routes`,
-      missing_startup_options: [],
-    },
-  };
+  return { available: true, reason: null };
 }

@@ -5,6 +5,7 @@
 
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
+import { handshake } from './external/handshake.js';
 
 export type ProductFlag = '--topaz-vm' | '--topaz-compiler' | '--rust-tools';
 export const PRODUCT_FLAGS: readonly ProductFlag[] = ['--topaz-vm', '--topaz-compiler', '--rust-tools'];
@@ -83,6 +84,11 @@ function validateProduct(flag: ProductFlag, path: string): Product {
     accessSync(path, constants.X_OK);
   } catch {
     throw new StartupOptionError(`${flag} ${shown} is not executable`);
+  }
+  // Products must speak our protocol version; --rust-tools names a toolchain, not a product.
+  if (flag !== '--rust-tools') {
+    const answer = handshake(path);
+    if (!answer.ok) throw new StartupOptionError(`${flag} ${shown} ${answer.problem}`);
   }
   return { flag, path, realPath: realpathSync(path) };
 }

@@ -233,22 +233,25 @@ function routeEntries(products: StartupProducts): Entry[] {
     {
       name: 'topaz-vm',
       kind: 'route',
-      available: false,
+      available: products.topazVm !== undefined,
       role: 'topaz-vm',
-      implementation: null,
+      implementation: products.topazVm !== undefined ? 'Topaz VM product (lispex.external-backend-protocol/v1)' : null,
       startup_option: '--topaz-vm',
       configured: products.topazVm !== undefined,
-      note: 'external route: this product cannot run it yet, so courts that need it answer court_available: false',
+      note: 'external route: runs the bytecode derivation in the product given by --topaz-vm; without it, courts that need it answer court_available: false',
     },
     {
       name: 'fresh-aot',
       kind: 'route',
-      available: false,
+      available: products.topazCompiler !== undefined && products.rustTools !== undefined,
       role: 'fresh-aot',
-      implementation: null,
+      implementation:
+        products.topazCompiler !== undefined && products.rustTools !== undefined
+          ? 'one product per request, built by --topaz-compiler with --rust-tools in a private workspace'
+          : null,
       startup_option: '--topaz-compiler with --rust-tools',
       configured: products.topazCompiler !== undefined && products.rustTools !== undefined,
-      note: 'external route: this product cannot run it yet, so courts that need it answer court_available: false',
+      note: 'external route: without its startup options, courts that need it answer court_available: false',
     },
   ];
   const courts = COURTS.map((court) => {

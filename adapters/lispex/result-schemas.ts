@@ -100,8 +100,8 @@ export const MetricsSchema = z.strictObject({
 });
 
 export const EngineSchema = z.strictObject({
-  role: z.enum(['rust-tree', 'rust-vm']).describe('the contract role this route fills'),
-  route: z.enum(['tree', 'vm']),
+  role: z.enum(['rust-tree', 'rust-vm', 'topaz-vm', 'fresh-aot']).describe('the contract role this route fills'),
+  route: z.enum(['tree', 'vm', 'topaz-vm', 'fresh-aot']),
   implementation: z.string().describe('names this implementation truthfully'),
   version: z.string(),
 });
@@ -113,7 +113,7 @@ export const IdentitySchema = z.strictObject({
   meter_id: z.string(),
   meter_manifest_id: z.string(),
   language_profile: z.string(),
-  route: z.enum(['tree', 'vm']),
+  route: z.enum(['tree', 'vm', 'topaz-vm', 'fresh-aot']),
   engine: z.string(),
   engine_version: z.string(),
 });
@@ -203,7 +203,7 @@ export const ComparisonResultSchema = z.strictObject({
     z.strictObject({
       member: CourtMemberSchema,
       available: z.boolean(),
-      route: z.enum(['tree', 'vm']).nullable(),
+      route: z.enum(['tree', 'vm', 'topaz-vm', 'fresh-aot']).nullable(),
       implementation: z.string().nullable(),
     }),
   ),

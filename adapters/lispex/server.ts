@@ -59,10 +59,12 @@ Serve the Lispex MCP tools (lispex_reference, lispex_eval, lispex_diagnostic,
 lispex_compare_routes) over stdio, protocol 2025-11-25, tools only.
 
 Options (each an absolute path to an existing executable, validated before start):
-  --topaz-vm PATH          the Topaz VM product (court rust-topaz)
-  --topaz-compiler PATH    the Topaz compiler (court all-four; needs --rust-tools)
-  --rust-tools PATH        the Rust tools (court all-four; needs --topaz-compiler)
-No product is ever discovered through PATH or the environment.
+  --topaz-vm PATH          the Topaz VM product (courts rust-topaz, all-four)
+  --topaz-compiler PATH    the Topaz AOT compiler (court all-four; needs --rust-tools)
+  --rust-tools PATH        the rustc it builds with (court all-four; needs --topaz-compiler)
+Products must answer the lispex.external-backend-protocol/v1 handshake. Built by setup:
+dist/products/topaz-vm, dist/products/topaz-compiler, and the rustc named in
+dist/products/topaz-runtime/RUSTC. No product is ever discovered through PATH or the environment.
 `;
 
 /**

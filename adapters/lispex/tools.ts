@@ -23,6 +23,10 @@ import {
   type EvalResult,
 } from './result-schemas.js';
 import { ROUTE_ROLE, routeObservation, sha256Hex } from './route-observation.js';
+import { buildExternalRequest } from './external/derivation.js';
+import { externalFailure, type MemberRun } from './external/member-run.js';
+import { runFreshAotMember } from './external/aot-route.js';
+import { runTopazMember, type MemberOutcome } from './external/topaz-route.js';
 
 /** What the tools need from the evaluation host (LispexHost, or a test double). */
 export interface EvaluationHost {
@@ -269,7 +273,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       if (input !== undefined) checkTextField('input', input);
       const definition = courtDefinition(court);
       const availability = courtAvailability(court, products);
-      const members = definition.members.map((member) => memberDescription(member));
+      const members = definition.members.map((member) => memberDescription(member, availability.available));
       const base = {
         schema: COMPARISON_RESULT_SCHEMA_ID,
         product: product(),
@@ -316,15 +320,64 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
             if (outcome.kind !== 'completed') controller.abort();
             return outcome;
           });
-      let outcomes: HostOutcome[];
+      // External members get the same derivation the built-in VM compiles (built once here).
+      const request = definition.prerequisite.length > 0 ? buildExternalRequest(source, input, MCP_SOURCE_ID) : null;
+      const runMember = (member: CourtMember): Promise<MemberRun> => {
+        if (member === 'tree' || member === 'rust-vm') return run(member === 'tree' ? 'tree' : 'vm').then((host) => ({ host }));
+        if (member === 'fresh-aot') {
+          return runFreshAotMember({
+            compiler: products.topazCompiler!.path,
+            rustc: products.rustTools!.path,
+            request: request!,
+            wallClockMs: FIXED_BOUNDS.evalWallClockMs,
+            maxOutputBytes: COMPARISON_TRANSFER.maxObservationBytes,
+            signal: controller.signal,
+          }).then((aot) => {
+            if (aot.outcome.kind !== 'completed') controller.abort();
+            return { external: aot.outcome, aot };
+          });
+        }
+        return runTopazMember({
+          executable: products.topazVm!.path,
+          request: request!,
+          wallClockMs: FIXED_BOUNDS.evalWallClockMs,
+          maxOutputBytes: COMPARISON_TRANSFER.maxObservationBytes,
+          signal: controller.signal,
+        }).then((external) => {
+          if (external.kind !== 'completed') controller.abort();
+          return { external };
+        });
+      };
+      const routeMembers: CourtMember[] = [...definition.members];
+      let runs: MemberRun[];
       try {
-        outcomes = await Promise.all([run('tree'), run('vm')]);
+        runs = await Promise.all(routeMembers.map(runMember));
       } finally {
         clearTimeout(courtTimer);
         dispose();
       }
-      const routeMembers: CourtMember[] = ['tree', 'rust-vm'];
-      const memberOutcomes = outcomes.map((o, i) => ({ member: routeMembers[i], outcome: o.kind }));
+      const processesStarted = runs.reduce((n, r) => n + (r.external?.processesStarted ?? 0), 0);
+      const workersTerminated = runs.filter((r) => r.host !== undefined).length;
+      const aot = runs.find((r) => r.aot !== undefined)?.aot;
+      const workspaceCreated = aot?.workspaceCreated ?? false;
+      // A request workspace that could not be removed fails the tool result closed.
+      if (aot !== undefined && !aot.workspaceRemoved) {
+        throw new ToolError('comparison not delivered: the fresh AOT request workspace could not be removed', {
+          failure: 'workspace-cleanup-failed',
+          status: 'infrastructure-error',
+          court,
+          decision: null,
+          retried: false,
+          source_retained: false,
+          agreement: null,
+          answer_selected: false,
+          partial_comparison: false,
+        });
+      }
+      const memberOutcomes = runs.map((r, i) => ({
+        member: routeMembers[i],
+        outcome: r.host !== undefined ? r.host.kind : r.external!.kind === 'completed' ? 'completed' : r.external!.reason,
+      }));
       if (courtExpired && !ctx.signal.aborted) {
         throw new ToolError(`comparison stopped: the ${comparisonWallClockMs} ms comparison wall clock ran out`, {
           failure: 'comparison-wall-clock-exceeded',
@@ -338,12 +391,22 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
           agreement: null,
           answer_selected: false,
           partial_comparison: false,
+          cleanup: {
+            workspace_created: workspaceCreated,
+            workspace_removed: true,
+            processes_started: processesStarted,
+            process_groups_killed: true,
+            complete: true,
+          },
         });
       }
-      const failed = outcomes.findIndex((o) => o.kind !== 'completed');
+      const failed = runs.findIndex((r) => (r.host !== undefined ? r.host.kind !== 'completed' : r.external!.kind !== 'completed'));
       if (failed >= 0) {
-        const first = outcomes[failed] as Exclude<HostOutcome, { kind: 'completed' }>;
-        const error = failureError(first, `comparison member ${routeMembers[failed]}`);
+        const r = runs[failed]!;
+        const error =
+          r.host !== undefined
+            ? failureError(r.host as Exclude<HostOutcome, { kind: 'completed' }>, `comparison member ${routeMembers[failed]}`)
+            : externalFailure(r.external as Extract<MemberOutcome, { kind: 'failed' }>, routeMembers[failed]!);
         throw new ToolError(error.message, {
           ...error.details,
           court,
@@ -351,11 +414,21 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
           agreement: null,
           answer_selected: false,
           partial_comparison: false,
+          cleanup: {
+            workspace_created: workspaceCreated,
+            workspace_removed: true,
+            processes_started: processesStarted,
+            process_groups_killed: true,
+            complete: true,
+          },
         });
       }
-      const observations = outcomes.map((o, i) => {
-        const completed = o as Extract<HostOutcome, { kind: 'completed' }>;
-        return { member: routeMembers[i]!, ...routeObservation(completed.observation, completed.hostMs) };
+      const observations = runs.map((r, i) => {
+        if (r.host !== undefined) {
+          const completed = r.host as Extract<HostOutcome, { kind: 'completed' }>;
+          return { member: routeMembers[i]!, ...routeObservation(completed.observation, completed.hostMs) };
+        }
+        return { member: routeMembers[i]!, ...(r.external as Extract<MemberOutcome, { kind: 'completed' }>).observation };
       });
       const axes = compareObservations(observations);
       const mismatch = axes.filter((a) => !a.agreement).map((a) => a.axis);
@@ -368,7 +441,12 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         axes,
         mismatch_axes: mismatch,
         agreement: mismatch.length === 0,
-        cleanup: { workspace_created: false, workers_terminated: observations.length, processes_started: 0, complete: true },
+        cleanup: {
+          workspace_created: workspaceCreated,
+          workers_terminated: workersTerminated,
+          processes_started: processesStarted,
+          complete: true,
+        },
       };
       const bytes = utf8Length(JSON.stringify(result));
       if (bytes > FIXED_BOUNDS.comparisonResultBytes) {
@@ -385,7 +463,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
   return tools;
 }
 
-function memberDescription(member: CourtMember): ComparisonResult['members'][number] {
+function memberDescription(member: CourtMember, available: boolean): ComparisonResult['members'][number] {
   switch (member) {
     case 'tree':
       return { member, available: true, route: 'tree', implementation: `mcp-engines built-in tree evaluator (${ROUTE_ROLE.tree} role)` };
@@ -397,7 +475,18 @@ function memberDescription(member: CourtMember): ComparisonResult['members'][num
         implementation: "mcp-engines built-in bytecode VM (fills the court's Rust VM member; not a Rust program)",
       };
     case 'topaz-vm':
+      return {
+        member,
+        available,
+        route: available ? 'topaz-vm' : null,
+        implementation: available ? 'Topaz VM product (--topaz-vm, Rust)' : null,
+      };
     case 'fresh-aot':
-      return { member, available: false, route: null, implementation: null };
+      return {
+        member,
+        available,
+        route: available ? 'fresh-aot' : null,
+        implementation: available ? 'fresh AOT product (--topaz-compiler with --rust-tools, one build per request)' : null,
+      };
   }
 }

@@ -6,13 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseStartupProducts, StartupOptionError } from '../../adapters/lispex/index.js';
 
+/** A product stub that answers the startup version handshake. */
+const HANDSHAKE_STUB = `#!/bin/sh\necho '{"protocol":"lispex.external-backend-protocol/v1","product":"stub","version":"0"}'\n`;
+
 describe('parseStartupProducts', () => {
   let dir: string;
   let tool: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lispex-products-'));
     tool = join(dir, 'tool');
-    await writeFile(tool, '#!/bin/sh\nexit 0\n');
+    // A stub that answers the version handshake (what a product must do at startup).
+    await writeFile(tool, HANDSHAKE_STUB);
+    await writeFile(join(dir, 'mute'), '#!/bin/sh\nexit 0\n');
+    await chmod(join(dir, 'mute'), 0o755);
     await chmod(tool, 0o755);
     await writeFile(join(dir, 'plain'), 'data');
     await chmod(join(dir, 'plain'), 0o644);
@@ -48,6 +54,7 @@ describe('parseStartupProducts', () => {
     refused(['--topaz-vm'], /--topaz-vm needs an absolute path/);
     refused(['--topaz-vm', '--rust-tools', tool], /--topaz-vm needs an absolute path/);
     refused(['--topaz-vm', tool, '--topaz-vm', tool], /given more than once/);
+    refused(['--topaz-vm', join(dir, 'mute')], /--topaz-vm ".*mute" answered something that is not JSON|not JSON/);
     refused(['--rust-tools', tool], /--rust-tools must appear together with --topaz-compiler/);
     refused(['--topaz-compiler', tool], /--topaz-compiler must appear together with --rust-tools/);
     refused(['--path', tool], /unknown option "--path"/);

@@ -125,7 +125,11 @@ describe('startup product options are validated before the server starts', () =>
   let dir: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lispex-flags-'));
-    await writeFile(join(dir, 'tool'), '#!/bin/sh\nexit 0\n');
+    // A product stand-in that answers the startup version handshake.
+    await writeFile(
+      join(dir, 'tool'),
+      `#!/bin/sh\necho '{"protocol":"lispex.external-backend-protocol/v1","product":"stand-in","version":"0"}'\n`,
+    );
     await chmod(join(dir, 'tool'), 0o755);
     await writeFile(join(dir, 'plain'), 'not executable');
     await chmod(join(dir, 'plain'), 0o644);
@@ -143,14 +147,13 @@ describe('startup product options are validated before the server starts', () =>
     assert.match(alone.stderr, /--topaz-compiler must appear together with --rust-tools/);
   });
 
-  test('valid products start the server; the external courts still attempt nothing', async () => {
+  test('valid products (answering the handshake) start the server', async () => {
     const tool = join(dir, 'tool');
     const client = await connectBin(['--topaz-vm', tool, '--topaz-compiler', tool, '--rust-tools', tool]);
     try {
-      const result = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court: 'all-four', source: '1' } }));
-      assert.equal(result.court_available, false);
-      assert.equal(result.unavailable_reason.code, 'external-route-not-implemented');
-      assert.deepEqual(result.attempted_routes, []);
+      // The courts with these stand-ins are exercised in test/lispex-external/.
+      const result = payload(await client.callTool({ name: 'lispex_eval', arguments: { source: '(+ 1 2)' } }));
+      assert.equal(result.values[0].printed, '3');
     } finally {
       await client.close();
     }

@@ -1,0 +1,47 @@
+// The full differential corpus (10,000 generated programs, LISPEX_EXTERNAL_PROGRAMS to change)
+// and every primitive case through the Topaz VM product against the built-in VM, compared on the
+// court axes; prints the mismatch counts per axis and the time taken. (CI runs a sample:
+// test/lispex-external/topaz-corpus.test.ts.)
+//
+//   node --import tsx bench/lispex-external/corpus.ts
+
+import { casePrograms } from '../../test/lispex-external/case-programs.js';
+import { builtinObservation, mismatchAxes, pool, requireTopaz, topazObservation } from '../../test/lispex-external/harness.js';
+import { ProgramGenerator } from '../../test/lispex-diff/generator.js';
+
+const COUNT = Number(process.env.LISPEX_EXTERNAL_PROGRAMS ?? 10_000);
+const SEED = 20261130;
+requireTopaz();
+
+async function run(label: string, sources: readonly string[]): Promise<void> {
+  const started = performance.now();
+  const axes = new Map<string, number>();
+  const statuses = new Map<string, number>();
+  let mismatched = 0;
+  const examples: string[] = [];
+  await pool(sources, 2, async (source) => {
+    const vm = builtinObservation(source, 'vm');
+    const topaz = await topazObservation(source);
+    statuses.set(vm.status, (statuses.get(vm.status) ?? 0) + 1);
+    const m = mismatchAxes(vm, topaz);
+    if (m.length > 0) {
+      mismatched++;
+      for (const a of m) axes.set(a, (axes.get(a) ?? 0) + 1);
+      if (examples.length < 3) examples.push(source);
+    }
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(
+    `${label}: ${sources.length} programs, ${mismatched} mismatches ${JSON.stringify([...axes])}, statuses ${JSON.stringify([...statuses])}, ${seconds} s`,
+  );
+  for (const e of examples) console.log(`  e.g.\n${e}`);
+}
+
+await run(
+  'generated corpus',
+  Array.from({ length: COUNT }, (_, i) => new ProgramGenerator(SEED + i).program()),
+);
+await run(
+  'primitive cases',
+  casePrograms().map((c) => c.program),
+);

@@ -1,0 +1,275 @@
+//! The Topaz value model. Exact integers are `Int` (i64) while they fit and `Big` beyond (a Big
+//! that fits i64 is always folded back), exact non-integral rationals are `Rat` (reduced,
+//! denominator > 1), inexact reals are finite `Flo`. Pairs are immutable; vectors are shared
+//! mutable cells. Everything compound is reference counted.
+
+use crate::bigint::Big;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+pub struct Pair {
+    pub car: V,
+    pub cdr: V,
+}
+
+impl Drop for Pair {
+    // Long lists would recurse once per element when dropped; unlink the spine iteratively.
+    fn drop(&mut self) {
+        let mut next = std::mem::replace(&mut self.cdr, V::Nil);
+        loop {
+            let rc = match next {
+                V::Pair(rc) => rc,
+                _ => break,
+            };
+            match Rc::try_unwrap(rc) {
+                Ok(mut p) => next = std::mem::replace(&mut p.cdr, V::Nil),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+pub struct Closure {
+    pub code: Rc<crate::code::Code>,
+    pub env: Rc<Env>,
+}
+
+pub struct Env {
+    pub parent: Option<Rc<Env>>,
+    pub slots: RefCell<Slots>,
+}
+
+/// Environment slots: small frames live inline in the environment's one allocation.
+pub enum Slots {
+    Inline([V; 4]),
+    Heap(Vec<V>),
+}
+
+impl Slots {
+    pub fn new(size: usize) -> Slots {
+        if size <= 4 {
+            Slots::Inline([V::Nil, V::Nil, V::Nil, V::Nil])
+        } else {
+            Slots::Heap(vec![V::Nil; size])
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Slots {
+    type Output = V;
+    #[inline]
+    fn index(&self, i: usize) -> &V {
+        match self {
+            Slots::Inline(a) => &a[i],
+            Slots::Heap(v) => &v[i],
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Slots {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut V {
+        match self {
+            Slots::Inline(a) => &mut a[i],
+            Slots::Heap(v) => &mut v[i],
+        }
+    }
+}
+
+pub struct Cont {
+    /// Control-stack index of the capturing marker.
+    pub frame: usize,
+    pub active: std::cell::Cell<bool>,
+}
+
+pub struct ErrObj {
+    pub message: Rc<str>,
+    pub irritants: Vec<V>,
+    pub code: &'static str,
+    /// Where the fault that made this condition happened (runtime faults only).
+    pub origin: Option<Pos>,
+}
+
+#[derive(Clone)]
+pub enum V {
+    Int(i64),
+    Big(Rc<Big>),
+    Rat(Rc<(Big, Big)>),
+    Flo(f64),
+    Bool(bool),
+    Nil,
+    Char(u32),
+    Str(Rc<str>),
+    Sym(Rc<str>),
+    Pair(Rc<Pair>),
+    Vector(Rc<RefCell<Vec<V>>>),
+    Bytes(Rc<Vec<u8>>),
+    Unspec,
+    Prim(u16),
+    Closure(Rc<Closure>),
+    Cont(Rc<Cont>),
+    Err(Rc<ErrObj>),
+    Multi(Rc<Vec<V>>),
+    Unassigned,
+}
+
+impl V {
+    pub fn cons(a: V, d: V) -> V {
+        V::Pair(Rc::new(Pair { car: a, cdr: d }))
+    }
+    pub fn truthy(&self) -> bool {
+        !matches!(self, V::Bool(false))
+    }
+    pub fn is_nil(&self) -> bool {
+        matches!(self, V::Nil)
+    }
+    pub fn is_proc(&self) -> bool {
+        matches!(self, V::Prim(_) | V::Closure(_) | V::Cont(_))
+    }
+    pub fn none() -> V {
+        V::Multi(Rc::new(Vec::new()))
+    }
+    pub fn from_big(b: Big) -> V {
+        match b.to_i64() {
+            Some(i) => V::Int(i),
+            None => V::Big(Rc::new(b)),
+        }
+    }
+    pub fn str(s: &str) -> V {
+        V::Str(Rc::from(s))
+    }
+}
+
+pub fn list_from(items: Vec<V>, tail: V) -> V {
+    let mut out = tail;
+    for v in items.into_iter().rev() {
+        out = V::cons(v, out);
+    }
+    out
+}
+
+/// Elements of a proper list, or None.
+pub fn list_items(v: &V) -> Option<Vec<V>> {
+    let mut out = Vec::new();
+    let mut p = v.clone();
+    loop {
+        match p {
+            V::Pair(rc) => {
+                out.push(rc.car.clone());
+                p = rc.cdr.clone();
+            }
+            V::Nil => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// Identity / eqv?: numbers and characters by value and exactness, the rest by reference.
+pub fn eqv(a: &V, b: &V) -> bool {
+    match (a, b) {
+        (V::Int(x), V::Int(y)) => x == y,
+        (V::Big(x), V::Big(y)) => x == y,
+        (V::Rat(x), V::Rat(y)) => x.0 == y.0 && x.1 == y.1,
+        (V::Flo(x), V::Flo(y)) => x.to_bits() == y.to_bits(),
+        (V::Bool(x), V::Bool(y)) => x == y,
+        (V::Nil, V::Nil) => true,
+        (V::Unspec, V::Unspec) => true,
+        (V::Char(x), V::Char(y)) => x == y,
+        (V::Sym(x), V::Sym(y)) => x == y,
+        (V::Str(x), V::Str(y)) => Rc::ptr_eq(x, y),
+        (V::Pair(x), V::Pair(y)) => Rc::ptr_eq(x, y),
+        (V::Vector(x), V::Vector(y)) => Rc::ptr_eq(x, y),
+        (V::Bytes(x), V::Bytes(y)) => Rc::ptr_eq(x, y),
+        (V::Prim(x), V::Prim(y)) => x == y,
+        (V::Closure(x), V::Closure(y)) => Rc::ptr_eq(x, y),
+        (V::Cont(x), V::Cont(y)) => Rc::ptr_eq(x, y),
+        (V::Err(x), V::Err(y)) => Rc::ptr_eq(x, y),
+        (V::Multi(x), V::Multi(y)) => Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// equal?: structural over pairs, vectors, strings and bytevectors (vector cycles assumed equal).
+pub fn equal(a: &V, b: &V) -> bool {
+    let mut work: Vec<(V, V)> = vec![(a.clone(), b.clone())];
+    let mut assumed: Vec<(usize, usize)> = Vec::new();
+    while let Some((x, y)) = work.pop() {
+        match (&x, &y) {
+            (V::Pair(p), V::Pair(q)) => {
+                if Rc::ptr_eq(p, q) {
+                    continue;
+                }
+                work.push((p.cdr.clone(), q.cdr.clone()));
+                work.push((p.car.clone(), q.car.clone()));
+            }
+            (V::Str(s), V::Str(t)) => {
+                if s != t {
+                    return false;
+                }
+            }
+            (V::Bytes(s), V::Bytes(t)) => {
+                if s != t {
+                    return false;
+                }
+            }
+            (V::Vector(s), V::Vector(t)) => {
+                let key = (Rc::as_ptr(s) as usize, Rc::as_ptr(t) as usize);
+                if assumed.contains(&key) {
+                    continue;
+                }
+                let (s, t) = (s.borrow(), t.borrow());
+                if s.len() != t.len() {
+                    return false;
+                }
+                assumed.push(key);
+                for i in (0..s.len()).rev() {
+                    work.push((s[i].clone(), t[i].clone()));
+                }
+            }
+            _ => {
+                if !eqv(&x, &y) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// A runtime fault as raised; position filled by whoever knows it.
+pub struct LErr {
+    pub code: &'static str,
+    pub message: String,
+    pub irritants: Vec<V>,
+    pub at: Option<Pos>,
+    /// The raised object when this carries an uncaught raise.
+    pub payload: Option<V>,
+}
+
+pub enum Fault {
+    Err(Box<LErr>),
+    /// A meter axis was exhausted.
+    Resource(&'static str),
+    /// Transfer to control entry `target` (a call/cc or guard marker) owned by an outer run.
+    Escape { target: usize, payload: V, to_guard: bool },
+}
+
+pub type R<T> = Result<T, Fault>;
+
+pub fn err<T>(code: &'static str, message: String, irritants: Vec<V>) -> R<T> {
+    Err(Fault::Err(Box::new(LErr { code, message, irritants, at: None, payload: None })))
+}
+
+pub fn err_at<T>(code: &'static str, message: String, irritants: Vec<V>, at: Option<Pos>) -> R<T> {
+    Err(Fault::Err(Box::new(LErr { code, message, irritants, at, payload: None })))
+}
+
+pub fn type_err<T>(who: &str, expected: &str, got: &V) -> R<T> {
+    err("E312", format!("{}: {} expected", who, expected), vec![got.clone()])
+}

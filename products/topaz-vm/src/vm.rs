@@ -1,0 +1,1047 @@
+//! The Topaz machine: one value stack and one control stack. A non-tail call pushes a return
+//! entry (depth + 1), a tail call pushes nothing. Control primitives push marker entries that
+//! double as return points (call/cc, call-with-values, dynamic-wind, handlers, raise, guard),
+//! so escapes, handler returns and winders unwind exactly the entries they should. Primitives
+//! that call guest procedures re-enter the machine through `apply` (a nested run with its own
+//! boundary entry); escapes to an outer run travel as `Fault::Escape`.
+
+use crate::code::{op, Code};
+use crate::num;
+use crate::value::*;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+pub const CALL_DEPTH_LIMIT: usize = 100_000;
+pub const REENTRY_LIMIT: usize = 200;
+const START: Pos = Pos { line: 1, column: 1 };
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Control {
+    Plain,
+    Apply,
+    CallCc,
+    CallWithValues,
+    DynamicWind,
+    WithHandler,
+    Error,
+    Raise,
+    RaiseContinuable,
+}
+
+pub type PrimFn = fn(&mut Vm, &[V]) -> R<V>;
+
+pub struct PrimDef {
+    pub name: String,
+    pub min: usize,
+    pub max: usize,
+    pub control: Control,
+    pub f: PrimFn,
+}
+
+enum Handler {
+    Proc(V),
+    Guard(usize),
+}
+struct HNode {
+    handler: Handler,
+    next: H,
+}
+type H = Option<Rc<HNode>>;
+struct WNode {
+    after: V,
+    next: W,
+    handlers: H,
+}
+type W = Option<Rc<WNode>>;
+
+fn same_w(a: &W, b: &W) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum K {
+    Return,
+    Boundary,
+    CallCc,
+    Cwv,
+    Wind,
+    Handler,
+    Raise,
+    Guard,
+}
+
+enum Aux {
+    Nothing,
+    Cont(Rc<Cont>),
+    Consumer(V),
+    Wind(Rc<WNode>),
+    Raise { continuable: bool, obj: V, site: Pos },
+    Guard(usize),
+}
+
+struct Ctl {
+    kind: K,
+    code: Option<Rc<Code>>,
+    pc: usize,
+    env: Option<Rc<Env>>,
+    bp: usize,
+    sp: usize,
+    handlers: H,
+    winders: W,
+    aux: Aux,
+}
+
+pub struct Vm {
+    pub prims: Vec<PrimDef>,
+    pub globals: Vec<V>,
+    pub global_names: Vec<Rc<str>>,
+    pub codes: Vec<Rc<Code>>,
+    pub prim_names: Vec<String>,
+    stack: Vec<V>,
+    ctl: Vec<Ctl>,
+    code: Rc<Code>,
+    pc: usize,
+    env: Rc<Env>,
+    bp: usize,
+    handlers: H,
+    winders: W,
+    depth: usize,
+    pub max_depth: usize,
+    reentries: usize,
+    pub site: Pos,
+    pub steps: u64,
+    pub step_limit: u64,
+    pub out_bytes: u64,
+    pub out_limit: u64,
+    pub stdout: String,
+    pub warnings: Vec<(&'static str, Pos)>,
+    finished: Option<V>,
+    run_base: usize,
+    /// Environments no closure captured, kept for reuse by the next call (no malloc per call).
+    env_pool: Vec<Rc<Env>>,
+}
+
+fn new_env(parent: Option<Rc<Env>>, size: usize) -> Rc<Env> {
+    Rc::new(Env { parent, slots: RefCell::new(Slots::new(size.max(1))) })
+}
+
+fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
+    let mut e = env.clone();
+    for _ in 0..depth {
+        let p = e.parent.clone().expect("lexical depth beyond the outermost frame");
+        e = p;
+    }
+    e
+}
+
+impl Vm {
+    pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
+        let prim_names = prims.iter().map(|p| p.name.clone()).collect();
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None });
+        Vm {
+            prims,
+            globals,
+            global_names,
+            codes,
+            prim_names,
+            stack: Vec::with_capacity(1024),
+            ctl: Vec::with_capacity(256),
+            code: dummy,
+            pc: 0,
+            env: new_env(None, 1),
+            bp: 0,
+            handlers: None,
+            winders: None,
+            depth: 0,
+            max_depth: 0,
+            reentries: 0,
+            site: START,
+            steps: 0,
+            step_limit: u64::MAX,
+            out_bytes: 0,
+            out_limit: u64::MAX,
+            stdout: String::new(),
+            warnings: Vec::new(),
+            finished: None,
+            run_base: 0,
+            env_pool: Vec::new(),
+        }
+    }
+
+    /// A fresh environment, reusing a pooled allocation when one is free.
+    #[inline]
+    fn make_env(&mut self, parent: Rc<Env>, slots: Slots) -> Rc<Env> {
+        if let Some(mut rc) = self.env_pool.pop() {
+            if let Some(e) = Rc::get_mut(&mut rc) {
+                e.parent = Some(parent);
+                *e.slots.get_mut() = slots;
+                return rc;
+            }
+        }
+        Rc::new(Env { parent: Some(parent), slots: RefCell::new(slots) })
+    }
+
+    /// Give back an environment being left: reusable when nothing else holds it.
+    #[inline]
+    fn recycle(&mut self, env: Rc<Env>) {
+        if Rc::strong_count(&env) == 1 && Rc::weak_count(&env) == 0 && self.env_pool.len() < 4096 {
+            self.env_pool.push(env);
+        }
+    }
+
+    // Services for primitives ------------------------------------------------------------------
+
+    pub fn write_out(&mut self, text: &str) -> R<()> {
+        let n = text.len() as u64;
+        if self.out_bytes + n > self.out_limit {
+            return Err(Fault::Resource("output-byte"));
+        }
+        self.out_bytes += n;
+        self.stdout.push_str(text);
+        Ok(())
+    }
+
+    pub fn warn(&mut self, code: &'static str) {
+        self.warnings.push((code, self.site));
+    }
+
+    fn charge(&mut self) -> R<()> {
+        if self.steps + 1 > self.step_limit {
+            return Err(Fault::Resource("machine-transition"));
+        }
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Call a guest procedure from a primitive (a nested run) and return its value.
+    pub fn apply(&mut self, f: &V, args: Vec<V>) -> R<V> {
+        if self.reentries >= REENTRY_LIMIT {
+            return err_at("recursion-limit", "primitive re-entry depth limit exceeded".to_string(), vec![], Some(self.site));
+        }
+        self.reentries += 1;
+        let saved = (self.code.clone(), self.pc, self.env.clone(), self.stack.len(), self.bp, self.site);
+        let base = self.ctl.len();
+        let r = self.apply_inner(f, args, base);
+        self.reentries -= 1;
+        self.code = saved.0;
+        self.pc = saved.1;
+        self.env = saved.2;
+        self.stack.truncate(saved.3);
+        self.bp = saved.4;
+        self.site = saved.5;
+        r
+    }
+
+    fn apply_inner(&mut self, f: &V, args: Vec<V>, base: usize) -> R<V> {
+        let sp = self.stack.len();
+        self.push_ctl(K::Boundary, false, Aux::Nothing, sp);
+        self.bp = sp;
+        let started = if let V::Closure(c) = f {
+            let c = c.clone();
+            self.push_return(None, sp).and_then(|_| self.enter_closure(&c, args))
+        } else {
+            self.invoke(f.clone(), args, true).map(|_| ())
+        };
+        if let Err(e) = started {
+            // A fault before the nested run started is handled like one inside it.
+            if let Err(e) = self.recover(e, base) {
+                return Err(e);
+            }
+        }
+        self.run(base)
+    }
+
+    // Control stack ------------------------------------------------------------------------------
+
+    fn push_ctl(&mut self, kind: K, resume: bool, aux: Aux, sp: usize) {
+        let (code, env) = if resume { (Some(self.code.clone()), Some(self.env.clone())) } else { (None, None) };
+        self.ctl.push(Ctl {
+            kind,
+            code,
+            pc: self.pc,
+            env,
+            bp: self.bp,
+            sp,
+            handlers: self.handlers.clone(),
+            winders: self.winders.clone(),
+            aux,
+        });
+    }
+
+    fn push_return(&mut self, code: Option<Rc<Code>>, sp: usize) -> R<()> {
+        if self.depth + 1 > CALL_DEPTH_LIMIT {
+            return err_at("recursion-limit", "non-tail call depth limit exceeded".to_string(), vec![], Some(self.site));
+        }
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            self.max_depth = self.depth;
+        }
+        let env = if code.is_some() { Some(self.env.clone()) } else { None };
+        self.ctl.push(Ctl {
+            kind: K::Return,
+            code,
+            pc: self.pc,
+            env,
+            bp: self.bp,
+            sp,
+            handlers: None,
+            winders: None,
+            aux: Aux::Nothing,
+        });
+        Ok(())
+    }
+
+    fn truncate(&mut self, to: usize) {
+        while self.ctl.len() > to {
+            let e = self.ctl.pop().unwrap();
+            match (e.kind, &e.aux) {
+                (K::Return, _) => self.depth -= 1,
+                (K::CallCc, Aux::Cont(c)) => c.active.set(false),
+                _ => {}
+            }
+        }
+    }
+
+    /// A marker entry: resuming at the current registers (non-tail) or not (tail).
+    fn push_marker(&mut self, kind: K, tail: bool, aux: Aux) {
+        let sp = self.stack.len();
+        self.push_ctl(kind, !tail, aux, sp);
+    }
+
+    // Calls ----------------------------------------------------------------------------------------
+
+    fn enter_closure(&mut self, f: &Rc<Closure>, mut args: Vec<V>) -> R<()> {
+        let code = &f.code;
+        let n = args.len();
+        if n < code.required || (!code.rest && n > code.required) {
+            return err_at("E302", format!("wrong number of arguments ({})", n), vec![V::Closure(f.clone())], Some(self.site));
+        }
+        let mut slots = Slots::new(code.frame.max(1));
+        if code.rest {
+            let rest: Vec<V> = args.drain(code.required..).collect();
+            slots[code.required + 1] = list_from(rest, V::Nil);
+        }
+        for (i, a) in args.into_iter().enumerate() {
+            slots[i + 1] = a;
+        }
+        self.code = code.clone();
+        self.pc = 0;
+        self.env = Rc::new(Env { parent: Some(f.env.clone()), slots: RefCell::new(slots) });
+        self.bp = self.stack.len();
+        Ok(())
+    }
+
+    fn check_proc(&self, who: &str, v: &V) -> R<()> {
+        if v.is_proc() {
+            Ok(())
+        } else {
+            err("E312", format!("{}: expected a procedure", who), vec![v.clone()])
+        }
+    }
+
+    /// Apply any procedure. Tail: the control-stack top is the continuation. Returns a value
+    /// only for an immediately available non-tail result.
+    fn invoke(&mut self, mut f: V, mut args: Vec<V>, mut tail: bool) -> R<Option<V>> {
+        loop {
+            match &f {
+                V::Closure(c) => {
+                    let c = c.clone();
+                    if !tail {
+                        let sp = self.stack.len();
+                        let code = self.code.clone();
+                        self.push_return(Some(code), sp)?;
+                    }
+                    self.enter_closure(&c, args)?;
+                    return Ok(None);
+                }
+                V::Prim(i) => {
+                    let i = *i as usize;
+                    let n = args.len();
+                    let (min, max, control, func) = {
+                        let p = &self.prims[i];
+                        (p.min, p.max, p.control, p.f)
+                    };
+                    if n < min || n > max {
+                        return err_at("E302", format!("wrong number of arguments ({})", n), vec![f.clone()], Some(self.site));
+                    }
+                    match control {
+                        Control::Plain => {
+                            let v = func(self, &args)?;
+                            if tail {
+                                self.deliver(v)?;
+                                return Ok(None);
+                            }
+                            return Ok(Some(v));
+                        }
+                        Control::Apply => {
+                            let last = args[n - 1].clone();
+                            let spread = match list_items(&last) {
+                                Some(s) => s,
+                                None => return err_at("E312", "apply: last argument must be a proper list".to_string(), vec![last], Some(self.site)),
+                            };
+                            f = args[0].clone();
+                            let mut a: Vec<V> = args[1..n - 1].to_vec();
+                            a.extend(spread);
+                            args = a;
+                            continue;
+                        }
+                        Control::CallCc => {
+                            self.check_proc("call/cc", &args[0])?;
+                            let k = Rc::new(Cont { frame: self.ctl.len(), active: Cell::new(true) });
+                            self.push_marker(K::CallCc, tail, Aux::Cont(k.clone()));
+                            f = args[0].clone();
+                            args = vec![V::Cont(k)];
+                            tail = true;
+                            continue;
+                        }
+                        Control::CallWithValues => {
+                            self.check_proc("call-with-values", &args[0])?;
+                            self.check_proc("call-with-values", &args[1])?;
+                            self.push_marker(K::Cwv, tail, Aux::Consumer(args[1].clone()));
+                            f = args[0].clone();
+                            args = vec![];
+                            tail = true;
+                            continue;
+                        }
+                        Control::DynamicWind => {
+                            for p in &args {
+                                self.check_proc("dynamic-wind", p)?;
+                            }
+                            self.apply(&args[0], vec![])?;
+                            let w = Rc::new(WNode { after: args[2].clone(), next: self.winders.clone(), handlers: self.handlers.clone() });
+                            self.push_marker(K::Wind, tail, Aux::Wind(w.clone()));
+                            self.winders = Some(w);
+                            f = args[1].clone();
+                            args = vec![];
+                            tail = true;
+                            continue;
+                        }
+                        Control::WithHandler => {
+                            self.check_proc("with-exception-handler", &args[0])?;
+                            self.check_proc("with-exception-handler", &args[1])?;
+                            self.push_marker(K::Handler, tail, Aux::Nothing);
+                            self.handlers = Some(Rc::new(HNode { handler: Handler::Proc(args[0].clone()), next: self.handlers.clone() }));
+                            f = args[1].clone();
+                            args = vec![];
+                            tail = true;
+                            continue;
+                        }
+                        Control::Error => {
+                            let msg = match &args[0] {
+                                V::Str(s) => s.clone(),
+                                other => return err("E312", "error: message must be a string".to_string(), vec![other.clone()]),
+                            };
+                            let obj = V::Err(Rc::new(ErrObj { message: msg, irritants: args[1..].to_vec(), code: "E330", origin: None }));
+                            return self.raise(obj, false, tail);
+                        }
+                        Control::Raise | Control::RaiseContinuable => {
+                            return self.raise(args[0].clone(), control == Control::RaiseContinuable, tail);
+                        }
+                    }
+                }
+                V::Cont(k) => {
+                    self.charge()?;
+                    if !k.active.get() {
+                        return err_at("E340", "escape continuation no longer active".to_string(), vec![], Some(self.site));
+                    }
+                    let target = k.frame;
+                    let payload = values_of(args);
+                    self.escape_to(target, payload, false)?;
+                    return Ok(None);
+                }
+                _ => return err_at("E301", "attempt to apply a non-procedure".to_string(), vec![f.clone()], Some(self.site)),
+            }
+        }
+    }
+
+    fn raise(&mut self, obj: V, continuable: bool, tail: bool) -> R<Option<V>> {
+        self.charge()?;
+        let h = match self.handlers.clone() {
+            None => return Err(uncaught(obj, self.site)),
+            Some(h) => h,
+        };
+        match &h.handler {
+            Handler::Guard(frame) => {
+                self.escape_to(*frame, obj, true)?;
+                Ok(None)
+            }
+            Handler::Proc(p) => {
+                let site = self.site;
+                self.push_marker(K::Raise, tail, Aux::Raise { continuable, obj: obj.clone(), site });
+                self.handlers = h.next.clone();
+                self.invoke(p.clone(), vec![obj], true)
+            }
+        }
+    }
+
+    fn escape_to(&mut self, target: usize, payload: V, to_guard: bool) -> R<()> {
+        let target_winders = self.ctl[target].winders.clone();
+        while !same_w(&self.winders, &target_winders) {
+            let w = match self.winders.clone() {
+                Some(w) => w,
+                None => break,
+            };
+            self.winders = w.next.clone();
+            self.handlers = w.handlers.clone();
+            self.apply(&w.after, vec![])?;
+        }
+        if target < self.run_base {
+            return Err(Fault::Escape { target, payload, to_guard });
+        }
+        self.land(target, payload, to_guard)
+    }
+
+    fn land(&mut self, target: usize, payload: V, to_guard: bool) -> R<()> {
+        let (handlers, winders) = (self.ctl[target].handlers.clone(), self.ctl[target].winders.clone());
+        if to_guard {
+            let (code, pc, env, bp, sp) = {
+                let e = &self.ctl[target];
+                let hpc = match e.aux {
+                    Aux::Guard(p) => p,
+                    _ => e.pc,
+                };
+                (e.code.clone(), hpc, e.env.clone(), e.bp, e.sp)
+            };
+            self.truncate(target);
+            self.handlers = handlers;
+            self.winders = winders;
+            self.code = code.expect("guard entry resumes");
+            self.env = env.expect("guard entry resumes");
+            self.bp = bp;
+            self.stack.truncate(sp);
+            self.stack.push(payload);
+            self.pc = pc;
+            return Ok(());
+        }
+        self.truncate(target + 1);
+        self.handlers = handlers;
+        self.winders = winders;
+        self.deliver(payload)
+    }
+
+    /// Deliver a value to the control-stack top, running marker exits, until some code resumes
+    /// or the run's boundary is reached.
+    fn deliver(&mut self, v: V) -> R<()> {
+        loop {
+            self.charge()?;
+            let e = self.ctl.pop().expect("control stack never empties below a boundary");
+            if e.kind == K::Boundary {
+                self.stack.truncate(e.sp);
+                self.finished = Some(v);
+                return Ok(());
+            }
+            match e.aux {
+                Aux::Cont(ref c) => c.active.set(false),
+                Aux::Raise { continuable, ref obj, site } => {
+                    if !continuable {
+                        return err_at("E332", "handler returned from a non-continuable raise".to_string(), vec![obj.clone()], Some(site));
+                    }
+                    self.handlers = e.handlers.clone();
+                }
+                Aux::Wind(ref w) => {
+                    self.winders = w.next.clone();
+                    self.handlers = w.handlers.clone();
+                    let after = w.after.clone();
+                    self.apply(&after, vec![])?;
+                }
+                Aux::Consumer(ref consumer) => {
+                    let resume = e.code.is_some();
+                    if resume {
+                        self.code = e.code.clone().unwrap();
+                        self.pc = e.pc;
+                        self.env = e.env.clone().unwrap();
+                        self.bp = e.bp;
+                        self.stack.truncate(e.sp);
+                    }
+                    let args = match &v {
+                        V::Multi(vs) => (**vs).clone(),
+                        _ => vec![v.clone()],
+                    };
+                    if let Some(r) = self.invoke(consumer.clone(), args, !resume)? {
+                        self.stack.push(r);
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+            match e.kind {
+                K::Return => self.depth -= 1,
+                K::Handler | K::Guard => self.handlers = e.handlers.clone(),
+                _ => {}
+            }
+            if let (Some(code), Some(env)) = (e.code, e.env) {
+                self.code = code;
+                self.pc = e.pc;
+                self.env = env;
+                self.bp = e.bp;
+                self.stack.truncate(e.sp);
+                self.stack.push(v);
+                return Ok(());
+            }
+        }
+    }
+
+    // Runs -----------------------------------------------------------------------------------------
+
+    /// Run one top-level code object to its value.
+    pub fn run_top(&mut self, code: Rc<Code>) -> R<V> {
+        let base = self.ctl.len();
+        let sp = self.stack.len();
+        self.push_ctl(K::Boundary, false, Aux::Nothing, sp);
+        self.env = new_env(None, code.frame);
+        self.code = code;
+        self.pc = 0;
+        self.bp = sp;
+        self.run(base)
+    }
+
+    fn run(&mut self, base: usize) -> R<V> {
+        let saved = self.run_base;
+        self.run_base = base;
+        let r = loop {
+            if let Some(v) = self.finished.take() {
+                break Ok(v);
+            }
+            match self.dispatch() {
+                Ok(Some(v)) => break Ok(v),
+                Ok(None) => continue,
+                Err(e) => {
+                    if let Err(e) = self.recover(e, base) {
+                        break Err(e);
+                    }
+                }
+            }
+        };
+        self.run_base = saved;
+        r
+    }
+
+    /// Turn a fault inside run `base` into a landing, a raise to a handler, or a failure.
+    fn recover(&mut self, e: Fault, base: usize) -> R<()> {
+        match e {
+            Fault::Escape { target, payload, to_guard } if target > base && target < self.ctl.len() => self.land(target, payload, to_guard),
+            Fault::Err(mut le) => {
+                if le.at.is_none() {
+                    le.at = Some(self.site);
+                }
+                if le.code.starts_with("E3") && self.handlers.is_some() && le.payload.is_none() {
+                    let cond = V::Err(Rc::new(ErrObj { message: Rc::from(le.message.as_str()), irritants: le.irritants, code: le.code, origin: le.at }));
+                    let r = self.raise(cond, false, true).and_then(|r| match r {
+                        Some(v) => self.deliver(v),
+                        None => Ok(()),
+                    });
+                    match r {
+                        Ok(()) => Ok(()),
+                        Err(Fault::Escape { target, payload, to_guard }) if target > base && target < self.ctl.len() => self.land(target, payload, to_guard),
+                        Err(e2) => {
+                            self.truncate(base);
+                            Err(e2)
+                        }
+                    }
+                } else {
+                    self.truncate(base);
+                    Err(Fault::Err(le))
+                }
+            }
+            other => {
+                self.truncate(base);
+                Err(other)
+            }
+        }
+    }
+
+    fn prim_call(&mut self, k: &V, args: &[V]) -> R<V> {
+        let i = match k {
+            V::Prim(i) => *i as usize,
+            _ => panic!("fast-path operand is not a primitive"),
+        };
+        let f = self.prims[i].f;
+        f(self, args)
+    }
+
+    /// The dispatch loop. Returns Some(value) when the run's boundary received its value. A code
+    /// object compiled ahead of time (`Code::native`) runs its own function instead of the loop.
+    fn dispatch(&mut self) -> R<Option<V>> {
+        'outer: loop {
+            if let Some(v) = self.finished.take() {
+                return Ok(Some(v));
+            }
+            let code = self.code.clone();
+            if let Some(native) = code.native {
+                let pc = self.pc;
+                native(self, &code, pc)?;
+                continue 'outer;
+            }
+            let mut pc = self.pc;
+            loop {
+                self.tick(pc)?;
+                match self.step(&code, pc)? {
+                    Step::Next(p) => pc = p,
+                    Step::Switch => continue 'outer,
+                }
+            }
+        }
+    }
+
+    /// Charge one machine transition for the instruction at `pc`.
+    #[inline(always)]
+    pub fn tick(&mut self, pc: usize) -> R<()> {
+        if self.steps >= self.step_limit {
+            self.pc = pc;
+            return Err(Fault::Resource("machine-transition"));
+        }
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Execute the one instruction at `pc` of `code` (the current code object): the next pc, or
+    /// Switch when the registers now name other code (a call, a return, an escape).
+    #[inline(always)]
+    pub fn step(&mut self, code: &Rc<Code>, pc: usize) -> R<Step> {
+        // Code objects carry three zero words after their last instruction (see `Code::ins`),
+        // so one bounds check covers the opcode and all operands.
+        let w: &[i32; 4] = match code.ins[pc..pc + 4].try_into() {
+            Ok(w) => w,
+            Err(_) => panic!("instruction stream not padded"),
+        };
+        self.step_op(code, pc, w[0], w[1], w[2], w[3])
+    }
+
+    /// `step` with the opcode and operands given: compiled code passes them as literals, so the
+    /// dispatch on the opcode folds away.
+    #[inline(always)]
+    pub fn step_op(&mut self, code: &Rc<Code>, pc: usize, o: i32, a1: i32, a2: i32, a3: i32) -> R<Step> {
+        let consts: &[V] = &code.consts;
+        let at = pc;
+        let _ = a3;
+        match o {
+            op::CONST | op::PRIMITIVE => {
+                self.stack.push(consts[a1 as usize].clone());
+                Ok(Step::Next(pc + 2))
+            }
+            op::LOCAL => {
+                let v = self.env.slots.borrow()[a1 as usize].clone();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::LOCAL1 => {
+                let v = self.env.parent.as_ref().unwrap().slots.borrow()[a1 as usize].clone();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::LEXICAL => {
+                let e = env_at(&self.env, a1);
+                let v = e.slots.borrow()[a2 as usize].clone();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 3))
+            }
+            op::LOCAL_CHECKED | op::LEXICAL_CHECKED => {
+                let (d, s, k, w) = if o == op::LOCAL_CHECKED { (0, a1, a2, 3) } else { (a1, a2, a3, 4) };
+                let e = env_at(&self.env, d);
+                let v = e.slots.borrow()[s as usize].clone();
+                if let V::Unassigned = v {
+                    self.pc = pc;
+                    let name = consts[k as usize].clone();
+                    let irritants = if let V::Sym(_) = name { vec![name] } else { vec![] };
+                    return err_at("E321", "letrec variable read before initialization".to_string(), irritants, code.spans[at]);
+                }
+                self.stack.push(v);
+                Ok(Step::Next(pc + w))
+            }
+            op::GLOBAL => {
+                let g = int_operand(&consts[a1 as usize]);
+                let v = self.globals[g].clone();
+                if let V::Unassigned = v {
+                    self.pc = pc;
+                    let name = self.global_names[g].clone();
+                    return err_at("E300", format!("unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
+                }
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::SET_LEXICAL => {
+                let v = self.stack.pop().unwrap();
+                let e = env_at(&self.env, a1);
+                e.slots.borrow_mut()[a2 as usize] = v;
+                self.stack.push(V::none());
+                Ok(Step::Next(pc + 3))
+            }
+            op::SET_GLOBAL | op::DEFINE_GLOBAL => {
+                let g = int_operand(&consts[a1 as usize]);
+                if o == op::SET_GLOBAL {
+                    if let V::Unassigned = self.globals[g] {
+                        self.pc = pc;
+                        let name = self.global_names[g].clone();
+                        return err_at("E303", format!("set! of unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
+                    }
+                }
+                self.globals[g] = self.stack.pop().unwrap();
+                self.stack.push(V::none());
+                Ok(Step::Next(pc + 2))
+            }
+            op::INIT_LOCAL => {
+                let v = self.stack.pop().unwrap();
+                self.env.slots.borrow_mut()[a1 as usize] = v;
+                Ok(Step::Next(pc + 2))
+            }
+            op::UNASSIGN => {
+                self.env.slots.borrow_mut()[a1 as usize] = V::Unassigned;
+                Ok(Step::Next(pc + 2))
+            }
+            op::CLOSURE => {
+                let c = self.codes[int_operand(&consts[a1 as usize])].clone();
+                self.stack.push(V::Closure(Rc::new(Closure { code: c, env: self.env.clone() })));
+                Ok(Step::Next(pc + 2))
+            }
+            op::POP => {
+                self.stack.pop();
+                Ok(Step::Next(pc + 1))
+            }
+            op::REQUIRE_ONE => {
+                if let Some(V::Multi(_)) = self.stack.last() {
+                    self.pc = pc;
+                    return err_at("E320", "multiple values where one value is required".to_string(), vec![], code.spans[at]);
+                }
+                Ok(Step::Next(pc + 1))
+            }
+            op::VALUES => {
+                let n = a1 as usize;
+                let at_n = self.stack.len() - n;
+                let vals: Vec<V> = self.stack.drain(at_n..).collect();
+                self.stack.push(V::Multi(Rc::new(vals)));
+                Ok(Step::Next(pc + 2))
+            }
+            op::JUMP => Ok(Step::Next(a1 as usize)),
+            op::JUMP_IF_FALSE => {
+                let v = self.stack.pop().unwrap();
+                Ok(Step::Next(if let V::Bool(false) = v { a1 as usize } else { pc + 2 }))
+            }
+            op::CALL | op::TAIL_CALL => {
+                let argc = a1 as usize;
+                let tail = o == op::TAIL_CALL;
+                self.site = code.spans[at].unwrap_or(START);
+                let fn_at = self.stack.len() - argc - 1;
+                let pc = pc + 2;
+                let fast = match &self.stack[fn_at] {
+                    V::Closure(c) if c.code.required == argc && !c.code.rest => Some(c.clone()),
+                    _ => None,
+                };
+                if let Some(c) = fast {
+                    let mut slots = Slots::new(c.code.frame.max(1));
+                    for i in (0..argc).rev() {
+                        slots[i + 1] = self.stack.pop().unwrap();
+                    }
+                    self.stack.pop();
+                    let env = self.make_env(c.env.clone(), slots);
+                    if tail {
+                        self.stack.truncate(self.bp);
+                    } else {
+                        self.pc = pc;
+                        let sp = self.stack.len();
+                        self.push_return(Some(code.clone()), sp)?;
+                        self.bp = sp;
+                    }
+                    self.code = c.code.clone();
+                    let left = std::mem::replace(&mut self.env, env);
+                    if tail {
+                        self.recycle(left);
+                    }
+                    self.pc = 0;
+                    return Ok(Step::Switch);
+                }
+                let args: Vec<V> = self.stack.drain(fn_at + 1..).collect();
+                let f = self.stack.pop().unwrap();
+                if tail {
+                    self.stack.truncate(self.bp);
+                }
+                self.pc = pc;
+                if let Some(v) = self.invoke(f, args, tail)? {
+                    self.stack.push(v);
+                }
+                return Ok(Step::Switch);
+            }
+            op::RETURN => {
+                let v = self.stack.pop().unwrap();
+                let fast = matches!(self.ctl.last(), Some(e) if e.kind == K::Return && e.code.is_some());
+                if fast {
+                    let e = self.ctl.pop().unwrap();
+                    self.depth -= 1;
+                    self.code = e.code.unwrap();
+                    let left = std::mem::replace(&mut self.env, e.env.unwrap());
+                    self.recycle(left);
+                    self.pc = e.pc;
+                    self.bp = e.bp;
+                    self.stack.truncate(e.sp);
+                    self.stack.push(v);
+                    return Ok(Step::Switch);
+                }
+                self.pc = pc;
+                self.deliver(v)?;
+                return Ok(Step::Switch);
+            }
+            op::GUARD_PUSH => {
+                let handler_pc = a1 as usize;
+                let pc = pc + 2;
+                self.pc = pc;
+                let target = self.ctl.len();
+                let sp = self.stack.len();
+                self.push_ctl(K::Guard, true, Aux::Guard(handler_pc), sp);
+                self.handlers = Some(Rc::new(HNode { handler: Handler::Guard(target), next: self.handlers.clone() }));
+                Ok(Step::Next(pc))
+            }
+            op::GUARD_POP => {
+                let e = self.ctl.pop().unwrap();
+                self.handlers = e.handlers;
+                Ok(Step::Next(pc + 1))
+            }
+            op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ => {
+                self.site = code.spans[at].unwrap_or(START);
+                let n = self.stack.len();
+                let fast = match (&self.stack[n - 2], &self.stack[n - 1]) {
+                    (V::Int(a), V::Int(b)) => match o {
+                        op::ADD => a.checked_add(*b).map(V::Int),
+                        op::SUB => a.checked_sub(*b).map(V::Int),
+                        op::MUL => a.checked_mul(*b).map(V::Int),
+                        op::LT => Some(V::Bool(a < b)),
+                        op::GT => Some(V::Bool(a > b)),
+                        op::LE => Some(V::Bool(a <= b)),
+                        op::GE => Some(V::Bool(a >= b)),
+                        _ => Some(V::Bool(a == b)),
+                    },
+                    _ => None,
+                };
+                let v = match fast {
+                    Some(v) => {
+                        self.stack.truncate(n - 2);
+                        v
+                    }
+                    None => {
+                        let args: Vec<V> = self.stack.drain(n - 2..).collect();
+                        self.pc = pc + 2;
+                        self.prim_call(&consts[a1 as usize], &args)?
+                    }
+                };
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::CONS => {
+                let d = self.stack.pop().unwrap();
+                let a = self.stack.pop().unwrap();
+                self.site = code.spans[at].unwrap_or(START);
+                self.stack.push(V::cons(a, d));
+                Ok(Step::Next(pc + 2))
+            }
+            op::EQ => {
+                let b = self.stack.pop().unwrap();
+                let a = self.stack.pop().unwrap();
+                self.site = code.spans[at].unwrap_or(START);
+                self.stack.push(V::Bool(eqv(&a, &b)));
+                Ok(Step::Next(pc + 2))
+            }
+            op::CAR | op::CDR | op::ZEROP => {
+                self.site = code.spans[at].unwrap_or(START);
+                let fast = match (o, self.stack.last().unwrap()) {
+                    (op::CAR, V::Pair(p)) => Some(p.car.clone()),
+                    (op::CDR, V::Pair(p)) => Some(p.cdr.clone()),
+                    (op::ZEROP, V::Int(i)) => Some(V::Bool(*i == 0)),
+                    _ => None,
+                };
+                let v = match fast {
+                    Some(v) => {
+                        self.stack.pop();
+                        v
+                    }
+                    None => {
+                        let a = self.stack.pop().unwrap();
+                        self.pc = pc + 2;
+                        self.prim_call(&consts[a1 as usize], &[a])?
+                    }
+                };
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::NULLP | op::PAIRP | op::NOT => {
+                self.site = code.spans[at].unwrap_or(START);
+                let a = self.stack.pop().unwrap();
+                let r = match o {
+                    op::NULLP => a.is_nil(),
+                    op::PAIRP => matches!(a, V::Pair(_)),
+                    _ => matches!(a, V::Bool(false)),
+                };
+                self.stack.push(V::Bool(r));
+                Ok(Step::Next(pc + 2))
+            }
+            op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => {
+                self.site = code.spans[at].unwrap_or(START);
+                let b = self.stack.pop().unwrap();
+                let a = self.stack.pop().unwrap();
+                let r = match (&a, &b) {
+                    (V::Int(x), V::Int(y)) => match o {
+                        op::JLT => x < y,
+                        op::JGT => x > y,
+                        op::JLE => x <= y,
+                        op::JGE => x >= y,
+                        _ => x == y,
+                    },
+                    _ => {
+                        self.pc = pc;
+                        self.prim_call(&consts[a1 as usize], &[a, b])?.truthy()
+                    }
+                };
+                Ok(Step::Next(if r { pc + 3 } else { a2 as usize }))
+            }
+            op::JNULLP | op::JPAIRP => {
+                self.site = code.spans[at].unwrap_or(START);
+                let a = self.stack.pop().unwrap();
+                let r = if o == op::JNULLP { a.is_nil() } else { matches!(a, V::Pair(_)) };
+                Ok(Step::Next(if r { pc + 3 } else { a2 as usize }))
+            }
+            _ => panic!("bad opcode {} at {}", o, pc),
+        }
+    }
+}
+
+/// What one instruction did to control.
+pub enum Step {
+    Next(usize),
+    Switch,
+}
+
+fn int_operand(v: &V) -> usize {
+    match v {
+        V::Int(i) => *i as usize,
+        _ => panic!("operand is not an index"),
+    }
+}
+
+/// What `values` / a continuation delivers for an argument list.
+pub fn values_of(mut args: Vec<V>) -> V {
+    if args.len() == 1 {
+        args.pop().unwrap()
+    } else {
+        V::Multi(Rc::new(args))
+    }
+}
+
+/// The fault an unhandled raise becomes.
+fn uncaught(obj: V, at: Pos) -> Fault {
+    if let V::Err(e) = &obj {
+        return Fault::Err(Box::new(LErr {
+            code: e.code,
+            message: e.message.to_string(),
+            irritants: e.irritants.clone(),
+            at: Some(e.origin.unwrap_or(at)),
+            payload: Some(obj.clone()),
+        }));
+    }
+    Fault::Err(Box::new(LErr { code: "E331", message: "uncaught raised object".to_string(), irritants: vec![obj.clone()], at: Some(at), payload: Some(obj) }))
+}
+
+#[allow(dead_code)]
+pub fn unused(_: &V) -> bool {
+    num::is_num(&V::Nil)
+}
