@@ -62,7 +62,10 @@ async function ultimate() {
     const ports = JSON.parse(
       await new Promise((resolve, reject) => {
         let out = '';
-        child.stdout.on('data', (c) => ((out += c), out.includes('\n') && resolve(out.split('\n')[0])));
+        child.stdout.on('data', (c) => {
+          out += c;
+          if (out.includes('\n')) resolve(out.split('\n')[0]);
+        });
         child.once('exit', (code) => reject(new Error(`virtual device exited with ${code}`)));
       }),
     );

@@ -2,9 +2,9 @@
 // checkpoint, restore, compile_to_binary. Each runs on the local OcamlToplevel, or — when the call
 // names a host or session — is forwarded through the router and its result returned unchanged.
 import { z } from 'zod';
-import { ToolError, ToolRegistry, rawResult } from '../../src/index.js';
+import { ToolRegistry, rawResult } from '../../src/index.js';
 import type { ToolContext } from '../../src/index.js';
-import { MAX_TIMEOUT_SEC, OcamlError, type OcamlToplevel } from '../../engines/ocaml/index.js';
+import { MAX_TIMEOUT_SEC, type OcamlToplevel } from '../../engines/ocaml/index.js';
 import type { TopupRouter } from './router.js';
 import { routeOf, routingFields, withoutRouting } from './routing-fields.js';
 

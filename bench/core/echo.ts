@@ -49,8 +49,7 @@ async function stdioWire(kind: 'ours' | 'sdk'): Promise<Wire> {
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     buf += chunk;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       cb(JSON.parse(line));

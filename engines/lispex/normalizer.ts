@@ -168,7 +168,7 @@ class Normalizer {
   }
 
   private isShadowed(scope: Scope, sym: Sym): boolean {
-    return scope !== null && scope.has(sym);
+    return scope?.has(sym) === true;
   }
 
   private extend(scope: Scope, names: readonly Name[]): Scope {

@@ -93,7 +93,7 @@ export function symbolNeedsBars(name: string): boolean {
   if (name.length === 0 || name === '.') return true;
   if (name.startsWith('#')) return true;
   if (DELIMITER_OR_SPACE.test(name)) return true;
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a symbol with a control character must be printed |escaped|.
   if (/[\x00-\x1f\x7f]/.test(name)) return true;
   // Anything the reader would take as a number or reject as a malformed number.
   if (parseNumber(name).kind !== 'invalid') return true;

@@ -84,6 +84,7 @@ const CHEROKEE = /[\u13a0-\u13fd\uab70-\uabbf]/u;
  */
 export function foldcaseString(s: string): string {
   // ASCII-only strings fold by lowercasing (cheap and exact).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range, controls included, folds by lowercasing.
   if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
   if (!CHEROKEE.test(s)) return s.toUpperCase().toLowerCase();
   let out = '';

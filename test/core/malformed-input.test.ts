@@ -59,13 +59,22 @@ const cases: Array<[string, string | Buffer, Expect]> = [
     '{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"slow","arguments":{"steps":"many"}}}',
     {
       id: 20,
-      result: ok((r) => (assert.equal(r.isError, true), assert.match(r.content[0].text, /steps: Invalid input: expected number/))),
+      result: ok((r) => {
+        assert.equal(r.isError, true);
+        assert.match(r.content[0].text, /steps: Invalid input: expected number/);
+      }),
     },
   ],
   [
     'tools/call argument out of range',
     '{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"slow","arguments":{"steps":0}}}',
-    { id: 21, result: ok((r) => (assert.equal(r.isError, true), assert.match(r.content[0].text, /steps: Too small/))) },
+    {
+      id: 21,
+      result: ok((r) => {
+        assert.equal(r.isError, true);
+        assert.match(r.content[0].text, /steps: Too small/);
+      }),
+    },
   ],
   ['notification sent with an id', '{"jsonrpc":"2.0","id":22,"method":"notifications/initialized"}', { error: -32600, id: 22 }],
   [

@@ -207,7 +207,10 @@ test('cancellation: the handler sees the abort, onCancelled sees extra fields, n
     handler: (_a, ctx) =>
       new Promise((resolve) => {
         seenCtx = ctx;
-        ctx.signal.addEventListener('abort', () => (aborted(), resolve({ late: true })));
+        ctx.signal.addEventListener('abort', () => {
+          aborted();
+          resolve({ late: true });
+        });
       }),
   });
   const server = new McpServer({ name: 's', version: '1', tools, logger: quiet, onCancelled: (p) => cancelled.push(p) });

@@ -13,8 +13,7 @@ export class RawWire {
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => {
       this.buffer += chunk;
-      let nl;
-      while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      for (let nl = this.buffer.indexOf('\n'); nl >= 0; nl = this.buffer.indexOf('\n')) {
         const line = this.buffer.slice(0, nl);
         this.buffer = this.buffer.slice(nl + 1);
         this.received.push(JSON.parse(line));
@@ -48,7 +47,10 @@ export class RawWire {
       if (left <= 0) throw new Error(`timed out waiting for a message; received: ${JSON.stringify(this.received).slice(0, 2000)}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
-        this.waiters.push(() => (clearTimeout(t), resolve()));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
   }
