@@ -101,11 +101,12 @@ export async function runLispexCli(argv: readonly string[]): Promise<number> {
   try {
     switch (command) {
       case undefined:
+        throw new UsageError('which command? expected run, check or mcp serve');
       case '--help':
       case '-h':
       case 'help':
         process.stdout.write(LISPEX_HELP);
-        return command === undefined ? USAGE : 0;
+        return 0;
       case '--version':
       case '-V':
         process.stdout.write(`${packageVersion()}\n`);
@@ -136,7 +137,11 @@ export async function runLispexCli(argv: readonly string[]): Promise<number> {
         throw new UsageError(`unknown command ${JSON.stringify(command)}; expected run, check or mcp serve`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof StartupOptionError) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`lispex: ${error.message}\n\n${LISPEX_HELP}`);
+      return USAGE;
+    }
+    if (error instanceof StartupOptionError) {
       process.stderr.write(`lispex: ${error.message}\n`);
       return USAGE;
     }

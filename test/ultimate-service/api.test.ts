@@ -127,15 +127,17 @@ describe('API schema 13', { timeout: 120_000 }, () => {
     assertError(await h.get(`/v13/runs/${UNKNOWN_UUID}/resolve?address=0x0801`), 404, 'not-found');
     assertError(await h.get(`/v13/comparisons/runs?baseline=${runId}`), 400, 'invalid-request', /candidate/);
     assertError(await h.get(`/v13/comparisons/runs?baseline=${runId}&candidate=${UNKNOWN_UUID}`), 404, 'not-found');
-    // Without the analysis module wired in, both answer a successful "unavailable".
+    // The service's own label/map analysis answers from the run's snapshotted labels.
     const r = await h.get(`/v13/runs/${runId}/resolve?address=%24080D`);
     assert.equal(r.status, 200);
     assert.equal(r.body.resolver_schema_version, 2);
-    assert.equal(r.body.result, 'unavailable');
+    assert.equal(r.body.result, 'resolved', JSON.stringify(r.body));
     assert.equal(r.body.address, 0x080d);
+    const unmapped = await h.get(`/v13/runs/${runId}/resolve?address=0`);
+    assert.equal(unmapped.body.result, 'unmapped', JSON.stringify(unmapped.body));
     const c = await h.get(`/v13/comparisons/runs?baseline=${runId}&candidate=${runId}`);
     assert.equal(c.body.comparison_schema_version, 1);
-    assert.equal(c.body.result, 'unavailable');
+    assert.equal(c.body.result, 'compared', JSON.stringify(c.body));
   });
 
   it('run records are immutable in the store itself', async () => {

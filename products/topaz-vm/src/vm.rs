@@ -758,7 +758,7 @@ impl Vm {
                 if let V::Unassigned = v {
                     self.pc = pc;
                     let name = self.global_names[g].clone();
-                    return err_at("E300", format!("unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
+                    return err_at("E300", "unbound variable".to_string(), vec![V::Sym(name)], code.spans[at]);
                 }
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
@@ -776,7 +776,7 @@ impl Vm {
                     if let V::Unassigned = self.globals[g] {
                         self.pc = pc;
                         let name = self.global_names[g].clone();
-                        return err_at("E303", format!("set! of unbound variable {}", name), vec![V::Sym(name)], code.spans[at]);
+                        return err_at("E303", "set! of an unbound variable".to_string(), vec![V::Sym(name)], code.spans[at]);
                     }
                 }
                 self.globals[g] = self.stack.pop().unwrap();
