@@ -3,10 +3,7 @@
 // pause episodes (VICE: monitor stop, MEMORY_GET, one MEMORY_SET, one EXIT; Ultimate: pause,
 // readmem, one writemem, resume); this object only says which marker is a point and keeps the
 // bytes. It exists only for a test that has checkpoints.
-import {
-  CHECKPOINT_CAPTURE_SCHEMA_VERSION,
-  type CheckpointCapture,
-} from '../analysis/checkpoint-comparison.js';
+import { CHECKPOINT_CAPTURE_SCHEMA_VERSION, type CheckpointCapture } from '../analysis/checkpoint-comparison.js';
 import type { CheckpointPointSpec } from '../manifest.js';
 
 /** The acknowledgement byte the harness's checkpoint routine waits on (examples/c64-project/src/harness.asm). */
