@@ -69,7 +69,44 @@ let skewJob: MatrixJob;
 test('matrix on checkpoint-probe: both runs pass, each captured both points with one acknowledgement each, the pair is matched', {
   timeout: 180_000,
 }, async () => {
-  probeJob = await matrix('checkpoint-probe');
+  // What reaches the virtual Ultimate during the run: pauses, resumes and memory writes.
+  const seen = { pauses: 0, resumes: 0, writes: [] as Array<[number, string]> };
+  const { clock, machine } = h.dev as unknown as {
+    clock: { hold(r: string): void; release(r: string): void };
+    machine: { writeMem(a: number, b: Uint8Array): void };
+  };
+  const hold = clock.hold.bind(clock);
+  const release = clock.release.bind(clock);
+  const writeMem = machine.writeMem.bind(machine);
+  clock.hold = (r) => {
+    if (r === 'rest-pause') seen.pauses++;
+    hold(r);
+  };
+  clock.release = (r) => {
+    if (r === 'rest-pause') seen.resumes++;
+    release(r);
+  };
+  machine.writeMem = (a, b) => {
+    seen.writes.push([a, Buffer.from(b).toString('hex')]);
+    writeMem(a, b);
+  };
+  try {
+    probeJob = await matrix('checkpoint-probe');
+  } finally {
+    clock.hold = hold;
+    clock.release = release;
+    machine.writeMem = writeMem;
+  }
+  // Mutation budget and one resume per pause episode: two points, two pauses, two resumes, and
+  // the only writes are the two acknowledgement bytes at $03FE.
+  assert.deepEqual(seen, {
+    pauses: 2,
+    resumes: 2,
+    writes: [
+      [0x03fe, '01'],
+      [0x03fe, '02'],
+    ],
+  });
   assert.equal(probeJob.run_ids.length, 2);
   const runs = await Promise.all(probeJob.run_ids.map(async (id: string) => (await h.get(`/v13/runs/${id}`)).body.run));
   assert.deepEqual(
