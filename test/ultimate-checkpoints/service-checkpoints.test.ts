@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { faultsFor } from '../../engines/ultimate/virtual/fault-injection.js';
 import { type Harness, startHarness } from '../ultimate-service/harness.js';
 
 let h: Harness;
@@ -63,13 +64,8 @@ async function matrix(testName: string): Promise<MatrixJob> {
   return job;
 }
 
-let probeJob: MatrixJob;
-let skewJob: MatrixJob;
-
-test('matrix on checkpoint-probe: both runs pass, each captured both points with one acknowledgement each, the pair is matched', {
-  timeout: 180_000,
-}, async () => {
-  // What reaches the virtual Ultimate during the run: pauses, resumes and memory writes.
+/** Counts what reaches the virtual Ultimate: REST pauses, resumes and memory writes. */
+function watchDevice() {
   const seen = { pauses: 0, resumes: 0, writes: [] as Array<[number, string]> };
   const { clock, machine } = h.dev as unknown as {
     clock: { hold(r: string): void; release(r: string): void };
@@ -90,13 +86,29 @@ test('matrix on checkpoint-probe: both runs pass, each captured both points with
     seen.writes.push([a, Buffer.from(b).toString('hex')]);
     writeMem(a, b);
   };
+  return {
+    seen,
+    restore() {
+      clock.hold = hold;
+      clock.release = release;
+      machine.writeMem = writeMem;
+    },
+  };
+}
+
+let probeJob: MatrixJob;
+let skewJob: MatrixJob;
+
+test('matrix on checkpoint-probe: both runs pass, each captured both points with one acknowledgement each, the pair is matched', {
+  timeout: 180_000,
+}, async () => {
+  const watch = watchDevice();
   try {
     probeJob = await matrix('checkpoint-probe');
   } finally {
-    clock.hold = hold;
-    clock.release = release;
-    machine.writeMem = writeMem;
+    watch.restore();
   }
+  const seen = watch.seen;
   // Mutation budget and one resume per pause episode: two points, two pauses, two resumes, and
   // the only writes are the two acknowledgement bytes at $03FE.
   assert.deepEqual(seen, {
@@ -277,4 +289,33 @@ test('the matrix rules are checked before the probe handle is consumed', { timeo
   assert.equal(okJob.status, 201, JSON.stringify(okJob.body));
   assert.equal(probeRow(probe).consumed_by_job, okJob.body.job.job_id);
   await h.waitJob(okJob.body.job.job_id);
+});
+
+test('a failure inside a pause episode ends the Ultimate run as error, without a retry and with one resume; the pair is unavailable', {
+  timeout: 180_000,
+}, async () => {
+  const faults = faultsFor(h.dev);
+  const injectedBefore = faults.injected;
+  faults.failNext({ method: 'GET', path: '/v1/machine:readmem', status: 503 });
+  const watch = watchDevice();
+  let job: MatrixJob;
+  try {
+    job = await matrix('checkpoint-probe');
+  } finally {
+    watch.restore();
+  }
+  assert.equal(faults.injected - injectedBefore, 1);
+  // One pause, its failed read, no acknowledgement, exactly one resume; the run did not go on.
+  assert.deepEqual(watch.seen, { pauses: 1, resumes: 1, writes: [] });
+  const [vice, ultimate] = await Promise.all(job.run_ids.map(async (id) => (await h.get(`/v13/runs/${id}`)).body.run));
+  assert.equal(vice.status, 'passed');
+  assert.equal(ultimate.status, 'error');
+  assert.match(ultimate.status_reason, /503|readmem/i);
+  assert.equal(
+    ultimate.evidence.some((e: { name: string }) => e.name === 'checkpoints.json'),
+    false,
+  );
+  const pair = await h.get(`/v13/checkpoint-comparisons/${job.checkpoint_comparison_id}`);
+  assert.equal(pair.body.checkpoint_comparison.result, 'unavailable');
+  assert.match(pair.body.checkpoint_comparison.comparison.reason, /candidate run captured no memory checkpoints/);
 });
