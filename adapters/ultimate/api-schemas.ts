@@ -118,6 +118,34 @@ export type EvidenceBody = z.infer<typeof EvidenceBodySchema>;
 export type ResolveBody = z.infer<typeof ResolveBodySchema>;
 export type ComparisonBody = z.infer<typeof ComparisonBodySchema>;
 
+// Memory checkpoints (docs/ultimate/CHECKPOINT_COMPARISON.md).
+export const CHECKPOINT_RESULTS = ['matched', 'diverged', 'incompatible', 'unavailable'] as const;
+export const CheckpointComparisonBodySchema = apiBody({
+  checkpoint_comparison_schema_version: z.literal(1),
+  provisional: z.literal(true),
+  result: z.enum(CHECKPOINT_RESULTS),
+});
+const CheckpointPairSummarySchema = z.looseObject({
+  comparison_id: Uuid,
+  checkpoint_comparison_record_schema_version: z.literal(1).optional(),
+});
+export const CheckpointComparisonsBodySchema = apiBody({
+  checkpoint_comparison_record_schema_version: z.literal(1),
+  checkpoint_comparisons: z.array(CheckpointPairSummarySchema),
+});
+export const CheckpointComparisonRecordBodySchema = apiBody({
+  checkpoint_comparison_record_schema_version: z.literal(1),
+  checkpoint_comparison: z.looseObject({
+    checkpoint_comparison_record_schema_version: z.literal(1),
+    comparison_id: Uuid,
+    result: z.enum(CHECKPOINT_RESULTS),
+    comparison: z.looseObject({ checkpoint_comparison_schema_version: z.literal(1), result: z.enum(CHECKPOINT_RESULTS) }),
+  }),
+});
+export type CheckpointComparisonBody = z.infer<typeof CheckpointComparisonBodySchema>;
+export type CheckpointComparisonsBody = z.infer<typeof CheckpointComparisonsBodySchema>;
+export type CheckpointComparisonRecordBody = z.infer<typeof CheckpointComparisonRecordBodySchema>;
+
 /** The service's failure body. */
 export const ServiceErrorBodySchema = z.looseObject({
   api_schema_version: z.literal(API_SCHEMA_VERSION),
@@ -134,6 +162,7 @@ export interface StartJobRequest {
   probe_id?: string;
   confirmed_reset_count?: number;
   confirmed_reu_write_count?: number;
+  compare_checkpoints?: boolean;
 }
 
 export type ListRunsQuery = {

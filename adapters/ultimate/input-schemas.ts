@@ -63,21 +63,40 @@ export const ProbeArgs = z.strictObject({
 /** The largest `repeat` the adapter forwards; a bound so a typo cannot queue a million runs. */
 export const MAX_REPEAT = 1000;
 
-export const StartTestJobArgs = z.strictObject({
-  test: z.string().min(1).max(256).describe('a test name from get_project'),
-  targets: z
-    .array(TargetSchema)
-    .min(1)
-    .max(2)
-    .refine((t) => new Set(t).size === t.length, { message: 'targets must not repeat' })
-    .describe('vice, ultimate or both'),
-  repeat: z.number().int().min(1).max(MAX_REPEAT).optional().describe(`runs per target, 1-${MAX_REPEAT}, default 1`),
-  baseline_run_id: uuidField('baseline_run_id').optional(),
-  strict_gate: z.boolean().optional(),
-  probe_id: opaqueId('probe_id').optional().describe('from probe_ultimate; required for the ultimate target'),
-  confirmed_reset_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
-  confirmed_reu_write_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
-});
+export const StartTestJobArgs = z
+  .strictObject({
+    test: z.string().min(1).max(256).describe('a test name from get_project'),
+    targets: z
+      .array(TargetSchema)
+      .min(1)
+      .max(2)
+      .refine((t) => new Set(t).size === t.length, { message: 'targets must not repeat' })
+      .describe('vice, ultimate or both'),
+    repeat: z.number().int().min(1).max(MAX_REPEAT).optional().describe(`runs per target, 1-${MAX_REPEAT}, default 1`),
+    baseline_run_id: uuidField('baseline_run_id').optional(),
+    strict_gate: z.boolean().optional(),
+    probe_id: opaqueId('probe_id').optional().describe('from probe_ultimate; required for the ultimate target'),
+    confirmed_reset_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
+    confirmed_reu_write_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
+    compare_checkpoints: z
+      .boolean()
+      .optional()
+      .describe(
+        'default false; true runs the VICE-then-Ultimate memory-checkpoint matrix: targets exactly ["vice","ultimate"], ' +
+          'repeat 1, a test with memory_checkpoint_capture = true; the finished job names its stored checkpoint_comparison_id',
+      ),
+  })
+  .superRefine((a, ctx) => {
+    // The matrix shape is checked here too, so a request the service would refuse is never sent.
+    if (!a.compare_checkpoints) return;
+    if (a.targets.length !== 2 || a.targets[0] !== 'vice' || a.targets[1] !== 'ultimate')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['targets'],
+        message: 'compare_checkpoints needs targets exactly ["vice","ultimate"] in that order',
+      });
+    if ((a.repeat ?? 1) !== 1) ctx.addIssue({ code: 'custom', path: ['repeat'], message: 'compare_checkpoints needs repeat 1' });
+  });
 
 export const ReadEvidenceArgs = z.strictObject({
   run_id: uuidField('run_id'),
@@ -101,3 +120,14 @@ export const ResolveAddressArgs = z.strictObject({
     .describe('0-65535 as decimal, $ABCD or 0xABCD'),
   context: contextField,
 });
+
+export const CompareRunCheckpointsArgs = z.strictObject({
+  baseline_run_id: uuidField('baseline_run_id'),
+  candidate_run_id: uuidField('candidate_run_id'),
+});
+
+export const ListCheckpointComparisonsArgs = z.strictObject({
+  limit: z.number().int().min(1).max(200).optional().describe('1-200, default 50'),
+});
+
+export const GetCheckpointComparisonArgs = z.strictObject({ comparison_id: uuidField('comparison_id') });

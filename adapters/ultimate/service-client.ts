@@ -8,6 +8,12 @@ import {
   type ActiveJobBody,
   ActiveJobBodySchema,
   API_SCHEMA_VERSION,
+  type CheckpointComparisonBody,
+  CheckpointComparisonBodySchema,
+  type CheckpointComparisonRecordBody,
+  CheckpointComparisonRecordBodySchema,
+  type CheckpointComparisonsBody,
+  CheckpointComparisonsBodySchema,
   type ComparisonBody,
   ComparisonBodySchema,
   type EvidenceBody,
@@ -97,6 +103,19 @@ export class UltimateServiceClient {
   compareRuns(baseline: string, candidate: string, context?: string, opts?: RequestOptions): Promise<ComparisonBody> {
     const path = `/v13/comparisons/runs${queryString({ baseline, candidate, context })}`;
     return this.request('GET', path, ComparisonBodySchema, undefined, opts);
+  }
+
+  compareRunCheckpoints(baseline: string, candidate: string, opts?: RequestOptions): Promise<CheckpointComparisonBody> {
+    const path = `/v13/comparisons/checkpoints${queryString({ baseline, candidate })}`;
+    return this.request('GET', path, CheckpointComparisonBodySchema, undefined, opts);
+  }
+
+  listCheckpointComparisons(limit?: number, opts?: RequestOptions): Promise<CheckpointComparisonsBody> {
+    return this.request('GET', `/v13/checkpoint-comparisons${queryString({ limit })}`, CheckpointComparisonsBodySchema, undefined, opts);
+  }
+
+  getCheckpointComparison(comparisonId: string, opts?: RequestOptions): Promise<CheckpointComparisonRecordBody> {
+    return this.request('GET', `/v13/checkpoint-comparisons/${enc(comparisonId)}`, CheckpointComparisonRecordBodySchema, undefined, opts);
   }
 
   getJob(jobId: string, opts?: RequestOptions): Promise<JobBody> {

@@ -4,6 +4,9 @@
 import { ToolRegistry, type ToolAnnotations, toolResult } from '../../src/index.js';
 import {
   ActiveJobBodySchema,
+  CheckpointComparisonBodySchema,
+  CheckpointComparisonRecordBodySchema,
+  CheckpointComparisonsBodySchema,
   ComparisonBodySchema,
   type EvidenceBody,
   EvidenceBodySchema,
@@ -17,6 +20,9 @@ import {
 } from './api-schemas.js';
 import { ultimateEnvelope } from './envelope.js';
 import {
+  CompareRunCheckpointsArgs,
+  GetCheckpointComparisonArgs,
+  ListCheckpointComparisonsArgs,
   CompareRunsArgs,
   GetJobArgs,
   GetRunArgs,
@@ -42,6 +48,9 @@ export const ULTIMATE_TOOL_NAMES = [
   'read_evidence',
   'compare_runs',
   'resolve_address',
+  'compare_run_checkpoints',
+  'list_checkpoint_comparisons',
+  'get_checkpoint_comparison',
 ] as const;
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -135,7 +144,9 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
       'Build the project cleanly and run one test on the given targets (repeat times each); returns the queued job at once ' +
       '(poll get_job until finished, then read its run_ids). For the ultimate target pass probe_id, ' +
       'confirmed_reset_count (= repeat) and confirmed_reu_write_count (= repeat with an REU image, else 0). ' +
-      'baseline_run_id compares the candidate build with that run; strict_gate fails closed on the first error.',
+      'baseline_run_id compares the candidate build with that run; strict_gate fails closed on the first error. ' +
+      'compare_checkpoints: true runs the VICE-then-Ultimate memory-checkpoint matrix (targets exactly vice then ultimate, ' +
+      'repeat 1, a test with memory_checkpoint_capture) and stores a pair record named by the job’s checkpoint_comparison_id.',
     input: StartTestJobArgs,
     output: JobBodySchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -177,6 +188,44 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     output: ResolveBodySchema,
     annotations: READ,
     handler: ({ run_id, address, context }, ctx) => client.resolveAddress(run_id, String(address), context, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'compare_run_checkpoints',
+    title: 'Compare run checkpoints',
+    description:
+      'Provisional, read-only memory-checkpoint comparison of two runs (checkpoint_comparison_schema_version 1): ' +
+      'matched, diverged (each differing address run with both sides’ bytes), incompatible and unavailable are all ' +
+      'successful results. Stores nothing. An altered checkpoints.json is a checkpoint_comparison_failed error.',
+    input: CompareRunCheckpointsArgs,
+    output: CheckpointComparisonBodySchema,
+    annotations: READ,
+    handler: ({ baseline_run_id, candidate_run_id }, ctx) =>
+      client.compareRunCheckpoints(baseline_run_id, candidate_run_id, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'list_checkpoint_comparisons',
+    title: 'List checkpoint comparisons',
+    description:
+      'Stored checkpoint pair records of compare_checkpoints jobs (checkpoint_comparison_record_schema_version 1), ' +
+      'newest first, without the full comparison: limit 1-200, default 50.',
+    input: ListCheckpointComparisonsArgs,
+    output: CheckpointComparisonsBodySchema,
+    annotations: { ...READ, idempotentHint: false },
+    handler: ({ limit }, ctx) => client.listCheckpointComparisons(limit, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'get_checkpoint_comparison',
+    title: 'Get a checkpoint comparison',
+    description:
+      'One stored checkpoint pair record by comparison_id, with its VICE and Ultimate runs and the full comparison. ' +
+      'An unknown or corrupt pair is a checkpoint_comparison_failed error.',
+    input: GetCheckpointComparisonArgs,
+    output: CheckpointComparisonRecordBodySchema,
+    annotations: READ,
+    handler: ({ comparison_id }, ctx) => client.getCheckpointComparison(comparison_id, { signal: ctx.signal }),
   });
 
   return tools;

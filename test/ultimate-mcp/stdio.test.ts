@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ULTIMATE_TOOL_NAMES } from '../../adapters/ultimate/index.js';
 import { binCommand, repoRoot } from '../helpers/bin.js';
 import { type FakeService, IDS, startFakeService } from './helpers/fake-service.js';
 
@@ -25,7 +26,7 @@ describe('the official SDK client over the spawned bin', { timeout: 60_000 }, ()
     try {
       assert.equal(client.getServerVersion()?.name, 'ultimate-tool-mcp');
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 11);
+      assert.equal(tools.length, ULTIMATE_TOOL_NAMES.length);
       const before = service.requests.length;
       const run = (await client.callTool({ name: 'get_run', arguments: { run_id: IDS.run } })) as unknown as {
         structuredContent: { schema_version: number; operation: string; data: { run: { run_id: string } } };

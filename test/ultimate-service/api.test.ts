@@ -51,7 +51,17 @@ describe('API schema 13', { timeout: 120_000 }, () => {
     assert.equal(r.body.project.manifest.name, 'c64-example');
     assert.deepEqual(
       r.body.project.tests.map((t: any) => t.name),
-      ['sum-passes', 'sum-passes-ca65', 'arithmetic-fails', 'greeting-on-screen', 'brk-crash', 'timeline-probe', 'hang-times-out'],
+      [
+        'sum-passes',
+        'sum-passes-ca65',
+        'arithmetic-fails',
+        'greeting-on-screen',
+        'brk-crash',
+        'timeline-probe',
+        'checkpoint-probe',
+        'checkpoint-skew',
+        'hang-times-out',
+      ],
     );
     assert.equal(r.body.project.ultimate_reu_image, null);
     assert.equal(r.body.project.tests.find((t: any) => t.name === 'timeline-probe').memory_checkpoint_capture, true);
@@ -159,6 +169,7 @@ describe('API schema 13', { timeout: 120_000 }, () => {
     const body = jobs.requestBody.content['application/json'].schema;
     assert.deepEqual(Object.keys(body.properties).sort(), [
       'baseline_run_id',
+      'compare_checkpoints',
       'confirmed_reset_count',
       'confirmed_reu_write_count',
       'probe_id',

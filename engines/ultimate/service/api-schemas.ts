@@ -21,6 +21,7 @@ export const ErrorCodeSchema = z.enum([
   'evidence_too_large',
   'build_failed',
   'internal',
+  'checkpoint_comparison_failed',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -57,6 +58,10 @@ export const JobRequestSchema = z.strictObject({
   probe_id: z.string().min(1).max(100).optional(),
   confirmed_reset_count: z.number().int().min(0).max(1000).optional(),
   confirmed_reu_write_count: z.number().int().min(0).max(1000).optional(),
+  compare_checkpoints: z
+    .boolean()
+    .default(false)
+    .describe('run the VICE-then-Ultimate checkpoint matrix (targets exactly ["vice","ultimate"], repeat 1) and store a pair record'),
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
@@ -95,6 +100,8 @@ export const JobSchema = z.object({
   progress: z.object({ completed_runs: z.number().int(), total_runs: z.number().int(), phase: z.string() }),
   run_ids: z.array(Uuid),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  compare_checkpoints: z.boolean().optional(),
+  checkpoint_comparison_id: Uuid.nullable().optional().describe('the stored pair record of a compare_checkpoints job, once written'),
 });
 export type Job = z.infer<typeof JobSchema>;
 
@@ -225,3 +232,23 @@ export const ActiveJobPayloadSchema = envelope({ job: JobSchema.nullable() });
 export const ProbePayloadSchema = envelope({ probe: ProbeSchema });
 export const ResolvePayloadSchema = envelope({ resolver_schema_version: z.literal(2), result: z.string() }).loose();
 export const ComparisonPayloadSchema = envelope({ comparison_schema_version: z.literal(1), result: z.string() }).loose();
+
+// ---- memory checkpoints (docs/ultimate/CHECKPOINT_COMPARISON.md) ----
+
+export const CheckpointCompareQuerySchema = z.strictObject({ baseline: Uuid, candidate: Uuid });
+export const CheckpointComparisonsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('1-200, default 50'),
+});
+export const CheckpointComparisonPayloadSchema = envelope({
+  checkpoint_comparison_schema_version: z.literal(1),
+  provisional: z.literal(true),
+  result: z.enum(['matched', 'diverged', 'incompatible', 'unavailable']),
+}).loose();
+export const CheckpointComparisonsPayloadSchema = envelope({
+  checkpoint_comparison_record_schema_version: z.literal(1),
+  checkpoint_comparisons: z.array(z.record(z.string(), z.unknown())),
+});
+export const CheckpointComparisonRecordPayloadSchema = envelope({
+  checkpoint_comparison_record_schema_version: z.literal(1),
+  checkpoint_comparison: z.record(z.string(), z.unknown()),
+});

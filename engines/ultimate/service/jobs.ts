@@ -20,6 +20,8 @@ import { type BuildResult, type BuiltArtifact, runCleanBuild } from './build.js'
 import { EvidenceWriter } from './evidence.js';
 import type { Manifest, TestSpec } from './manifest.js';
 import { identityOf, sameIdentity } from './probes.js';
+import { CHECKPOINT_COMPARISON_RECORD_SCHEMA_VERSION, type CheckpointPairRecord } from './checkpoint-pairs.js';
+import { compareStoredRuns } from './checkpoint-service.js';
 import { runTestOn } from './run-test.js';
 import { ServiceError } from './service-error.js';
 import type { ServiceStore, StoredProbe } from './store.js';
@@ -105,6 +107,7 @@ export class JobRunner {
       progress: { completed_runs: 0, total_runs: req.targets.length * req.repeat, phase: 'queued: waiting for the target lease' },
       run_ids: [],
       error: null,
+      ...(req.compare_checkpoints ? { compare_checkpoints: true, checkpoint_comparison_id: null } : {}),
     };
     this.#save(job);
     const abort = new AbortController();
@@ -226,10 +229,40 @@ export class JobRunner {
           await conn.close().catch(() => undefined);
         }
       }
+      if (job.compare_checkpoints) await this.#storeCheckpointPair(job);
       job.state = 'finished';
       job.finished_at = this.#iso();
       this.#setPhase(job, 'finished', true);
     });
+  }
+
+  /**
+   * The end of a compare_checkpoints job: compare its VICE run (baseline) with its Ultimate run
+   * (candidate) and store the pair record once; the job snapshot then names it.
+   */
+  async #storeCheckpointPair(job: Job): Promise<void> {
+    this.#setPhase(job, 'comparing the checkpoints of the vice and ultimate runs');
+    const [viceId, ultimateId] = job.run_ids;
+    const vice = viceId ? this.ctx.store.getRun(viceId) : undefined;
+    const ultimate = ultimateId ? this.ctx.store.getRun(ultimateId) : undefined;
+    if (!vice || !ultimate || vice.target !== 'vice' || ultimate.target !== 'ultimate')
+      throw new ServiceError('checkpoint_comparison_failed', 'the matrix did not leave one vice run and one ultimate run to compare', 500);
+    const comparison = await compareStoredRuns(this.ctx.store, vice, ultimate);
+    const result = comparison.result as CheckpointPairRecord['result'];
+    const record: CheckpointPairRecord = {
+      checkpoint_comparison_record_schema_version: CHECKPOINT_COMPARISON_RECORD_SCHEMA_VERSION,
+      comparison_id: randomUUID(),
+      job_id: job.job_id,
+      test: job.test,
+      created_at: this.#iso(),
+      baseline: { run_id: vice.run_id, target: 'vice' },
+      candidate: { run_id: ultimate.run_id, target: 'ultimate' },
+      result,
+      first_divergence: typeof comparison.first_divergence === 'string' ? comparison.first_divergence : null,
+      comparison: comparison as CheckpointPairRecord['comparison'],
+    };
+    this.ctx.store.checkpointPairs.insert(record);
+    job.checkpoint_comparison_id = record.comparison_id;
   }
 
   /** Phases are served from memory (get_job reads the live job); only state changes hit the store. */

@@ -46,6 +46,32 @@ export const ScreenMatchSpecSchema = z.strictObject({
   row: z.number().int().min(0).max(24).optional().describe('only this row (0-based)'),
 });
 
+/**
+ * Memory checkpoints (docs/ultimate/CHECKPOINT_COMPARISON.md): the bounded supported shapes. A
+ * manifest outside them is refused when it is loaded, before any run starts.
+ */
+export const CHECKPOINT_LIMITS = { points: 16, rangesPerPoint: 8, rangeBytes: 4096, pointBytes: 16 * 1024 } as const;
+
+const CheckpointName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case name');
+
+export const CheckpointRangeSchema = z.strictObject({
+  name: CheckpointName,
+  address: AddressSchema,
+  length: z.number().int().min(1).max(CHECKPOINT_LIMITS.rangeBytes).describe('bytes to read, 1-4096, within $0000-$FFFF'),
+});
+
+export const CheckpointPointSchema = z.strictObject({
+  name: CheckpointName,
+  marker: z
+    .number()
+    .int()
+    .min(1)
+    .max(0x7f)
+    .describe('the progress marker ($01-$7F) the program writes to $D7FF through the harness checkpoint routine'),
+  ranges: z.array(CheckpointRangeSchema).min(1).max(CHECKPOINT_LIMITS.rangesPerPoint),
+});
+export type CheckpointPointSpec = z.infer<typeof CheckpointPointSchema>;
+
 export const TestSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case test name'),
   description: z.string().max(500).default(''),
@@ -68,7 +94,40 @@ export const TestSchema = z.strictObject({
     .max(16)
     .default([]),
   memory_checkpoint_capture: z.boolean().default(false),
+  checkpoints: z
+    .array(CheckpointPointSchema)
+    .max(CHECKPOINT_LIMITS.points)
+    .default([])
+    .describe('named points (in the order the program reaches them) and the memory ranges read at each; needs memory_checkpoint_capture'),
 });
+
+/** The checkpoint rules a single test must keep (added to the manifest's issues). */
+function checkCheckpoints(t: z.infer<typeof TestSchema>, path: Array<string | number>, ctx: z.RefinementCtx): void {
+  if (t.checkpoints.length === 0) return;
+  const issue = (p: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path: [...path, ...p], message });
+  if (!t.memory_checkpoint_capture) issue(['checkpoints'], 'checkpoints need memory_checkpoint_capture: true');
+  if (t.observe !== 'debug_register')
+    issue(['checkpoints'], 'checkpoints need observe "debug_register" (the points are progress markers written to $D7FF)');
+  const names = new Set<string>();
+  const markers = new Set<number>();
+  t.checkpoints.forEach((p, i) => {
+    if (names.has(p.name)) issue(['checkpoints', i, 'name'], `duplicate checkpoint ${p.name}`);
+    if (markers.has(p.marker)) issue(['checkpoints', i, 'marker'], `marker ${p.marker} is used by another checkpoint; markers are unique`);
+    names.add(p.name);
+    markers.add(p.marker);
+    const rangeNames = new Set<string>();
+    let bytes = 0;
+    p.ranges.forEach((r, j) => {
+      if (rangeNames.has(r.name)) issue(['checkpoints', i, 'ranges', j, 'name'], `duplicate range ${r.name} in checkpoint ${p.name}`);
+      rangeNames.add(r.name);
+      if (r.address + r.length > 0x10000)
+        issue(['checkpoints', i, 'ranges', j, 'length'], `range ${r.name} runs past $FFFF; a range stays inside $0000-$FFFF`);
+      bytes += r.length;
+    });
+    if (bytes > CHECKPOINT_LIMITS.pointBytes)
+      issue(['checkpoints', i, 'ranges'], `checkpoint ${p.name} reads ${bytes} bytes; at most ${CHECKPOINT_LIMITS.pointBytes} per point`);
+  });
+}
 
 export const ManifestSchema = z
   .strictObject({
@@ -92,6 +151,7 @@ export const ManifestSchema = z
         ctx.addIssue({ code: 'custom', path: ['tests', i, 'artifact'], message: `no artifact named ${JSON.stringify(t.artifact)}` });
       if (testNames.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tests', i, 'name'], message: `duplicate test ${t.name}` });
       testNames.add(t.name);
+      checkCheckpoints(t, ['tests', i], ctx);
       if (t.observe === 'screen' && !t.expect.screen_match)
         ctx.addIssue({
           code: 'custom',
@@ -103,6 +163,7 @@ export const ManifestSchema = z
 
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type TestSpec = z.infer<typeof TestSchema>;
+export type CheckpointRangeSpec = z.infer<typeof CheckpointRangeSchema>;
 export type ArtifactSpec = z.infer<typeof ArtifactSchema>;
 
 export class ManifestError extends Error {

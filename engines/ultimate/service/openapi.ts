@@ -61,6 +61,30 @@ const OPS: Op[] = [
     response: S.ProbePayloadSchema,
   },
   { method: 'post', path: '/v13/jobs', summary: 'start a test job', body: S.JobRequestSchema, status: 201, response: S.JobPayloadSchema },
+  {
+    method: 'get',
+    path: '/v13/comparisons/checkpoints',
+    summary: 'provisional, read-only memory-checkpoint comparison of two runs (checkpoint comparison schema 1); stores nothing',
+    query: S.CheckpointCompareQuerySchema,
+    status: 200,
+    response: S.CheckpointComparisonPayloadSchema,
+  },
+  {
+    method: 'get',
+    path: '/v13/checkpoint-comparisons',
+    summary: 'stored checkpoint pair records, newest first',
+    query: S.CheckpointComparisonsQuerySchema,
+    status: 200,
+    response: S.CheckpointComparisonsPayloadSchema,
+  },
+  {
+    method: 'get',
+    path: '/v13/checkpoint-comparisons/{comparison_id}',
+    summary: 'one stored checkpoint pair record with its full comparison',
+    pathParams: ['comparison_id'],
+    status: 200,
+    response: S.CheckpointComparisonRecordPayloadSchema,
+  },
   { method: 'get', path: '/v13/openapi.json', summary: 'this document', status: 200, response: z.record(z.string(), z.unknown()) },
 ];
 

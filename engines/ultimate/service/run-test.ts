@@ -7,6 +7,8 @@ import { hex16 } from './address.js';
 import type { EvidenceWriter } from './evidence.js';
 import type { TestSpec } from './manifest.js';
 import { COLOUR_RAM, SCREEN_BYTES, SCREEN_RAM, matchScreen, renderScreenPng, screenLines } from './screen.js';
+import { CHECKPOINT_EVIDENCE_NAME } from './analysis/checkpoint-comparison.js';
+import { CheckpointRecorder } from './targets/checkpoint-recorder.js';
 import { HANDOFF, type TargetConnection } from './targets/connection.js';
 
 export interface RunOutcome {
@@ -36,8 +38,20 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
   const spec = test.expect.screen_match;
 
   if (test.observe === 'debug_register') {
-    const w = await conn.waitDebugResult(deadline);
+    // The checkpoint observer exists only for a test that has checkpoints.
+    const checkpoints = test.memory_checkpoint_capture && test.checkpoints.length ? new CheckpointRecorder(test.checkpoints) : undefined;
+    const w = await conn.waitDebugResult(deadline, checkpoints);
     observations.progress_markers = w.progress;
+    if (checkpoints) {
+      await evidence.add(CHECKPOINT_EVIDENCE_NAME, 'application/json', Buffer.from(`${JSON.stringify(checkpoints.capture(), null, 2)}\n`));
+      observations.memory_checkpoints = {
+        evidence: CHECKPOINT_EVIDENCE_NAME,
+        planned: test.checkpoints.length,
+        captured: checkpoints.capturedCount,
+        missing: checkpoints.missing(),
+        acknowledgement_writes: checkpoints.acknowledgements,
+      };
+    }
     if (w.outcome === 'result') {
       observations.debug_register = w.value;
       observations.debug_register_hex = `$${w.value.toString(16).toUpperCase().padStart(2, '0')}`;

@@ -13,6 +13,8 @@ import { LOOPBACK, closeServer, listenLoopback, type Logger, packageVersion, sil
 import { UltimateDevice } from '../device.js';
 import {
   API_SCHEMA_VERSION,
+  CheckpointCompareQuerySchema,
+  CheckpointComparisonsQuerySchema,
   CompareQuerySchema,
   JobRequestSchema,
   ProbeRequestSchema,
@@ -30,6 +32,7 @@ import { checkProbe, identityOf, newProbe, probeView } from './probes.js';
 import { describeIssues } from './manifest.js';
 import { ServiceError } from './service-error.js';
 import { ServiceStore } from './store.js';
+import { compareStoredRuns, listPairs, rejectCheckpointMatrix, storedPair } from './checkpoint-service.js';
 import type { SymbolAnalysis, SymbolTable } from './symbol-analysis.js';
 
 export const DEFAULT_PORT = 6464;
@@ -135,6 +138,9 @@ export class UltimateToolService {
       { method: 'GET', re: /^\/v13\/runs\/([^/]+)\/evidence\/([^/]*)$/, handler: (m) => this.#evidence(m[1]!, m[2]!) },
       { method: 'GET', re: /^\/v13\/runs\/([^/]+)\/resolve$/, handler: (m, url) => this.#resolve(m[1]!, url) },
       { method: 'GET', re: /^\/v13\/comparisons\/runs$/, handler: (_m, url) => this.#compare(url) },
+      { method: 'GET', re: /^\/v13\/comparisons\/checkpoints$/, handler: (_m, url) => this.#compareCheckpoints(url) },
+      { method: 'GET', re: /^\/v13\/checkpoint-comparisons$/, handler: (_m, url) => this.#checkpointComparisons(url) },
+      { method: 'GET', re: /^\/v13\/checkpoint-comparisons\/([^/]+)$/, handler: (m) => this.#checkpointComparison(m[1]!) },
       { method: 'GET', re: /^\/v13\/jobs\/active$/, handler: () => ok({ job: this.#jobs.activeJob() }) },
       { method: 'GET', re: /^\/v13\/jobs\/([^/]+)$/, handler: (m) => this.#job(m[1]!) },
       { method: 'POST', re: /^\/v13\/probes$/, handler: (_m, _u, body) => this.#probe(body) },
@@ -385,6 +391,22 @@ export class UltimateToolService {
     return ok({ ...(await sa.compareRuns(baseline, candidate, read, q.context)) });
   }
 
+  async #compareCheckpoints(url: URL): Promise<Reply> {
+    const q = parse(CheckpointCompareQuerySchema, queryObject(url), 'query for GET /v13/comparisons/checkpoints');
+    return ok(await compareStoredRuns(this.store, this.#run(q.baseline), this.#run(q.candidate)));
+  }
+
+  #checkpointComparisons(url: URL): Reply {
+    const q = parse(CheckpointComparisonsQuerySchema, queryObject(url), 'query for GET /v13/checkpoint-comparisons');
+    return ok(listPairs(this.store, q.limit));
+  }
+
+  #checkpointComparison(id: string): Reply {
+    if (!UuidSchema.safeParse(id).success)
+      throw new ServiceError('invalid-request', `comparison id ${JSON.stringify(id)} is not a lower-case UUID v4`, 400);
+    return ok(storedPair(this.store, id));
+  }
+
   #job(id: string): Reply {
     if (id.length > 100) throw new ServiceError('invalid-request', 'job id longer than 100 characters', 400);
     const job = this.#jobs.liveJob(id) ?? this.store.getJob(id);
@@ -428,6 +450,7 @@ export class UltimateToolService {
         `no test ${JSON.stringify(req.test)} in the project; tests: ${manifest.tests.map((t) => t.name).join(', ')}`,
         400,
       );
+    rejectCheckpointMatrix(req, test);
     if (req.baseline_run_id && !this.store.getRun(req.baseline_run_id))
       throw new ServiceError('not-found', `baseline run ${req.baseline_run_id} is not stored`, 404);
     const wantsUltimate = req.targets.includes('ultimate');

@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Job, RunRecord, RunSummary } from './api-schemas.js';
+import { CheckpointPairTable } from './checkpoint-pairs.js';
 
 export interface StoredProbe {
   probe_id: string;
@@ -48,6 +49,8 @@ export class ServiceStore {
   readonly #getJob: Database.Statement;
   readonly #putProbe: Database.Statement;
   readonly #getProbe: Database.Statement;
+  /** Stored checkpoint pair records of compare_checkpoints jobs (checkpoint-pairs.ts). */
+  readonly checkpointPairs: CheckpointPairTable;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -98,6 +101,7 @@ export class ServiceStore {
       'INSERT INTO probes (probe_id, doc) VALUES (?, ?) ON CONFLICT(probe_id) DO UPDATE SET doc = excluded.doc',
     );
     this.#getProbe = this.#db.prepare('SELECT doc FROM probes WHERE probe_id = ?');
+    this.checkpointPairs = new CheckpointPairTable(this.#db);
   }
 
   /**

@@ -5,6 +5,9 @@
 ;          $81-$BF: fail (code = value - $80), $C0: crashed (crash context saved below).
 ;   $03FF  RESULT_MIRROR: the same byte in RAM, so an emulator whose $D7FF is a SID mirror
 ;          (VICE) can still be observed through a store checkpoint on $D7FF.
+;   $03FE  CHECKPOINT_ACK: a memory checkpoint (docs/ultimate/CHECKPOINT_COMPARISON.md) is a
+;          progress marker written through `checkpoint`, which then spins until the host,
+;          having paused the machine and read the point's ranges, writes the marker here.
 ;   $0340  CRASH_AREA (16 bytes): "CR", kind (1 = BRK, 2 = NMI), A, X, Y, P, SP, PC lo, PC hi
 ;          of the moment the crash was taken (PC as pushed by the CPU).
 ;
@@ -12,6 +15,7 @@
 
 DEBUG_REGISTER = $d7ff
 RESULT_MIRROR  = $03ff
+CHECKPOINT_ACK = $03fe
 CRASH_AREA     = $0340
 RESULT_PASS    = $80
 RESULT_FAIL    = $81
@@ -30,6 +34,7 @@ harness_start                           ; $080d
         cld
         lda #0
         sta RESULT_MIRROR
+        sta CHECKPOINT_ACK
         sta CRASH_AREA
         sei
         lda #<crash_brk                 ; BRK arrives through the KERNAL at ($0316)
@@ -54,6 +59,15 @@ report
 progress
         sta RESULT_MIRROR
         sta DEBUG_REGISTER
+        rts
+
+; memory checkpoint A ($01-$7F): announces the point like a progress marker, then waits until
+; the host acknowledges it (CHECKPOINT_ACK = A); returns with A, X, Y unchanged
+checkpoint
+        sta RESULT_MIRROR
+        sta DEBUG_REGISTER
+-       cmp CHECKPOINT_ACK
+        bne -
         rts
 
 ; BRK: the KERNAL pushed A, X, Y after the CPU pushed PC hi, PC lo, P.

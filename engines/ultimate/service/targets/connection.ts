@@ -14,6 +14,8 @@ export const HANDOFF = {
   crash: 0xc0,
 } as const;
 
+import type { CheckpointRecorder } from './checkpoint-recorder.js';
+
 export type DebugWait =
   | { outcome: 'result'; value: number; progress: number[] }
   | { outcome: 'timeout'; last: number | null; progress: number[] }
@@ -26,8 +28,12 @@ export interface TargetConnection {
   deviceMs: number;
   /** Reset, load the PRG and start it with BASIC RUN (the PRG is at $0801 with a SYS stub). */
   start(prg: Uint8Array): Promise<void>;
-  /** Waits for a byte ≥ $80 written to $D7FF, until `deadline` (performance.now() ms). */
-  waitDebugResult(deadline: number): Promise<DebugWait>;
+  /**
+   * Waits for a byte ≥ $80 written to $D7FF, until `deadline` (performance.now() ms). With
+   * `checkpoints`, a marker of a planned point starts one pause episode: stop, read the point's
+   * ranges, write the acknowledgement, resume once (docs/ultimate/CHECKPOINT_COMPARISON.md).
+   */
+  waitDebugResult(deadline: number, checkpoints?: CheckpointRecorder): Promise<DebugWait>;
   /** Polls memory until `done(bytes)` or the deadline; returns the last bytes read. */
   pollMemory(address: number, length: number, deadline: number, done: (b: Uint8Array) => boolean): Promise<Uint8Array>;
   readMemory(address: number, length: number): Promise<Uint8Array>;

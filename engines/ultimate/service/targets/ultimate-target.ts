@@ -4,6 +4,8 @@
 // transport or 5xx failure — unless strict_gate is on, which fails closed on the first error.
 import type { UltimateDevice } from '../../device.js';
 import { UltimateError } from '../../errors.js';
+import type { CheckpointPointSpec } from '../manifest.js';
+import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
 import { HANDOFF, type DebugWait, type TargetConnection, sleep } from './connection.js';
 
 const READ_RETRIES = 2;
@@ -72,7 +74,7 @@ export class UltimateConnection implements TargetConnection {
     });
   }
 
-  async waitDebugResult(deadline: number): Promise<DebugWait> {
+  async waitDebugResult(deadline: number, checkpoints?: CheckpointRecorder): Promise<DebugWait> {
     const progress: number[] = [];
     let last: number | null = null;
     for (;;) {
@@ -80,10 +82,36 @@ export class UltimateConnection implements TargetConnection {
       if (v !== last && v !== 0) {
         if (v >= HANDOFF.terminalFrom) return { outcome: 'result', value: v, progress };
         progress.push(v);
+        const point = checkpoints?.pointFor(v);
+        if (point && checkpoints) await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
       }
       last = v;
       if (performance.now() >= deadline) return { outcome: 'timeout', last, progress };
       await this.#timed(() => sleep(POLL_MS));
+    }
+  }
+
+  /**
+   * One pause episode: the program spins until the acknowledgement, so its state is settled; pause
+   * it, read every range, write the acknowledgement (the only mutation), resume once. Nothing in
+   * an episode is retried, strict_gate or not: a repeated resume could run the program past a
+   * point unobserved. After a failure the machine is resumed once (still one resume) and the run
+   * ends as an error.
+   */
+  async #checkpointEpisode(point: CheckpointPointSpec, checkpoints: CheckpointRecorder): Promise<void> {
+    const rest = this.#device.rest;
+    await rest.pause();
+    let resumed = false;
+    try {
+      const bytes: Uint8Array[] = [];
+      for (const r of point.ranges) bytes.push(await rest.readMemory(r.address, r.length));
+      checkpoints.record(point, bytes);
+      await rest.writeMemory(CHECKPOINT_ACK_ADDRESS, Uint8Array.of(point.marker));
+      checkpoints.acknowledgements++;
+      resumed = true;
+      await rest.resume();
+    } finally {
+      if (!resumed) await rest.resume().catch(() => undefined);
     }
   }
 

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointOp } from '../../vice/protocol.js';
 import { ViceMonitorClient, type ViceEvent } from '../../vice/client.js';
+import type { CheckpointPointSpec } from '../manifest.js';
+import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
 import { HANDOFF, type DebugWait, type TargetConnection, sleep } from './connection.js';
 
 export interface ViceLaunchOptions {
@@ -129,7 +131,7 @@ export class ViceConnection implements TargetConnection {
     });
   }
 
-  async waitDebugResult(deadline: number): Promise<DebugWait> {
+  async waitDebugResult(deadline: number, checkpoints?: CheckpointRecorder): Promise<DebugWait> {
     const progress: number[] = [];
     let last: number | null = null;
     for (;;) {
@@ -143,8 +145,27 @@ export class ViceConnection implements TargetConnection {
       last = value ?? 0;
       if (last >= HANDOFF.terminalFrom) return { outcome: 'result', value: last, progress };
       progress.push(last);
+      const point = checkpoints?.pointFor(last);
+      if (point && checkpoints) {
+        await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
+        continue;
+      }
       await this.#timed(() => this.client.resume());
     }
+  }
+
+  /**
+   * One pause episode: the store checkpoint on $D7FF has stopped the CPU right after the marker
+   * store; read every range (MEMORY_GET), write the acknowledgement (one MEMORY_SET), resume once
+   * (EXIT). A failure is not retried: the run ends as an error.
+   */
+  async #checkpointEpisode(point: CheckpointPointSpec, checkpoints: CheckpointRecorder): Promise<void> {
+    const bytes: Uint8Array[] = [];
+    for (const r of point.ranges) bytes.push(await this.client.memoryGet(r.address, r.address + r.length - 1));
+    checkpoints.record(point, bytes);
+    await this.client.memorySet(CHECKPOINT_ACK_ADDRESS, Uint8Array.of(point.marker));
+    checkpoints.acknowledgements++;
+    await this.client.resume();
   }
 
   async readMemory(address: number, length: number): Promise<Uint8Array> {
