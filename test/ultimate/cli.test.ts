@@ -16,16 +16,16 @@ describe('ultimate-tool virtual-device', () => {
     assert.match(r.stdout, /emulation, not hardware/);
   });
 
-  test('bad arguments exit 2 with a message naming the problem', () => {
+  test('bad arguments exit 64 (EX_USAGE) with a message naming the problem', () => {
     for (const bad of [['--http-port', '70000'], ['--speed', 'fast'], ['--frobnicate'], ['--product', 'c128'], ['--firmware', '9.9']]) {
       const { command, args } = binCommand('ultimate-tool', ['virtual-device', ...bad]);
       const r = spawnSync(command, args, { encoding: 'utf8', timeout: 30_000 });
-      assert.equal(r.status, 2, bad.join(' '));
+      assert.equal(r.status, 64, bad.join(' '));
       assert.match(r.stderr, new RegExp(bad[0]!.replace(/^--/, '')));
       assert.equal(r.stdout, '');
     }
     const { command, args } = binCommand('ultimate-tool', ['no-such-command']);
-    assert.equal(spawnSync(command, args, { encoding: 'utf8', timeout: 30_000 }).status, 2);
+    assert.equal(spawnSync(command, args, { encoding: 'utf8', timeout: 30_000 }).status, 64);
   });
 
   test('prints its ports as one JSON line, serves REST on loopback, and stops on SIGTERM', async () => {
