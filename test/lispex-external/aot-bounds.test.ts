@@ -5,7 +5,7 @@
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +36,32 @@ describe('fresh AOT workspace and process groups', { timeout: 180_000 }, () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   /** Run the member, aborting once `phase` has started; report what was observed. */
-  async function cancelDuring(phase: 'build' | 'run', options: Omit<AotRunOptions, 'request' | 'wallClockMs' | 'maxOutputBytes'>) {
+  /** Command names of the live processes in a process group (from /proc). */
+  function groupCommands(pgid: number): string[] {
+    const names: string[] = [];
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        const fields = stat.slice(close + 2).split(' ');
+        if (Number(fields[2]) === pgid) names.push(stat.slice(stat.indexOf('(') + 1, close));
+      } catch {
+        // the process ended while we looked
+      }
+    }
+    return names;
+  }
+
+  /**
+   * Runs a request and cancels it in `phase`: once the phase's process group exists and, when
+   * `whenRunning` is given, once a process of that name runs in it (a condition, not a delay).
+   */
+  async function cancelDuring(
+    phase: 'build' | 'run',
+    options: Omit<AotRunOptions, 'request' | 'wallClockMs' | 'maxOutputBytes'>,
+    whenRunning?: string,
+  ) {
     const controller = new AbortController();
     let workspace = '';
     const groups: number[] = [];
@@ -51,7 +76,15 @@ describe('fresh AOT workspace and process groups', { timeout: 180_000 }, () => {
       },
       onProcessGroup: (p, pgid) => {
         groups.push(pgid);
-        if (p === phase) setTimeout(() => controller.abort(), 300);
+        if (p !== phase) return;
+        if (!whenRunning) return controller.abort();
+        const poll = setInterval(() => {
+          if (controller.signal.aborted) return clearInterval(poll);
+          if (groupCommands(pgid).some((c) => c.startsWith(whenRunning))) {
+            clearInterval(poll);
+            controller.abort();
+          }
+        }, 2);
       },
     });
     return { result, workspace, groups };
@@ -59,7 +92,7 @@ describe('fresh AOT workspace and process groups', { timeout: 180_000 }, () => {
 
   test('cancellation mid-build kills the compiler and its children; the workspace is removed', async () => {
     const hang = await compiler('hang-build', '/bin/sleep 1000 &\nexec /bin/sleep 1000');
-    const { result, workspace, groups } = await cancelDuring('build', { compiler: hang, rustc: '/bin/false' });
+    const { result, workspace, groups } = await cancelDuring('build', { compiler: hang, rustc: '/bin/false' }, 'sleep');
     assert.equal(result.outcome.kind === 'failed' && result.outcome.reason, 'cancelled');
     assert.equal(groups.length, 1, 'the run never started');
     assert.ok(workspace.length > 0);
@@ -73,7 +106,7 @@ describe('fresh AOT workspace and process groups', { timeout: 180_000 }, () => {
       'hang-run',
       `printf '#!/bin/sh\\n/bin/sleep 1000 &\\nexec /bin/sleep 1000\\n' > "$2/program"\n/bin/chmod 755 "$2/program"\nexit 0`,
     );
-    const { result, workspace, groups } = await cancelDuring('run', { compiler: build, rustc: '/bin/false' });
+    const { result, workspace, groups } = await cancelDuring('run', { compiler: build, rustc: '/bin/false' }, 'sleep');
     assert.equal(result.outcome.kind === 'failed' && result.outcome.reason, 'cancelled');
     assert.equal(groups.length, 2, 'build, then run');
     assert.equal(existsSync(workspace), false);
@@ -120,7 +153,7 @@ describe('fresh AOT workspace and process groups', { timeout: 180_000 }, () => {
   test('the real compiler, cancelled while rustc builds: rustc dies with the group, workspace removed', async () => {
     requireTopaz();
     const rustc = readFileSync(join(PRODUCTS_DIR, 'topaz-runtime', 'RUSTC'), 'utf8').trim();
-    const { result, workspace, groups } = await cancelDuring('build', { compiler: join(PRODUCTS_DIR, 'topaz-compiler'), rustc });
+    const { result, workspace, groups } = await cancelDuring('build', { compiler: join(PRODUCTS_DIR, 'topaz-compiler'), rustc }, 'rustc');
     assert.equal(result.outcome.kind === 'failed' && result.outcome.reason, 'cancelled');
     assert.equal(existsSync(workspace), false);
     await waitFor(() => !processGroupAlive(groups[0]!));
