@@ -17,7 +17,8 @@ export type ResolverResult = { resolver_schema_version: 2; result: 'resolved' | 
 export type RunComparison = { comparison_schema_version: 1; result: 'compared' | 'unavailable' | 'incompatible' } & Record<string, unknown>;
 
 export interface SymbolAnalysis {
-  parseSymbolFile(format: SymbolFormat, text: string): SymbolTable;
+  /** Label and map formats (an ld65 debug info file is read by the timeline, not here). */
+  parseSymbolFile(format: Exclude<SymbolFormat, 'ld65-dbg'>, text: string): SymbolTable;
   resolveAddress(tables: SymbolTable[], address: number, context?: string): ResolverResult;
   compareRuns(
     baseline: RunRecord,

@@ -1,0 +1,148 @@
+// Debug-stream captures and run analyses through the service's HTTP API: a virtual Ultimate 64
+// streams real bus cycles over UDP to the service on loopback; the example project is built for
+// real (acme, ca65/ld65 --dbgfile). Short captures (a few hundred datagrams) keep the suite quick.
+import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type Harness, startHarness } from '../ultimate-service/harness.js';
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness({ service: { captureLimits: { maxDatagrams: 400, maxDurationMs: 5000 } } });
+});
+after(async () => {
+  await h?.close();
+});
+
+const del = async (path: string) => {
+  const r = await fetch(`${h.svc.url}${path}`, { method: 'DELETE' });
+  return { status: r.status, body: (await r.json()) as any };
+};
+
+async function prepare(kind: 'debug-stream' | 'source-linked', extra: Record<string, unknown> = {}) {
+  const probe_id = await h.probe();
+  const r = await h.post(`/v13/captures/${kind}/preparations`, { probe_id, receiver_ipv4: '127.0.0.1', ...extra });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.preparation;
+}
+
+test('debug-stream capture: prepare touches nothing, start records a verified run with capture and index', {
+  timeout: 60_000,
+}, async () => {
+  const resetsBefore = h.counts.resets;
+  const prep = await prepare('debug-stream');
+  assert.equal(prep.state, 'prepared');
+  assert.equal(prep.device_touched, false);
+  assert.equal(prep.stream_configuration.debug_stream_mode, '6510 Only');
+  assert.match(prep.stream_configuration.destination, /^127\.0\.0\.1:\d+$/);
+  assert.deepEqual(prep.limits, { max_datagrams: 400, max_duration_ms: 5000 });
+  assert.equal(h.dev.streamer?.active ?? false, false);
+
+  // Counts other than one are refused BEFORE the preparation is consumed.
+  const bad = await h.post(`/v13/captures/debug-stream/preparations/${prep.preparation_id}/start`, {
+    confirmed_stream_start_count: 2,
+    confirmed_stream_stop_count: 1,
+  });
+  assert.equal(bad.status, 422);
+  assert.equal(bad.body.error.code, 'confirmed_count_mismatch');
+
+  const r = await h.post(`/v13/captures/debug-stream/preparations/${prep.preparation_id}/start`, {
+    confirmed_stream_start_count: 1,
+    confirmed_stream_stop_count: 1,
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const run = r.body.run;
+  assert.equal(run.run_record_schema_version, 9);
+  assert.equal(run.status, 'passed', run.status_reason);
+  assert.equal(run.observations.debug_stream.truncation, 'max-datagrams');
+  assert.equal(run.observations.debug_stream.datagrams, 400);
+  const names = run.evidence.map((e: { name: string }) => e.name);
+  assert.ok(names.includes('debug-stream-capture.bin') && names.includes('debug-stream-index.bin'));
+  assert.equal(h.counts.resets, resetsBefore, 'a plain capture resets nothing');
+
+  // Started once: a second start is refused.
+  const again = await h.post(`/v13/captures/debug-stream/preparations/${prep.preparation_id}/start`, {
+    confirmed_stream_start_count: 1,
+    confirmed_stream_stop_count: 1,
+  });
+  assert.equal(again.status, 409);
+  assert.equal(again.body.error.code, 'preparation_settled');
+
+  const page = await h.get(`/v13/runs/${run.run_id}/timeline?limit=50`);
+  assert.equal(page.status, 200, JSON.stringify(page.body));
+  assert.equal(page.body.mode, 'bus_only');
+  assert.equal(page.body.rows.length, 50);
+  assert.equal(page.body.next_cursor, '0:50');
+  const next = await h.get(`/v13/runs/${run.run_id}/timeline?limit=10&cursor=${page.body.next_cursor}`);
+  assert.equal(next.body.rows[0].cursor, '0:50');
+
+  // Tampering with the capture is caught by the page that reads the altered block.
+  const file = join(h.store, 'runs', run.run_id, 'debug-stream-capture.bin');
+  appendFileSync(file, ''); // no change yet
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const bytes = readFileSync(file);
+  bytes[200] = (bytes[200] ?? 0) ^ 0xff;
+  writeFileSync(file, bytes);
+  const tampered = await h.get(`/v13/runs/${run.run_id}/timeline`);
+  assert.equal(tampered.status, 409);
+  assert.equal(tampered.body.error.code, 'timeline_failed');
+  assert.equal(tampered.body.error.details.reason, 'capture-checksum-mismatch');
+  const report = await h.get(`/v13/runs/${run.run_id}/diagnostic-report`);
+  assert.equal(report.status, 409);
+  assert.equal(report.body.error.code, 'diagnostic_report_failed');
+});
+
+test('a cancelled preparation cannot start; the cancel needs no hardware', { timeout: 30_000 }, async () => {
+  const prep = await prepare('debug-stream');
+  const c = await del(`/v13/captures/debug-stream/preparations/${prep.preparation_id}`);
+  assert.equal(c.status, 200, JSON.stringify(c.body));
+  assert.equal(c.body.preparation.state, 'cancelled');
+  const r = await h.post(`/v13/captures/debug-stream/preparations/${prep.preparation_id}/start`, {
+    confirmed_stream_start_count: 1,
+    confirmed_stream_stop_count: 1,
+  });
+  assert.equal(r.status, 409);
+  assert.equal(r.body.error.code, 'preparation_settled');
+  assert.equal(r.body.error.details.state, 'cancelled');
+});
+
+test('source-linked capture of timeline-probe: rows resolve to the ca65 source, post-stop evidence registered', {
+  timeout: 120_000,
+}, async () => {
+  const bad = await h.post('/v13/captures/source-linked/preparations', {
+    probe_id: await h.probe(),
+    receiver_ipv4: '127.0.0.1',
+    test: 'sum-passes',
+  });
+  assert.equal(bad.status, 400);
+  const prep = await prepare('source-linked', { test: 'timeline-probe' });
+  assert.equal(prep.prerequisites.analysis.debug_info.parsed, true);
+  assert.ok(prep.prerequisites.analysis.debug_info.lines > 0);
+  const resets = h.counts.resets;
+  const mismatch = await h.post(`/v13/captures/source-linked/preparations/${prep.preparation_id}/start`, {
+    confirmed_reset_count: 0,
+    confirmed_stream_start_count: 1,
+    confirmed_stream_stop_count: 1,
+  });
+  assert.equal(mismatch.body.error.code, 'confirmed_count_mismatch');
+  const r = await h.post(`/v13/captures/source-linked/preparations/${prep.preparation_id}/start`, {
+    confirmed_reset_count: 1,
+    confirmed_stream_start_count: 1,
+    confirmed_stream_stop_count: 1,
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const run = r.body.run;
+  assert.equal(run.status, 'passed', run.status_reason);
+  assert.equal(h.counts.resets, resets + 1);
+  assert.equal(run.observations.pass_marker.matched, true);
+  assert.ok(['none', 'max-datagrams', 'max-duration'].includes(run.observations.debug_stream.truncation));
+  assert.ok(run.supporting_artifacts.some((s: { role: string }) => s.role === 'dbg'));
+  // Writes of the progress markers to $D7FF, each resolved to the line of timeline.s that stored it.
+  const page = await h.get(`/v13/runs/${run.run_id}/timeline?limit=64&access=write&address_from=$D7FF&address_to=$D7FF`);
+  assert.equal(page.status, 200, JSON.stringify(page.body));
+  assert.equal(page.body.mode, 'source_linked');
+  const data = page.body.rows.filter((x: any) => x.kind === 'bus').map((x: any) => x.data);
+  assert.ok(data.length > 0, JSON.stringify(page.body).slice(0, 400));
+});
