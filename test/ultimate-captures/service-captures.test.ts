@@ -144,5 +144,17 @@ test('source-linked capture of timeline-probe: rows resolve to the ca65 source, 
   assert.equal(page.status, 200, JSON.stringify(page.body));
   assert.equal(page.body.mode, 'source_linked');
   const data = page.body.rows.filter((x: any) => x.kind === 'bus').map((x: any) => x.data);
-  assert.ok(data.length > 0, JSON.stringify(page.body).slice(0, 400));
+  assert.ok(data.length >= 3, JSON.stringify(page.body).slice(0, 400));
+  // The markers count up from 1, in order, as the program wrote them.
+  assert.deepEqual(data.slice(0, 3), [1, 2, 3]);
+  // The program's own bytes, read by the CPU: each resolves to the line and symbol that produced it.
+  const code = await h.get(`/v13/runs/${run.run_id}/timeline?limit=4096&access=read&address_from=$081F&address_to=$0825`);
+  assert.equal(code.status, 200, JSON.stringify(code.body));
+  const fetches = code.body.rows.filter((x: any) => x.kind === 'bus');
+  assert.ok(fetches.length > 0);
+  for (const f of fetches) {
+    assert.equal(f.source.file, 'src/ca65/timeline.s');
+    assert.equal(f.source.symbol, 'progress');
+    assert.ok([28, 29, 30, 31].includes(f.source.line), `line ${f.source.line}`);
+  }
 });
