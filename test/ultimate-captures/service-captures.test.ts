@@ -158,3 +158,52 @@ test('source-linked capture of timeline-probe: rows resolve to the ca65 source, 
     assert.ok([28, 29, 30, 31].includes(f.source.line), `line ${f.source.line}`);
   }
 });
+
+test('crash report names the function that crashed; diagnostic report and items; their failures', { timeout: 120_000 }, async () => {
+  const job = await h.post('/v13/jobs', { test: 'brk-crash', targets: ['vice'] });
+  assert.equal(job.status, 201, JSON.stringify(job.body));
+  const done = await h.waitJob(job.body.job.job_id);
+  const runId = done.run_ids[0];
+  const crash = await h.get(`/v13/runs/${runId}/crash-report`);
+  assert.equal(crash.status, 200, JSON.stringify(crash.body));
+  assert.equal(crash.body.crash_analysis_schema_version, 2);
+  assert.equal(crash.body.kind, 'brk');
+  assert.equal(crash.body.site.resolution.result, 'resolved');
+  assert.match(JSON.stringify(crash.body.site.resolution), /"broken"/);
+  // The stack holds the return into test_main (the JSR broken): a candidate return address.
+  assert.ok(crash.body.stack.candidate_return_addresses.some((c: any) => /"broken"/.test(JSON.stringify(c.called_resolution))));
+
+  const report = await h.get(`/v13/runs/${runId}/diagnostic-report`);
+  assert.equal(report.status, 200, JSON.stringify(report.body));
+  assert.equal(report.body.diagnostic_report_schema_version, 1);
+  assert.equal(report.body.evidence_integrity.verified, true);
+  const items = await h.get(`/v13/runs/${runId}/diagnostic-items?section=assertions&limit=1`);
+  assert.equal(items.status, 200, JSON.stringify(items.body));
+  assert.equal(items.body.items.length, 1);
+  assert.ok(items.body.next_cursor);
+  const rest = await h.get(`/v13/runs/${runId}/diagnostic-items?section=assertions&limit=100&cursor=${items.body.next_cursor}`);
+  assert.equal(rest.body.items.length, items.body.total - 1);
+  const badSection = await h.get(`/v13/runs/${runId}/diagnostic-items?section=nope`);
+  assert.equal(badSection.status, 400);
+  assert.equal(badSection.body.error.code, 'diagnostic_report_failed');
+
+  const unknown = '0b7e3c1a-1111-4222-8333-444455556666';
+  for (const path of ['timeline', 'diagnostic-report', 'diagnostic-items?section=budget', 'crash-report']) {
+    const r = await h.get(`/v13/runs/${unknown}/${path}`);
+    assert.equal(r.status, 404, path);
+    assert.equal(r.body.error.code, 'not-found');
+  }
+  // A run without a capture has no timeline.
+  const noCapture = await h.get(`/v13/runs/${runId}/timeline`);
+  assert.equal(noCapture.body.error.code, 'timeline_failed');
+
+  // Tampered crash context: crash_analysis_failed.
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const ctx = join(h.store, 'runs', runId, 'crash-context.bin');
+  const b = readFileSync(ctx);
+  b[3] = (b[3] ?? 0) ^ 0x01;
+  writeFileSync(ctx, b);
+  const tampered = await h.get(`/v13/runs/${runId}/crash-report`);
+  assert.equal(tampered.status, 409);
+  assert.equal(tampered.body.error.code, 'crash_analysis_failed');
+});
