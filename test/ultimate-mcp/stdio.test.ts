@@ -1,6 +1,7 @@
 // The ultimate-tool-mcp bin, spawned: the official SDK client over its stdio, MCP bytes only on
 // stdout, startup refusals on stderr with exit 64 before serving, --help and --version, and the
 // MCP Inspector CLI as a second real client.
+import { ULTIMATE_TOOL_NAMES } from '../../adapters/ultimate/index.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,7 +26,7 @@ describe('the official SDK client over the spawned bin', { timeout: 60_000 }, ()
     try {
       assert.equal(client.getServerVersion()?.name, 'ultimate-tool-mcp');
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 11);
+      assert.equal(tools.length, ULTIMATE_TOOL_NAMES.length);
       const before = service.requests.length;
       const run = (await client.callTool({ name: 'get_run', arguments: { run_id: IDS.run } })) as unknown as {
         structuredContent: { schema_version: number; operation: string; data: { run: { run_id: string } } };
