@@ -275,6 +275,7 @@ export const DiagnosticItemsQuerySchema = z.strictObject({
   limit: z.string().max(12).optional().describe('1-100, default 50'),
   cursor: z.string().min(1).max(512).optional(),
 });
+export const NoQuerySchema = z.strictObject({});
 export const CrashReportQuerySchema = z.strictObject({ context: z.string().min(1).max(200).optional() });
 
 export const TimelinePayloadSchema = envelope({

@@ -40,6 +40,7 @@ import {
   SourceLinkedPrepareRequestSchema,
   SourceLinkedStartRequestSchema,
   TimelineQuerySchema,
+  NoQuerySchema,
 } from './api-schemas.js';
 import type { SymbolAnalysis } from './symbol-analysis.js';
 
@@ -513,7 +514,7 @@ export class UltimateToolService {
         method: 'GET',
         re: /^\/v13\/runs\/([^/]+)\/diagnostic-report$/,
         handler: async (m, url) => {
-          parse(CrashReportQuerySchema.pick({}), queryObject(url), 'query for a diagnostic report');
+          parse(NoQuerySchema, queryObject(url), 'query for a diagnostic report');
           return ok(await a.diagnosticReport(this.#run(m[1]!)));
         },
       },
