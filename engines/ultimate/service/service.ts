@@ -174,6 +174,7 @@ export class UltimateToolService {
   static async start(opts: UltimateToolServiceOptions): Promise<UltimateToolService> {
     const manifest = await loadManifest(resolve(opts.projectDir));
     const s = new UltimateToolService(opts, manifest);
+    await s.#captures.sweep();
     try {
       s.#port = await listenLoopback(s.#server, opts.port ?? DEFAULT_PORT, LOOPBACK);
     } catch (e) {
