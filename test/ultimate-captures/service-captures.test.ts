@@ -207,3 +207,35 @@ test('crash report names the function that crashed; diagnostic report and items;
   assert.equal(tampered.status, 409);
   assert.equal(tampered.body.error.code, 'crash_analysis_failed');
 });
+
+test('prepare follows the probe rules of test jobs: strictness, single use, unknown probe, foreign receiver', {
+  timeout: 30_000,
+}, async () => {
+  const ordinary = await h.probe();
+  const strict = await h.post('/v13/captures/debug-stream/preparations', {
+    probe_id: ordinary,
+    receiver_ipv4: '127.0.0.1',
+    strict_gate: true,
+  });
+  assert.equal(strict.status, 422);
+  assert.equal(strict.body.error.code, 'probe_strictness_mismatch');
+  // A refused request leaves the probe usable; a used probe is refused afterwards.
+  const first = await h.post('/v13/captures/debug-stream/preparations', { probe_id: ordinary, receiver_ipv4: '127.0.0.1' });
+  assert.equal(first.status, 201, JSON.stringify(first.body));
+  const second = await h.post('/v13/captures/debug-stream/preparations', { probe_id: ordinary, receiver_ipv4: '127.0.0.1' });
+  assert.equal(second.body.error.code, 'probe_consumed');
+  const unknown = await h.post('/v13/captures/debug-stream/preparations', { probe_id: 'no-such-probe', receiver_ipv4: '127.0.0.1' });
+  assert.equal(unknown.body.error.code, 'probe_unknown');
+  // 192.0.2.1 (TEST-NET-1) is never an address of this machine: the service could not receive there.
+  const foreign = await h.post('/v13/captures/debug-stream/preparations', { probe_id: await h.probe(), receiver_ipv4: '192.0.2.1' });
+  assert.equal(foreign.status, 400);
+  assert.equal(foreign.body.error.code, 'receiver_unavailable');
+  const strictProbe = await h.probe(true);
+  const ok = await h.post('/v13/captures/debug-stream/preparations', {
+    probe_id: strictProbe,
+    receiver_ipv4: '127.0.0.1',
+    strict_gate: true,
+  });
+  assert.equal(ok.status, 201);
+  assert.equal(ok.body.preparation.strict_gate, true);
+});
