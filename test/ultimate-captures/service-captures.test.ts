@@ -78,6 +78,12 @@ test('debug-stream capture: prepare touches nothing, start records a verified ru
   const next = await h.get(`/v13/runs/${run.run_id}/timeline?limit=10&cursor=${page.body.next_cursor}`);
   assert.equal(next.body.rows[0].cursor, '0:50');
 
+  // The diagnostic report re-hashes every registered file, the capture included (streamed).
+  const clean = await h.get(`/v13/runs/${run.run_id}/diagnostic-report`);
+  assert.equal(clean.status, 200, JSON.stringify(clean.body));
+  assert.equal(clean.body.evidence_integrity.verified, true);
+  assert.ok(clean.body.evidence_integrity.files.some((f: { name: string }) => f.name === 'debug-stream-capture.bin'));
+
   // Tampering with the capture is caught by the page that reads the altered block.
   const file = join(h.store, 'runs', run.run_id, 'debug-stream-capture.bin');
   appendFileSync(file, ''); // no change yet

@@ -5,7 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrashAnalysisError, type Resolution, buildCrashReport } from './analysis/crash-report.js';
-import { DiagnosticReportError, buildDiagnosticReport, diagnosticItems } from './analysis/diagnostic-report.js';
+import { sha256File } from '../../../common/index.js';
+import { DiagnosticReportError, type EvidenceHasher, buildDiagnosticReport, diagnosticItems } from './analysis/diagnostic-report.js';
 import { EvidenceIntegrityError, type EvidenceBytesReader, readVerified } from './analysis/registered-evidence.js';
 import { parseAddress } from './address.js';
 import type { RunRecord } from './api-schemas.js';
@@ -60,6 +61,15 @@ export class RunAnalyses {
       if (!EVIDENCE_NAME.test(name) || !run.evidence.some((e) => e.name === name))
         throw new Error(`${name} is not registered in run ${run.run_id}`);
       return readFile(join(this.store.runDir(run.run_id), name));
+    };
+  }
+
+  /** SHA-256 and size of a registered file, streamed from disk (captures are large). */
+  hasher(run: RunRecord): EvidenceHasher {
+    return async (name: string) => {
+      if (!EVIDENCE_NAME.test(name) || !run.evidence.some((e) => e.name === name))
+        throw new Error(`${name} is not registered in run ${run.run_id}`);
+      return sha256File(join(this.store.runDir(run.run_id), name));
     };
   }
 
@@ -157,7 +167,7 @@ export class RunAnalyses {
 
   async diagnosticReport(run: RunRecord): Promise<Record<string, unknown>> {
     try {
-      return await buildDiagnosticReport(run, this.reader(run));
+      return await buildDiagnosticReport(run, this.reader(run), this.hasher(run));
     } catch (e) {
       throw asDiagnosticError(e);
     }
@@ -178,7 +188,7 @@ export class RunAnalyses {
       limit = Number(limitText);
     }
     try {
-      return await diagnosticItems(run, this.reader(run), section, { limit, cursor });
+      return await diagnosticItems(run, this.reader(run), section, { limit, cursor, hash: this.hasher(run) });
     } catch (e) {
       throw asDiagnosticError(e);
     }
