@@ -182,6 +182,12 @@ test('debug-stream capture: prepare → review → start → a verified bus_only
   const past = await fails('get_run_timeline', { run_id: busRun, cursor: '999999:0' }, 'timeline_failed');
   assert.equal(past?.http_status, 400);
 
+  // The capture is registered evidence: size and SHA-256, never its bytes.
+  const ev = await ok('read_evidence', { run_id: busRun, name: 'debug-stream-capture.bin' });
+  assert.equal(ev.evidence.kind, 'binary');
+  assert.equal(ev.evidence.text, undefined);
+  assert.equal(ev.evidence.sha256, run.evidence.find((e: { name: string }) => e.name === 'debug-stream-capture.bin').sha256);
+
   const file = join(store, 'runs', busRun, 'debug-stream-capture.bin');
   const bytes = readFileSync(file);
   bytes[100] = (bytes[100] ?? 0) ^ 0x55;

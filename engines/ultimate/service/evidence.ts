@@ -127,11 +127,12 @@ export async function readEvidence(record: RunRecord, runDir: string, name: stri
         `evidence ${name} changed on disk: ${st.size} bytes, registered ${entry.size}`,
         409,
       );
-    bytes = await fh.readFile();
+    // Binaries are never returned: hash them in chunks (a debug-stream capture is ~120 MB).
+    bytes = kind === 'binary' ? Buffer.alloc(0) : await fh.readFile();
   } finally {
     await fh.close();
   }
-  const actual = sha256Hex(bytes);
+  const actual = kind === 'binary' ? (await sha256File(join(runDir, name))).sha256 : sha256Hex(bytes);
   if (actual !== entry.sha256)
     throw new ServiceError('evidence_checksum_mismatch', `evidence ${name} no longer matches its registered SHA-256`, 409, {
       registered: entry.sha256,
