@@ -32,7 +32,7 @@ import {
 import { runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
 import { type JobRunner, expectationsOf } from './jobs.js';
-import type { Manifest, TestSpec } from './manifest.js';
+import type { Manifest } from './manifest.js';
 import { PROBE_TTL_MS, checkProbe, identityOf, sameIdentity } from './probes.js';
 import { SCREEN_BYTES, SCREEN_RAM, screenLines } from './screen.js';
 import { ServiceError } from './service-error.js';
@@ -423,7 +423,7 @@ export class CaptureService {
                   ? { outcome: 'jam', pc: w.pc }
                   : { outcome: 'timeout', last: w.last };
           } catch (e) {
-            runError = (e as Error).message;
+            runError = `the test run failed while capturing: ${(e as Error).message}`;
           }
         });
         // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF) and the screen.
@@ -455,7 +455,7 @@ export class CaptureService {
         let reason: string;
         if (runError !== null) {
           status = 'error';
-          reason = `the test run failed while capturing: ${runError}`;
+          reason = runError;
         } else if (!verified.ok) {
           status = 'error';
           reason = `the capture did not verify: ${verified.reason}`;
@@ -756,5 +756,3 @@ function captureView(p: StoredPreparation, runId: string, s: CaptureSummary): Re
     stream_stopped: true,
   };
 }
-
-export type { TestSpec };
