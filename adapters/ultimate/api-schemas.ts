@@ -171,3 +171,36 @@ export type ListRunsQuery = {
   test?: string;
   target?: Target;
 };
+
+// ---- debug-stream captures and run analyses (issue 11) ----
+
+export const PreparationBodySchema = apiBody({
+  preparation: z.looseObject({ preparation_id: Uuid, kind: z.enum(['debug_stream', 'source_linked']), state: z.string() }),
+});
+export const CaptureStartBodySchema = apiBody({
+  capture: z.looseObject({ preparation_id: Uuid, run_id: Uuid }),
+  run: RunRecordSchema,
+});
+export const TimelineBodySchema = apiBody({
+  mode: z.enum(['bus_only', 'source_linked']),
+  rows: z.array(z.looseObject({ kind: z.enum(['bus', 'gap', 'uncertain']), cursor: z.string() })),
+  next_cursor: z.string().nullable(),
+});
+export const DiagnosticReportBodySchema = apiBody({
+  diagnostic_report_schema_version: z.literal(1),
+  status: z.enum(['finalized', 'provisional']),
+});
+export const DiagnosticItemsBodySchema = apiBody({
+  diagnostic_report_schema_version: z.literal(1),
+  section: z.string(),
+  items: z.array(z.unknown()),
+  next_cursor: z.string().nullable(),
+});
+export const CrashReportBodySchema = apiBody({ crash_analysis_schema_version: z.literal(2) });
+
+export type PreparationBody = z.infer<typeof PreparationBodySchema>;
+export type CaptureStartBody = z.infer<typeof CaptureStartBodySchema>;
+export type TimelineBody = z.infer<typeof TimelineBodySchema>;
+export type DiagnosticReportBody = z.infer<typeof DiagnosticReportBodySchema>;
+export type DiagnosticItemsBody = z.infer<typeof DiagnosticItemsBodySchema>;
+export type CrashReportBody = z.infer<typeof CrashReportBodySchema>;

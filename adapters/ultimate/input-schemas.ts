@@ -131,3 +131,103 @@ export const ListCheckpointComparisonsArgs = z.strictObject({
 });
 
 export const GetCheckpointComparisonArgs = z.strictObject({ comparison_id: uuidField('comparison_id') });
+// ---- debug-stream captures and run analyses (issue 11) ----
+
+/** The timeline's page bound (docs/ultimate/TIMELINE.md). */
+export const TIMELINE_LIMIT_MAX = 4096;
+export const DIAGNOSTIC_LIMIT_MAX = 100;
+export const DIAGNOSTIC_SECTIONS = [
+  'checkpoints',
+  'budget',
+  'comparison_sections',
+  'comparison_objects',
+  'comparison_symbols',
+  'assertions',
+] as const;
+
+const addressField = (what: string) =>
+  z
+    .union([z.string(), z.number().int()])
+    .superRefine((value, ctx) => {
+      const parsed = parseAddress(value);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: `${what}: ${parsed.message}` });
+    })
+    .optional()
+    .describe(`${what}: 0-65535 as decimal, $ABCD or 0xABCD (inclusive)`);
+
+export const GetRunTimelineArgs = z
+  .strictObject({
+    run_id: uuidField('run_id'),
+    cursor: z
+      .string()
+      .regex(/^\d{1,10}:\d{1,4}$/, 'cursor must be DATAGRAM_ORDINAL:ENTRY_INDEX, e.g. "0:0" (next_cursor of the previous page)')
+      .optional(),
+    limit: z.number().int().min(1).max(TIMELINE_LIMIT_MAX).optional().describe(`rows per page, 1-${TIMELINE_LIMIT_MAX}, default 256`),
+    address_from: addressField('address_from'),
+    address_to: addressField('address_to'),
+    access: z.enum(['read', 'write']).optional().describe('only CPU reads or only CPU writes'),
+    context: contextField,
+  })
+  .superRefine((a, ctx) => {
+    const from = a.address_from === undefined ? undefined : parseAddress(a.address_from);
+    const to = a.address_to === undefined ? undefined : parseAddress(a.address_to);
+    if (from?.ok && to?.ok && from.address > to.address)
+      ctx.addIssue({ code: 'custom', path: ['address_from'], message: 'address_from must not be above address_to' });
+  });
+
+export const GetDiagnosticReportArgs = z.strictObject({ run_id: uuidField('run_id') });
+
+export const GetDiagnosticItemsArgs = z.strictObject({
+  run_id: uuidField('run_id'),
+  section: z.enum(DIAGNOSTIC_SECTIONS),
+  limit: z.number().int().min(1).max(DIAGNOSTIC_LIMIT_MAX).optional().describe(`1-${DIAGNOSTIC_LIMIT_MAX}, default 50`),
+  cursor: z
+    .string()
+    .min(1)
+    .max(512)
+    .regex(/^[A-Za-z0-9_-]+$/, 'cursor must be the opaque next_cursor of the previous page (base64url characters)')
+    .optional(),
+});
+
+export const GetCrashReportArgs = z.strictObject({ run_id: uuidField('run_id'), context: contextField });
+
+const ipv4 = z
+  .string()
+  .regex(
+    /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/,
+    'receiver_ipv4 must be a dotted IPv4 address of this machine, e.g. 192.168.1.10',
+  )
+  .describe('the IPv4 address of this machine’s interface the device streams to');
+
+export const PrepareDebugStreamCaptureArgs = z.strictObject({
+  probe_id: opaqueId('probe_id').describe('from probe_ultimate'),
+  receiver_ipv4: ipv4,
+  strict_gate: z.boolean().optional(),
+});
+
+export const PrepareSourceLinkedCaptureArgs = z.strictObject({
+  probe_id: opaqueId('probe_id').describe('from probe_ultimate'),
+  receiver_ipv4: ipv4,
+  test: z.string().min(1).max(256).describe('the project test to run while capturing (currently timeline-probe)'),
+  strict_gate: z.boolean().optional(),
+});
+
+export const CancelPreparationArgs = z.strictObject({ preparation_id: uuidField('preparation_id') });
+
+const exactlyOne = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .describe(`${what}: must be exactly 1 (the service refuses any other value before consuming the preparation)`);
+
+export const StartDebugStreamCaptureArgs = z.strictObject({
+  preparation_id: uuidField('preparation_id'),
+  confirmed_stream_start_count: exactlyOne('confirmed_stream_start_count'),
+  confirmed_stream_stop_count: exactlyOne('confirmed_stream_stop_count'),
+});
+
+export const StartSourceLinkedCaptureArgs = StartDebugStreamCaptureArgs.extend({
+  confirmed_reset_count: exactlyOne('confirmed_reset_count'),
+});

@@ -35,6 +35,18 @@ import {
   type StartJobRequest,
   type TargetsBody,
   TargetsBodySchema,
+  type CaptureStartBody,
+  CaptureStartBodySchema,
+  type CrashReportBody,
+  CrashReportBodySchema,
+  type DiagnosticItemsBody,
+  DiagnosticItemsBodySchema,
+  type DiagnosticReportBody,
+  DiagnosticReportBodySchema,
+  type PreparationBody,
+  PreparationBodySchema,
+  type TimelineBody,
+  TimelineBodySchema,
 } from './api-schemas.js';
 import { type ErrorLayer, UltimateToolError } from './envelope.js';
 import { parseServiceUrl } from './service-url.js';
@@ -54,7 +66,14 @@ export interface UltimateServiceClientOptions {
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /** Overrides the client's per-request limit (a capture start waits for the capture). */
+  timeoutMs?: number;
 }
+
+/** A capture start holds the request open for the whole capture (at most its duration bound). */
+export const CAPTURE_START_TIMEOUT_MS = 10 * 60 * 1000;
+
+export type CaptureKind = 'debug-stream' | 'source-linked';
 
 /**
  * One method per route of ULTIMATE-API.md. Connections are kept alive, so a call costs one
@@ -134,6 +153,57 @@ export class UltimateServiceClient {
     return this.request('POST', '/v13/jobs', JobBodySchema, body, opts);
   }
 
+  // ---- run analyses ----
+
+  getRunTimeline(
+    runId: string,
+    query: {
+      cursor?: string;
+      limit?: number;
+      address_from?: string | number;
+      address_to?: string | number;
+      access?: string;
+      context?: string;
+    },
+    opts?: RequestOptions,
+  ): Promise<TimelineBody> {
+    return this.request('GET', `/v13/runs/${enc(runId)}/timeline${queryString(query)}`, TimelineBodySchema, undefined, opts);
+  }
+
+  getDiagnosticReport(runId: string, opts?: RequestOptions): Promise<DiagnosticReportBody> {
+    return this.request('GET', `/v13/runs/${enc(runId)}/diagnostic-report`, DiagnosticReportBodySchema, undefined, opts);
+  }
+
+  getDiagnosticItems(
+    runId: string,
+    query: { section: string; limit?: number; cursor?: string },
+    opts?: RequestOptions,
+  ): Promise<DiagnosticItemsBody> {
+    return this.request('GET', `/v13/runs/${enc(runId)}/diagnostic-items${queryString(query)}`, DiagnosticItemsBodySchema, undefined, opts);
+  }
+
+  getCrashReport(runId: string, context?: string, opts?: RequestOptions): Promise<CrashReportBody> {
+    return this.request('GET', `/v13/runs/${enc(runId)}/crash-report${queryString({ context })}`, CrashReportBodySchema, undefined, opts);
+  }
+
+  // ---- debug-stream captures ----
+
+  prepareCapture(kind: CaptureKind, body: Record<string, unknown>, opts?: RequestOptions): Promise<PreparationBody> {
+    // A source-linked preparation runs a clean build first.
+    return this.request('POST', `/v13/captures/${kind}/preparations`, PreparationBodySchema, body, { timeoutMs: 120_000, ...opts });
+  }
+
+  cancelCapturePreparation(kind: CaptureKind, preparationId: string, opts?: RequestOptions): Promise<PreparationBody> {
+    return this.request('DELETE', `/v13/captures/${kind}/preparations/${enc(preparationId)}`, PreparationBodySchema, undefined, opts);
+  }
+
+  startCapture(kind: CaptureKind, preparationId: string, body: Record<string, unknown>, opts?: RequestOptions): Promise<CaptureStartBody> {
+    return this.request('POST', `/v13/captures/${kind}/preparations/${enc(preparationId)}/start`, CaptureStartBodySchema, body, {
+      timeoutMs: CAPTURE_START_TIMEOUT_MS,
+      ...opts,
+    });
+  }
+
   /** Close the kept-alive connections. */
   close(): void {
     this.agent.destroy();
@@ -141,13 +211,13 @@ export class UltimateServiceClient {
 
   /** Send one request and check the answer; the body is returned as the service sent it. */
   async request<S extends z.ZodType>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     schema: S,
     body: unknown,
     opts: RequestOptions = {},
   ): Promise<z.output<S>> {
-    const { status, text } = await this.send(method, path, body, opts.signal);
+    const { status, text } = await this.send(method, path, body, opts.signal, opts.timeoutMs);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -181,7 +251,13 @@ export class UltimateServiceClient {
     return json as z.output<S>;
   }
 
-  private send(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; text: string }> {
+  private send(
+    method: string,
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+    timeoutMs = this.timeoutMs,
+  ): Promise<{ status: number; text: string }> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(failure('cancelled', 'adapter', `${method} ${path} was cancelled by the client`));
@@ -221,10 +297,8 @@ export class UltimateServiceClient {
       );
       const onAbort = () => req.destroy(failure('cancelled', 'adapter', `${method} ${path} was cancelled by the client`));
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.setTimeout(this.timeoutMs, () =>
-        req.destroy(
-          failure('service_timeout', 'transport', `${method} ${path}: no answer from ${this.origin} within ${this.timeoutMs} ms`),
-        ),
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(failure('service_timeout', 'transport', `${method} ${path}: no answer from ${this.origin} within ${timeoutMs} ms`)),
       );
       req.on('error', (err) => reject(transportError(this.origin, method, path, err)));
       req.on('close', () => signal?.removeEventListener('abort', onAbort));

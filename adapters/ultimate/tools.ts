@@ -1,4 +1,4 @@
-// The eleven tools of ultimate-tool-mcp. Each validates its input locally (closed zod schemas),
+// The tools of ultimate-tool-mcp. Each validates its input locally (closed zod schemas),
 // forwards to one route of the service and returns the service's answer as the envelope's data.
 // Nothing is computed here: no builds, no device access, no evidence reading of the adapter's own.
 import { ToolRegistry, type ToolAnnotations, toolResult } from '../../src/index.js';
@@ -17,6 +17,12 @@ import {
   RunBodySchema,
   RunsBodySchema,
   TargetsBodySchema,
+  CaptureStartBodySchema,
+  CrashReportBodySchema,
+  DiagnosticItemsBodySchema,
+  DiagnosticReportBodySchema,
+  PreparationBodySchema,
+  TimelineBodySchema,
 } from './api-schemas.js';
 import { ultimateEnvelope } from './envelope.js';
 import {
@@ -32,6 +38,15 @@ import {
   ReadEvidenceArgs,
   ResolveAddressArgs,
   StartTestJobArgs,
+  CancelPreparationArgs,
+  GetCrashReportArgs,
+  GetDiagnosticItemsArgs,
+  GetDiagnosticReportArgs,
+  GetRunTimelineArgs,
+  PrepareDebugStreamCaptureArgs,
+  PrepareSourceLinkedCaptureArgs,
+  StartDebugStreamCaptureArgs,
+  StartSourceLinkedCaptureArgs,
 } from './input-schemas.js';
 import type { UltimateServiceClient } from './service-client.js';
 
@@ -51,6 +66,15 @@ export const ULTIMATE_TOOL_NAMES = [
   'compare_run_checkpoints',
   'list_checkpoint_comparisons',
   'get_checkpoint_comparison',
+  'get_run_timeline',
+  'get_run_diagnostic_report',
+  'get_run_diagnostic_items',
+  'get_crash_report',
+  'prepare_debug_stream_capture',
+  'cancel_debug_stream_capture_preparation',
+  'start_debug_stream_capture',
+  'prepare_source_linked_capture',
+  'start_source_linked_capture',
 ] as const;
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -228,7 +252,137 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     handler: ({ comparison_id }, ctx) => client.getCheckpointComparison(comparison_id, { signal: ctx.signal }),
   });
 
+  defineAnalysisTools(tools, client);
+  defineCaptureTools(tools, client);
   return tools;
+}
+
+/** Timeline, diagnostic report and items, crash report: forwarded without local decoding. */
+function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient): void {
+  tools.define({
+    name: 'get_run_timeline',
+    title: 'Get a run timeline',
+    description:
+      'One page of a run’s checksummed 6510 debug-stream capture: bus accesses (address, data, read/write, control lines), ' +
+      'gap rows where datagrams were lost and uncertainty rows where the bus state cannot be trusted. Mode bus_only, or ' +
+      'source_linked when the run carries its own analysis (each row then resolves to file, line and symbol). No instruction, ' +
+      'call or return labels. cursor DATAGRAM_ORDINAL:ENTRY_INDEX (next_cursor), limit 1-4096 (default 256), inclusive ' +
+      'address_from/address_to, access read|write, exact context. Tampered evidence is a timeline_failed error.',
+    input: GetRunTimelineArgs,
+    output: TimelineBodySchema,
+    annotations: READ,
+    handler: ({ run_id, ...query }, ctx) => client.getRunTimeline(run_id, query, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'get_run_diagnostic_report',
+    title: 'Get a run diagnostic report',
+    description:
+      'The diagnostic report (diagnostic_report_schema_version 1) of one run: status finalized or provisional, expectations, ' +
+      'expected-versus-observed results, artifact, evidence integrity (every registered file re-hashed), nullable budget / ' +
+      'comparison / checkpoints summaries and per-section row counts. Page the rows with get_run_diagnostic_items.',
+    input: GetDiagnosticReportArgs,
+    output: DiagnosticReportBodySchema,
+    annotations: READ,
+    handler: ({ run_id }, ctx) => client.getDiagnosticReport(run_id, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'get_run_diagnostic_items',
+    title: 'Get run diagnostic items',
+    description:
+      'One page of a diagnostic report section: checkpoints, budget, comparison_sections, comparison_objects, ' +
+      'comparison_symbols or assertions; limit 1-100 (default 50); cursor = next_cursor of the previous page (opaque).',
+    input: GetDiagnosticItemsArgs,
+    output: DiagnosticItemsBodySchema,
+    annotations: READ,
+    handler: ({ run_id, ...query }, ctx) => client.getDiagnosticItems(run_id, query, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'get_crash_report',
+    title: 'Get a crash report',
+    description:
+      'The crash report (crash_analysis_schema_version 2) of a crashed run: capture-entry registers, the crash site resolved ' +
+      'against the run’s own labels, the bounded stack decoded into candidate return addresses (each resolved), zero page and ' +
+      'selected globals. resolved, ambiguous, unmapped and unavailable are successful results; malformed or altered inputs ' +
+      'are crash_analysis_failed errors.',
+    input: GetCrashReportArgs,
+    output: CrashReportBodySchema,
+    annotations: READ,
+    handler: ({ run_id, context }, ctx) => client.getCrashReport(run_id, context, { signal: ctx.signal }),
+  });
+}
+
+const PREPARE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const START: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+
+/** The two-step local-receiver captures: the service receives the UDP stream, never the adapter. */
+function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient): void {
+  tools.define({
+    name: 'prepare_debug_stream_capture',
+    title: 'Prepare a debug-stream capture',
+    description:
+      'Step one of a debug-stream capture: consumes the probe_ultimate probe_id and returns a preparation (pinned device ' +
+      'identity, the stream configuration the start will set — debug stream mode, destination address:port on receiver_ipv4 — ' +
+      'and the limits: maximum datagrams and duration). Nothing touches the device. Review it, then call ' +
+      'start_debug_stream_capture with both counts set to 1, or cancel_debug_stream_capture_preparation.',
+    input: PrepareDebugStreamCaptureArgs,
+    output: PreparationBodySchema,
+    annotations: PREPARE,
+    handler: (args, ctx) => client.prepareCapture('debug-stream', args, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'cancel_debug_stream_capture_preparation',
+    title: 'Cancel a capture preparation',
+    description: 'Cancel a debug-stream or source-linked capture preparation without any hardware access.',
+    input: CancelPreparationArgs,
+    output: PreparationBodySchema,
+    annotations: PREPARE,
+    handler: ({ preparation_id }, ctx) => client.cancelCapturePreparation('debug-stream', preparation_id, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'start_debug_stream_capture',
+    title: 'Start a debug-stream capture',
+    description:
+      'Step two: starts the debug stream toward the service’s receiver, records a verified capture file until a limit, stops ' +
+      'the stream and records an immutable run (capture + timeline index as evidence). confirmed_stream_start_count and ' +
+      'confirmed_stream_stop_count must both be exactly 1 (other values are refused before the preparation is used). An ' +
+      'ambiguous failure is never retried and is reported as capture_ambiguous.',
+    input: StartDebugStreamCaptureArgs,
+    output: CaptureStartBodySchema,
+    annotations: START,
+    handler: ({ preparation_id, ...counts }, ctx) => client.startCapture('debug-stream', preparation_id, counts, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'prepare_source_linked_capture',
+    title: 'Prepare a source-linked capture',
+    description:
+      'Step one of a source-linked capture: consumes the probe_id, runs a clean candidate build of the test (currently ' +
+      'timeline-probe), snapshots the artifact and validates its analysis inputs (the ld65 --dbgfile debug info), and returns ' +
+      'the pinned identity, stream configuration, limits and prerequisites. Nothing touches the device.',
+    input: PrepareSourceLinkedCaptureArgs,
+    output: PreparationBodySchema,
+    annotations: PREPARE,
+    handler: (args, ctx) => client.prepareCapture('source-linked', args, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'start_source_linked_capture',
+    title: 'Start a source-linked capture',
+    description:
+      'Step two: starts the stream, resets and runs the test while capturing, stops the stream, verifies and registers the ' +
+      'post-stop evidence (pass marker, screen text) and records one run carrying the capture and its own analysis, so its ' +
+      'timeline rows resolve to source. confirmed_reset_count, confirmed_stream_start_count and confirmed_stream_stop_count ' +
+      'must all be exactly 1. Capture-bound truncation is explicit in the run.',
+    input: StartSourceLinkedCaptureArgs,
+    output: CaptureStartBodySchema,
+    annotations: START,
+    handler: ({ preparation_id, ...counts }, ctx) => client.startCapture('source-linked', preparation_id, counts, { signal: ctx.signal }),
+  });
 }
 
 /**

@@ -22,6 +22,16 @@ export const ErrorCodeSchema = z.enum([
   'build_failed',
   'internal',
   'checkpoint_comparison_failed',
+  // debug-stream captures and the run analyses (captures.ts, run-analyses.ts)
+  'preparation_settled',
+  'preparation_expired',
+  'analysis_inputs_invalid',
+  'receiver_unavailable',
+  'capture_failed',
+  'capture_ambiguous',
+  'timeline_failed',
+  'diagnostic_report_failed',
+  'crash_analysis_failed',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -252,3 +262,51 @@ export const CheckpointComparisonRecordPayloadSchema = envelope({
   checkpoint_comparison_record_schema_version: z.literal(1),
   checkpoint_comparison: z.record(z.string(), z.unknown()),
 });
+// ---- debug-stream captures (captures.ts) ----
+
+const Ipv4 = z
+  .string()
+  .regex(
+    /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/,
+    'expected a dotted IPv4 address',
+  );
+
+export const CapturePrepareRequestSchema = z.strictObject({
+  probe_id: z.string().min(1).max(100),
+  receiver_ipv4: Ipv4.describe('an IPv4 address of this machine the device can reach; the service receives the stream there'),
+  strict_gate: z.boolean().default(false),
+});
+export const SourceLinkedPrepareRequestSchema = CapturePrepareRequestSchema.extend({
+  test: z.string().min(1).max(64).describe('the project test to run while capturing (currently timeline-probe)'),
+});
+const Count = z.number().int().min(0).max(1000);
+export const CaptureStartRequestSchema = z.strictObject({ confirmed_stream_start_count: Count, confirmed_stream_stop_count: Count });
+export const SourceLinkedStartRequestSchema = CaptureStartRequestSchema.extend({ confirmed_reset_count: Count });
+
+export const PreparationPayloadSchema = envelope({ preparation: z.record(z.string(), z.unknown()) });
+export const CaptureStartPayloadSchema = envelope({ capture: z.record(z.string(), z.unknown()), run: RunRecordSchema });
+
+// ---- run analyses (run-analyses.ts) ----
+
+export const TimelineQuerySchema = z.strictObject({
+  cursor: z.string().max(40).optional().describe('DATAGRAM_ORDINAL:ENTRY_INDEX'),
+  limit: z.string().max(12).optional().describe('1-4096, default 256'),
+  address_from: z.string().max(12).optional().describe('decimal, $ABCD or 0xABCD'),
+  address_to: z.string().max(12).optional(),
+  access: z.string().max(12).optional().describe('read or write'),
+  context: z.string().min(1).max(200).optional(),
+});
+export const DiagnosticItemsQuerySchema = z.strictObject({
+  section: z.string().min(1).max(64),
+  limit: z.string().max(12).optional().describe('1-100, default 50'),
+  cursor: z.string().min(1).max(512).optional(),
+});
+export const NoQuerySchema = z.strictObject({});
+export const CrashReportQuerySchema = z.strictObject({ context: z.string().min(1).max(200).optional() });
+
+export const TimelinePayloadSchema = envelope({
+  mode: z.enum(['bus_only', 'source_linked']),
+  rows: z.array(z.record(z.string(), z.unknown())),
+}).loose();
+export const DiagnosticReportPayloadSchema = envelope({ diagnostic_report_schema_version: z.literal(1) }).loose();
+export const CrashReportPayloadSchema = envelope({ crash_analysis_schema_version: z.literal(2) }).loose();

@@ -5,11 +5,13 @@
 import { resolve } from 'node:path';
 import { UsageError, createLogger, type Logger, type LogLevel } from '../../../common/index.js';
 import { VirtualUltimate } from '../virtual/index.js';
+import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './captures.js';
 import type { UltimateTargetConfig } from './jobs.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
 
 export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]
                           [--virtual-device] [--vice-command "CMD ARGS…"] [--no-vice]
+                          [--capture-max-datagrams N] [--capture-max-duration-ms MS]
 
 The project service (HTTP API schema 13 on 127.0.0.1 only).
 
@@ -20,6 +22,8 @@ The project service (HTTP API schema 13 on 127.0.0.1 only).
   --vice-command CMD   the emulator for the vice target, split on spaces (default "${DEFAULT_VICE_COMMAND.join(' ')}");
                        the service appends -binarymonitor -binarymonitoraddress ip4://127.0.0.1:PORT
   --no-vice            disable the vice target
+  --capture-max-datagrams N      bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDatagrams})
+  --capture-max-duration-ms MS   time bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDurationMs})
   --help               this text
 
 Environment: C64U_HOST (the Ultimate's address) and C64U_PASSWORD (its network password; it stays
@@ -31,10 +35,22 @@ export interface ServeArgs {
   store?: string;
   virtualDevice: boolean;
   viceCommand: string[] | null;
+  captureLimits: CaptureLimits;
 }
 
 export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
-  const out: ServeArgs = { project: '.', port: DEFAULT_PORT, virtualDevice: false, viceCommand: DEFAULT_VICE_COMMAND };
+  const out: ServeArgs = {
+    project: '.',
+    port: DEFAULT_PORT,
+    virtualDevice: false,
+    viceCommand: DEFAULT_VICE_COMMAND,
+    captureLimits: { ...DEFAULT_CAPTURE_LIMITS },
+  };
+  const bounded = (flag: string, v: string, max: number): number => {
+    if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1 || Number(v) > max)
+      throw new UsageError(`${flag} expects an integer 1..${max}, got ${JSON.stringify(v)}`);
+    return Number(v);
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const eq = a.indexOf('=');
@@ -72,6 +88,12 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
       }
       case '--no-vice':
         out.viceCommand = null;
+        break;
+      case '--capture-max-datagrams':
+        out.captureLimits.maxDatagrams = bounded(flag, value(), 50_000_000);
+        break;
+      case '--capture-max-duration-ms':
+        out.captureLimits.maxDurationMs = bounded(flag, value(), 3_600_000);
         break;
       default:
         throw new UsageError(`unknown option ${JSON.stringify(a)}`);
@@ -133,6 +155,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
       vice: args.viceCommand ? { command: args.viceCommand } : null,
       ultimate,
       logger,
+      captureLimits: args.captureLimits,
     });
   } catch (e) {
     await virtual?.stop();

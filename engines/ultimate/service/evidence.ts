@@ -5,7 +5,7 @@
 // else as size + SHA-256 only.
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncDirectory, sha256Hex } from '../../../common/index.js';
+import { fsyncDirectory, sha256File, sha256Hex } from '../../../common/index.js';
 import type { EvidenceEntry, RunRecord } from './api-schemas.js';
 import { ServiceError } from './service-error.js';
 
@@ -40,6 +40,28 @@ export class EvidenceWriter {
       await fh.close();
     }
     const entry = { name, media_type: mediaType, size: bytes.length, sha256: sha256Hex(bytes) };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  /** The folder, created on first use (for writers that stream a large file into it). */
+  async folder(): Promise<string> {
+    if (!this.#made) {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      this.#made = true;
+    }
+    return this.dir;
+  }
+
+  /**
+   * Registers a file something else wrote into the folder (a debug-stream capture is streamed to
+   * disk, never held in memory): hashed from disk in chunks.
+   */
+  async adopt(name: string, mediaType: string): Promise<EvidenceEntry> {
+    if (!EVIDENCE_NAME.test(name)) throw new Error(`bad evidence name ${JSON.stringify(name)}`);
+    if (this.entries.some((e) => e.name === name)) throw new Error(`evidence ${name} registered twice`);
+    const { sha256, size } = await sha256File(join(await this.folder(), name));
+    const entry = { name, media_type: mediaType, size, sha256 };
     this.entries.push(entry);
     return entry;
   }
@@ -105,11 +127,12 @@ export async function readEvidence(record: RunRecord, runDir: string, name: stri
         `evidence ${name} changed on disk: ${st.size} bytes, registered ${entry.size}`,
         409,
       );
-    bytes = await fh.readFile();
+    // Binaries are never returned: hash them in chunks (a debug-stream capture is ~120 MB).
+    bytes = kind === 'binary' ? Buffer.alloc(0) : await fh.readFile();
   } finally {
     await fh.close();
   }
-  const actual = sha256Hex(bytes);
+  const actual = kind === 'binary' ? (await sha256File(join(runDir, name))).sha256 : sha256Hex(bytes);
   if (actual !== entry.sha256)
     throw new ServiceError('evidence_checksum_mismatch', `evidence ${name} no longer matches its registered SHA-256`, 409, {
       registered: entry.sha256,

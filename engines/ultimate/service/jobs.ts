@@ -304,7 +304,8 @@ export class JobRunner {
     out.push({ role: 'prg', format: 'c64-prg', name: prg.name, size: prg.size, sha256: prg.sha256 });
     for (const s of artifact.symbols) {
       const e = await ev.add(base(s.path), 'text/plain; charset=utf-8', s.bytes);
-      out.push({ role: s.format === 'ld65-map' ? 'map' : 'labels', format: s.format, name: e.name, size: e.size, sha256: e.sha256 });
+      const role = s.format === 'ld65-map' ? 'map' : s.format === 'ld65-dbg' ? 'dbg' : 'labels';
+      out.push({ role, format: s.format, name: e.name, size: e.size, sha256: e.sha256 });
     }
     await ev.add('build-stdout.txt', 'text/plain; charset=utf-8', build.stdout);
     await ev.add('build-stderr.txt', 'text/plain; charset=utf-8', build.stderr);
@@ -489,6 +490,11 @@ export class JobRunner {
     this.#save(job);
   }
 
+  /** Runs `fn` holding one target's lease: debug-stream captures queue behind test jobs (captures.ts). */
+  withTargetLease<T>(target: TargetName, holder: string, fn: () => Promise<T>): Promise<T> {
+    return this.#leases.with(target, holder, fn);
+  }
+
   /** Cancels queued jobs and waits for running ones to end their current run. */
   async stop(): Promise<void> {
     const all = [...this.#running.values()];
@@ -497,7 +503,7 @@ export class JobRunner {
   }
 }
 
-function expectationsOf(test: TestSpec): Record<string, unknown> {
+export function expectationsOf(test: TestSpec): Record<string, unknown> {
   return {
     observe: test.observe,
     debug_register: test.observe === 'debug_register' ? test.expect.debug_register : null,

@@ -17,12 +17,14 @@ const ProjectPath = z
     message: 'expected a path relative to the project root without ".."',
   });
 
-export const SymbolFormatSchema = z.enum(['acme-vicelabels', '64tass-vice-labels', 'ld65-labels', 'ld65-map']);
+export const SymbolFormatSchema = z.enum(['acme-vicelabels', '64tass-vice-labels', 'ld65-labels', 'ld65-map', 'ld65-dbg']);
 export type SymbolFormat = z.infer<typeof SymbolFormatSchema>;
 
 export const SymbolFileSchema = z.strictObject({
   path: ProjectPath,
-  format: SymbolFormatSchema.describe('acme --vicelabels, 64tass --vice-labels, ld65 -Ln, or an ld65 -m map file'),
+  format: SymbolFormatSchema.describe(
+    'acme --vicelabels, 64tass --vice-labels, ld65 -Ln, an ld65 -m map file, or an ld65 --dbgfile debug info file (source lines for timelines)',
+  ),
 });
 
 export const ArtifactSchema = z.strictObject({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import * as S from './api-schemas.js';
 
 type Op = {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   summary: string;
   query?: z.ZodObject;
@@ -86,7 +86,72 @@ const OPS: Op[] = [
     response: S.CheckpointComparisonRecordPayloadSchema,
   },
   { method: 'get', path: '/v13/openapi.json', summary: 'this document', status: 200, response: z.record(z.string(), z.unknown()) },
+  ...captureOps(),
 ];
+
+/** Debug-stream captures and run analyses (docs/ultimate/CAPTURES.md). */
+function captureOps(): Op[] {
+  const prep = (kind: string) => `/v13/captures/${kind}/preparations`;
+  const analysis = (tail: string, summary: string, query: z.ZodObject, response: z.ZodType): Op => ({
+    method: 'get',
+    path: `/v13/runs/{run_id}/${tail}`,
+    summary,
+    pathParams: ['run_id'],
+    query,
+    status: 200,
+    response,
+  });
+  return [
+    {
+      method: 'post',
+      path: prep('debug-stream'),
+      summary: 'prepare a debug-stream capture (consumes the probe; no device access)',
+      body: S.CapturePrepareRequestSchema,
+      status: 201,
+      response: S.PreparationPayloadSchema,
+    },
+    {
+      method: 'post',
+      path: prep('source-linked'),
+      summary: 'prepare a source-linked capture (clean build, snapshot, analysis validation; no device access)',
+      body: S.SourceLinkedPrepareRequestSchema,
+      status: 201,
+      response: S.PreparationPayloadSchema,
+    },
+    ...['debug-stream', 'source-linked'].map(
+      (kind): Op => ({
+        method: 'delete',
+        path: `${prep(kind)}/{preparation_id}`,
+        summary: 'cancel a capture preparation (no hardware access)',
+        pathParams: ['preparation_id'],
+        status: 200,
+        response: S.PreparationPayloadSchema,
+      }),
+    ),
+    {
+      method: 'post',
+      path: `${prep('debug-stream')}/{preparation_id}/start`,
+      summary: 'start, capture, stop; records one immutable run',
+      pathParams: ['preparation_id'],
+      body: S.CaptureStartRequestSchema,
+      status: 201,
+      response: S.CaptureStartPayloadSchema,
+    },
+    {
+      method: 'post',
+      path: `${prep('source-linked')}/{preparation_id}/start`,
+      summary: 'start, reset and run the test while capturing, stop; records one source-linked run',
+      pathParams: ['preparation_id'],
+      body: S.SourceLinkedStartRequestSchema,
+      status: 201,
+      response: S.CaptureStartPayloadSchema,
+    },
+    analysis('timeline', "one page of the run's debug-stream timeline", S.TimelineQuerySchema, S.TimelinePayloadSchema),
+    analysis('diagnostic-report', 'the diagnostic report (schema 1)', S.NoQuerySchema, S.DiagnosticReportPayloadSchema),
+    analysis('diagnostic-items', 'one page of a diagnostic report section', S.DiagnosticItemsQuerySchema, S.DiagnosticReportPayloadSchema),
+    analysis('crash-report', 'the crash report of a crashed run (schema 2)', S.CrashReportQuerySchema, S.CrashReportPayloadSchema),
+  ];
+}
 
 function schema(t: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(t, { io, unrepresentable: 'any' }) as Record<string, unknown>;

@@ -34,6 +34,18 @@ import { ServiceError } from './service-error.js';
 import { ServiceStore } from './store.js';
 import { compareStoredRuns, listPairs, rejectCheckpointMatrix, storedPair } from './checkpoint-service.js';
 import type { SymbolAnalysis, SymbolTable } from './symbol-analysis.js';
+import { type CaptureLimits, CaptureService, DEFAULT_CAPTURE_LIMITS } from './captures.js';
+import { RunAnalyses } from './run-analyses.js';
+import {
+  CapturePrepareRequestSchema,
+  CaptureStartRequestSchema,
+  CrashReportQuerySchema,
+  DiagnosticItemsQuerySchema,
+  SourceLinkedPrepareRequestSchema,
+  SourceLinkedStartRequestSchema,
+  TimelineQuerySchema,
+  NoQuerySchema,
+} from './api-schemas.js';
 
 export const DEFAULT_PORT = 6464;
 export const DEFAULT_VICE_COMMAND = ['x64sc', '-default', '+sound'];
@@ -55,6 +67,8 @@ export interface UltimateToolServiceOptions {
   logger?: Logger;
   /** Clock (ms since epoch) for probe expiry and timestamps; tests move it. */
   now?: () => number;
+  /** Bounds of every debug-stream capture (default 90,000 datagrams / 30 s). */
+  captureLimits?: CaptureLimits;
 }
 
 type Reply = { status: number; body: Record<string, unknown> };
@@ -108,6 +122,8 @@ export class UltimateToolService {
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #routes: Array<{ method: string; re: RegExp; handler: Handler }>;
+  readonly #captures: CaptureService;
+  readonly #analyses: RunAnalyses;
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions, manifest: Manifest) {
@@ -130,7 +146,16 @@ export class UltimateToolService {
       logger: this.#log,
       now: this.#now,
     });
+    this.#captures = new CaptureService({
+      jobs: this.#jobs,
+      loadManifest: () => this.#manifest(),
+      limits: opts.captureLimits ?? DEFAULT_CAPTURE_LIMITS,
+      now: this.#now,
+    });
+    this.#analyses = new RunAnalyses(this.store, this.#opts.symbolAnalysis ?? null);
     this.#routes = [
+      ...this.#captureRoutes(),
+      ...this.#analysisRoutes(),
       { method: 'GET', re: /^\/v13\/project$/, handler: () => this.#project() },
       { method: 'GET', re: /^\/v13\/targets$/, handler: () => this.#targets() },
       { method: 'GET', re: /^\/v13\/runs$/, handler: (_m, url) => this.#listRuns(url) },
@@ -155,6 +180,7 @@ export class UltimateToolService {
   static async start(opts: UltimateToolServiceOptions): Promise<UltimateToolService> {
     const manifest = await loadManifest(resolve(opts.projectDir));
     const s = new UltimateToolService(opts, manifest);
+    await s.#captures.sweep();
     try {
       s.#port = await listenLoopback(s.#server, opts.port ?? DEFAULT_PORT, LOOPBACK);
     } catch (e) {
@@ -438,6 +464,101 @@ export class UltimateToolService {
     } finally {
       await device.close();
     }
+  }
+
+  // ---- debug-stream captures (captures.ts) ----
+
+  #captureRoutes(): Array<{ method: string; re: RegExp; handler: Handler }> {
+    const prep = (kind: string) => new RegExp(`^/v13/captures/${kind}/preparations$`);
+    const one = (kind: string, tail = '') => new RegExp(`^/v13/captures/${kind}/preparations/([^/]+)${tail}$`);
+    const id = (raw: string) => {
+      if (!UuidSchema.safeParse(raw).success)
+        throw new ServiceError('invalid-request', `preparation id ${JSON.stringify(raw)} is not a lower-case UUID v4`, 400);
+      return raw;
+    };
+    const c = this.#captures;
+    return [
+      {
+        method: 'POST',
+        re: prep('debug-stream'),
+        handler: async (_m, _u, body) =>
+          ok(
+            { preparation: await c.prepareDebugStream(parse(CapturePrepareRequestSchema, body, 'body of a debug-stream preparation')) },
+            201,
+          ),
+      },
+      {
+        method: 'POST',
+        re: prep('source-linked'),
+        handler: async (_m, _u, body) =>
+          ok(
+            {
+              preparation: await c.prepareSourceLinked(
+                parse(SourceLinkedPrepareRequestSchema, body, 'body of a source-linked preparation'),
+              ),
+            },
+            201,
+          ),
+      },
+      { method: 'DELETE', re: one('debug-stream'), handler: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }) },
+      { method: 'DELETE', re: one('source-linked'), handler: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }) },
+      {
+        method: 'POST',
+        re: one('debug-stream', '/start'),
+        handler: async (m, _u, body) =>
+          ok(await c.startDebugStream(id(m[1]!), parse(CaptureStartRequestSchema, body, 'body of a debug-stream capture start')), 201),
+      },
+      {
+        method: 'POST',
+        re: one('source-linked', '/start'),
+        handler: async (m, _u, body) =>
+          ok(
+            await c.startSourceLinked(id(m[1]!), parse(SourceLinkedStartRequestSchema, body, 'body of a source-linked capture start')),
+            201,
+          ),
+      },
+    ];
+  }
+
+  // ---- run analyses (run-analyses.ts) ----
+
+  #analysisRoutes(): Array<{ method: string; re: RegExp; handler: Handler }> {
+    const a = this.#analyses;
+    return [
+      {
+        method: 'GET',
+        re: /^\/v13\/runs\/([^/]+)\/timeline$/,
+        handler: async (m, url) => {
+          const q = parse(TimelineQuerySchema, queryObject(url), 'query for a run timeline');
+          return ok(await a.timeline(this.#run(m[1]!), q));
+        },
+      },
+      {
+        method: 'GET',
+        re: /^\/v13\/runs\/([^/]+)\/diagnostic-report$/,
+        handler: async (m, url) => {
+          parse(NoQuerySchema, queryObject(url), 'query for a diagnostic report');
+          return ok(await a.diagnosticReport(this.#run(m[1]!)));
+        },
+      },
+      {
+        method: 'GET',
+        re: /^\/v13\/runs\/([^/]+)\/diagnostic-items$/,
+        handler: async (m, url) => {
+          const run = this.#run(m[1]!);
+          const q = parse(DiagnosticItemsQuerySchema, queryObject(url), 'query for diagnostic items');
+          return ok(await a.diagnosticItems(run, q.section, q.limit, q.cursor));
+        },
+      },
+      {
+        method: 'GET',
+        re: /^\/v13\/runs\/([^/]+)\/crash-report$/,
+        handler: async (m, url) => {
+          const q = parse(CrashReportQuerySchema, queryObject(url), 'query for a crash report');
+          return ok(await a.crashReport(this.#run(m[1]!), q.context));
+        },
+      },
+    ];
   }
 
   async #startJob(body: unknown): Promise<Reply> {

@@ -89,6 +89,10 @@ export class ServiceStore {
         probe_id TEXT PRIMARY KEY,
         doc TEXT NOT NULL
       );
+      CREATE TABLE IF NOT EXISTS capture_preparations (
+        preparation_id TEXT PRIMARY KEY,
+        doc TEXT NOT NULL
+      );
     `);
     this.#insertRun = this.#db.prepare('INSERT INTO runs (run_id, job_id, test, target, summary, record) VALUES (?, ?, ?, ?, ?, ?)');
     this.#getRun = this.#db.prepare('SELECT record FROM runs WHERE run_id = ?');
@@ -222,7 +226,60 @@ export class ServiceStore {
     })();
   }
 
+  // ---- debug-stream capture preparations (captures.ts) ----
+
+  putPreparation(p: StoredPreparation): void {
+    this.#db
+      .prepare(
+        'INSERT INTO capture_preparations (preparation_id, doc) VALUES (?, ?) ON CONFLICT(preparation_id) DO UPDATE SET doc = excluded.doc',
+      )
+      .run(p.preparation_id, JSON.stringify(p));
+  }
+
+  getPreparation(id: string): StoredPreparation | undefined {
+    const row = this.#db.prepare('SELECT doc FROM capture_preparations WHERE preparation_id = ?').get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as StoredPreparation) : undefined;
+  }
+
+  /**
+   * Moves a preparation out of `prepared` (to started or cancelled), atomically: only one caller
+   * wins; the loser gets the state it found.
+   */
+  settlePreparation(
+    id: string,
+    to: 'started' | 'cancelled',
+    nowMs: number,
+  ): StoredPreparation | { found: StoredPreparation['state'] | null } {
+    return this.#db.transaction(() => {
+      const p = this.getPreparation(id);
+      if (p?.state !== 'prepared') return { found: p?.state ?? null };
+      const next = { ...p, state: to, settled_at_ms: nowMs };
+      this.putPreparation(next);
+      return next;
+    })();
+  }
+
   close(): void {
     this.#db.close();
   }
+}
+
+/** A two-step debug-stream capture between prepare and start (or cancel). */
+export interface StoredPreparation {
+  preparation_id: string;
+  kind: 'debug_stream' | 'source_linked';
+  state: 'prepared' | 'started' | 'cancelled';
+  created_at_ms: number;
+  expires_at_ms: number;
+  settled_at_ms: number | null;
+  probe_id: string;
+  strict_gate: boolean;
+  receiver_ipv4: string;
+  /** The identity the start must find again before the stream is started. */
+  snapshot: Record<string, unknown>;
+  /** What the service answered at prepare (returned again by start). */
+  view: Record<string, unknown>;
+  /** Source-linked only: the test and the snapshotted build (files under the preparation folder). */
+  test: string | null;
+  snapshot_files: Array<{ role: string; format: string; name: string; size: number; sha256: string }>;
 }

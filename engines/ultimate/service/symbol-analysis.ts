@@ -8,7 +8,8 @@ import type { ResolverResult, RunComparison, SymbolTable } from './symbols/index
 export type { ResolverResult, RunComparison, SymbolTable };
 
 export interface SymbolAnalysis {
-  parseSymbolFile(format: SymbolFormat, text: string): SymbolTable;
+  /** Label and map formats (an ld65 debug info file is read by the timeline, not here). */
+  parseSymbolFile(format: Exclude<SymbolFormat, 'ld65-dbg'>, text: string): SymbolTable;
   resolveAddress(tables: readonly SymbolTable[], address: number, context?: string): ResolverResult;
   compareRuns(
     baseline: RunRecord,

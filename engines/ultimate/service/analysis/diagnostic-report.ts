@@ -143,16 +143,26 @@ function sectionRows(run: DiagnosableRun, section: DiagnosticSection): Row[] {
   }
 }
 
-async function integrity(run: DiagnosableRun, read: EvidenceBytesReader): Promise<Row> {
+/**
+ * Hashes a registered file without holding it in memory (a 30-second debug-stream capture is
+ * ~120 MB); when absent, files are read whole through the EvidenceBytesReader.
+ */
+export type EvidenceHasher = (name: string) => Promise<{ sha256: string; size: number }>;
+
+async function integrity(run: DiagnosableRun, read: EvidenceBytesReader, hash?: EvidenceHasher): Promise<Row> {
   const files: Row[] = [];
   const bad: string[] = [];
   for (const e of run.evidence) {
     let actual: string | null = null;
     let size: number | null = null;
     try {
-      const bytes = await read(e.name);
-      actual = createHash('sha256').update(bytes).digest('hex');
-      size = bytes.length;
+      if (hash) {
+        ({ sha256: actual, size } = await hash(e.name));
+      } else {
+        const bytes = await read(e.name);
+        actual = createHash('sha256').update(bytes).digest('hex');
+        size = bytes.length;
+      }
     } catch {
       // missing: reported below
     }
@@ -167,8 +177,12 @@ async function integrity(run: DiagnosableRun, read: EvidenceBytesReader): Promis
   return { verified: true, files };
 }
 
-export async function buildDiagnosticReport(run: DiagnosableRun, read: EvidenceBytesReader): Promise<Record<string, unknown>> {
-  const evidenceIntegrity = await integrity(run, read);
+export async function buildDiagnosticReport(
+  run: DiagnosableRun,
+  read: EvidenceBytesReader,
+  hash?: EvidenceHasher,
+): Promise<Record<string, unknown>> {
+  const evidenceIntegrity = await integrity(run, read, hash);
   const counts = Object.fromEntries(DIAGNOSTIC_SECTIONS.map((s) => [s, sectionRows(run, s).length]));
   const assertionRows = assertions(run);
   const budget = budgetRows(run);
@@ -239,7 +253,7 @@ export async function diagnosticItems(
   run: DiagnosableRun,
   read: EvidenceBytesReader,
   section: string,
-  options: { limit?: number; cursor?: string } = {},
+  options: { limit?: number; cursor?: string; hash?: EvidenceHasher } = {},
 ): Promise<Record<string, unknown>> {
   if (!isDiagnosticSection(section))
     throw new DiagnosticReportError(
@@ -249,7 +263,7 @@ export async function diagnosticItems(
   const limit = options.limit ?? ITEMS_LIMIT_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > ITEMS_LIMIT_MAX)
     throw new DiagnosticReportError('invalid-limit', `limit ${limit} is outside 1..${ITEMS_LIMIT_MAX}`);
-  await integrity(run, read);
+  await integrity(run, read, options.hash);
   const rows = sectionRows(run, section);
   const offset = options.cursor === undefined ? 0 : decodeCursor(run.run_id, section, options.cursor);
   if (offset > rows.length) throw new DiagnosticReportError('invalid-cursor', `cursor points past the ${rows.length} rows of ${section}`);
