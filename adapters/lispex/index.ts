@@ -2,6 +2,7 @@
 export { createLispexTools, MCP_SOURCE_ID, type EvaluationHost, type LispexToolsOptions } from './tools.js';
 export {
   createLispexServer,
+  LispexServer,
   serveLispexMcp,
   LISPEX_PROTOCOL_VERSIONS,
   LISPEX_SERVER_NAME,

@@ -32,25 +32,39 @@ function instructions(products: StartupProducts): string {
   ].join(' ');
 }
 
-export function createLispexServer(options: LispexServerOptions): {
-  server: McpServer;
-  host: EvaluationHost & { close?: () => Promise<void> };
-} {
+/**
+ * The Lispex MCP server: an McpServer whose close() also stops the evaluation host's workers when
+ * the server created the host (a host passed in by the embedder stays the embedder's to close).
+ */
+export class LispexServer extends McpServer {
+  constructor(
+    readonly host: EvaluationHost & { close?: () => Promise<void> },
+    private readonly ownsHost: boolean,
+    options: LispexServerOptions,
+  ) {
+    super({
+      name: LISPEX_SERVER_NAME,
+      title: 'mcp-engines Lispex',
+      version: packageVersion(),
+      protocolVersions: LISPEX_PROTOCOL_VERSIONS,
+      instructions: instructions(options.products),
+      tools: createLispexTools({
+        host,
+        products: options.products,
+        ...(options.comparisonWallClockMs !== undefined ? { comparisonWallClockMs: options.comparisonWallClockMs } : {}),
+      }),
+    });
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    if (this.ownsHost) await this.host.close?.();
+  }
+}
+
+export function createLispexServer(options: LispexServerOptions): LispexServer {
   const host = options.host ?? new LispexHost({ wallClockMs: FIXED_BOUNDS.evalWallClockMs });
-  const tools = createLispexTools({
-    host,
-    products: options.products,
-    ...(options.comparisonWallClockMs !== undefined ? { comparisonWallClockMs: options.comparisonWallClockMs } : {}),
-  });
-  const server = new McpServer({
-    name: LISPEX_SERVER_NAME,
-    title: 'mcp-engines Lispex',
-    version: packageVersion(),
-    protocolVersions: LISPEX_PROTOCOL_VERSIONS,
-    instructions: instructions(options.products),
-    tools,
-  });
-  return { server, host };
+  return new LispexServer(host, options.host === undefined, options);
 }
 
 export const SERVE_HELP = `Usage: lispex mcp serve [--topaz-vm PATH] [--topaz-compiler PATH --rust-tools PATH]
@@ -73,7 +87,7 @@ dist/products/topaz-runtime/RUSTC. No product is ever discovered through PATH or
  */
 export async function serveLispexMcp(argv: readonly string[]): Promise<void> {
   const products = parseStartupProducts(argv);
-  const { server, host } = createLispexServer({ products });
+  const server = createLispexServer({ products });
   const session = await server.connect(new StdioServerTransport());
   await new Promise<void>((resolve) => {
     session.onClose(resolve);
@@ -81,5 +95,5 @@ export async function serveLispexMcp(argv: readonly string[]): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  await host.close?.();
+  await server.close();
 }

@@ -1,6 +1,8 @@
 // Structured errors for everything that talks to an Ultimate device (or the VICE monitor).
-// A caller branches on `kind`, never on message text: the later service maps each kind to its own
-// wire error, and a retry policy needs to tell "the device said no" from "nobody answered".
+// A caller branches on `kind`, never on message text: the service maps each kind to its own wire
+// error, and a retry policy needs to tell "the device said no" from "nobody answered". As an
+// EngineError (common/) it also reaches an MCP tool's wire form through the one mapping in src/.
+import { EngineError } from '../../common/engine-error.js';
 
 /** What went wrong, as a closed set. */
 export type UltimateErrorKind =
@@ -42,8 +44,9 @@ export interface UltimateErrorDetails {
   cause?: unknown;
 }
 
-export class UltimateError extends Error {
+export class UltimateError extends EngineError {
   override readonly name = 'UltimateError';
+  readonly engine = 'ultimate';
   readonly kind: UltimateErrorKind;
   readonly status?: number;
   readonly deviceErrors: string[];
@@ -57,6 +60,18 @@ export class UltimateError extends Error {
     this.deviceErrors = details.deviceErrors ?? [];
     this.operation = details.operation;
     this.code = details.code;
+  }
+
+  get errorCode(): UltimateErrorKind {
+    return this.kind;
+  }
+
+  override wireDetails(): Record<string, unknown> {
+    return {
+      ...(this.status === undefined ? {} : { status: this.status }),
+      ...(this.operation === undefined ? {} : { operation: this.operation }),
+      ...(this.deviceErrors.length ? { device_errors: this.deviceErrors } : {}),
+    };
   }
 
   /** A plain object for logs and JSON payloads (no stack, no cause chain). */

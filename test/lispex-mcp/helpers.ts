@@ -30,7 +30,7 @@ export async function connectInMemory(
   comparisonWallClockMs?: number,
 ): Promise<{ client: Client; close: () => Promise<void> }> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const { server } = createLispexServer({
+  const server = createLispexServer({
     host,
     products,
     ...(comparisonWallClockMs !== undefined ? { comparisonWallClockMs } : {}),
