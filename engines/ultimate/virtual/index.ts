@@ -346,6 +346,8 @@ export class VirtualUltimate implements RestDevice {
       startDebugStream: (d) => dev.startDebugStream(d),
       stopDebugStream: () => dev.stopDebugStream(),
       defaultDebugDestination: () => String(dev.config.get('Data Streams', 'Stream Debug to') ?? '239.0.1.66:11002'),
+      powerOff: () => dev.powerOff(),
+      replaceKernal: (rom) => dev.machine.replaceKernal?.(rom),
     };
   }
 
