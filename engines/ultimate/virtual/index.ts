@@ -80,6 +80,8 @@ export interface VirtualUltimateOptions {
   firmware?: VirtualFirmware;
   /** Close DMA connections idle this long; null never. Default: 1000 ms for 3.15, never for 3.14. */
   dmaIdleCloseMs?: number | null;
+  /** Close FTP control connections without a command this long; null never. Default: 300 000 ms for 3.15, never for 3.14. */
+  ftpControlIdleMs?: number | null;
   /** `00 00` probes before a unicast debug stream (1..10, default 2), as the firmware's ARP step. */
   streamProbes?: number;
   /** Files on the device's storage at boot (path → bytes), e.g. an REU preload image. */
@@ -175,6 +177,7 @@ export class VirtualUltimate implements RestDevice {
       host: this.host,
       port: opts.ftpPort ?? 0,
       badPasswordDelayMs: opts.dmaAuthThrottleMs,
+      controlIdleMs: opts.ftpControlIdleMs !== undefined ? opts.ftpControlIdleMs : this.firmware === '3.15' ? 300_000 : null,
     });
     this.#dma = new VirtualDmaServer({
       device: this.#dmaDevice(),
