@@ -84,6 +84,8 @@ export interface VirtualUltimateOptions {
   ftpControlIdleMs?: number | null;
   /** `00 00` probes before a unicast debug stream (1..10, default 2), as the firmware's ARP step. */
   streamProbes?: number;
+  /** The debug stream's UDP source port: default 6510 (the firmware's) when free, else ephemeral; 0 = ephemeral. */
+  streamSourcePort?: number;
   /** Files on the device's storage at boot (path → bytes), e.g. an REU preload image. */
   files?: Record<string, Uint8Array>;
   /** Configuration at boot ({category: {item: value}}), as saved to flash; read by the REU preload. */
@@ -144,7 +146,12 @@ export class VirtualUltimate implements RestDevice {
     this.#hostname = opts.hostname ?? 'virtual-u64';
     this.family = opts.product === 'u2plus' ? 'u2plus' : 'u64';
     this.firmware = opts.firmware ?? '3.15';
-    this.streamer = new DebugStreamer({ drop: opts.dropDatagram, bindAddress: this.host, probes: opts.streamProbes });
+    this.streamer = new DebugStreamer({
+      drop: opts.dropDatagram,
+      bindAddress: this.host,
+      probes: opts.streamProbes,
+      sourcePort: opts.streamSourcePort,
+    });
     const streamer = this.streamer;
     let vice: ViceMonitorServer | undefined;
     const u2plus = this.family === 'u2plus';
