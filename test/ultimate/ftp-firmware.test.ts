@@ -6,6 +6,7 @@ import net from 'node:net';
 import { waitFor } from './helpers.js';
 import { VirtualFtpServer } from '../../engines/ultimate/virtual/ftp-server.js';
 import { VirtualFs } from '../../engines/ultimate/virtual/virtual-fs.js';
+import { UltimateFtp } from '../../engines/ultimate/index.js';
 
 interface Raw {
   send(line: string): Promise<string>;
@@ -117,6 +118,26 @@ describe('FTP control idle reaper (firmware 3.15, 300 s; configurable)', () => {
     } finally {
       await never.close();
       await reaping.close();
+    }
+  });
+});
+
+describe('the FTP client after the device reaped its idle control connection', () => {
+  test('the next operation reconnects and succeeds', { timeout: 30_000 }, async () => {
+    const server = new VirtualFtpServer({ fs: new VirtualFs(), controlIdleMs: 300 });
+    const port = await server.listen(0);
+    const ftp = new UltimateFtp({ host: '127.0.0.1', port, timeoutMs: 10_000 });
+    try {
+      await ftp.upload('/Temp/a.bin', Uint8Array.of(1, 2, 3));
+      await waitFor(
+        'the reaper to close the client connection',
+        () => server.sessionCount,
+        (n) => n === 0,
+      );
+      assert.deepEqual([...(await ftp.download('/Temp/a.bin'))], [1, 2, 3]);
+    } finally {
+      await ftp.close();
+      await server.close();
     }
   });
 });

@@ -417,6 +417,11 @@ export class VirtualFtpServer {
     });
   }
 
+  /** Control connections open now (tests observe the idle reaper with it). */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
   /** `port` lets the device listen again on the same port after its native state (issue 15). */
   async listen(port = this.opts.port): Promise<number> {
     this.port = await listenLoopback(this.#server, port, this.opts.host);
