@@ -124,6 +124,38 @@ describe('REST calls of firmware 3.15 on the virtual device', () => {
   });
 });
 
+describe('configs: save_to_flash, load_from_flash, reset_to_default', () => {
+  test('save writes only stale categories; load brings the flash values back; reset takes the defaults; a category pattern lists what it touched', async () => {
+    const rig = await startRig({ config: { 'Data Streams': { 'Stream Debug to': '127.0.0.1:5000' } } });
+    try {
+      const item = async () => {
+        const { json } = await call(rig, 'GET', '/v1/configs/Data%20Streams/Stream%20Debug%20to');
+        return (
+          (json as Record<string, Record<string, Record<string, unknown>>>)['Data Streams']!['Stream Debug to'] as { current: string }
+        ).current;
+      };
+      // The boot configuration is the flash's: nothing to write.
+      assert.deepEqual((await call(rig, 'PUT', '/v1/configs:save_to_flash')).json, { written: [], errors: [] });
+      await call(rig, 'PUT', '/v1/configs/Data%20Streams/Stream%20Debug%20to?value=127.0.0.1:6000');
+      assert.deepEqual((await call(rig, 'PUT', '/v1/configs:save_to_flash')).json, { written: ['Data Streams'], errors: [] });
+      await call(rig, 'PUT', '/v1/configs/Data%20Streams/Stream%20Debug%20to?value=127.0.0.1:7000');
+      assert.deepEqual((await call(rig, 'PUT', '/v1/configs:load_from_flash')).json, { errors: [] });
+      assert.equal(await item(), '127.0.0.1:6000');
+      assert.deepEqual((await call(rig, 'PUT', '/v1/configs/data*:reset_to_default')).json, { reset: ['Data Streams'], errors: [] });
+      assert.equal(await item(), '239.0.1.66:11002');
+      assert.deepEqual((await call(rig, 'PUT', '/v1/configs/Data%20Streams:load_from_flash')).json, {
+        loaded: ['Data Streams'],
+        errors: [],
+      });
+      assert.equal(await item(), '127.0.0.1:6000');
+      const deep = await call(rig, 'PUT', '/v1/configs/a/b:save_to_flash');
+      assert.deepEqual([deep.status, deep.json], [400, { errors: ['Path depth exceeds 1.'] }]);
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('REST calls new in 3.15 on a 3.14 virtual device', () => {
   test('machine:menu_screen is a bare 404 on firmware 3.14', async () => {
     const rig = await startRig({ firmware: '3.14' });

@@ -204,6 +204,8 @@ export class VirtualUltimate implements RestDevice {
         if (err) throw new Error(`virtual device config: ${err}`);
       }
     }
+    // What start() is given counts as saved to flash: save_to_flash has nothing to write yet.
+    this.config.markAllSaved();
     this.#preloadReu();
     if (opts.vicePort !== null) {
       vice = new ViceMonitorServer({

@@ -467,13 +467,27 @@ const CALLS: Call[] = [
       return errors.length ? fail(400, ...errors) : ok();
     },
   },
-  {
-    method: 'PUT',
-    route: 'configs',
-    command: 'save_to_flash',
-    params: [],
-    handle: (d) => ok({ written: d.config.categories() }),
-  },
+  // Flash: a sub-path of at most one element selects the categories by wildcard
+  // (route_configs.cc). save_to_flash lists what it wrote (only stale categories) always; the
+  // other two list what they touched only when a category was named.
+  ...(['save_to_flash', 'load_from_flash', 'reset_to_default'] as const).map(
+    (command): Call => ({
+      method: 'PUT',
+      route: 'configs',
+      command,
+      subPath: true,
+      params: [],
+      handle(d, { path }) {
+        const parts = path.split('/').filter((x) => x !== '');
+        if (parts.length > 1) return fail(400, 'Path depth exceeds 1.');
+        const pattern = parts[0] === undefined ? undefined : decodeURIComponent(parts[0]);
+        if (command === 'save_to_flash') return ok({ written: d.config.saveToFlash(pattern) });
+        const names = command === 'load_from_flash' ? d.config.loadFromFlash(pattern) : d.config.resetToDefault(pattern);
+        if (pattern === undefined) return ok();
+        return ok(command === 'load_from_flash' ? { loaded: names } : { reset: names });
+      },
+    }),
+  ),
 
   // Files.
   {
