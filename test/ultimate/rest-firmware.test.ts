@@ -156,6 +156,25 @@ describe('configs: save_to_flash, load_from_flash, reset_to_default', () => {
   });
 });
 
+describe('the 3.15 input API on an Ultimate-II+', () => {
+  test('GET and POST machine:input answer 501 with the firmware text; menu_screen exists there too', async () => {
+    const rig = await startRig({ product: 'u2plus' });
+    try {
+      for (const method of ['GET', 'POST']) {
+        const r = await call(rig, method, '/v1/machine:input');
+        assert.deepEqual(
+          [r.status, r.json],
+          [501, { errors: ['Keyboard and joystick injection require Ultimate 64-class hardware.'] }],
+          method,
+        );
+      }
+      assert.equal((await call(rig, 'GET', '/v1/machine:menu_screen')).status, 404);
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('REST calls new in 3.15 on a 3.14 virtual device', () => {
   test('machine:menu_screen is a bare 404 on firmware 3.14', async () => {
     const rig = await startRig({ firmware: '3.14' });

@@ -75,6 +75,8 @@ interface Call {
   u64Only?: boolean;
   /** New in firmware 3.15; 3.14 answers a bare 404. */
   since315?: boolean;
+  /** Modelled only for this family; the others answer a bare 404 (the U64 input API is not emulated). */
+  familyOnly?: UltimateFamily;
   handle(dev: RestDevice, input: CallInput): Answer | Promise<Answer>;
 }
 
@@ -227,6 +229,20 @@ const CALLS: Call[] = [
     since315: true,
     handle: () => fail(404, 'Menu screen unavailable.'),
   },
+
+  // 3.15 input API (route_input.cc): keyboard and joystick injection exist on U64-class hardware
+  // only; an Ultimate-II+ answers 501 with this text. The virtual U64 does not emulate the API (bare 404).
+  ...(['GET', 'POST'] as const).map(
+    (method): Call => ({
+      method,
+      route: 'machine',
+      command: 'input',
+      params: [],
+      since315: true,
+      familyOnly: 'u2plus',
+      handle: () => fail(501, 'Keyboard and joystick injection require Ultimate 64-class hardware.'),
+    }),
+  ),
 
   // Runners: PUT names a file on the device, POST carries it.
   ...(['load_prg', 'run_prg'] as const).flatMap((command): Call[] => {
@@ -639,6 +655,7 @@ export function findCall(
     (c) =>
       (family === 'u64' || !c.u64Only) &&
       (firmware === '3.15' || !c.since315) &&
+      (c.familyOnly === undefined || c.familyOnly === family) &&
       c.method === method &&
       c.route === route &&
       c.command === command &&
