@@ -124,6 +124,48 @@ describe('REST calls of firmware 3.15 on the virtual device', () => {
   });
 });
 
+describe('files:create_d71 and create_d81', () => {
+  test('write formatted images with their BAMs where the firmware puts them', async () => {
+    const rig = await startRig();
+    try {
+      const d71 = await call(rig, 'PUT', '/v1/files/Temp/two.d71:create_d71');
+      assert.deepEqual(d71.json, { path: 'Temp/two.d71', tracks: 70, diskname: 'two', bytes_written: 349696, errors: [] });
+      const img71 = await rig.device.ftp.download('/Temp/two.d71');
+      const bam = 357 * 256;
+      assert.deepEqual([...img71.subarray(bam, bam + 4)], [18, 1, 0x41, 0x80]);
+      let free1 = 0;
+      for (let t = 1; t <= 35; t++) free1 += img71[bam + 4 * t]!;
+      let free2 = 0;
+      for (let t = 36; t <= 70; t++) free2 += img71[bam + 0xdd + t - 36]!;
+      assert.deepEqual([free1, free2], [681, 683 - 19], 'side 1 less the BAM and directory; side 2 less track 53');
+      const bam2 = (683 + 357) * 256; // track 53, sector 0
+      assert.deepEqual([...img71.subarray(bam2, bam2 + 3)], [0xff, 0xff, 0x1f], 'track 36: 21 sectors free');
+      assert.deepEqual([...img71.subarray(bam2 + 3 * 17, bam2 + 3 * 17 + 3)], [0, 0, 0], 'track 53 all in use');
+
+      const d81 = await call(rig, 'PUT', '/v1/files/Temp/big.d81:create_d81?diskname=work,x1');
+      assert.deepEqual(d81.json, { path: 'Temp/big.d81', diskname: 'work,x1', bytes_written: 819200, errors: [] });
+      const img81 = await rig.device.ftp.download('/Temp/big.d81');
+      const root = 39 * 40 * 256;
+      assert.deepEqual([...img81.subarray(root, root + 3)], [40, 3, 0x44]);
+      assert.equal(Buffer.from(img81.subarray(root + 4, root + 8)).toString('latin1'), 'WORK');
+      assert.deepEqual([...img81.subarray(root + 22, root + 24)], [0x58, 0x31], 'disk ID X1');
+      assert.deepEqual([...img81.subarray(root + 25, root + 27)], [0x33, 0x44], 'DOS type 3D');
+      const b1 = root + 256;
+      assert.deepEqual([...img81.subarray(b1, b1 + 7)], [40, 2, 0x44, 0xbb, 0x58, 0x31, 0xc0]);
+      assert.deepEqual([...img81.subarray(b1 + 256, b1 + 262)], [0, 0xff, 0x44, 0xbb, 0x58, 0x31]);
+      assert.deepEqual(
+        [...img81.subarray(b1 + 0x10 + 6 * 39, b1 + 0x10 + 6 * 40)],
+        [36, 0xf0, 0xff, 0xff, 0xff, 0xff],
+        'track 40: 40/0-3 used',
+      );
+      assert.deepEqual([...img81.subarray(b1 + 0x110, b1 + 0x116)], [40, 0xff, 0xff, 0xff, 0xff, 0xff], 'track 41 all free');
+      assert.deepEqual([...img81.subarray(root + 3 * 256, root + 3 * 256 + 2)], [0, 0xff]);
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('configs: save_to_flash, load_from_flash, reset_to_default', () => {
   test('save writes only stale categories; load brings the flash values back; reset takes the defaults; a category pattern lists what it touched', async () => {
     const rig = await startRig({ config: { 'Data Streams': { 'Stream Debug to': '127.0.0.1:5000' } } });

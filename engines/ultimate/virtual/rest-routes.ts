@@ -14,7 +14,7 @@ import { RUN_UPDATE_COMMAND } from '../native/run-update-trigger.js';
 import type { UltimateFamily } from '../product.js';
 import { wildcardMatch } from './config-store.js';
 import { strtol } from './strtol.js';
-import { formatD64 } from './disk-image.js';
+import { formatD64, formatD71, formatD81 } from './disk-image.js';
 
 export interface DriveState {
   enabled: boolean;
@@ -528,37 +528,39 @@ const CALLS: Call[] = [
     },
   },
 
-  // An empty formatted D64 (route_files.cc): `tracks` 35..41 (default 35), the disk name defaults
-  // to the file name without its extension. The answer names path, tracks, diskname and the bytes
-  // written, also alongside an error.
-  {
-    method: 'PUT',
-    route: 'files',
-    command: 'create_d64',
-    subPath: true,
-    params: [
-      { name: 'tracks', required: false },
-      { name: 'diskname', required: false },
-    ],
-    handle(d, { args, path }) {
-      const full = decodeURIComponent(path);
-      const tracksArg = args.get('tracks');
-      const tracks = tracksArg === undefined ? 35 : strtol(tracksArg, 10);
-      const fileName = full.split('/').pop() ?? '';
-      const dot = fileName.lastIndexOf('.');
-      const diskname = args.get('diskname') ?? (dot >= 0 ? fileName.slice(0, dot) : fileName);
-      const answer = { path: full, tracks, diskname };
-      if (tracks < 35 || tracks > 41) return { status: 400, json: { ...answer, errors: ['Track count should be between 35 and 41.'] } };
-      const image = formatD64(tracks, diskname);
-      try {
-        d.fs.write(d.fs.resolve('/', `/${full}`), image);
-      } catch (e) {
-        if (e instanceof FsError) return { status: 500, json: { ...answer, bytes_written: 0, errors: [e.message] } };
-        throw e;
-      }
-      return ok({ ...answer, bytes_written: image.length });
-    },
-  },
+  // Empty formatted images (route_files.cc): D64 with `tracks` 35..41 (default 35), D71, D81. The
+  // disk name defaults to the file name without its extension. The answer names the path (D64/D71
+  // also the tracks), the disk name and the bytes written, also alongside an error.
+  ...(['create_d64', 'create_d71', 'create_d81'] as const).map(
+    (command): Call => ({
+      method: 'PUT',
+      route: 'files',
+      command,
+      subPath: true,
+      params: [...(command === 'create_d64' ? [{ name: 'tracks', required: false }] : []), { name: 'diskname', required: false }],
+      handle(d, { args, path }) {
+        const full = decodeURIComponent(path);
+        const tracksArg = args.get('tracks');
+        const tracks = command === 'create_d71' ? 70 : tracksArg === undefined ? 35 : strtol(tracksArg, 10);
+        const fileName = full.split('/').pop() ?? '';
+        const dot = fileName.lastIndexOf('.');
+        const diskname = args.get('diskname') ?? (dot >= 0 ? fileName.slice(0, dot) : fileName);
+        const answer = command === 'create_d81' ? { path: full, diskname } : { path: full, tracks, diskname };
+        if (command === 'create_d64' && (tracks < 35 || tracks > 41)) {
+          return { status: 400, json: { ...answer, errors: ['Track count should be between 35 and 41.'] } };
+        }
+        const image =
+          command === 'create_d64' ? formatD64(tracks, diskname) : command === 'create_d71' ? formatD71(diskname) : formatD81(diskname);
+        try {
+          d.fs.write(d.fs.resolve('/', `/${full}`), image);
+        } catch (e) {
+          if (e instanceof FsError) return { status: 500, json: { ...answer, bytes_written: 0, errors: [e.message] } };
+          throw e;
+        }
+        return ok({ ...answer, bytes_written: image.length });
+      },
+    }),
+  ),
 
   // Streams: the virtual device produces the debug stream only. The stream name is matched
   // case-insensitively; an unknown one is a JSON 404 (route_streams.cc); `ip` is required (an empty
