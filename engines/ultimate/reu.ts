@@ -172,8 +172,10 @@ export class DmaConnection {
     if (command !== DMA_COMMANDS.identify && command !== DMA_COMMANDS.authenticate && command !== DMA_COMMANDS.debugRegister) {
       this.#unconfirmed = true;
     }
-    this.#socket.write(head);
-    if (payload.length) this.#socket.write(payload);
+    // One write per frame: firmware 3.15 performs a payload that stalls for more than its 1 s
+    // receive timeout as if it were complete (and reads the rest as new commands), so the client
+    // never leaves a gap between a header and its payload.
+    this.#socket.write(payload.length ? Buffer.concat([head, payload]) : head);
   }
 
   #drain(): void {

@@ -20,6 +20,7 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
   --speed X             clock as a multiple of the PAL C64 (default 1), or "max"
   --slice-ms N          clock slice length in ms (default 5)
   --drop-every N        drop every Nth debug-stream datagram on purpose (loss testing)
+  --stream-source-port N debug-stream UDP source port (default 6510 if free, else any; 0 = any)
   --product P           u64 (default); u2plus (no FF76/debugreg, U2+ stream bits); u64-elite2 (RISC-V: Run Update, native mode)
   --firmware 3.15|3.14  firmware behaviour where versions differ (default 3.15: idle DMA closes after 1 s)
   --exit-on-stdin-close stop when stdin reaches end of file
@@ -100,6 +101,9 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
         options.dropDatagram = (_seq, ordinal) => ordinal % n === n - 1;
         break;
       }
+      case '--stream-source-port':
+        options.streamSourcePort = intArg(flag, value(), 0, 65535);
+        break;
       case '--product': {
         const v = value();
         if (v !== 'u64' && v !== 'u2plus' && v !== 'u64-elite2')

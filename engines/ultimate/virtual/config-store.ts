@@ -64,8 +64,64 @@ export class ConfigStore {
     ['Network Settings', new Map<string, ConfigItem>([['Host Name', str('virtual-u64')]])],
   ]);
 
+  /** What the flash holds per category (item → value); the defaults until something is saved. */
+  readonly #flash = new Map<string, Map<string, string | number>>();
+
+  constructor() {
+    this.markAllSaved();
+  }
+
   categories(): string[] {
     return [...this.#cats.keys()];
+  }
+
+  #values(items: Map<string, ConfigItem>): Map<string, string | number> {
+    return new Map([...items].map(([k, it]) => [k, it.current]));
+  }
+
+  /** The current values become the flash contents (the configuration a device boots with). */
+  markAllSaved(): void {
+    for (const [k, items] of this.#cats) this.#flash.set(k, this.#values(items));
+  }
+
+  #selected(pattern: string | undefined): Array<[string, Map<string, ConfigItem>]> {
+    return pattern === undefined ? [...this.#cats] : this.matchCategories(pattern);
+  }
+
+  /** configs:save_to_flash — writes the categories whose flash copy is stale; returns their names. */
+  saveToFlash(pattern?: string): string[] {
+    const written: string[] = [];
+    for (const [k, items] of this.#selected(pattern)) {
+      const flash = this.#flash.get(k);
+      if (flash && [...items].every(([name, it]) => flash.get(name) === it.current)) continue;
+      this.#flash.set(k, this.#values(items));
+      written.push(k);
+    }
+    return written;
+  }
+
+  /** configs:load_from_flash — the matching categories take the flash values again. */
+  loadFromFlash(pattern?: string): string[] {
+    const loaded: string[] = [];
+    for (const [k, items] of this.#selected(pattern)) {
+      const flash = this.#flash.get(k);
+      for (const [name, it] of items) {
+        const v = flash?.get(name);
+        if (v !== undefined) it.current = v as never;
+      }
+      loaded.push(k);
+    }
+    return loaded;
+  }
+
+  /** configs:reset_to_default — the matching categories take their defaults (the flash is kept). */
+  resetToDefault(pattern?: string): string[] {
+    const reset: string[] = [];
+    for (const [k, items] of this.#selected(pattern)) {
+      for (const it of items.values()) it.current = it.default as never;
+      reset.push(k);
+    }
+    return reset;
   }
 
   /** Case-insensitive lookup, as the firmware matches names. */

@@ -18,7 +18,16 @@ export interface DebugStreamerOptions {
    * while it resolves the receiver's MAC (data_streamer.cc: 1 to 10). Default 2.
    */
   probes?: number;
+  /**
+   * UDP source port. The firmware sends from 6510 (data_streamer.cc); the default takes 6510 when
+   * it is free and an ephemeral port otherwise (several virtual devices on one host). A port given
+   * explicitly must be free; 0 always takes an ephemeral one.
+   */
+  sourcePort?: number;
 }
+
+/** The firmware's debug-stream source port. */
+export const DEBUG_STREAM_SOURCE_PORT = 6510;
 
 export interface StreamDestination {
   host: string;
@@ -46,6 +55,9 @@ export class DebugStreamer {
   readonly #drop?: (sequence: number, ordinal: number) => boolean;
   readonly #bindAddress: string;
   readonly #probes: number;
+  readonly #sourcePort: number | undefined;
+  /** The bound source port once a stream has been started (6510 unless configured or taken). */
+  boundSourcePort?: number;
   /** Read on the hot path: true while a destination is set. */
   active = false;
   sent = 0;
@@ -60,6 +72,11 @@ export class DebugStreamer {
       throw new RangeError(`probes must be 1..10 (the firmware sends at most 10); got ${probes}`);
     }
     this.#probes = probes;
+    const sp = opts.sourcePort;
+    if (sp !== undefined && (!Number.isInteger(sp) || sp < 0 || sp > 65535)) {
+      throw new RangeError(`sourcePort must be 0..65535; got ${sp}`);
+    }
+    this.#sourcePort = sp;
   }
 
   get destination(): StreamDestination | undefined {
@@ -68,18 +85,36 @@ export class DebugStreamer {
 
   #opening?: Promise<void>;
 
-  async #openSocket(): Promise<void> {
+  async #bind(port: number): Promise<dgram.Socket> {
     const s = dgram.createSocket({ type: 'udp4' });
-    s.on('error', () => {
-      this.sendErrors++;
-    });
     await new Promise<void>((resolve, reject) => {
-      s.once('error', reject);
-      s.bind(0, this.#bindAddress, () => {
-        s.off('error', reject);
+      s.once('error', (err) => {
+        s.close();
+        reject(err);
+      });
+      s.bind(port, this.#bindAddress, () => {
+        s.removeAllListeners('error');
         resolve();
       });
     });
+    return s;
+  }
+
+  async #openSocket(): Promise<void> {
+    let s: dgram.Socket;
+    if (this.#sourcePort !== undefined) s = await this.#bind(this.#sourcePort);
+    else {
+      try {
+        s = await this.#bind(DEBUG_STREAM_SOURCE_PORT);
+      } catch {
+        // 6510 is taken (another virtual device, another program): any port will do.
+        s = await this.#bind(0);
+      }
+    }
+    s.on('error', () => {
+      this.sendErrors++;
+    });
+    this.boundSourcePort = s.address().port;
     try {
       s.setSendBufferSize(4 * 1024 * 1024);
     } catch {

@@ -85,7 +85,8 @@ export class VirtualHttpServer {
     // The firmware checks the password only for a call that exists (routes.h: `if(call && …)`):
     // an unknown route, command or method is a bare 404 with or without a password.
     const parts = parseApiPath(url.pathname);
-    const call = parts && findCall(req.method ?? 'GET', parts.route, parts.path, parts.command, this.opts.device.family);
+    const call =
+      parts && findCall(req.method ?? 'GET', parts.route, parts.path, parts.command, this.opts.device.family, this.opts.device.firmware);
     if (!parts || !call) {
       req.resume();
       return bare404(res);

@@ -6,8 +6,14 @@
 // With a network password, any command before a successful FF1F closes the connection; FF1F
 // answers one byte (1 accepted / 0 refused — refused after a 1 s throttle, then the connection is
 // closed). Implemented: DMA load/run/jump (FF01/02/09), keyboard (FF03), reset (FF04), wait (FF05),
-// DMA write (FF06), REU write (FF07), identify (FF0E), debug stream on/off (FF22/FF32) and the debug
-// register (FF76). Other commands are read and ignored, as the firmware ignores unknown ones.
+// DMA write (FF06), REU write (FF07), KERNAL replacement (FF08), power off (FF0C, U64 only),
+// identify (FF0E), debug stream on/off (FF22/FF32) and the debug register (FF76). Other commands
+// are read and ignored, as the firmware ignores unknown ones.
+// The receive timeout also applies inside a payload: when the rest of a payload does not arrive
+// within `idleCloseMs`, the firmware's readSocket returns the short count and the command is
+// performed with its declared length, the missing tail being whatever the shared load buffer held
+// from earlier commands; the late bytes are then read as new commands. The payload is also capped
+// at the firmware's 200 000-byte buffer (SOCKET_BUFFER_SIZE); the excess is read as commands.
 import net from 'node:net';
 import { parseDestination } from './debug-streamer.js';
 import { closeServer, listenLoopback } from '../../../common/loopback.js';
@@ -26,6 +32,10 @@ export interface DmaDevice {
   stopDebugStream(): void;
   /** The configured "Stream Debug to" (FF22 without a destination uses it). */
   defaultDebugDestination(): string;
+  /** FF0C: the machine switched off (until a reset or a run). */
+  powerOff(): void;
+  /** FF08: a new 8 KiB KERNAL ROM image. */
+  replaceKernal(rom: Uint8Array): void;
 }
 
 export interface DmaServerOptions {
@@ -39,9 +49,17 @@ export interface DmaServerOptions {
   idleCloseMs?: number | null;
   /** U64 (default) or Ultimate-II+: the latter ignores FF76, FF2x and FF3x. */
   family?: UltimateFamily;
-  /** Length of one FreeRTOS tick in ms, for FF05 and the FF22 duration (default 5: 200 Hz). */
+  /**
+   * Length of one FreeRTOS tick in ms, for FF05 and the FF22 duration. Default 5: the firmware's
+   * FreeRTOSConfig.h sets configTICK_RATE_HZ to 200 (v3.14 and v3.15, every target).
+   */
   tickMs?: number;
+  /** How a wait of `ms` is performed (FF05, the refused-password throttle); tests observe it. */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+/** The firmware's load buffer (socket_dma.h SOCKET_BUFFER_SIZE): longer payloads are cut here. */
+const SOCKET_BUFFER_SIZE = 200_000;
 
 /** Commands whose length field has a third byte (socket_dma.cc). */
 const LONG_LENGTH = new Set([0xff0a, 0xff0b, 0xff0d]);
@@ -57,6 +75,8 @@ class DmaSession {
   constructor(
     private readonly sock: net.Socket,
     private readonly opts: DmaServerOptions,
+    /** The server's load buffer, shared by every connection as the firmware's single one is. */
+    private readonly loadBuffer: Buffer,
   ) {
     this.#authenticated = !opts.password;
     this.#armIdle();
@@ -82,28 +102,75 @@ class DmaSession {
 
   #idleTimer?: NodeJS.Timeout;
 
-  /** Waiting for the next command: after `idleCloseMs` without data the firmware's recv fails and it closes. */
+  /**
+   * After `idleCloseMs` without data the firmware's recv fails: waiting for a command it closes;
+   * inside a payload it performs the command with what it has (see the file comment).
+   */
   #armIdle(): void {
     const ms = this.opts.idleCloseMs;
     if (ms === null || ms === undefined || this.sock.destroyed) return;
     clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => this.sock.destroy(), ms);
+    this.#idleTimer = setTimeout(() => {
+      this.#chain = this.#chain
+        .then(() => this.#receiveTimeout())
+        .then(() => this.#armIdle())
+        .catch(() => {
+          this.sock.destroy();
+        });
+    }, ms);
+  }
+
+  async #receiveTimeout(): Promise<void> {
+    const frame = this.#header();
+    if (frame === undefined || frame.head + frame.len <= this.#buf.length || this.#buf.length <= frame.head) {
+      // Nothing of a payload received (or not even a whole header): the recv fails, the firmware closes.
+      this.sock.destroy();
+      return;
+    }
+    const received = this.#buf.subarray(frame.head);
+    this.#buf = Buffer.alloc(0);
+    received.copy(this.loadBuffer, 0);
+    const payload = Buffer.from(this.loadBuffer.subarray(0, frame.len));
+    if (!(await this.#perform(frame.cmd, payload))) this.sock.destroy();
+  }
+
+  /** The frame header at the front of the buffer, or undefined while it is incomplete. */
+  #header(): { cmd: number; head: number; len: number } | undefined {
+    if (this.#buf.length < 2) return undefined;
+    const cmd = this.#buf.readUInt16LE(0);
+    const head = LONG_LENGTH.has(cmd) ? 5 : 4;
+    if (this.#buf.length < head) return undefined;
+    const len = Math.min(this.#buf.readUInt16LE(2) | (head === 5 ? this.#buf[4]! << 16 : 0), SOCKET_BUFFER_SIZE);
+    return { cmd, head, len };
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.opts.sleep) return this.opts.sleep(ms);
+    return new Promise((resolve) => {
+      // Unref'd and ended by the connection's close, so a long wait never keeps a process alive.
+      const t = setTimeout(resolve, ms);
+      t.unref();
+      this.sock.once('close', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
   }
 
   async #process(): Promise<void> {
     for (;;) {
       if (this.sock.destroyed) return;
       if (this.#buf.length < 2) return;
-      const cmd = this.#buf.readUInt16LE(0);
-      if ((cmd & 0xff00) !== 0xff00) {
+      if ((this.#buf.readUInt16LE(0) & 0xff00) !== 0xff00) {
         this.#buf = this.#buf.subarray(2);
         continue;
       }
-      const head = LONG_LENGTH.has(cmd) ? 5 : 4;
-      if (this.#buf.length < head) return;
-      const len = this.#buf.readUInt16LE(2) | (head === 5 ? this.#buf[4]! << 16 : 0);
+      const frame = this.#header();
+      if (frame === undefined) return;
+      const { cmd, head, len } = frame;
       if (this.#buf.length < head + len) return;
       const payload = Buffer.from(this.#buf.subarray(head, head + len));
+      payload.copy(this.loadBuffer, 0);
       this.#buf = this.#buf.subarray(head + len);
       if (!(await this.#perform(cmd, payload))) {
         this.sock.destroy();
@@ -127,7 +194,7 @@ class DmaSession {
           this.sock.write(Uint8Array.of(1));
           return true;
         }
-        await new Promise((r) => setTimeout(r, this.opts.authThrottleMs ?? 1000));
+        await this.#sleep(this.opts.authThrottleMs ?? 1000);
         this.sock.write(Uint8Array.of(0));
         return false;
       }
@@ -154,8 +221,12 @@ class DmaSession {
         return true;
       case 0xff05:
         // The firmware reads the `length` payload bytes (already done) and then waits `length`
-        // FreeRTOS ticks; capped so a client cannot stall the session for long.
-        await new Promise((r) => setTimeout(r, Math.min(p.length * tickMs, 5000)));
+        // FreeRTOS ticks (vTaskDelay(len)): at most 65535 × 5 ms, as on hardware.
+        await this.#sleep(p.length * tickMs);
+        return true;
+      case 0xff0c:
+        // MENU_C64_POWEROFF: the U64 switches the machine off; not implemented on a U2+ (ignored).
+        if (this.opts.family !== 'u2plus') dev.powerOff();
         return true;
       case 0xff06:
         if (p.length >= 2) {
@@ -166,6 +237,12 @@ class DmaSession {
         return true;
       case 0xff07:
         if (p.length >= 3) dev.writeReu(p[0]! | (p[1]! << 8) | (p[2]! << 16), p.subarray(3));
+        return true;
+      case 0xff08:
+        // C64::enable_kernal(buf + 2): the 8 KiB after two ignored bytes become the KERNAL ROM. The
+        // firmware copies 8192 bytes whatever the length, so a short payload brings along what the
+        // load buffer held before.
+        dev.replaceKernal(Uint8Array.from(this.loadBuffer.subarray(2, 2 + 8192)));
         return true;
       case 0xff22: {
         // u16 duration in ticks (0 = until stopped), then an optional destination; without one the
@@ -194,6 +271,7 @@ class DmaSession {
 
 export class VirtualDmaServer {
   readonly #server: net.Server;
+  readonly #loadBuffer = Buffer.alloc(SOCKET_BUFFER_SIZE);
   readonly #sockets = new Set<net.Socket>();
   port = 0;
 
@@ -202,7 +280,7 @@ export class VirtualDmaServer {
       this.#sockets.add(s);
       s.on('close', () => this.#sockets.delete(s));
       s.setNoDelay(true);
-      new DmaSession(s, opts);
+      new DmaSession(s, opts, this.#loadBuffer);
     });
   }
 

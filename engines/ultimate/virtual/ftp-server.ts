@@ -24,7 +24,15 @@ export interface FtpServerOptions {
   maxSessions?: number;
   /** Delay before a refused password is answered (default 1000 ms, the firmware's throttle). */
   badPasswordDelayMs?: number;
+  /**
+   * A control connection without any command this long is closed (firmware 3.15's idle reaper,
+   * FTPD_CONTROL_IDLE_MS: 300 000 ms). A running transfer is not idle; null never reaps (3.14).
+   */
+  controlIdleMs?: number | null;
 }
+
+/** How long a passive data channel waits for the client to connect (the firmware's 5 s accept timeout). */
+const PASSIVE_ACCEPT_MS = 5000;
 
 type DataChannel = { kind: 'passive'; server: net.Server; socket: Promise<net.Socket> } | { kind: 'active'; host: string; port: number };
 
@@ -51,13 +59,18 @@ class FtpSession {
   #renameFrom?: string;
   #buf = '';
   #busy: Promise<void> = Promise.resolve();
+  /** Commands received and not yet finished: the idle reaper leaves a running transfer alone. */
+  #running = 0;
+  #idleTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly sock: net.Socket,
     private readonly opts: Required<Omit<FtpServerOptions, 'password'>> & { password: string },
   ) {
     sock.setEncoding('latin1');
+    this.#armIdle();
     sock.on('data', (chunk: string) => {
+      this.#armIdle();
       this.#buf += chunk;
       if (this.#buf.length > MAX_LINE && !this.#buf.includes('\n')) {
         this.reply('500 Line too long.');
@@ -68,16 +81,35 @@ class FtpSession {
         const line = this.#buf.slice(0, i).replace(/\r$/, '');
         this.#buf = this.#buf.slice(i + 1);
         // Commands run one after another; a transfer finishes before the next command is read.
+        this.#running++;
         this.#busy = this.#busy
           .then(() => this.handle(line))
           .catch(() => {
             this.reply('451 Local error.');
+          })
+          .finally(() => {
+            this.#running--;
+            this.#armIdle();
           });
       }
     });
     sock.on('error', () => undefined);
-    sock.on('close', () => this.closeData());
+    sock.on('close', () => {
+      clearTimeout(this.#idleTimer);
+      this.closeData();
+    });
     this.reply('220 Virtual Ultimate 64 FTP server (mcp-engines emulation, not hardware) ready.');
+  }
+
+  /** (Re)starts the idle reaper's count: on every received chunk and after every command. */
+  #armIdle(): void {
+    const ms = this.opts.controlIdleMs;
+    clearTimeout(this.#idleTimer);
+    if (ms === null || this.sock.destroyed) return;
+    this.#idleTimer = setTimeout(() => {
+      if (this.#running > 0) this.#armIdle();
+      else this.sock.destroy();
+    }, ms);
   }
 
   reply(s: string): void {
@@ -105,9 +137,21 @@ class FtpSession {
     }
     try {
       if (d.kind === 'passive') {
-        const s = await Promise.race([d.socket, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 10_000))]);
-        d.server.close();
-        return s;
+        // The accept timeout is cleared once the client connects, so a finished transfer leaves no
+        // timer keeping the process alive.
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          const s = await Promise.race([
+            d.socket,
+            new Promise<never>((_, rej) => {
+              timer = setTimeout(() => rej(new Error('timeout')), PASSIVE_ACCEPT_MS);
+            }),
+          ]);
+          d.server.close();
+          return s;
+        } finally {
+          clearTimeout(timer);
+        }
       }
       return await new Promise<net.Socket>((resolve, reject) => {
         const s = net.connect({ host: d.host, port: d.port }, () => resolve(s));
@@ -359,17 +403,23 @@ export class VirtualFtpServer {
       maxUploadBytes: opts.maxUploadBytes ?? 16 * 1024 * 1024,
       maxSessions: opts.maxSessions ?? 4,
       badPasswordDelayMs: opts.badPasswordDelayMs ?? 1000,
+      controlIdleMs: opts.controlIdleMs === undefined ? 300_000 : opts.controlIdleMs,
     };
     this.#server = net.createServer((sock) => {
       if (this.#sessions.size >= resolved.maxSessions) {
         sock.on('error', () => undefined);
-        sock.end('421 Too many connections.\r\n');
+        sock.end('421 Too many FTP connections, try again later.\r\n');
         return;
       }
       this.#sessions.add(sock);
       sock.on('close', () => this.#sessions.delete(sock));
       new FtpSession(sock, resolved);
     });
+  }
+
+  /** Control connections open now (tests observe the idle reaper with it). */
+  get sessionCount(): number {
+    return this.#sessions.size;
   }
 
   /** `port` lets the device listen again on the same port after its native state (issue 15). */

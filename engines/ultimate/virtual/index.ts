@@ -80,8 +80,12 @@ export interface VirtualUltimateOptions {
   firmware?: VirtualFirmware;
   /** Close DMA connections idle this long; null never. Default: 1000 ms for 3.15, never for 3.14. */
   dmaIdleCloseMs?: number | null;
+  /** Close FTP control connections without a command this long; null never. Default: 300 000 ms for 3.15, never for 3.14. */
+  ftpControlIdleMs?: number | null;
   /** `00 00` probes before a unicast debug stream (1..10, default 2), as the firmware's ARP step. */
   streamProbes?: number;
+  /** The debug stream's UDP source port: default 6510 (the firmware's) when free, else ephemeral; 0 = ephemeral. */
+  streamSourcePort?: number;
   /** Files on the device's storage at boot (path → bytes), e.g. an REU preload image. */
   files?: Record<string, Uint8Array>;
   /** Configuration at boot ({category: {item: value}}), as saved to flash; read by the REU preload. */
@@ -142,7 +146,12 @@ export class VirtualUltimate implements RestDevice {
     this.#hostname = opts.hostname ?? 'virtual-u64';
     this.family = opts.product === 'u2plus' ? 'u2plus' : 'u64';
     this.firmware = opts.firmware ?? '3.15';
-    this.streamer = new DebugStreamer({ drop: opts.dropDatagram, bindAddress: this.host, probes: opts.streamProbes });
+    this.streamer = new DebugStreamer({
+      drop: opts.dropDatagram,
+      bindAddress: this.host,
+      probes: opts.streamProbes,
+      sourcePort: opts.streamSourcePort,
+    });
     const streamer = this.streamer;
     let vice: ViceMonitorServer | undefined;
     const u2plus = this.family === 'u2plus';
@@ -175,6 +184,7 @@ export class VirtualUltimate implements RestDevice {
       host: this.host,
       port: opts.ftpPort ?? 0,
       badPasswordDelayMs: opts.dmaAuthThrottleMs,
+      controlIdleMs: opts.ftpControlIdleMs !== undefined ? opts.ftpControlIdleMs : this.firmware === '3.15' ? 300_000 : null,
     });
     this.#dma = new VirtualDmaServer({
       device: this.#dmaDevice(),
@@ -194,6 +204,8 @@ export class VirtualUltimate implements RestDevice {
         if (err) throw new Error(`virtual device config: ${err}`);
       }
     }
+    // What start() is given counts as saved to flash: save_to_flash has nothing to write yet.
+    this.config.markAllSaved();
     this.#preloadReu();
     if (opts.vicePort !== null) {
       vice = new ViceMonitorServer({
@@ -346,6 +358,8 @@ export class VirtualUltimate implements RestDevice {
       startDebugStream: (d) => dev.startDebugStream(d),
       stopDebugStream: () => dev.stopDebugStream(),
       defaultDebugDestination: () => String(dev.config.get('Data Streams', 'Stream Debug to') ?? '239.0.1.66:11002'),
+      powerOff: () => dev.powerOff(),
+      replaceKernal: (rom) => dev.machine.replaceKernal?.(rom),
     };
   }
 

@@ -25,6 +25,8 @@ export interface MachineSeam {
   /** DMA-style access, as REST readmem/writemem do it. */
   readMem(addr: number, len: number): Uint8Array;
   writeMem(addr: number, bytes: Uint8Array): void;
+  /** DMA FF08: replace the KERNAL ROM with an 8 KiB image (optional: a machine may not model it). */
+  replaceKernal?(rom: Uint8Array): void;
   /** Cold reset into the KERNAL stand-in. */
   reset(): void;
   /** Load into the running machine without a reset (a debugger's load; not the Ultimate's load_prg). */

@@ -82,6 +82,8 @@ export class C64Machine implements CpuBus {
 
   /** The Ultimate 64's debug register ($D7FF): the program writes it, the host reads it. */
   debugRegister = 0;
+  /** The KERNAL ROM the CPU sees: the stand-in until DMA FF08 replaces it (until the device restarts). */
+  private kernal: Uint8Array = KERNAL_ROM;
   onDebugRegisterWrite?: (value: number) => void;
   /**
    * Called before each instruction with its address; return true to stop `run()` before the
@@ -163,7 +165,7 @@ export class C64Machine implements CpuBus {
         rom = true;
         break;
       case REGION_KERNAL:
-        v = KERNAL_ROM[addr - 0xe000]!;
+        v = this.kernal[addr - 0xe000]!;
         rom = true;
         break;
       case REGION_CHAR:
@@ -475,6 +477,13 @@ export class C64Machine implements CpuBus {
    * What the CPU would read at `addr` with the current banking, without side effects: ROM where
    * ROM is mapped, I/O registers as they would read (the raster at this cycle), RAM otherwise.
    */
+  /** DMA FF08: an 8 KiB image becomes the KERNAL ROM (shorter images are zero-filled). */
+  replaceKernal(rom: Uint8Array): void {
+    const k = new Uint8Array(0x2000);
+    k.set(rom.subarray(0, 0x2000));
+    this.kernal = k;
+  }
+
   peek(addr: number): number {
     addr &= 0xffff;
     switch (this.regions[addr >>> 8]) {
@@ -485,7 +494,7 @@ export class C64Machine implements CpuBus {
       case REGION_BASIC:
         return BASIC_ROM[addr - 0xa000]!;
       case REGION_KERNAL:
-        return KERNAL_ROM[addr - 0xe000]!;
+        return this.kernal[addr - 0xe000]!;
       case REGION_CHAR:
         return 0;
       default:

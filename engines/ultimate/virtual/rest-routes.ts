@@ -14,18 +14,23 @@ import { RUN_UPDATE_COMMAND } from '../native/run-update-trigger.js';
 import type { UltimateFamily } from '../product.js';
 import { wildcardMatch } from './config-store.js';
 import { strtol } from './strtol.js';
+import { formatD64, formatD71, formatD81 } from './disk-image.js';
 
 export interface DriveState {
   enabled: boolean;
   type: string;
   image?: string;
   mode?: string;
+  /** A ROM loaded with `load_rom` (path on the device); the type's default ROM otherwise. */
+  rom?: string;
 }
 
 /** What the routes need from the virtual device. */
 export interface RestDevice {
   /** Which firmware family the device plays (decides the U64-only calls). */
   readonly family?: UltimateFamily;
+  /** Which firmware version it plays (decides the 3.15-only calls; default 3.15). */
+  readonly firmware?: '3.14' | '3.15';
   readonly machine: MachineSeam;
   readonly clock: MachineClock;
   readonly fs: VirtualFs;
@@ -68,6 +73,10 @@ interface Call {
   pathMatch?: string;
   /** Only the U64 firmware has this call (route_machine.cc `#ifdef U64`); a U2+ answers a bare 404. */
   u64Only?: boolean;
+  /** New in firmware 3.15; 3.14 answers a bare 404. */
+  since315?: boolean;
+  /** Modelled only for this family; the others answer a bare 404 (the U64 input API is not emulated). */
+  familyOnly?: UltimateFamily;
   handle(dev: RestDevice, input: CallInput): Answer | Promise<Answer>;
 }
 
@@ -201,6 +210,40 @@ const CALLS: Call[] = [
     },
   },
 
+  // Bus timing measurement needs an FPGA with CAPAB_BUS_MEASURE; the virtual device has no
+  // cartridge bus to sample, so it answers as a firmware on such an FPGA does.
+  {
+    method: 'GET',
+    route: 'machine',
+    command: 'measure',
+    params: [],
+    handle: () => fail(501, 'The current FPGA build does not support timing measurement of the cartridge bus.'),
+  },
+  // 3.15: the menu's 40×25 screen (characters then colours) while a menu is shown. The virtual
+  // device draws no menu, so no user interface has a screen to copy: the firmware's answer for that.
+  {
+    method: 'GET',
+    route: 'machine',
+    command: 'menu_screen',
+    params: [],
+    since315: true,
+    handle: () => fail(404, 'Menu screen unavailable.'),
+  },
+
+  // 3.15 input API (route_input.cc): keyboard and joystick injection exist on U64-class hardware
+  // only; an Ultimate-II+ answers 501 with this text. The virtual U64 does not emulate the API (bare 404).
+  ...(['GET', 'POST'] as const).map(
+    (method): Call => ({
+      method,
+      route: 'machine',
+      command: 'input',
+      params: [],
+      since315: true,
+      familyOnly: 'u2plus',
+      handle: () => fail(501, 'Keyboard and joystick injection require Ultimate 64-class hardware.'),
+    }),
+  ),
+
   // Runners: PUT names a file on the device, POST carries it.
   ...(['load_prg', 'run_prg'] as const).flatMap((command): Call[] => {
     // Both runners reset the machine and load through the boot cartridge; the firmware answers
@@ -258,7 +301,10 @@ const CALLS: Call[] = [
     },
   },
 
-  // Drives: state only (the virtual machine has no serial bus; mounting records the image).
+  // Drives: state only (the virtual machine has no serial bus; mounting records the image). Drive
+  // names are matched case-insensitively (route_drives.h): `a`, `b` and `softiec`. The SoftIEC
+  // subsystem answers every 1541 command with success and does nothing (IecDrive::executeCommand
+  // only knows its own menu codes), so the virtual one does the same.
   {
     method: 'GET',
     route: 'drives',
@@ -266,21 +312,24 @@ const CALLS: Call[] = [
     params: [],
     handle: (d) =>
       ok({
-        // The firmware's keys (route_drives.cc): bus id 8 for A, 9 for B.
-        drives: [...d.drives].map(([id, s], i) => {
-          const image = s.image ?? '';
-          const slash = image.lastIndexOf('/');
-          return {
-            [id]: {
-              enabled: s.enabled,
-              bus_id: 8 + i,
-              type: s.type,
-              rom: `${s.type}.rom`,
-              image_file: slash >= 0 ? image.slice(slash + 1) : image,
-              image_path: slash > 0 ? image.slice(0, slash) : '',
-            },
-          };
-        }),
+        // The firmware's keys (route_drives.cc): bus id 8 for A, 9 for B; then the IEC slaves.
+        drives: [
+          ...[...d.drives].map(([id, s], i) => {
+            const image = s.image ?? '';
+            const slash = image.lastIndexOf('/');
+            return {
+              [id]: {
+                enabled: s.enabled,
+                bus_id: 8 + i,
+                type: s.type,
+                rom: s.rom ?? `${s.type}.rom`,
+                image_file: slash >= 0 ? image.slice(slash + 1) : image,
+                image_path: slash > 0 ? image.slice(0, slash) : '',
+              },
+            };
+          }),
+          SOFTIEC_INFO,
+        ],
       }),
   },
   {
@@ -294,17 +343,27 @@ const CALLS: Call[] = [
       { name: 'mode', required: false },
     ],
     handle(d, { args, path }) {
-      const drive = d.drives.get(decodeURIComponent(path));
+      const drive = findDrive(d, path);
       if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
       const image = args.get('image')!;
-      const st = d.fs.stat(safeResolve(d, image));
-      if (!st || st.dir) return fail(404, 'Cannot open file');
-      drive.image = safeResolve(d, image);
-      drive.mode = args.get('mode') ?? 'readwrite';
-      return ok();
+      // The type defaults to the image's extension (at most three characters, as get_extension).
+      const type = args.get('type') ?? extension(image);
+      const ftype = IMAGE_TYPE_FTYPE[type.toLowerCase()];
+      const base = IMAGE_TYPE_COMMAND[type.toLowerCase()];
+      if (ftype === undefined || base === undefined) return fail(400, `Invalid Type '${type}'`);
+      const mode = args.get('mode') ?? '';
+      const command = base | (MODE_BITS[mode.toLowerCase()] ?? 0);
+      const answer = { Subsys: drive === 'softiec' ? SUBSYS_IEC : drive.subsys, Ftype: ftype, command, file: image };
+      if (drive === 'softiec') return ok(answer);
+      const resolved = safeResolve(d, image);
+      const st = d.fs.stat(resolved);
+      if (!st || st.dir) return { status: 404, json: { ...answer, errors: ['Cannot open file'] } };
+      drive.state.image = resolved;
+      drive.state.mode = mode.toLowerCase() in MODE_BITS && mode !== '' ? mode.toLowerCase() : 'readwrite';
+      return ok(answer);
     },
   },
-  ...(['reset', 'remove', 'on', 'off'] as const).map(
+  ...(['reset', 'remove', 'on', 'off', 'unlink'] as const).map(
     (command): Call => ({
       method: 'PUT',
       route: 'drives',
@@ -312,18 +371,52 @@ const CALLS: Call[] = [
       subPath: true,
       params: [],
       handle(d, { path }) {
-        const drive = d.drives.get(decodeURIComponent(path));
+        const drive = findDrive(d, path);
         if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
+        if (drive === 'softiec') return ok();
+        const s = drive.state;
         if (command === 'remove') {
-          drive.image = undefined;
-          drive.mode = undefined;
+          s.image = undefined;
+          s.mode = undefined;
         }
-        if (command === 'on') drive.enabled = true;
-        if (command === 'off') drive.enabled = false;
+        if (command === 'unlink' && s.image !== undefined) s.mode = 'unlinked';
+        if (command === 'on') s.enabled = true;
+        if (command === 'off') s.enabled = false;
         return ok();
       },
     }),
   ),
+  {
+    method: 'PUT',
+    route: 'drives',
+    command: 'load_rom',
+    subPath: true,
+    params: [{ name: 'file', required: true }],
+    handle(d, { args, path }) {
+      const drive = findDrive(d, path);
+      if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
+      if (drive === 'softiec') return ok();
+      const f = loadFile(d, args.get('file'));
+      if (!(f instanceof Uint8Array)) return f;
+      drive.state.rom = safeResolve(d, args.get('file')!).split('/').pop();
+      return ok();
+    },
+  },
+  {
+    method: 'PUT',
+    route: 'drives',
+    command: 'set_mode',
+    subPath: true,
+    params: [{ name: 'mode', required: true }],
+    handle(d, { args, path }) {
+      const drive = findDrive(d, path);
+      if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
+      const mode = args.get('mode')!;
+      if (!['1541', '1571', '1581'].includes(mode)) return fail(400, `Invalid Drive Type '${mode}'`);
+      if (drive !== 'softiec') drive.state.type = mode;
+      return ok({ mode });
+    },
+  },
 
   // Configuration.
   {
@@ -390,13 +483,27 @@ const CALLS: Call[] = [
       return errors.length ? fail(400, ...errors) : ok();
     },
   },
-  {
-    method: 'PUT',
-    route: 'configs',
-    command: 'save_to_flash',
-    params: [],
-    handle: (d) => ok({ written: d.config.categories() }),
-  },
+  // Flash: a sub-path of at most one element selects the categories by wildcard
+  // (route_configs.cc). save_to_flash lists what it wrote (only stale categories) always; the
+  // other two list what they touched only when a category was named.
+  ...(['save_to_flash', 'load_from_flash', 'reset_to_default'] as const).map(
+    (command): Call => ({
+      method: 'PUT',
+      route: 'configs',
+      command,
+      subPath: true,
+      params: [],
+      handle(d, { path }) {
+        const parts = path.split('/').filter((x) => x !== '');
+        if (parts.length > 1) return fail(400, 'Path depth exceeds 1.');
+        const pattern = parts[0] === undefined ? undefined : decodeURIComponent(parts[0]);
+        if (command === 'save_to_flash') return ok({ written: d.config.saveToFlash(pattern) });
+        const names = command === 'load_from_flash' ? d.config.loadFromFlash(pattern) : d.config.resetToDefault(pattern);
+        if (pattern === undefined) return ok();
+        return ok(command === 'load_from_flash' ? { loaded: names } : { reset: names });
+      },
+    }),
+  ),
 
   // Files.
   {
@@ -420,6 +527,40 @@ const CALLS: Call[] = [
       });
     },
   },
+
+  // Empty formatted images (route_files.cc): D64 with `tracks` 35..41 (default 35), D71, D81. The
+  // disk name defaults to the file name without its extension. The answer names the path (D64/D71
+  // also the tracks), the disk name and the bytes written, also alongside an error.
+  ...(['create_d64', 'create_d71', 'create_d81'] as const).map(
+    (command): Call => ({
+      method: 'PUT',
+      route: 'files',
+      command,
+      subPath: true,
+      params: [...(command === 'create_d64' ? [{ name: 'tracks', required: false }] : []), { name: 'diskname', required: false }],
+      handle(d, { args, path }) {
+        const full = decodeURIComponent(path);
+        const tracksArg = args.get('tracks');
+        const tracks = command === 'create_d71' ? 70 : tracksArg === undefined ? 35 : strtol(tracksArg, 10);
+        const fileName = full.split('/').pop() ?? '';
+        const dot = fileName.lastIndexOf('.');
+        const diskname = args.get('diskname') ?? (dot >= 0 ? fileName.slice(0, dot) : fileName);
+        const answer = command === 'create_d81' ? { path: full, diskname } : { path: full, tracks, diskname };
+        if (command === 'create_d64' && (tracks < 35 || tracks > 41)) {
+          return { status: 400, json: { ...answer, errors: ['Track count should be between 35 and 41.'] } };
+        }
+        const image =
+          command === 'create_d64' ? formatD64(tracks, diskname) : command === 'create_d71' ? formatD71(diskname) : formatD81(diskname);
+        try {
+          d.fs.write(d.fs.resolve('/', `/${full}`), image);
+        } catch (e) {
+          if (e instanceof FsError) return { status: 500, json: { ...answer, bytes_written: 0, errors: [e.message] } };
+          throw e;
+        }
+        return ok({ ...answer, bytes_written: image.length });
+      },
+    }),
+  ),
 
   // Streams: the virtual device produces the debug stream only. The stream name is matched
   // case-insensitively; an unknown one is a JSON 404 (route_streams.cc); `ip` is required (an empty
@@ -450,6 +591,44 @@ const CALLS: Call[] = [
   ),
 ];
 
+/** route_drives.h ImageTypeToInt / ImageTypeToCommand / ModeToInt, and the subsystem ids. */
+const IMAGE_TYPE_FTYPE: Record<string, number> = { d64: 1541, d71: 1571, d81: 1581, g64: 1541, g71: 1571 };
+const MOUNT_D64 = 0x1520;
+const MOUNT_G64 = 0x1530;
+const IMAGE_TYPE_COMMAND: Record<string, number> = { d64: MOUNT_D64, d71: MOUNT_D64, d81: MOUNT_D64, g64: MOUNT_G64, g71: MOUNT_G64 };
+const MODE_BITS: Record<string, number> = { readwrite: 0, readonly: 0x8000, unlinked: 0x4000 };
+const SUBSYS_DRIVE_A = 2;
+const SUBSYS_IEC = 7;
+
+/** The SoftIEC drive's entry in GET drives (IecInterface::info + IecDrive::info, power-on state). */
+const SOFTIEC_INFO = {
+  'IEC Drive': {
+    bus_id: 11,
+    enabled: false,
+    type: 'DOS emulation',
+    last_error: '73,U64HD ULTIMATE DOS V2.0,00,00',
+    partitions: [{ id: 1, path: '/Temp' }],
+  },
+};
+
+function findDrive(d: RestDevice, path: string): { state: DriveState; subsys: number } | 'softiec' | undefined {
+  const name = decodeURIComponent(path).toLowerCase();
+  if (name === 'softiec') return 'softiec';
+  let i = 0;
+  for (const [id, state] of d.drives) {
+    if (id.toLowerCase() === name) return { state, subsys: SUBSYS_DRIVE_A + i };
+    i++;
+  }
+  return undefined;
+}
+
+/** The firmware's get_extension: up to three characters after the last dot. */
+function extension(file: string): string {
+  const name = file.split('/').pop() ?? '';
+  const dot = name.lastIndexOf('.');
+  return dot >= 0 ? name.slice(dot + 1, dot + 4) : '';
+}
+
 function safeResolve(d: RestDevice, p: string): string {
   try {
     return d.fs.resolve('/', p);
@@ -466,10 +645,19 @@ export function parseApiPath(pathname: string): { route: string; path: string; c
 }
 
 /** Finds the call for a request, or undefined (the server then answers a bare 404). */
-export function findCall(method: string, route: string, path: string, command: string, family: UltimateFamily = 'u64'): Call | undefined {
+export function findCall(
+  method: string,
+  route: string,
+  path: string,
+  command: string,
+  family: UltimateFamily = 'u64',
+  firmware: '3.14' | '3.15' = '3.15',
+): Call | undefined {
   return CALLS.find(
     (c) =>
       (family === 'u64' || !c.u64Only) &&
+      (firmware === '3.15' || !c.since315) &&
+      (c.familyOnly === undefined || c.familyOnly === family) &&
       c.method === method &&
       c.route === route &&
       c.command === command &&
