@@ -12,7 +12,8 @@ interface Reply {
 
 async function send(rig: Rig, method: string, path: string, init: { body?: Uint8Array | FormData; type?: string } = {}): Promise<Reply> {
   const headers: Record<string, string> = init.type ? { 'Content-Type': init.type } : {};
-  const res = await fetch(`http://127.0.0.1:${rig.virtual.ports.http}${path}`, { method, body: init.body, headers });
+  const body = init.body instanceof Uint8Array ? Buffer.from(init.body) : init.body;
+  const res = await fetch(`http://127.0.0.1:${rig.virtual.ports.http}${path}`, { method, body, headers });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : null };
 }
@@ -20,7 +21,7 @@ async function send(rig: Rig, method: string, path: string, init: { body?: Uint8
 /** A multipart form with one file part named `name`, as a browser or curl -F sends it. */
 function form(bytes: Uint8Array, name: string): FormData {
   const f = new FormData();
-  f.append('file', new Blob([bytes]), name);
+  f.append('file', new Blob([Buffer.from(bytes)]), name);
   return f;
 }
 

@@ -106,14 +106,15 @@ export class VirtualHttpServer {
     const paramErrors = checkParams(call, args);
     // A call with a body checks its parameters after the upload (the firmware reads the attachment
     // first): an empty body is 412 even when a parameter is also wrong.
-    if (paramErrors.length && !call.body) {
+    const takesBody = call.body === true || call.jsonBody === true;
+    if (paramErrors.length && !takesBody) {
       req.resume();
       return send(res, { status: 400, json: { errors: paramErrors } });
     }
 
     let body: Uint8Array | undefined;
     let uploadName: string | undefined;
-    if (call.body) {
+    if (takesBody) {
       const declared = Number(req.headers['content-length'] ?? NaN);
       if (declared > maxBody) {
         // Refuse before reading: the cap is enforced before any work is done.
@@ -141,6 +142,11 @@ export class VirtualHttpServer {
       }
       let raw: Buffer = Buffer.concat(chunks);
       const type = req.headers['content-type'] ?? '';
+      if (call.jsonBody) {
+        if (paramErrors.length) return send(res, { status: 400, json: { errors: paramErrors } });
+        const contentType = String(type);
+        return send(res, await call.handle(this.opts.device, { args, path: parts.path, body: new Uint8Array(raw), contentType }));
+      }
       if (/^multipart\/form-data/i.test(type)) {
         const part = firstMultipartPart(raw, type);
         if (!part) return send(res, { status: 400, json: { errors: ['Upload of file failed.'] } });

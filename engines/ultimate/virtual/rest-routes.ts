@@ -15,6 +15,7 @@ import type { UltimateFamily } from '../product.js';
 import { wildcardMatch } from './config-store.js';
 import { strtol } from './strtol.js';
 import { formatD64, formatD71, formatD81, formatDnp } from './disk-image.js';
+import { INPUT_CAPABILITY_ERROR, INPUT_JSON_BODY_MAX, applyInputBatch, inputSnapshot, parseInputBatch } from './input-api.js';
 
 export interface DriveState {
   enabled: boolean;
@@ -69,6 +70,11 @@ interface Call {
   params: Array<{ name: string; required: boolean }>;
   /** True for POST calls that take the request body (an empty body gets 412). */
   body?: boolean;
+  /**
+   * True for a POST whose body the handler judges itself (the input API's own JSON writer): an
+   * empty body is the handler's to answer and a multipart body is not unpacked.
+   */
+  jsonBody?: boolean;
   /** True when the call takes a sub-path (/v1/drives/<x>:mount, /v1/configs/<cat>/<item>). */
   subPath?: boolean;
   /** When set, the call answers only this exact sub-path (/v1/streams/debug:start). */
@@ -77,7 +83,7 @@ interface Call {
   u64Only?: boolean;
   /** New in firmware 3.15; 3.14 answers a bare 404. */
   since315?: boolean;
-  /** Modelled only for this family; the others answer a bare 404 (the U64 input API is not emulated). */
+  /** Modelled only for this family (the input API: 501 on the U2+, the real thing on the U64). */
   familyOnly?: UltimateFamily;
   handle(dev: RestDevice, input: CallInput): Answer | Promise<Answer>;
 }
@@ -233,7 +239,8 @@ const CALLS: Call[] = [
   },
 
   // 3.15 input API (route_input.cc): keyboard and joystick injection exist on U64-class hardware
-  // only; an Ultimate-II+ answers 501 with this text. The virtual U64 does not emulate the API (bare 404).
+  // only; an Ultimate-II+ answers 501 with this text. The virtual U64 drives its keyboard matrix
+  // and joystick lines through CIA 1 (input-api.ts, input-lines.ts).
   ...(['GET', 'POST'] as const).map(
     (method): Call => ({
       method,
@@ -242,9 +249,37 @@ const CALLS: Call[] = [
       params: [],
       since315: true,
       familyOnly: 'u2plus',
-      handle: () => fail(501, 'Keyboard and joystick injection require Ultimate 64-class hardware.'),
+      handle: () => fail(501, INPUT_CAPABILITY_ERROR),
     }),
   ),
+  {
+    method: 'GET',
+    route: 'machine',
+    command: 'input',
+    params: [],
+    since315: true,
+    familyOnly: 'u64',
+    handle: (d) => (d.machine.inputLines ? ok(inputSnapshot(d.machine.inputLines)) : fail(501, INPUT_CAPABILITY_ERROR)),
+  },
+  {
+    method: 'POST',
+    route: 'machine',
+    command: 'input',
+    params: [],
+    since315: true,
+    familyOnly: 'u64',
+    jsonBody: true,
+    handle(d, { body, contentType }) {
+      const lines = d.machine.inputLines;
+      if (!lines) return fail(501, INPUT_CAPABILITY_ERROR);
+      if (!/^application\/json$/i.test(contentType ?? '')) return fail(400, "Content type should be 'application/json'.");
+      if (!body || body.length === 0) return fail(400, 'Request body is required.');
+      if (body.length > INPUT_JSON_BODY_MAX) return fail(400, 'JSON body is too large.');
+      const parsed = parseInputBatch(new TextDecoder().decode(body));
+      if ('error' in parsed) return fail(400, parsed.error);
+      return ok(applyInputBatch(lines, parsed.events));
+    },
+  },
 
   // Runners: PUT names a file on the device, POST carries it.
   ...(['load_prg', 'run_prg'] as const).flatMap((command): Call[] => {
