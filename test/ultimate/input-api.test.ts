@@ -157,6 +157,34 @@ describe('U64 machine:input (firmware 3.15)', () => {
   });
 });
 
+describe('RESTORE', () => {
+  test('a RESTORE tap makes one NMI on the running C64 (through the NMI vector at $0318)', async () => {
+    const rig = await startRig();
+    try {
+      // $C000: INC $C100 / JMP $FEBC (the KERNAL's register restore and RTI); vector it at $0318.
+      const code = 'EE00C14CBCFE';
+      assert.equal((await req(rig, 'PUT', `/v1/machine:writemem?address=C000&data=${code}`)).status, 200);
+      assert.equal((await req(rig, 'PUT', '/v1/machine:writemem?address=C100&data=00')).status, 200);
+      assert.equal((await req(rig, 'PUT', '/v1/machine:writemem?address=0318&data=00C0')).status, 200);
+      const r = await input(rig, [{ kind: 'keyboard', inputs: ['restore'], transition: 'tap' }]);
+      assert.deepEqual((r.json as { keyboard: unknown }).keyboard, { inputs: ['restore'] });
+      const mem = async () =>
+        new Uint8Array(
+          await (await fetch(`http://127.0.0.1:${rig.virtual.ports.http}/v1/machine:readmem?address=C100&length=1`)).arrayBuffer(),
+        )[0];
+      await waitFor('the NMI handler to run', mem, (v) => v === 1);
+      await waitFor(
+        'the tap to end',
+        async () => (await req(rig, 'GET', '/v1/machine:input')).json,
+        (j) => JSON.stringify(j) === JSON.stringify(idle),
+      );
+      assert.equal(await mem(), 1, 'one press, one NMI edge');
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('machine:input on a 3.14 U64', () => {
   test('is a bare 404 (the API is new in 3.15)', async () => {
     const rig = await startRig({ firmware: '3.14' });
