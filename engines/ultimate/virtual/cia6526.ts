@@ -37,8 +37,21 @@ export class Cia6526 {
   /** The cycle of the next timer underflow (Infinity when both timers are stopped). */
   nextEvent = Number.POSITIVE_INFINITY;
 
-  /** `onInterrupt(true)` when the chip starts pulling its interrupt output low, false when it stops. */
-  constructor(private readonly onInterrupt: (active: boolean) => void) {}
+  /**
+   * `onInterrupt(true)` when the chip starts pulling its interrupt output low, false when it stops.
+   * `pins`, when given, turns what the chip drives on its ports into the levels it reads back
+   * (CIA 1: keyboard matrix and joysticks, input-lines.ts); without it inputs read high.
+   */
+  constructor(
+    private readonly onInterrupt: (active: boolean) => void,
+    private readonly pins?: (a: number, b: number) => { a: number; b: number },
+  ) {}
+
+  #portPins(): { a: number; b: number } {
+    const a = (this.regs[0]! | ~this.regs[2]!) & 0xff;
+    const b = (this.regs[1]! | ~this.regs[3]!) & 0xff;
+    return this.pins ? this.pins(a, b) : { a, b };
+  }
 
   reset(): void {
     this.regs.fill(0);
@@ -83,9 +96,9 @@ export class Cia6526 {
   read(reg: number, now: number, sideEffects: boolean): number {
     switch (reg) {
       case 0x00:
-        return (this.regs[0]! | ~this.regs[2]!) & 0xff; // port A: outputs as written, inputs high
+        return this.#portPins().a; // port A: outputs as written, inputs high unless pulled low
       case 0x01:
-        return (this.regs[1]! | ~this.regs[3]!) & 0xff;
+        return this.#portPins().b;
       case 0x04:
         return this.counter(this.a, now) & 0xff;
       case 0x05:

@@ -16,8 +16,11 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
 }
 
-/** The first file part of a multipart/form-data body (or the first part at all). */
-export function firstMultipartPart(body: Buffer, contentType: string): Buffer | undefined {
+/**
+ * The first file part of a multipart/form-data body (or the first part at all), with the file name
+ * its Content-Disposition gives (`filename="…"`), which the firmware keeps for the stored upload.
+ */
+export function firstMultipartPart(body: Buffer, contentType: string): { content: Buffer; filename?: string } | undefined {
   const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
   if (!m) return undefined;
   const boundary = Buffer.from(`--${m[1] ?? m[2]!.trim()}`, 'latin1');
@@ -31,7 +34,10 @@ export function firstMultipartPart(body: Buffer, contentType: string): Buffer | 
     const headers = body.toString('latin1', headStart, headEnd);
     const content = body.subarray(headEnd + 4, next - 2); // CRLF before the next boundary
     // The firmware's TempfileWriter stores every part; the runners use the first one.
-    if (/content-disposition/i.test(headers)) return content;
+    if (/content-disposition/i.test(headers)) {
+      const name = /filename="([^"]*)"?/i.exec(headers)?.[1];
+      return name === undefined ? { content } : { content, filename: name };
+    }
     at = next;
   }
   return undefined;
@@ -100,13 +106,15 @@ export class VirtualHttpServer {
     const paramErrors = checkParams(call, args);
     // A call with a body checks its parameters after the upload (the firmware reads the attachment
     // first): an empty body is 412 even when a parameter is also wrong.
-    if (paramErrors.length && !call.body) {
+    const takesBody = call.body === true || call.jsonBody === true;
+    if (paramErrors.length && !takesBody) {
       req.resume();
       return send(res, { status: 400, json: { errors: paramErrors } });
     }
 
     let body: Uint8Array | undefined;
-    if (call.body) {
+    let uploadName: string | undefined;
+    if (takesBody) {
       const declared = Number(req.headers['content-length'] ?? NaN);
       if (declared > maxBody) {
         // Refuse before reading: the cap is enforced before any work is done.
@@ -134,10 +142,16 @@ export class VirtualHttpServer {
       }
       let raw: Buffer = Buffer.concat(chunks);
       const type = req.headers['content-type'] ?? '';
+      if (call.jsonBody) {
+        if (paramErrors.length) return send(res, { status: 400, json: { errors: paramErrors } });
+        const contentType = String(type);
+        return send(res, await call.handle(this.opts.device, { args, path: parts.path, body: new Uint8Array(raw), contentType }));
+      }
       if (/^multipart\/form-data/i.test(type)) {
         const part = firstMultipartPart(raw, type);
         if (!part) return send(res, { status: 400, json: { errors: ['Upload of file failed.'] } });
-        raw = part;
+        raw = part.content;
+        uploadName = part.filename;
       }
       if (raw.length === 0) return send(res, { status: 412, json: { errors: ['Expected Body, but got none.'] } });
       if (paramErrors.length) return send(res, { status: 400, json: { errors: paramErrors } });
@@ -146,7 +160,7 @@ export class VirtualHttpServer {
       req.resume();
     }
     const contentType = String(req.headers['content-type'] ?? '');
-    send(res, await call.handle(this.opts.device, { args, path: parts.path, body, contentType }));
+    send(res, await call.handle(this.opts.device, { args, path: parts.path, body, contentType, uploadName }));
   }
 
   /** `port` lets the device listen again on the same port after its native state (issue 15). */

@@ -132,3 +132,31 @@ export function formatD81(name: string): Uint8Array {
   img[at(40, 3) + 1] = 0xff;
   return img;
 }
+
+/**
+ * A CMD native partition image of `tracks` tracks (1..255) of 256 sectors each, laid out as
+ * FileSystemDNP::format writes it: the root header at 1/1 (directory at 1/34, DOS 'H', name with
+ * "1H", a reference to itself at 32–33); the BAM in sectors 1/2..1/33 (8 KiB, all written) with its
+ * header (DOS 'H', 0xB7, the disk ID, verify on, the track count at 8) and a free map from byte 32
+ * where a set bit is a free sector, most significant bit first: 0..34 are in use (boot, root,
+ * the 32 BAM sectors, directory) and everything from 35 to the end of the image is free; the empty
+ * directory block at 1/34.
+ */
+export function formatDnp(tracks: number, name: string): Uint8Array {
+  const sectors = tracks * 256;
+  const img = new Uint8Array(sectors * 256);
+  const root = 1 * 256;
+  img[root] = 1;
+  img[root + 1] = 34;
+  img[root + 2] = 0x48; // 'H'
+  img.set(volumeName(name, '1H'), root + 4);
+  img[root + 32] = 1;
+  img[root + 33] = 1;
+  const bam = 2 * 256;
+  img.set([0, 0, 0x48, 0xb7, img[root + 22]!, img[root + 23]!, 0xc0, 0, tracks & 0xff], bam);
+  const bamBytes = sectors >> 3;
+  img[bam + 36] = 0x1f; // sectors 32..34 in use, 35..39 free
+  for (let i = 5; i < bamBytes; i++) img[bam + 32 + i] = 0xff;
+  img[34 * 256 + 1] = 0xff;
+  return img;
+}

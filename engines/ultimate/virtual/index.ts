@@ -436,6 +436,7 @@ export class VirtualUltimate implements RestDevice {
   /** Stops the clock and closes every service. */
   async stop(): Promise<void> {
     this.#native?.close();
+    this.machine.inputLines?.close();
     await this.#bench?.close();
     this.clock.stop();
     await Promise.all([this.#http.close(), this.#ftp.close(), this.#dma.close(), this.#vice?.close()]);

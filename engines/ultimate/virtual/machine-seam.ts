@@ -1,3 +1,4 @@
+import type { InputLines } from './input-lines.js';
 import type { DebugStreamMode } from './debug-stream-mode.js';
 
 // The part of U1's C64Machine (machine.ts) that the virtual device's servers use. Typing the servers
@@ -50,6 +51,8 @@ export interface MachineSeam {
   onDebugRegisterWrite?: (value: number) => void;
   /** Called before each instruction; returning true stops run() before executing it. */
   onExec?: (pc: number) => boolean;
+  /** Keyboard matrix and joystick lines the U64 input API drives, when the machine models them. */
+  readonly inputLines?: InputLines;
   /** The firmware's "Debug Stream Mode" (which bus halves are streamed), when the machine models it. */
   debugStreamMode?: DebugStreamMode;
 }

@@ -18,6 +18,7 @@
 // BASIC, KERNAL or character ROM (no cartridge is emulated, so it never means ROML/ROMH here).
 
 import { Cia6526 } from './cia6526.js';
+import { InputLines } from './input-lines.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { VicBusTiming } from './vic-timing.js';
@@ -109,6 +110,8 @@ export class C64Machine implements CpuBus {
   /** Which halves of each clock go to `onBusCycle` (EMIT_*). */
   private emit = EMIT_CPU;
   #streamMode: DebugStreamMode = '6510 Only';
+  /** Keyboard matrix and joysticks as the U64's input API drives them (read through CIA 1). */
+  readonly inputLines: InputLines;
   /** CIA 1 drives the IRQ line (the KERNAL's 60 Hz timer); CIA 2 drives NMI. */
   private readonly cia1: Cia6526;
   private readonly cia2: Cia6526;
@@ -124,10 +127,14 @@ export class C64Machine implements CpuBus {
     this.onBusCycle = opts.onBusCycle;
     this.cpu = new Cpu6510(this);
     this.vicTiming = new VicBusTiming(this);
-    this.cia1 = new Cia6526((active) => {
-      if (active) this.cpu.irqLines |= IRQ_SOURCE_CIA;
-      else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
-    });
+    this.inputLines = new InputLines(() => this.cpu.triggerNmi());
+    this.cia1 = new Cia6526(
+      (active) => {
+        if (active) this.cpu.irqLines |= IRQ_SOURCE_CIA;
+        else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
+      },
+      (a, b) => this.inputLines.cia1Pins(a, b),
+    );
     this.cia2 = new Cia6526((active) => {
       this.nmiLow = active;
       if (active) this.cpu.triggerNmi(); // NMI is edge-triggered: only the falling edge counts

@@ -14,7 +14,8 @@ import { RUN_UPDATE_COMMAND } from '../native/run-update-trigger.js';
 import type { UltimateFamily } from '../product.js';
 import { wildcardMatch } from './config-store.js';
 import { strtol } from './strtol.js';
-import { formatD64, formatD71, formatD81 } from './disk-image.js';
+import { formatD64, formatD71, formatD81, formatDnp } from './disk-image.js';
+import { INPUT_CAPABILITY_ERROR, INPUT_JSON_BODY_MAX, applyInputBatch, inputSnapshot, parseInputBatch } from './input-api.js';
 
 export interface DriveState {
   enabled: boolean;
@@ -57,6 +58,8 @@ export interface CallInput {
   body?: Uint8Array;
   /** The request's Content-Type header ('' when absent). */
   contentType?: string;
+  /** The file name a multipart upload's Content-Disposition gave (absent for a raw body). */
+  uploadName?: string;
 }
 
 interface Call {
@@ -67,6 +70,11 @@ interface Call {
   params: Array<{ name: string; required: boolean }>;
   /** True for POST calls that take the request body (an empty body gets 412). */
   body?: boolean;
+  /**
+   * True for a POST whose body the handler judges itself (the input API's own JSON writer): an
+   * empty body is the handler's to answer and a multipart body is not unpacked.
+   */
+  jsonBody?: boolean;
   /** True when the call takes a sub-path (/v1/drives/<x>:mount, /v1/configs/<cat>/<item>). */
   subPath?: boolean;
   /** When set, the call answers only this exact sub-path (/v1/streams/debug:start). */
@@ -75,7 +83,7 @@ interface Call {
   u64Only?: boolean;
   /** New in firmware 3.15; 3.14 answers a bare 404. */
   since315?: boolean;
-  /** Modelled only for this family; the others answer a bare 404 (the U64 input API is not emulated). */
+  /** Modelled only for this family (the input API: 501 on the U2+, the real thing on the U64). */
   familyOnly?: UltimateFamily;
   handle(dev: RestDevice, input: CallInput): Answer | Promise<Answer>;
 }
@@ -231,7 +239,8 @@ const CALLS: Call[] = [
   },
 
   // 3.15 input API (route_input.cc): keyboard and joystick injection exist on U64-class hardware
-  // only; an Ultimate-II+ answers 501 with this text. The virtual U64 does not emulate the API (bare 404).
+  // only; an Ultimate-II+ answers 501 with this text. The virtual U64 drives its keyboard matrix
+  // and joystick lines through CIA 1 (input-api.ts, input-lines.ts).
   ...(['GET', 'POST'] as const).map(
     (method): Call => ({
       method,
@@ -240,9 +249,37 @@ const CALLS: Call[] = [
       params: [],
       since315: true,
       familyOnly: 'u2plus',
-      handle: () => fail(501, 'Keyboard and joystick injection require Ultimate 64-class hardware.'),
+      handle: () => fail(501, INPUT_CAPABILITY_ERROR),
     }),
   ),
+  {
+    method: 'GET',
+    route: 'machine',
+    command: 'input',
+    params: [],
+    since315: true,
+    familyOnly: 'u64',
+    handle: (d) => (d.machine.inputLines ? ok(inputSnapshot(d.machine.inputLines)) : fail(501, INPUT_CAPABILITY_ERROR)),
+  },
+  {
+    method: 'POST',
+    route: 'machine',
+    command: 'input',
+    params: [],
+    since315: true,
+    familyOnly: 'u64',
+    jsonBody: true,
+    handle(d, { body, contentType }) {
+      const lines = d.machine.inputLines;
+      if (!lines) return fail(501, INPUT_CAPABILITY_ERROR);
+      if (!/^application\/json$/i.test(contentType ?? '')) return fail(400, "Content type should be 'application/json'.");
+      if (!body || body.length === 0) return fail(400, 'Request body is required.');
+      if (body.length > INPUT_JSON_BODY_MAX) return fail(400, 'JSON body is too large.');
+      const parsed = parseInputBatch(new TextDecoder().decode(body));
+      if ('error' in parsed) return fail(400, parsed.error);
+      return ok(applyInputBatch(lines, parsed.events));
+    },
+  },
 
   // Runners: PUT names a file on the device, POST carries it.
   ...(['load_prg', 'run_prg'] as const).flatMap((command): Call[] => {
@@ -342,26 +379,23 @@ const CALLS: Call[] = [
       { name: 'type', required: false },
       { name: 'mode', required: false },
     ],
-    handle(d, { args, path }) {
-      const drive = findDrive(d, path);
-      if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
-      const image = args.get('image')!;
-      // The type defaults to the image's extension (at most three characters, as get_extension).
-      const type = args.get('type') ?? extension(image);
-      const ftype = IMAGE_TYPE_FTYPE[type.toLowerCase()];
-      const base = IMAGE_TYPE_COMMAND[type.toLowerCase()];
-      if (ftype === undefined || base === undefined) return fail(400, `Invalid Type '${type}'`);
-      const mode = args.get('mode') ?? '';
-      const command = base | (MODE_BITS[mode.toLowerCase()] ?? 0);
-      const answer = { Subsys: drive === 'softiec' ? SUBSYS_IEC : drive.subsys, Ftype: ftype, command, file: image };
-      if (drive === 'softiec') return ok(answer);
-      const resolved = safeResolve(d, image);
-      const st = d.fs.stat(resolved);
-      if (!st || st.dir) return { status: 404, json: { ...answer, errors: ['Cannot open file'] } };
-      drive.state.image = resolved;
-      drive.state.mode = mode.toLowerCase() in MODE_BITS && mode !== '' ? mode.toLowerCase() : 'readwrite';
-      return ok(answer);
-    },
+    handle: (d, { args, path }) => mountImage(d, path, args.get('image')!, args.get('type'), args.get('mode')),
+  },
+  // POST mount (route_drives.cc): the attachment is stored as a temporary upload first, then
+  // mounted as PUT mounts a path — the type comes from the stored name's extension unless `type`
+  // says otherwise, so a raw body (stored as `tempNNNN`, no extension) needs `type`.
+  {
+    method: 'POST',
+    route: 'drives',
+    command: 'mount',
+    subPath: true,
+    body: true,
+    params: [
+      { name: 'type', required: false },
+      { name: 'mode', required: false },
+    ],
+    handle: (d, { args, path, body, uploadName }) =>
+      mountImage(d, path, storeUpload(d, body!, uploadName), args.get('type'), args.get('mode')),
   },
   ...(['reset', 'remove', 'on', 'off', 'unlink'] as const).map(
     (command): Call => ({
@@ -392,15 +426,17 @@ const CALLS: Call[] = [
     command: 'load_rom',
     subPath: true,
     params: [{ name: 'file', required: true }],
-    handle(d, { args, path }) {
-      const drive = findDrive(d, path);
-      if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
-      if (drive === 'softiec') return ok();
-      const f = loadFile(d, args.get('file'));
-      if (!(f instanceof Uint8Array)) return f;
-      drive.state.rom = safeResolve(d, args.get('file')!).split('/').pop();
-      return ok();
-    },
+    handle: (d, { args, path }) => loadRom(d, path, args.get('file')!),
+  },
+  // POST load_rom: the attachment is stored as a temporary upload and loaded from there.
+  {
+    method: 'POST',
+    route: 'drives',
+    command: 'load_rom',
+    subPath: true,
+    body: true,
+    params: [],
+    handle: (d, { path, body, uploadName }) => loadRom(d, path, storeUpload(d, body!, uploadName)),
   },
   {
     method: 'PUT',
@@ -562,6 +598,38 @@ const CALLS: Call[] = [
     }),
   ),
 
+  // CMD native partition (route_files.cc create_dnp): `tracks` is required, 1..255 (strtol base 10
+  // as get_int); an out-of-range count answers before the disk name is known. Size tracks × 64 KiB.
+  {
+    method: 'PUT',
+    route: 'files',
+    command: 'create_dnp',
+    subPath: true,
+    params: [
+      { name: 'tracks', required: true },
+      { name: 'diskname', required: false },
+    ],
+    handle(d, { args, path }) {
+      const full = decodeURIComponent(path);
+      const tracks = strtol(args.get('tracks'), 10);
+      if (tracks < 1 || tracks > 255) {
+        return { status: 400, json: { path: full, tracks, errors: ['Invalid number of tracks (1-255).'] } };
+      }
+      const fileName = full.split('/').pop() ?? '';
+      const dot = fileName.lastIndexOf('.');
+      const diskname = args.get('diskname') ?? (dot >= 0 ? fileName.slice(0, dot) : fileName);
+      const answer = { path: full, tracks, diskname };
+      const image = formatDnp(tracks, diskname);
+      try {
+        d.fs.write(d.fs.resolve('/', `/${full}`), image);
+      } catch (e) {
+        if (e instanceof FsError) return { status: 500, json: { ...answer, bytes_written: 0, errors: [e.message] } };
+        throw e;
+      }
+      return ok({ ...answer, bytes_written: image.length });
+    },
+  },
+
   // Streams: the virtual device produces the debug stream only. The stream name is matched
   // case-insensitively; an unknown one is a JSON 404 (route_streams.cc); `ip` is required (an empty
   // one means the configured default).
@@ -610,6 +678,82 @@ const SOFTIEC_INFO = {
     partitions: [{ id: 1, path: '/Temp' }],
   },
 };
+
+/** api_mount (route_drives.cc): drive, then type (with the mode bits), then the image. */
+function mountImage(d: RestDevice, path: string, image: string, typeArg: string | undefined, modeArg: string | undefined): Answer {
+  const drive = findDrive(d, path);
+  if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
+  // The type defaults to the image's extension (at most three characters, as get_extension).
+  const type = typeArg ?? extension(image);
+  const ftype = IMAGE_TYPE_FTYPE[type.toLowerCase()];
+  const base = IMAGE_TYPE_COMMAND[type.toLowerCase()];
+  if (ftype === undefined || base === undefined) return fail(400, `Invalid Type '${type}'`);
+  const mode = modeArg ?? '';
+  const command = base | (MODE_BITS[mode.toLowerCase()] ?? 0);
+  const answer = { Subsys: drive === 'softiec' ? SUBSYS_IEC : drive.subsys, Ftype: ftype, command, file: image };
+  if (drive === 'softiec') return ok(answer);
+  const resolved = safeResolve(d, image);
+  const st = d.fs.stat(resolved);
+  if (!st || st.dir) return { status: 404, json: { ...answer, errors: ['Cannot open file'] } };
+  drive.state.image = resolved;
+  drive.state.mode = mode.toLowerCase() in MODE_BITS && mode !== '' ? mode.toLowerCase() : 'readwrite';
+  return ok(answer);
+}
+
+/** FLOPPY_LOAD_DOS through simple_drive_command: the drive, then the file. */
+function loadRom(d: RestDevice, path: string, file: string): Answer {
+  const drive = findDrive(d, path);
+  if (!drive) return fail(400, `Invalid Drive '${decodeURIComponent(path)}'`);
+  if (drive === 'softiec') return ok();
+  const f = loadFile(d, file);
+  if (!(f instanceof Uint8Array)) return f;
+  drive.state.rom = safeResolve(d, file).split('/').pop();
+  return ok();
+}
+
+/** The characters fix_filename turns into `_` (FAT-illegal). */
+const ILLEGAL_NAME_CHARS = /["*:/<>\\?|,\x7f]/g;
+
+/**
+ * Where the firmware's attachment writer puts an upload (FileManager::create_temp_file, category
+ * "upload", temp subfolders on as by default): /Temp/cache/upload/<name>, the name being the
+ * multipart file name without leading dots and slashes and with FAT-illegal characters turned into
+ * `_`; a raw body has no name and becomes `temp%04x` from the device's temp counter. An existing
+ * name gets `_1`, `_2`… before its extension (the firmware opens with FA_CREATE_NEW). Returns the
+ * stored path, or '' when it could not be stored (the firmware then records an empty name).
+ */
+function storeUpload(d: RestDevice, data: Uint8Array, suggested: string | undefined): string {
+  const seq = tempSeq.get(d) ?? 0;
+  tempSeq.set(d, seq + 1);
+  const name = (suggested ?? '')
+    .replace(/^[./\\]+/, '')
+    .slice(0, 127)
+    .replace(ILLEGAL_NAME_CHARS, '_');
+  const dir = '/Temp/cache/upload';
+  try {
+    for (const p of ['/Temp/cache', dir]) if (!d.fs.stat(p)) d.fs.mkdir(p);
+    for (let suffix = 0; ; suffix++) {
+      const full = `${dir}/${tempName(name, seq, suffix)}`;
+      if (d.fs.stat(full)) continue;
+      d.fs.write(full, data);
+      return full;
+    }
+  } catch (e) {
+    if (e instanceof FsError) return '';
+    throw e;
+  }
+}
+
+/** build_temp_path's file name: the given name (suffix before its extension) or `temp%04x[_n]`. */
+function tempName(name: string, seq: number, suffix: number): string {
+  if (name === '') return `temp${seq.toString(16).padStart(4, '0')}${suffix ? `_${suffix}` : ''}`;
+  if (suffix === 0) return name;
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)}_${suffix}${name.slice(dot)}` : `${name}_${suffix}`;
+}
+
+/** The firmware's next_temp_seq, one counter per device. */
+const tempSeq = new WeakMap<RestDevice, number>();
 
 function findDrive(d: RestDevice, path: string): { state: DriveState; subsys: number } | 'softiec' | undefined {
   const name = decodeURIComponent(path).toLowerCase();
