@@ -226,30 +226,22 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
    allocate could never be interrupted (SIGINT, eval deadlines): the agent would have to be killed
    and its log replayed. Every way to loop therefore starts its body with a poll point: while and
    for bodies, and the bodies of functions bound by [let rec] (a function can only call itself
-   through such a binding, or through a higher-order trick that allocates closures anyway). A poll
-   point counts down a counter the agent defines at start-up and allocates a tiny block the
-   optimiser may not remove once every [poll_interval] passes, so a tight loop pays about one
-   decrement per iteration and still answers a signal within microseconds. *)
-let poll_counter = "__topup_poll_countdown"
-let poll_interval = 1024
-
+   through such a binding, or through a higher-order trick that allocates closures anyway).
+   A poll point is the smallest allocation the optimiser may not remove (a one-field block behind
+   Sys.opaque_identity): inline, that is a pointer bump, a compare with the young limit the
+   signal handler lowers, and two stores, with no memory read but the limit. An earlier version
+   counted a global counter down and allocated every 1024th pass; reaching the counter from a
+   dynamically linked phrase (GOT, global block, ref cell: three dependent loads and a store) cost
+   more than the allocation it saved — fib 32 ran about 20% slower with it (see
+   docs/performance/topup.md). The extra minor collections are cheap: a poll block is dead at once. *)
 let poll_point =
   let open Ast_helper in
   let loc = Location.none in
   let ident path = Exp.ident ~loc (Location.mknoloc path) in
   let stdlib name = ident (Longident.Ldot (Longident.Lident "Stdlib", name)) in
   let call f args = Exp.apply ~loc f (List.map (fun a -> (Asttypes.Nolabel, a)) args) in
-  let counter = ident (Longident.Lident poll_counter) in
-  let int n = Exp.constant ~loc (Const.int n) in
   let opaque = ident (Longident.Ldot (Longident.Ldot (Longident.Lident "Stdlib", "Sys"), "opaque_identity")) in
-  Exp.sequence ~loc
-    (call (stdlib "decr") [ counter ])
-    (Exp.ifthenelse ~loc
-       (call (stdlib "<") [ call (stdlib "!") [ counter ]; int 0 ])
-       (Exp.sequence ~loc
-          (call (stdlib ":=") [ counter; int poll_interval ])
-          (call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ int 0 ] ] ]))
-       None)
+  call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ Exp.constant ~loc (Const.int 0) ] ] ]
 
 let with_poll (e : Parsetree.expression) =
   { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
@@ -358,8 +350,3 @@ let init ~work_dir =
   Compmisc.init_path ();
   Load_path.add_dir "";
   toplevel_env := Compmisc.initial_env ();
-  (* The counter of the poll points (see [poll_point]), defined once, printed nowhere. *)
-  let define = Printf.sprintf "let %s = Stdlib.ref %d" poll_counter poll_interval in
-  match Parse.use_file (Lexing.from_string define) with
-  | [ phrase ] -> if not (execute_phrase false Format.err_formatter phrase) then failwith "cannot define the poll counter"
-  | _ -> failwith "cannot parse the poll counter definition"
