@@ -222,18 +222,21 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
         Format.fprintf ppf "Directive #%s expects a string argument.@." name;
         false)
 
-(* OCaml 4.13's native code notices signals only when it allocates, so a loop that does not
-   allocate could never be interrupted (SIGINT, eval deadlines): the agent would have to be killed
-   and its log replayed. Every way to loop therefore starts its body with a poll point: while and
-   for bodies, and the bodies of functions bound by [let rec] (a function can only call itself
-   through such a binding, or through a higher-order trick that allocates closures anyway).
-   A poll point is the smallest allocation the optimiser may not remove (a one-field block behind
-   Sys.opaque_identity): inline, that is a pointer bump, a compare with the young limit the
-   signal handler lowers, and two stores, with no memory read but the limit. An earlier version
-   counted a global counter down and allocated every 1024th pass; reaching the counter from a
-   dynamically linked phrase (GOT, global block, ref cell: three dependent loads and a store) cost
-   more than the allocation it saved — fib 32 ran about 20% slower with it (see
-   docs/performance/topup.md). The extra minor collections are cheap: a poll block is dead at once. *)
+(* Native code notices a signal (SIGINT, eval deadlines) only at a poll point: an allocation,
+   or one of the polls this compiler's backend (asmcomp/polling.ml, present in the Debian
+   4.13.1 we build with) puts at every loop back-edge that does not allocate and in the prologue
+   of a function that may tail-call without allocating. So while/for loops and tail recursion
+   (let rec f x = f x) are interruptible as compiled. What is left is a recursion that is neither:
+   naive fib 60 has no loop and no tail call, and without help would run for hours deaf to
+   interrupts (the agent would have to be killed and its log replayed). The bodies of functions
+   bound by [let rec] (a function can only call itself through such a binding, or through a
+   higher-order trick that allocates closures anyway) therefore start with a poll point of ours:
+   the smallest allocation the optimiser may not remove (a one-field block behind
+   Sys.opaque_identity), inline a pointer bump, a compare with the young limit the signal handler
+   lowers, and two stores. Cheaper than the alternatives measured (docs/performance/topup.md): a
+   global countdown that allocated every 1024th pass (three dependent loads from a dynamically
+   linked phrase before the decrement), and a dead indirect tail call that makes the backend add
+   its own prologue poll. The extra minor collections are cheap: a poll block is dead at once. *)
 let poll_point =
   let open Ast_helper in
   let loc = Location.none in
@@ -267,8 +270,6 @@ let interruptible =
   let expr self (e : Parsetree.expression) =
     let e = default_mapper.expr self e in
     match e.pexp_desc with
-    | Pexp_while (cond, body) -> { e with pexp_desc = Pexp_while (cond, with_poll body) }
-    | Pexp_for (p, lo, hi, dir, body) -> { e with pexp_desc = Pexp_for (p, lo, hi, dir, with_poll body) }
     | Pexp_let (Asttypes.Recursive, vbs, body) -> { e with pexp_desc = Pexp_let (Asttypes.Recursive, poll_recursive vbs, body) }
     | _ -> e
   in
