@@ -233,10 +233,12 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
    higher-order trick that allocates closures anyway) therefore start with a poll point of ours:
    the smallest allocation the optimiser may not remove (a one-field block behind
    Sys.opaque_identity), inline a pointer bump, a compare with the young limit the signal handler
-   lowers, and two stores. Cheaper than the alternatives measured (docs/performance/topup.md): a
-   global countdown that allocated every 1024th pass (three dependent loads from a dynamically
-   linked phrase before the decrement), and a dead indirect tail call that makes the backend add
-   its own prologue poll. The extra minor collections are cheap: a poll block is dead at once. *)
+   lowers, and two stores. Measured (bench/topup/poll_points.ml, docs/performance/topup.md): it
+   beats the earlier global countdown that allocated every 1024th pass (from a dynamically linked
+   phrase, three dependent loads before the decrement), and is within a few percent of a dead
+   indirect tail call that makes the backend add its own prologue poll — which would hang on the
+   details of the backend's analysis. The extra minor collections are cheap: a poll block is
+   dead at once. *)
 let poll_point =
   let open Ast_helper in
   let loc = Location.none in
