@@ -42,6 +42,24 @@ for (const variant of topupVariants()) {
       assert.equal((await engine.eval('!spins > 0')).value_repr, 'true');
     });
 
+    test('a timeout stops a non-allocating for loop and a top-level tail recursion', async () => {
+      // Neither body allocates: on the native driver only the inserted poll points let the
+      // runtime notice the interrupt (a for body, a structure-level let rec).
+      await engine.eval('let laps = ref 0');
+      const loop = await engine.eval('for _ = 1 to max_int do incr laps done', { timeout: 2 });
+      assertInterruptedInPlace(loop);
+      const rec = await engine.eval('let rec forever n = incr laps; forever (n + 1);; forever 0', { timeout: 2 });
+      assertInterruptedInPlace(rec);
+      assert.equal((await engine.eval('!laps > 0')).value_repr, 'true');
+    });
+
+    test('a timeout stops a long non-tail recursion that neither loops nor allocates', async () => {
+      // Naive fib 60 would run for hours; no loop back-edge and no tail call, so only the poll
+      // point at the entry of each let rec function lets the native code notice the interrupt.
+      const r = await engine.eval('let rec fib n = if n < 2 then n else fib (n - 1) + fib (n - 2) in fib 60', { timeout: 2 });
+      assertInterruptedInPlace(r);
+    });
+
     test('cancel() stops a non-tail recursion; the session survives', async () => {
       await engine.eval('let depth = ref 0');
       const started = startedMarker(dir, 'recursion');

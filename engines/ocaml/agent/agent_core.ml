@@ -547,9 +547,8 @@ let user_values env =
     | Env.Env_empty -> acc
     | Env.Env_value (s, id, vd) ->
       let name = Ident.name id in
-      (* "_$" holds the value of a bare expression in the native toplevel, and the native agent's
-         poll counter is its own: neither is a user binding. *)
-      if Hashtbl.mem seen name || name = "_$" || name = "__topup_poll_countdown" then walk acc s
+      (* "_$" holds the value of a bare expression in the native toplevel: not a user binding. *)
+      if Hashtbl.mem seen name || name = "_$" then walk acc s
       else (Hashtbl.replace seen name (); walk ((name, vd.Types.val_type) :: acc) s)
     | Env.Env_type (s, _, _) | Env.Env_extension (s, _, _) | Env.Env_module (s, _, _, _) | Env.Env_modtype (s, _, _)
     | Env.Env_class (s, _, _) | Env.Env_cltype (s, _, _) | Env.Env_open (s, _) | Env.Env_functor_arg (s, _)

@@ -222,34 +222,31 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
         Format.fprintf ppf "Directive #%s expects a string argument.@." name;
         false)
 
-(* OCaml 4.13's native code notices signals only when it allocates, so a loop that does not
-   allocate could never be interrupted (SIGINT, eval deadlines): the agent would have to be killed
-   and its log replayed. Every way to loop therefore starts its body with a poll point: while and
-   for bodies, and the bodies of functions bound by [let rec] (a function can only call itself
-   through such a binding, or through a higher-order trick that allocates closures anyway). A poll
-   point counts down a counter the agent defines at start-up and allocates a tiny block the
-   optimiser may not remove once every [poll_interval] passes, so a tight loop pays about one
-   decrement per iteration and still answers a signal within microseconds. *)
-let poll_counter = "__topup_poll_countdown"
-let poll_interval = 1024
-
+(* Native code notices a signal (SIGINT, eval deadlines) only at a poll point: an allocation,
+   or one of the polls this compiler's backend (asmcomp/polling.ml, present in the Debian
+   4.13.1 we build with) puts at every loop back-edge that does not allocate and in the prologue
+   of a function that may tail-call without allocating. So while/for loops and tail recursion
+   (let rec f x = f x) are interruptible as compiled. What is left is a recursion that is neither:
+   naive fib 60 has no loop and no tail call, and without help would run for hours deaf to
+   interrupts (the agent would have to be killed and its log replayed). The bodies of functions
+   bound by [let rec] (a function can only call itself through such a binding, or through a
+   higher-order trick that allocates closures anyway) therefore start with a poll point of ours:
+   the smallest allocation the optimiser may not remove (a one-field block behind
+   Sys.opaque_identity), inline a pointer bump, a compare with the young limit the signal handler
+   lowers, and two stores. Measured (bench/topup/poll_points.ml, docs/performance/topup.md): it
+   beats the earlier global countdown that allocated every 1024th pass (from a dynamically linked
+   phrase, three dependent loads before the decrement), and is within a few percent of a dead
+   indirect tail call that makes the backend add its own prologue poll — which would hang on the
+   details of the backend's analysis. The extra minor collections are cheap: a poll block is
+   dead at once. *)
 let poll_point =
   let open Ast_helper in
   let loc = Location.none in
   let ident path = Exp.ident ~loc (Location.mknoloc path) in
   let stdlib name = ident (Longident.Ldot (Longident.Lident "Stdlib", name)) in
   let call f args = Exp.apply ~loc f (List.map (fun a -> (Asttypes.Nolabel, a)) args) in
-  let counter = ident (Longident.Lident poll_counter) in
-  let int n = Exp.constant ~loc (Const.int n) in
   let opaque = ident (Longident.Ldot (Longident.Ldot (Longident.Lident "Stdlib", "Sys"), "opaque_identity")) in
-  Exp.sequence ~loc
-    (call (stdlib "decr") [ counter ])
-    (Exp.ifthenelse ~loc
-       (call (stdlib "<") [ call (stdlib "!") [ counter ]; int 0 ])
-       (Exp.sequence ~loc
-          (call (stdlib ":=") [ counter; int poll_interval ])
-          (call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ int 0 ] ] ]))
-       None)
+  call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ Exp.constant ~loc (Const.int 0) ] ] ]
 
 let with_poll (e : Parsetree.expression) =
   { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
@@ -275,8 +272,6 @@ let interruptible =
   let expr self (e : Parsetree.expression) =
     let e = default_mapper.expr self e in
     match e.pexp_desc with
-    | Pexp_while (cond, body) -> { e with pexp_desc = Pexp_while (cond, with_poll body) }
-    | Pexp_for (p, lo, hi, dir, body) -> { e with pexp_desc = Pexp_for (p, lo, hi, dir, with_poll body) }
     | Pexp_let (Asttypes.Recursive, vbs, body) -> { e with pexp_desc = Pexp_let (Asttypes.Recursive, poll_recursive vbs, body) }
     | _ -> e
   in
@@ -358,8 +353,3 @@ let init ~work_dir =
   Compmisc.init_path ();
   Load_path.add_dir "";
   toplevel_env := Compmisc.initial_env ();
-  (* The counter of the poll points (see [poll_point]), defined once, printed nowhere. *)
-  let define = Printf.sprintf "let %s = Stdlib.ref %d" poll_counter poll_interval in
-  match Parse.use_file (Lexing.from_string define) with
-  | [ phrase ] -> if not (execute_phrase false Format.err_formatter phrase) then failwith "cannot define the poll counter"
-  | _ -> failwith "cannot parse the poll counter definition"
