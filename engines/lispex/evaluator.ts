@@ -4,14 +4,14 @@
 
 import { packageVersion } from '../../common/package-info.js';
 import { makeControlPrimitives } from './control-primitives.js';
-import { coreDepth, type Core, type CoreProgram } from './core-ir.js';
+import type { Core } from './core-ir.js';
+import { type FrontEndProgress, runFrontEnd } from './front-end.js';
 import { DEFAULT_MESSAGES, LispexError, exitStatusOf, renderDiagnostic, type SourcePosition, type WarningCode } from './diagnostics.js';
 import { Globals } from './globals.js';
 import {
   DEFAULT_PROFILE_ID,
   EXHAUSTION_CODES,
   CALL_DEPTH_LIMIT,
-  MAX_FORM_DEPTH,
   LANGUAGE_PROFILE,
   METER_ID,
   METER_MANIFEST_ID,
@@ -19,7 +19,7 @@ import {
   ResourceExhausted,
   profileById,
 } from './meter.js';
-import { normalizeProgram, type IntrinsicName } from './normalizer.js';
+import type { IntrinsicName } from './normalizer.js';
 import { PROJECTION_DEPTH_LIMIT } from './observation.js';
 import type {
   DiagnosticPhase,
@@ -34,7 +34,6 @@ import type {
 } from './observation.js';
 import { buildPrimitiveRegistry, type PrimitiveTable } from './primitives/registry.js';
 import { writeValue } from './printer.js';
-import { readAll, syntaxToValue } from './reader.js';
 import { RunContext } from './run-context.js';
 import { encodeSource, sha256Hex } from './source.js';
 import { TreeMachine } from './tree/machine.js';
@@ -116,35 +115,18 @@ export class LispexEvaluator {
     let lastValues: Value[] = [];
     let interactive = '';
     let forms = 0;
-    let phase: Phase = 'reader';
+    /** 'runtime' once the front end is done; before that, progress.phase says where a fault was. */
+    let phase: 'front-end' | 'runtime' = 'front-end';
     let runner: RouteRunner | null = null;
     let currentForm: Core | null = null;
     /** stdout length when the current form started (-1 between forms). */
     let formStart = -1;
-    let diagnosticSource = sourceId;
+    const progress: FrontEndProgress = { phase: 'reader', diagnosticSource: sourceId };
     const intrinsic = (name: IntrinsicName): Primitive => this.primitives.get(name)!;
 
     try {
-      const roots = readAll(bytes, meter);
-      let inputValue: Value | undefined;
-      if (inputBytes !== undefined) {
-        // Faults in the input datum are reported against the logical id `input`.
-        diagnosticSource = 'input';
-        const data = readAll(inputBytes, meter);
-        if (data.length !== 1) {
-          throw new LispexError('E100', `input must be exactly one datum (got ${data.length})`, [], { line: 1, column: 1 });
-        }
-        inputValue = syntaxToValue(data[0]!);
-        diagnosticSource = sourceId;
-      }
-      phase = 'normalizer';
-      const program: CoreProgram = normalizeProgram(roots, meter, intrinsic);
+      const { program, inputValue } = runFrontEnd(bytes, inputBytes, sourceId, meter, intrinsic, progress);
       forms = program.forms.length;
-      for (const form of program.forms) {
-        if (coreDepth(form) > MAX_FORM_DEPTH) {
-          throw new LispexError('recursion-limit', `form nested deeper than ${MAX_FORM_DEPTH} after normalization`, [], form.span);
-        }
-      }
       phase = 'runtime';
       if (inputValue !== undefined) globals.define('input', inputValue);
       runner = opts.route === 'tree' ? new TreeMachine(ctx) : new VmRoute(ctx, program, this.primitives);
@@ -174,10 +156,11 @@ export class LispexEvaluator {
         limitHit = 'non-tail-call-depth';
         error = { code: e.code, phase: 'resource', at: e.span ?? site, message: e.message, irritants: [] };
       } else if (e instanceof LispexError) {
-        status = phase === 'runtime' ? 'runtime-error' : 'source-error';
+        const failedIn: Phase = phase === 'runtime' ? 'runtime' : progress.phase;
+        status = failedIn === 'runtime' ? 'runtime-error' : 'source-error';
         // INTERACTIVE-OUTPUT-1: output the failed form committed before the fault stays.
-        if (phase === 'runtime' && formStart >= 0) interactive += ctx.stdout().slice(formStart);
-        error = { code: e.code, phase, at: e.span ?? site, message: e.message, irritants: e.irritants };
+        if (failedIn === 'runtime' && formStart >= 0) interactive += ctx.stdout().slice(formStart);
+        error = { code: e.code, phase: failedIn, at: e.span ?? site, message: e.message, irritants: e.irritants };
       } else if (isHostStackOverflow(e)) {
         // The JS stack ran out outside the machines' own checks (deeply nested data in a
         // primitive or the normalizer): the host-safety limit, never a crash.
@@ -207,12 +190,12 @@ export class LispexEvaluator {
         code: error.code,
         severity: 'error',
         phase: error.phase,
-        source: diagnosticSource,
+        source: progress.diagnosticSource,
         line: error.at.line,
         column: error.at.column,
         message,
         irritants,
-        rendered: renderDiagnostic(error.code, diagnosticSource, error.at, message, irritants),
+        rendered: renderDiagnostic(error.code, progress.diagnosticSource, error.at, message, irritants),
       });
     }
     const warnings: DiagnosticRecord[] = ctx.warnings.map((w) => warningRecord(w.code, sourceId, w.at));

@@ -5,23 +5,21 @@
 
 import { CodeObject } from '../../../engines/lispex/bytecode.js';
 import { Compiler } from '../../../engines/lispex/compiler.js';
-import { Temp, coreDepth, coreToSexpr, type CoreProgram } from '../../../engines/lispex/core-ir.js';
+import { Temp, coreToSexpr, type CoreProgram } from '../../../engines/lispex/core-ir.js';
 import { DEFAULT_MESSAGES, LispexError, exitStatusOf } from '../../../engines/lispex/diagnostics.js';
 import { primitiveTable } from '../../../engines/lispex/evaluator.js';
+import { type FrontEndProgress, runFrontEnd } from '../../../engines/lispex/front-end.js';
 import { GlobalCell, Globals, UNASSIGNED } from '../../../engines/lispex/globals.js';
 import { isHostStackOverflow } from '../../../engines/lispex/machine-errors.js';
 import {
   DEFAULT_PROFILE_ID,
   EXHAUSTION_CODES,
-  MAX_FORM_DEPTH,
   Meter,
   ResourceExhausted,
   profileById,
 } from '../../../engines/lispex/meter.js';
-import { normalizeProgram } from '../../../engines/lispex/normalizer.js';
 import type { ResourceLimits, ResourceUsage } from '../../../engines/lispex/observation.js';
 import { writeValue } from '../../../engines/lispex/printer.js';
-import { readAll, syntaxToValue } from '../../../engines/lispex/reader.js';
 import { encodeSource, sha256Hex } from '../../../engines/lispex/source.js';
 import {
   Bytevector,
@@ -184,31 +182,14 @@ export function buildExternalRequest(source: string, input: string | undefined, 
   for (const [name, prim] of primitives) globals.define(name, prim);
   const groups = primitiveGroups();
   const wirePrimitives = groups.map((p) => ({ name: p.name, min: p.minArgs, max: Number.isFinite(p.maxArgs) ? p.maxArgs : null }));
-  let diagnosticSource = sourceId;
-  let phase: 'reader' | 'normalizer' = 'reader';
+  const progress: FrontEndProgress = { phase: 'reader', diagnosticSource: sourceId };
   let program: CoreProgram;
   try {
-    const roots = readAll(bytes, meter);
     let inputValue: Value | undefined;
-    if (inputBytes !== undefined) {
-      diagnosticSource = 'input';
-      const data = readAll(inputBytes, meter);
-      if (data.length !== 1) {
-        throw new LispexError('E100', `input must be exactly one datum (got ${data.length})`, [], { line: 1, column: 1 });
-      }
-      inputValue = syntaxToValue(data[0]!);
-      diagnosticSource = sourceId;
-    }
-    phase = 'normalizer';
-    program = normalizeProgram(roots, meter, (name) => primitives.get(name)!);
-    for (const form of program.forms) {
-      if (coreDepth(form) > MAX_FORM_DEPTH) {
-        throw new LispexError('recursion-limit', `form nested deeper than ${MAX_FORM_DEPTH} after normalization`, [], form.span);
-      }
-    }
+    ({ program, inputValue } = runFrontEnd(bytes, inputBytes, sourceId, meter, (name) => primitives.get(name)!, progress));
     if (inputValue !== undefined) globals.define('input', inputValue);
   } catch (e) {
-    const fault = frontEndFault(e, phase, diagnosticSource, meter);
+    const fault = frontEndFault(e, progress.phase, progress.diagnosticSource, meter);
     return request(bytes, inputBytes, sourceId, profile, meter.usage(), {
       front_end_fault: fault,
       primitives: wirePrimitives,
