@@ -139,3 +139,25 @@ export function call(text: string, rt = new FakeRuntime()): CallOutcome {
     throw e;
   }
 }
+
+const PRELUDE = `
+(define (double x) (* x 2))
+(define (add-pair a b) (+ a b))
+(define (cons-pair a b) (cons a b))
+(define (to-upper c) (char-upcase c))
+(define (not-a-char c) 1)
+(define (boom x) (error "boom"))
+(define err (guard (e (#t e)) (error "bad thing" 1 'a)))
+`;
+
+/** `(name arg ...)` with literal arguments → program text calling `name` with quoted data, after a
+ * prelude defining the test procedures in Lispex (so each route's own call path is exercised). */
+export function caseAsProgram(call: string): string {
+  const form = datum(call) as Pair;
+  const name = (form.car as Sym).name;
+  const args = (arrayFromList(form.cdr) ?? []).map((a) => {
+    if (a instanceof Sym && a.name.startsWith('&')) return a.name.slice(1);
+    return `'${writeValue(a)}`;
+  });
+  return `${PRELUDE}\n(${[name, ...args].join(' ')})`;
+}

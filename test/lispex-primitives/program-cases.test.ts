@@ -7,31 +7,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LispexEvaluator } from '../../engines/lispex/index.js';
 import { PRIMITIVE_CAPABILITIES } from '../../engines/lispex/primitives/capabilities.js';
-import { writeValue } from '../../engines/lispex/printer.js';
-import { type Pair, Sym, arrayFromList } from '../../engines/lispex/values.js';
 import { CASES } from './cases.js';
-import { datum } from './harness.js';
-
-const PRELUDE = `
-(define (double x) (* x 2))
-(define (add-pair a b) (+ a b))
-(define (cons-pair a b) (cons a b))
-(define (to-upper c) (char-upcase c))
-(define (not-a-char c) 1)
-(define (boom x) (error "boom"))
-(define err (guard (e (#t e)) (error "bad thing" 1 'a)))
-`;
-
-/** `(name arg ...)` with literal arguments → program text calling `name` with quoted data. */
-function asProgram(call: string): string {
-  const form = datum(call) as Pair;
-  const name = (form.car as Sym).name;
-  const args = (arrayFromList(form.cdr) ?? []).map((a) => {
-    if (a instanceof Sym && a.name.startsWith('&')) return a.name.slice(1);
-    return `'${writeValue(a)}`;
-  });
-  return `${PRELUDE}\n(${[name, ...args].join(' ')})`;
-}
+import { caseAsProgram } from './harness.js';
 
 const evaluator = new LispexEvaluator();
 
@@ -41,7 +18,7 @@ describe('case table as programs on both routes', () => {
     if (cases === undefined) continue;
     test(row.name, () => {
       for (const [call, want] of cases) {
-        const source = asProgram(call);
+        const source = caseAsProgram(call);
         for (const route of ['tree', 'vm'] as const) {
           const o = evaluator.run(source, { route });
           let got: string;

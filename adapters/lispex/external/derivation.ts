@@ -11,13 +11,7 @@ import { primitiveTable } from '../../../engines/lispex/evaluator.js';
 import { type FrontEndProgress, runFrontEnd } from '../../../engines/lispex/front-end.js';
 import { GlobalCell, Globals, UNASSIGNED } from '../../../engines/lispex/globals.js';
 import { isHostStackOverflow } from '../../../engines/lispex/machine-errors.js';
-import {
-  DEFAULT_PROFILE_ID,
-  EXHAUSTION_CODES,
-  Meter,
-  ResourceExhausted,
-  profileById,
-} from '../../../engines/lispex/meter.js';
+import { DEFAULT_PROFILE_ID, EXHAUSTION_CODES, Meter, ResourceExhausted, profileById } from '../../../engines/lispex/meter.js';
 import type { ResourceLimits, ResourceUsage } from '../../../engines/lispex/observation.js';
 import { writeValue } from '../../../engines/lispex/printer.js';
 import { encodeSource, sha256Hex } from '../../../engines/lispex/source.js';
