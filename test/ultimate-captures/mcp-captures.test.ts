@@ -4,22 +4,15 @@
 // the emulator), the real adapter process (`ultimate-tool-mcp`) and the official MCP SDK client;
 // then the same capture through `ultimate-tool capture …`. Captures are short (500 datagrams).
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { repoRoot } from '../helpers/bin.js';
+import { distBin, startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
 
-const bin = (name: string) => join(repoRoot, 'dist', 'bin', `${name}.js`);
-const work = mkdtempSync(join(tmpdir(), 'ultimate-captures-e2e-'));
-const store = join(work, 'store');
-let service: ChildProcess;
-let serviceUrl = '';
-let client: Client;
+const bin = distBin;
+let stack: UltimateStack;
 
 type Envelope = {
   schema_version: number;
@@ -29,7 +22,7 @@ type Envelope = {
 };
 
 async function call(name: string, args: Record<string, unknown> = {}): Promise<Envelope> {
-  const r = await client.callTool({ name, arguments: args });
+  const r = await stack.client.callTool({ name, arguments: args });
   const content = r.content as Array<Record<string, unknown>>;
   const envelope = (r.structuredContent ?? JSON.parse(String(content[0]?.text))) as Envelope;
   assert.equal(envelope.schema_version, 12);
@@ -57,60 +50,15 @@ async function probeId(): Promise<string> {
 }
 
 before(async () => {
-  const project = join(work, 'project');
-  cpSync(join(repoRoot, 'examples', 'c64-project'), project, {
-    recursive: true,
-    filter: (p) => !p.includes(`${join('c64-project', 'build')}`),
-  });
-  service = spawn(
-    process.execPath,
-    [
-      bin('ultimate-tool'),
-      'serve',
-      '--project',
-      project,
-      '--port',
-      '0',
-      '--store',
-      store,
-      '--virtual-device',
-      '--capture-max-datagrams',
-      '500',
-      '--capture-max-duration-ms',
-      '5000',
-      '--vice-command',
-      `${process.execPath} ${bin('ultimate-tool')} virtual-vice`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  serviceUrl = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    service.stdout?.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const line = buf.split('\n')[0];
-      if (buf.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    service.once('exit', (code) => reject(new Error(`service exited ${code}`)));
-  });
-  client = new Client({ name: 'ultimate-captures-e2e', version: '1' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [bin('ultimate-tool-mcp'), '--service-url', serviceUrl],
-      stderr: 'inherit',
-    }),
-  );
+  stack = await startUltimateStack('ultimate-captures-e2e', ['--capture-max-datagrams', '500', '--capture-max-duration-ms', '5000']);
 });
 
 after(async () => {
-  await client?.close();
-  service?.kill('SIGTERM');
-  await new Promise((r) => (service?.exitCode !== null ? r(null) : service.once('exit', r)));
-  rmSync(work, { recursive: true, force: true });
+  await stack?.close();
 });
 
 test('the nine tools are listed with closed inputs', async () => {
-  const { tools } = await client.listTools();
+  const { tools } = await stack.client.listTools();
   const names = new Set(tools.map((t) => t.name));
   for (const n of [
     'get_run_timeline',
@@ -188,7 +136,7 @@ test('debug-stream capture: prepare → review → start → a verified bus_only
   assert.equal(ev.evidence.text, undefined);
   assert.equal(ev.evidence.sha256, run.evidence.find((e: { name: string }) => e.name === 'debug-stream-capture.bin').sha256);
 
-  const file = join(store, 'runs', busRun, 'debug-stream-capture.bin');
+  const file = join(stack.store, 'runs', busRun, 'debug-stream-capture.bin');
   const bytes = readFileSync(file);
   bytes[100] = (bytes[100] ?? 0) ^ 0x55;
   writeFileSync(file, bytes);
@@ -321,7 +269,7 @@ test('crash report names the crashed function; diagnostic report and items; thei
   // A run that did not crash has no crash report.
   if (busRun) await fails('get_crash_report', { run_id: busRun }, 'crash_analysis_failed');
 
-  const ctx = join(store, 'runs', runId, 'crash-context.bin');
+  const ctx = join(stack.store, 'runs', runId, 'crash-context.bin');
   const b = readFileSync(ctx);
   b[4] = (b[4] ?? 0) ^ 0x01;
   writeFileSync(ctx, b);
@@ -330,7 +278,7 @@ test('crash report names the crashed function; diagnostic report and items; thei
 });
 
 const run = promisify(execFile);
-const cli = (...args: string[]) => run(process.execPath, [bin('ultimate-tool'), 'capture', ...args, '--service-url', serviceUrl]);
+const cli = (...args: string[]) => run(process.execPath, [bin('ultimate-tool'), 'capture', ...args, '--service-url', stack.serviceUrl]);
 
 test('ultimate-tool capture probe|prepare|cancel|start: the same operations over HTTP', { timeout: 120_000 }, async () => {
   const probe = JSON.parse((await cli('probe')).stdout).probe.probe_id as string;

@@ -3,21 +3,14 @@
 // (`ultimate-tool-mcp`) and the official MCP SDK client. A second adapter process is pointed at a
 // loopback listener that counts requests, to show what the adapter refuses locally never leaves it.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
-import { repoRoot } from '../helpers/bin.js';
+import { startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
 
-const bin = (name: string) => join(repoRoot, 'dist', 'bin', `${name}.js`);
-const work = mkdtempSync(join(tmpdir(), 'ultimate-checkpoints-e2e-'));
-const storeDir = join(work, 'store');
-let service: ChildProcess;
+let stack: UltimateStack;
 let client: Client;
 let counted: { client: Client; server: http.Server; requests: string[] };
 
@@ -42,44 +35,9 @@ async function ok(name: string, args: Record<string, unknown> = {}): Promise<Rec
   return envelope.data;
 }
 
-async function adapter(url: string): Promise<Client> {
-  const c = new Client({ name: 'ultimate-checkpoints-e2e', version: '1' });
-  await c.connect(
-    new StdioClientTransport({ command: process.execPath, args: [bin('ultimate-tool-mcp'), '--service-url', url], stderr: 'inherit' }),
-  );
-  return c;
-}
-
 before(async () => {
-  const project = join(work, 'project');
-  cpSync(join(repoRoot, 'examples', 'c64-project'), project, { recursive: true, filter: (p) => !p.includes(join('c64-project', 'build')) });
-  service = spawn(
-    process.execPath,
-    [
-      bin('ultimate-tool'),
-      'serve',
-      '--project',
-      project,
-      '--port',
-      '0',
-      '--store',
-      storeDir,
-      '--virtual-device',
-      '--vice-command',
-      `${process.execPath} ${bin('ultimate-tool')} virtual-vice`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const serviceUrl = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    service.stdout?.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const line = buf.split('\n')[0];
-      if (buf.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    service.once('exit', (code) => reject(new Error(`service exited ${code}`)));
-  });
-  client = await adapter(serviceUrl);
+  stack = await startUltimateStack('ultimate-checkpoints-e2e');
+  client = stack.client;
   // The counting listener answers like an empty service, so an accepted request is visible too.
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
@@ -91,16 +49,12 @@ before(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
-  counted = { client: await adapter(`http://127.0.0.1:${port}`), server, requests };
+  counted = { client: await stack.adapter(`http://127.0.0.1:${port}`), server, requests };
 });
 
 after(async () => {
-  await client?.close();
-  await counted?.client.close();
   await new Promise((r) => counted?.server.close(r));
-  service?.kill('SIGTERM');
-  await new Promise((r) => (service?.exitCode !== null ? r(null) : service.once('exit', r)));
-  rmSync(work, { recursive: true, force: true });
+  await stack?.close();
 });
 
 async function finishedJob(jobId: string): Promise<Record<string, any>> {
@@ -213,7 +167,7 @@ test('checkpoint_comparison_failed through MCP: an unknown pair and a corrupt st
   const unknown = await call(client, 'get_checkpoint_comparison', { comparison_id: '123e4567-e89b-42d3-a456-426614174000' });
   assert.equal(unknown.error?.code, 'checkpoint_comparison_failed');
   assert.equal(unknown.error?.http_status, 404);
-  const db = new Database(join(storeDir, 'service.sqlite3'));
+  const db = new Database(join(stack.store, 'service.sqlite3'));
   try {
     db.exec('DROP TRIGGER checkpoint_comparisons_immutable_update');
     db.prepare('UPDATE checkpoint_comparisons SET record = ? WHERE comparison_id = ?').run('{"truncated', matched.checkpoint_comparison_id);

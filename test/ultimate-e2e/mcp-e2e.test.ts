@@ -3,21 +3,11 @@
 // process (`ultimate-tool-mcp`), and the official MCP SDK client on the adapter's stdio. The example
 // project is built for real with acme in a clean copy by the service.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PNG } from 'pngjs';
-import { repoRoot } from '../helpers/bin.js';
+import { startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
 
-const bin = (name: string) => join(repoRoot, 'dist', 'bin', `${name}.js`);
-const work = mkdtempSync(join(tmpdir(), 'ultimate-e2e-'));
-let service: ChildProcess;
-let serviceUrl = '';
-let client: Client;
+let stack: UltimateStack;
 
 type Envelope = {
   schema_version: number;
@@ -30,7 +20,7 @@ async function call(
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<{ envelope: Envelope; content: Array<Record<string, unknown>>; isError: boolean }> {
-  const r = await client.callTool({ name, arguments: args });
+  const r = await stack.client.callTool({ name, arguments: args });
   const content = r.content as Array<Record<string, unknown>>;
   const envelope = (r.structuredContent ?? JSON.parse(String(content[0]?.text))) as Envelope;
   assert.equal(envelope.schema_version, 12);
@@ -45,52 +35,11 @@ async function ok(name: string, args: Record<string, unknown> = {}): Promise<Rec
 }
 
 before(async () => {
-  const project = join(work, 'project');
-  cpSync(join(repoRoot, 'examples', 'c64-project'), project, {
-    recursive: true,
-    filter: (p) => !p.includes(`${join('c64-project', 'build')}`),
-  });
-  service = spawn(
-    process.execPath,
-    [
-      bin('ultimate-tool'),
-      'serve',
-      '--project',
-      project,
-      '--port',
-      '0',
-      '--store',
-      join(work, 'store'),
-      '--virtual-device',
-      '--vice-command',
-      `${process.execPath} ${bin('ultimate-tool')} virtual-vice`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  serviceUrl = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    service.stdout?.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const line = buf.split('\n')[0];
-      if (buf.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    service.once('exit', (code) => reject(new Error(`service exited ${code}`)));
-  });
-  client = new Client({ name: 'ultimate-e2e', version: '1' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [bin('ultimate-tool-mcp'), '--service-url', serviceUrl],
-      stderr: 'inherit',
-    }),
-  );
+  stack = await startUltimateStack('ultimate-e2e');
 });
 
 after(async () => {
-  await client?.close();
-  service?.kill('SIGTERM');
-  await new Promise((r) => (service?.exitCode !== null ? r(null) : service.once('exit', r)));
-  rmSync(work, { recursive: true, force: true });
+  await stack?.close();
 });
 
 async function finishedJob(jobId: string): Promise<Record<string, any>> {
