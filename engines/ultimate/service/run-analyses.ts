@@ -201,7 +201,7 @@ export class RunAnalyses {
     try {
       const prg = run.supporting_artifacts.find((s) => s.role === 'prg');
       const programPrg = prg ? await readVerified(run.evidence, reader, prg.name) : null;
-      const resolve = await this.#resolver(run, context);
+      const resolve = await this.resolverFor(run, context);
       return await buildCrashReport({ run, readEvidence: reader, programPrg, resolve });
     } catch (e) {
       if (e instanceof CrashAnalysisError) throw new ServiceError('crash_analysis_failed', e.message, 409, { reason: e.reason });
@@ -211,8 +211,11 @@ export class RunAnalyses {
     }
   }
 
-  /** The service's symbol analysis over the run's own snapshotted labels (as /resolve uses it). */
-  async #resolver(run: RunRecord, context: string | undefined): Promise<(address: number) => Resolution> {
+  /**
+   * The service's symbol analysis over the run's own snapshotted labels and maps, each re-hashed
+   * against the run record first: /resolve and the crash report both resolve through it.
+   */
+  async resolverFor(run: RunRecord, context: string | undefined): Promise<(address: number) => Resolution> {
     const sa = this.symbols;
     const hex = (a: number) => `$${a.toString(16).toUpperCase().padStart(4, '0')}`;
     if (!sa)

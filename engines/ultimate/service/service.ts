@@ -33,8 +33,9 @@ import { describeIssues } from './manifest.js';
 import { ServiceError } from './service-error.js';
 import { ServiceStore } from './store.js';
 import { compareStoredRuns, listPairs, rejectCheckpointMatrix, storedPair } from './checkpoint-service.js';
-import type { SymbolAnalysis, SymbolTable } from './symbol-analysis.js';
+import type { SymbolAnalysis } from './symbol-analysis.js';
 import { type CaptureLimits, CaptureService, DEFAULT_CAPTURE_LIMITS } from './captures.js';
+import { EvidenceIntegrityError } from './analysis/registered-evidence.js';
 import { RunAnalyses } from './run-analyses.js';
 import {
   CapturePrepareRequestSchema,
@@ -380,25 +381,15 @@ export class UltimateToolService {
         400,
       );
     const run = this.#run(runId);
-    const sa = this.#opts.symbolAnalysis;
-    const hex = `$${address.toString(16).toUpperCase().padStart(4, '0')}`;
-    if (!sa)
-      return ok({
-        resolver_schema_version: 2,
-        result: 'unavailable',
-        address,
-        address_hex: hex,
-        symbols: [],
-        reason: 'label analysis is not wired into this service',
-      });
-    const { readFile } = await import('node:fs/promises');
-    const tables: SymbolTable[] = [];
-    for (const s of run.supporting_artifacts) {
-      if (s.role !== 'labels' && s.role !== 'map') continue;
-      const text = await readFile(join(this.store.runDir(run.run_id), s.name), 'utf8');
-      tables.push(sa.parseSymbolFile(s.format as Parameters<SymbolAnalysis['parseSymbolFile']>[0], text));
+    let resolve: Awaited<ReturnType<RunAnalyses['resolverFor']>>;
+    try {
+      resolve = await this.#analyses.resolverFor(run, q.context);
+    } catch (e) {
+      if (e instanceof EvidenceIntegrityError)
+        throw new ServiceError('evidence_checksum_mismatch', e.message, 409, { evidence: e.evidenceName });
+      throw e;
     }
-    return ok({ ...sa.resolveAddress(tables, address, q.context) });
+    return ok(resolve(address));
   }
 
   async #compare(url: URL): Promise<Reply> {

@@ -225,7 +225,7 @@ class DmaSession {
         await this.#sleep(p.length * tickMs);
         return true;
       case 0xff0c:
-        // MENU_C64_POWEROFF: the U64 switches the machine off; not implemented on a U2+ (ignored).
+        // MENU_C64_POWEROFF: the U64 switches the machine off; the U2+ firmware has no power switch and ignores it.
         if (this.opts.family !== 'u2plus') dev.powerOff();
         return true;
       case 0xff06:
