@@ -10,6 +10,11 @@ import type { RunSummary } from '../wire-types.js';
 const STATUSES = ['passed', 'failed', 'crashed', 'timed_out', 'error'];
 const TARGETS = ['vice', 'ultimate'];
 const PAGE = 50;
+/** A page size from the route (`#/runs?limit=10`), within the API's 1..100. */
+function pageSize(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 && n <= 100 ? n : PAGE;
+}
 
 function select(name: string, values: string[], chosen: string | undefined): HTMLSelectElement {
   const s = el('select', { name, id: `filter-${name}` }, el('option', { value: '' }, `any ${name}`));
@@ -25,6 +30,7 @@ export async function runsView(ctx: ViewContext): Promise<void> {
   const q = ctx.route.query;
   const filters = { test: q.get('test') ?? undefined, target: q.get('target') ?? undefined, status: q.get('status') ?? undefined };
   const cursor = q.get('cursor') ?? undefined;
+  const limit = q.get('limit') ?? undefined;
 
   const testSelect = select('test', filters.test ? [filters.test] : [], filters.test);
   const form = el(
@@ -48,7 +54,11 @@ export async function runsView(ctx: ViewContext): Promise<void> {
     })
     .catch(() => undefined);
 
-  const page = await getJson<{ runs: RunSummary[]; next_cursor: string | null }>('/v13/runs', { limit: PAGE, cursor, ...filters });
+  const page = await getJson<{ runs: RunSummary[]; next_cursor: string | null }>('/v13/runs', {
+    limit: pageSize(q.get('limit')),
+    cursor,
+    ...filters,
+  });
   if (!ctx.current()) return;
   const rows = table(
     ['started', 'test', 'target', 'status', 'run'],
@@ -57,9 +67,9 @@ export async function runsView(ctx: ViewContext): Promise<void> {
     { id: 'runs-table', class: 'runs' },
   );
   const nav = el('nav', { class: 'pager' });
-  if (cursor) nav.appendChild(link(routeHash('runs', [], filters), 'first page', { id: 'runs-first' }));
+  if (cursor) nav.appendChild(link(routeHash('runs', [], { ...filters, limit }), 'first page', { id: 'runs-first' }));
   if (page.next_cursor)
-    nav.appendChild(link(routeHash('runs', [], { ...filters, cursor: page.next_cursor }), 'next page', { id: 'runs-next' }));
+    nav.appendChild(link(routeHash('runs', [], { ...filters, limit, cursor: page.next_cursor }), 'next page', { id: 'runs-next' }));
   ctx.root.append(
     el('h1', {}, 'Runs'),
     form,
