@@ -113,15 +113,15 @@ export interface CaptureRun {
   datagrams: number;
 }
 
-/** One committed run registering a 30-second capture and its timeline index (newest run). */
-export async function seedCaptureRun(storeDir: string): Promise<CaptureRun> {
+/** One committed run registering a capture (default 30 s) and its timeline index (newest run). */
+export async function seedCaptureRun(storeDir: string, datagrams: number = CAPTURE_DATAGRAMS): Promise<CaptureRun> {
   const store = new ServiceStore(storeDir);
   try {
     const runId = randomUUID();
     const runDir = store.runDir(runId);
     mkdirSync(runDir, { recursive: true });
     const grams: Buffer[] = [];
-    for (let i = 0; i < CAPTURE_DATAGRAMS; i++)
+    for (let i = 0; i < datagrams; i++)
       grams.push(
         datagram(i, [
           entry(0x0801 + (i % 64), i & 0xff, 'read'),
@@ -162,7 +162,7 @@ export async function seedCaptureRun(storeDir: string): Promise<CaptureRun> {
         { name: 'debug-stream-index.bin', media_type: 'application/octet-stream', size: index.length, sha256: sha256Hex(index) },
       ],
     });
-    return { runId, captureBytes, indexBytes: index.length, datagrams: CAPTURE_DATAGRAMS };
+    return { runId, captureBytes, indexBytes: index.length, datagrams };
   } finally {
     store.close();
   }
