@@ -64,6 +64,17 @@ async function screenshot(run: RunRecord): Promise<HTMLElement | null> {
   }
 }
 
+/** Resolver symbols as `name+offset` (the full objects stay in the JSON below). */
+function symbolNames(symbols: unknown): unknown {
+  if (!Array.isArray(symbols)) return symbols;
+  return symbols
+    .map(
+      (s: { name?: unknown; offset?: unknown }) =>
+        `${String(s.name)}${typeof s.offset === 'number' && s.offset !== 0 ? `+${s.offset}` : ''}`,
+    )
+    .join(', ');
+}
+
 async function crashSection(run: RunRecord): Promise<HTMLElement | null> {
   if (run.status !== 'crashed') return null;
   try {
@@ -74,7 +85,13 @@ async function crashSection(run: RunRecord): Promise<HTMLElement | null> {
       'crash-report',
       'Crash report',
       fields(
-        { kind: r.kind, site: site.address_hex, exact: site.exact, resolution: resolution.result, symbols: resolution.symbols },
+        {
+          kind: r.kind,
+          site: site.address_hex,
+          exact: site.exact,
+          resolution: resolution.result,
+          symbols: symbolNames(resolution.symbols),
+        },
         { id: 'crash-fields' },
       ),
       el('h3', {}, 'registers'),
