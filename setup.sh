@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0 binutils-riscv64-unknown-elf gcc-riscv64-unknown-elf make g++ python3)
+APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0 binutils-riscv64-unknown-elf gcc-riscv64-unknown-elf make g++ python3 chromium)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+import { buildDashboard } from './engines/ultimate/service/dashboard/build-dashboard';
 
 // One entry per public subpath (see package.json "exports") and one per bin.
 // Entries whose source file does not exist yet are skipped, so the build stays green while
@@ -39,4 +40,6 @@ export default defineConfig({
   splitting: true,
   shims: true,
   outDir: 'dist',
+  // The Ultimate Tool's web dashboard (browser code, not a Node entry): dist/dashboard/.
+  onSuccess: () => buildDashboard(import.meta.dirname ?? process.cwd(), 'dist'),
 });

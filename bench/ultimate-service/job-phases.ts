@@ -52,7 +52,9 @@ const svc = await UltimateToolService.start({
   },
 });
 const post = async (p: string, b: unknown) =>
-  (await fetch(`${svc.url}${p}`, { method: 'POST', body: JSON.stringify(b) })).json() as Promise<any>;
+  (
+    await fetch(`${svc.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })
+  ).json() as Promise<any>;
 const get = async (p: string) => (await fetch(`${svc.url}${p}`)).json() as Promise<any>;
 
 const rows: Array<Record<string, number>> = [];

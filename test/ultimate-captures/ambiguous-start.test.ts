@@ -57,7 +57,11 @@ after(async () => {
 });
 
 async function post(path: string, body: unknown) {
-  const r = await fetch(`${svc.url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+  const r = await fetch(`${svc.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as any };
 }
 

@@ -86,6 +86,8 @@ export async function startHarness(
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${svc.url}${path}`, {
       method,
+      // Every POST carries JSON's media type: the service refuses others (cross-site form posts).
+      headers: method === 'POST' ? { 'content-type': 'application/json' } : {},
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: r.status, body: await r.json() };

@@ -59,7 +59,11 @@ async function stopServe(s: Served, signal: NodeJS.Signals = 'SIGTERM'): Promise
 }
 
 async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
-  const r = await fetch(`${url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${url}${path}`, {
+    method,
+    headers: method === 'POST' ? { 'content-type': 'application/json' } : {},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: JSON.parse(text), text };
 }

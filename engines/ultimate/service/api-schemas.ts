@@ -80,6 +80,7 @@ export const RunsQuerySchema = z.strictObject({
   cursor: z.string().min(1).max(200).optional(),
   test: z.string().min(1).max(64).optional(),
   target: TargetNameSchema.optional(),
+  status: z.enum(['passed', 'failed', 'crashed', 'timed_out', 'error']).optional().describe('only runs with this status'),
 });
 
 export const ResolveQuerySchema = z.strictObject({
@@ -114,6 +115,11 @@ export const JobSchema = z.object({
   checkpoint_comparison_id: Uuid.nullable().optional().describe('the stored pair record of a compare_checkpoints job, once written'),
 });
 export type Job = z.infer<typeof JobSchema>;
+
+export const JobsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('1-100, default 20'),
+  state: JobStateSchema.optional().describe('only jobs in this state'),
+});
 
 export const EvidenceEntrySchema = z.object({
   name: z.string(),
@@ -238,6 +244,7 @@ export const RunsPayloadSchema = envelope({ runs: z.array(RunSummarySchema), nex
 export const RunPayloadSchema = envelope({ run: RunRecordSchema });
 export const EvidencePayloadSchema = envelope({ evidence: EvidenceReadSchema });
 export const JobPayloadSchema = envelope({ job: JobSchema });
+export const JobsPayloadSchema = envelope({ jobs: z.array(JobSchema) });
 export const ActiveJobPayloadSchema = envelope({ job: JobSchema.nullable() });
 export const ProbePayloadSchema = envelope({ probe: ProbeSchema });
 export const ResolvePayloadSchema = envelope({ resolver_schema_version: z.literal(2), result: z.string() }).loose();

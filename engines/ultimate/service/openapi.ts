@@ -50,6 +50,14 @@ const OPS: Op[] = [
     status: 200,
     response: S.ComparisonPayloadSchema,
   },
+  {
+    method: 'get',
+    path: '/v13/jobs',
+    summary: 'recent jobs, newest first (live progress for jobs still running)',
+    query: S.JobsQuerySchema,
+    status: 200,
+    response: S.JobsPayloadSchema,
+  },
   { method: 'get', path: '/v13/jobs/active', summary: 'the running job, or null', status: 200, response: S.ActiveJobPayloadSchema },
   { method: 'get', path: '/v13/jobs/{job_id}', summary: 'one job', pathParams: ['job_id'], status: 200, response: S.JobPayloadSchema },
   {

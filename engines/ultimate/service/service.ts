@@ -37,6 +37,9 @@ import type { SymbolAnalysis } from './symbol-analysis.js';
 import { type CaptureLimits, CaptureService, DEFAULT_CAPTURE_LIMITS } from './captures.js';
 import { EvidenceIntegrityError } from './analysis/registered-evidence.js';
 import { RunAnalyses } from './run-analyses.js';
+import { DashboardAssets, isDashboardPath } from './dashboard/dashboard-assets.js';
+import { checkHost, checkJsonBody, expectedHost } from './dashboard/request-guard.js';
+import { API_CSP, DASHBOARD_CSP, commonSecurityHeaders } from './dashboard/security-headers.js';
 import {
   CapturePrepareRequestSchema,
   CaptureStartRequestSchema,
@@ -46,6 +49,7 @@ import {
   SourceLinkedStartRequestSchema,
   TimelineQuerySchema,
   NoQuerySchema,
+  JobsQuerySchema,
 } from './api-schemas.js';
 
 export const DEFAULT_PORT = 6464;
@@ -125,6 +129,7 @@ export class UltimateToolService {
   readonly #routes: Array<{ method: string; re: RegExp; handler: Handler }>;
   readonly #captures: CaptureService;
   readonly #analyses: RunAnalyses;
+  readonly #assets = new DashboardAssets();
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions, manifest: Manifest) {
@@ -167,6 +172,7 @@ export class UltimateToolService {
       { method: 'GET', re: /^\/v13\/comparisons\/checkpoints$/, handler: (_m, url) => this.#compareCheckpoints(url) },
       { method: 'GET', re: /^\/v13\/checkpoint-comparisons$/, handler: (_m, url) => this.#checkpointComparisons(url) },
       { method: 'GET', re: /^\/v13\/checkpoint-comparisons\/([^/]+)$/, handler: (m) => this.#checkpointComparison(m[1]!) },
+      { method: 'GET', re: /^\/v13\/jobs$/, handler: (_m, url) => this.#listJobs(url) },
       { method: 'GET', re: /^\/v13\/jobs\/active$/, handler: () => ok({ job: this.#jobs.activeJob() }) },
       { method: 'GET', re: /^\/v13\/jobs\/([^/]+)$/, handler: (m) => this.#job(m[1]!) },
       { method: 'POST', re: /^\/v13\/probes$/, handler: (_m, _u, body) => this.#probe(body) },
@@ -211,8 +217,11 @@ export class UltimateToolService {
   async #serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let reply: Reply;
     try {
+      checkHost(req.headers.host, expectedHost(LOOPBACK, this.#port));
+      if (this.#serveDashboard(req, res)) return;
       reply = await this.#dispatch(req);
     } catch (e) {
+      req.resume(); // a request refused before its body was read must not stall the connection
       if (e instanceof ServiceError) {
         reply = {
           status: e.status,
@@ -233,8 +242,33 @@ export class UltimateToolService {
       }
     }
     const text = JSON.stringify(reply.body);
-    res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(reply.status, {
+      ...commonSecurityHeaders(API_CSP),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(text);
+  }
+
+  /** GET `/` and `/dashboard/*`: the dashboard's static files (true when answered here). */
+  #serveDashboard(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!isDashboardPath(path)) return false;
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD')
+      throw new ServiceError('invalid-request', `${method} is not allowed on ${path}: the dashboard is read-only`, 405);
+    const asset = this.#assets.get(path);
+    if (asset === undefined) throw new ServiceError('not-found', `no dashboard file ${path}`, 404);
+    if (asset === 'not-built')
+      throw new ServiceError('not-found', 'the dashboard assets are not built (run `npm run build`; they live in dist/dashboard/)', 404);
+    req.resume();
+    res.writeHead(200, {
+      ...commonSecurityHeaders(DASHBOARD_CSP),
+      'content-type': asset.contentType,
+      'content-length': asset.body.length,
+    });
+    res.end(method === 'HEAD' ? undefined : asset.body);
+    return true;
   }
 
   async #dispatch(req: http.IncomingMessage): Promise<Reply> {
@@ -256,8 +290,10 @@ export class UltimateToolService {
       );
     }
     let body: unknown;
-    if (method === 'POST') body = await this.#readBody(req);
-    else req.resume();
+    if (method === 'POST') {
+      checkJsonBody(method, req.headers['content-type']);
+      body = await this.#readBody(req);
+    } else req.resume();
     return route.handler(route.re.exec(path)!, url, body);
   }
 
@@ -422,6 +458,13 @@ export class UltimateToolService {
     if (!UuidSchema.safeParse(id).success)
       throw new ServiceError('invalid-request', `comparison id ${JSON.stringify(id)} is not a lower-case UUID v4`, 400);
     return ok(storedPair(this.store, id));
+  }
+
+  /** Recent jobs, newest first; a job still held by the runner is shown with its live progress. */
+  #listJobs(url: URL): Reply {
+    const q = parse(JobsQuerySchema, queryObject(url), 'query for GET /v13/jobs');
+    const jobs = this.store.listJobs(q.limit, q.state).map((j) => this.#jobs.liveJob(j.job_id) ?? j);
+    return ok({ jobs });
   }
 
   #job(id: string): Reply {

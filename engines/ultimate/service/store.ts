@@ -75,6 +75,7 @@ export class ServiceStore {
       CREATE INDEX IF NOT EXISTS runs_by_test ON runs(test, seq);
       CREATE INDEX IF NOT EXISTS runs_by_target ON runs(target, seq);
       CREATE INDEX IF NOT EXISTS runs_by_test_target ON runs(test, target, seq);
+      CREATE INDEX IF NOT EXISTS runs_by_status ON runs(json_extract(summary, '$.status'), seq);
       CREATE TRIGGER IF NOT EXISTS runs_immutable_update BEFORE UPDATE ON runs
         BEGIN SELECT RAISE(ABORT, 'run records are immutable'); END;
       CREATE TRIGGER IF NOT EXISTS runs_immutable_delete BEFORE DELETE ON runs
@@ -85,6 +86,7 @@ export class ServiceStore {
         state TEXT NOT NULL,
         doc TEXT NOT NULL
       );
+      CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_seq);
       CREATE TABLE IF NOT EXISTS probes (
         probe_id TEXT PRIMARY KEY,
         doc TEXT NOT NULL
@@ -168,7 +170,7 @@ export class ServiceStore {
   }
 
   /** Newest first; `cursor` continues after the last run of the previous page. */
-  listRuns(q: { limit: number; cursor?: string; test?: string; target?: string }): RunPage | 'bad-cursor' {
+  listRuns(q: { limit: number; cursor?: string; test?: string; target?: string; status?: string }): RunPage | 'bad-cursor' {
     const where: string[] = [];
     const args: Array<string | number> = [];
     if (q.cursor !== undefined) {
@@ -185,6 +187,11 @@ export class ServiceStore {
       where.push('target = ?');
       args.push(q.target);
     }
+    if (q.status !== undefined) {
+      // The same expression as the runs_by_status index, so SQLite pages it by index.
+      where.push("json_extract(summary, '$.status') = ?");
+      args.push(q.status);
+    }
     const sql = `SELECT seq, summary FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
     const rows = this.#db.prepare(sql).all(...args, q.limit + 1) as Array<{ seq: number; summary: string }>;
     const page = rows.slice(0, q.limit);
@@ -197,6 +204,16 @@ export class ServiceStore {
 
   putJob(job: Job): void {
     this.#putJob.run({ job_id: job.job_id, state: job.state, doc: JSON.stringify(job) });
+  }
+
+  /** Newest first (by creation), optionally only one state. */
+  listJobs(limit: number, state?: string): Job[] {
+    const rows = (
+      state === undefined
+        ? this.#db.prepare('SELECT doc FROM jobs ORDER BY created_seq DESC LIMIT ?').all(limit)
+        : this.#db.prepare('SELECT doc FROM jobs WHERE state = ? ORDER BY created_seq DESC LIMIT ?').all(state, limit)
+    ) as Array<{ doc: string }>;
+    return rows.map((r) => JSON.parse(r.doc) as Job);
   }
 
   getJob(jobId: string): Job | undefined {

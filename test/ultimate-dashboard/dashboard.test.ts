@@ -1,0 +1,256 @@
+// The dashboard in headless Chromium against the real service process (`ultimate-tool serve
+// --virtual-device`, `ultimate-tool virtual-vice` as the emulator) holding real runs of the example
+// project. Every view is opened by clicking through it; each is screenshotted (non-empty PNGs under
+// the test's temp dir) and what it shows is asserted. Waits are conditions (selectors, functions).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { type UltimateStack, startUltimateStack } from '../helpers/ultimate-stack.js';
+import { launchChromium } from './browser.js';
+import { type ExampleRuns, makeExampleRuns } from './example-runs.js';
+import { type ServiceApi, serviceApi } from './service-api.js';
+
+let stack: UltimateStack;
+let api: ServiceApi;
+let runs: ExampleRuns;
+let browser: Browser;
+let page: Page;
+const requested: string[] = [];
+const consoleErrors: string[] = [];
+
+before(
+  async () => {
+    stack = await startUltimateStack('dashboard');
+    api = serviceApi(stack.serviceUrl);
+    runs = await makeExampleRuns(api);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+  },
+  { timeout: 300_000 },
+);
+
+after(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function ready(view: string): Promise<void> {
+  await page.waitForSelector(`main[data-view="${view}"][data-state="ready"]`, { timeout: 30_000 });
+}
+
+/** A full-page screenshot under the test's temp dir; asserts it is a non-empty PNG. */
+async function shot(name: string): Promise<void> {
+  const path = join(stack.work, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  const bytes = readFileSync(path);
+  assert.ok(bytes.length > 1000, `${name}.png has ${bytes.length} bytes`);
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${name}.png is a PNG`);
+}
+
+const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => e.textContent ?? ''));
+
+test('runs view: every example run listed; filters by status, target and test narrow it; cursor paging', { timeout: 60_000 }, async () => {
+  await page.goto(`${stack.serviceUrl}/`);
+  await ready('runs');
+  await shot('runs');
+  const all = await texts('#runs-table tbody tr');
+  assert.equal(all.length, 7, all.join('\n')); // 4 vice jobs, 1 capture, 2 matrix runs
+  const statuses = await texts('#runs-table tbody .status');
+  assert.deepEqual([...statuses].sort(), ['crashed', 'failed', 'passed', 'passed', 'passed', 'passed', 'passed']);
+
+  await page.selectOption('#filter-status', 'crashed');
+  await page.waitForFunction(() => location.hash.includes('status=crashed') && document.querySelector('main')?.dataset.state === 'ready');
+  assert.deepEqual(await texts('#runs-table tbody .status'), ['crashed']);
+  assert.ok((await texts('#runs-table tbody tr'))[0]?.includes('brk-crash'));
+
+  await page.selectOption('#filter-status', '');
+  await page.waitForFunction(() => !location.hash.includes('status=') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.selectOption('#filter-target', 'ultimate');
+  await page.waitForFunction(() => location.hash.includes('target=ultimate') && document.querySelector('main')?.dataset.state === 'ready');
+  const ultimate = await texts('#runs-table tbody tr');
+  assert.equal(ultimate.length, 2, ultimate.join('\n')); // the capture and the matrix's Ultimate run
+  await page.waitForSelector('#filter-test option[value="arithmetic-fails"]', { state: 'attached' });
+  await page.selectOption('#filter-target', '');
+  await page.waitForFunction(() => !location.hash.includes('target=') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForSelector('#filter-test option[value="arithmetic-fails"]', { state: 'attached' });
+  await page.selectOption('#filter-test', 'arithmetic-fails');
+  await page.waitForFunction(
+    () => location.hash.includes('test=arithmetic-fails') && document.querySelector('main')?.dataset.state === 'ready',
+  );
+  assert.deepEqual(await texts('#runs-table tbody .status'), ['failed']);
+  await shot('runs-filtered');
+
+  // Paging: three runs a page, following next_cursor.
+  await page.goto(`${stack.serviceUrl}/#/runs?limit=3`);
+  await ready('runs');
+  const first = await texts('#runs-table tbody .run-link');
+  assert.equal(first.length, 3);
+  await page.click('#runs-next');
+  await page.waitForFunction(() => location.hash.includes('cursor=') && document.querySelector('main')?.dataset.state === 'ready');
+  const second = await texts('#runs-table tbody .run-link');
+  assert.equal(second.length, 3);
+  assert.ok(
+    second.every((id) => !first.includes(id)),
+    'the second page holds other runs',
+  );
+});
+
+async function openRun(runId: string): Promise<void> {
+  await page.goto(`${stack.serviceUrl}/#/runs`);
+  await ready('runs');
+  await page.click(`#runs-table a.run-link:text("${runId}")`);
+  await ready('run');
+}
+
+test('one passing run: status, expectations beside observations, the screenshot loaded, evidence and artifacts', {
+  timeout: 60_000,
+}, async () => {
+  await openRun(runs.passed);
+  assert.equal(await page.textContent('#run-status'), 'passed');
+  const width = await page.$eval('#screenshot', (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth);
+  assert.equal(width, 384); // the 384×264 screenshot rendered by the service
+  const expectRows = await texts('#expectations tbody tr');
+  const dr = expectRows.find((r) => r.startsWith('debug_register'));
+  assert.ok(dr?.includes('128') && dr.includes('$80'), dr);
+  const evidence = await texts('#evidence tbody tr');
+  assert.ok(evidence.some((r) => r.startsWith('screenshot.png')));
+  assert.ok((await texts('#supporting-artifacts tbody tr')).some((r) => r.startsWith('prg')));
+  await page.waitForSelector('#diagnostic-fields');
+  await page.waitForSelector('#diagnostic-items p');
+  // Showing a text evidence file.
+  await page.click('button.evidence-open[data-name="screen.txt"]');
+  await page.waitForSelector('#evidence-text');
+  assert.ok(((await page.textContent('#evidence-text')) ?? '').length > 0);
+  await shot('run-passed');
+});
+
+test('a failed run and a screen_match run show their status and the screen match', { timeout: 60_000 }, async () => {
+  await openRun(runs.failed);
+  assert.equal(await page.textContent('#run-status'), 'failed');
+  assert.match((await page.textContent('#run-status-reason')) ?? '', /\$83|fail|3/);
+  await shot('run-failed');
+  await openRun(runs.screen);
+  assert.equal(await page.textContent('#run-status'), 'passed');
+  const sm = (await texts('#expectations tbody tr')).find((r) => r.startsWith('screen_match'));
+  assert.ok(sm?.includes('HELLO FROM THE C64 PROJECT') && sm.includes('"matched":true'), sm);
+  await page.waitForFunction(() => ((document.querySelector('#screenshot') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+  await shot('run-screen');
+});
+
+test('a crashed run shows its crash report: BRK at the site, resolved to the label "broken", registers', { timeout: 60_000 }, async () => {
+  await openRun(runs.crashed);
+  assert.equal(await page.textContent('#run-status'), 'crashed');
+  await page.waitForSelector('#crash-fields');
+  const fieldsText = (await texts('#crash-fields tr')).join('\n');
+  assert.match(fieldsText, /kind\s*brk/);
+  assert.match(fieldsText, /site\s*\$[0-9A-F]{4}/);
+  assert.match(fieldsText, /broken/);
+  assert.ok((await texts('#crash-registers tr')).some((r) => r.startsWith('pc')));
+  await shot('run-crashed');
+});
+
+test('timeline view: first page, next page moves the cursor and the rows, filters narrow the rows', { timeout: 60_000 }, async () => {
+  await openRun(runs.timeline);
+  await page.click('#timeline-link');
+  await ready('timeline');
+  assert.equal(await page.textContent('#timeline-cursor'), '0:0');
+  const firstRows = await texts('#timeline-rows tbody tr');
+  assert.equal(firstRows.length, 256);
+  await shot('timeline');
+  await page.click('#timeline-next');
+  await page.waitForFunction(
+    () => document.querySelector('#timeline-cursor')?.textContent !== '0:0' && document.querySelector('main')?.dataset.state === 'ready',
+  );
+  const cursor = (await page.textContent('#timeline-cursor')) ?? '';
+  const secondRows = await texts('#timeline-rows tbody tr');
+  assert.ok(secondRows.length > 0);
+  assert.ok(secondRows[0]?.startsWith(cursor), `the page starts at its cursor ${cursor}: ${secondRows[0]}`);
+  assert.notEqual(secondRows[0], firstRows[0]);
+
+  // Writes to $D7FF only: the progress markers and the pass value.
+  await page.fill('#timeline-address_from', '$D7FF');
+  await page.fill('#timeline-address_to', '$D7FF');
+  await page.selectOption('#timeline-access', 'write');
+  await page.click('#timeline-apply');
+  await page.waitForFunction(() => location.hash.includes('access=write') && document.querySelector('main')?.dataset.state === 'ready');
+  const cells = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+  const bus = cells.filter((c) => c[1] === 'read' || c[1] === 'write' || c[1] === 'vic');
+  assert.ok(bus.length > 0 && bus.length < firstRows.length, `filtered rows: ${bus.length}`);
+  assert.ok(
+    bus.every((c) => c[1] === 'write' && c[2] === '$D7FF'),
+    JSON.stringify(bus.slice(0, 3)),
+  );
+  await shot('timeline-filtered');
+
+  // Reads of the program's own code resolve to the ca65 source lines that produced those bytes.
+  await page.fill('#timeline-address_from', '$0801');
+  await page.fill('#timeline-address_to', '$08FF');
+  await page.selectOption('#timeline-access', 'read');
+  await page.click('#timeline-apply');
+  await page.waitForFunction(() => location.hash.includes('access=read') && document.querySelector('main')?.dataset.state === 'ready');
+  const code = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+  const reads = code.filter((c) => c[1] === 'read');
+  assert.ok(reads.length > 0, 'code reads found');
+  assert.ok(
+    reads.some((c) => /timeline\.s:\d+/.test(c[5] ?? '')),
+    JSON.stringify(reads.slice(0, 3)),
+  );
+});
+
+test('checkpoint comparisons: the stored pair listed and opened', { timeout: 60_000 }, async () => {
+  await page.goto(`${stack.serviceUrl}/`);
+  await ready('runs');
+  await page.click('header nav a[data-nav="checkpoints"]');
+  await ready('checkpoints');
+  const links = await texts('#checkpoints-table a.checkpoint-link');
+  assert.deepEqual(links, [runs.checkpointComparison]);
+  await shot('checkpoints');
+  await page.click('#checkpoints-table a.checkpoint-link');
+  await ready('checkpoint');
+  assert.equal(await page.textContent('#checkpoint-result'), 'matched');
+  await shot('checkpoint');
+});
+
+test('jobs view: a job started while it is open shows running, then finished, without a reload', { timeout: 90_000 }, async () => {
+  await page.goto(`${stack.serviceUrl}/`);
+  await ready('runs');
+  await page.click('header nav a[data-nav="jobs"]');
+  await ready('jobs');
+  await page.evaluate(() => {
+    (window as unknown as { sameDocument: boolean }).sameDocument = true;
+  });
+  // Two runs of a program that never reports: each lasts its whole 1.5 s budget.
+  const r = await api.post('/v13/jobs', { test: 'hang-times-out', targets: ['vice'], repeat: 2 });
+  assert.equal(r.status, 201);
+  const id = r.body.job.job_id as string;
+  await page.waitForSelector(`.job-state[data-job="${id}"]:text("running")`, { timeout: 60_000 });
+  await shot('jobs-running');
+  await page.waitForSelector(`.job-state[data-job="${id}"]:text("finished")`, { timeout: 60_000 });
+  assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'no reload happened');
+  const row = (await texts('#jobs-table tbody tr')).find((t) => t.includes('hang-times-out'));
+  assert.match(row ?? '', /2\/2/);
+  await shot('jobs-finished');
+});
+
+test('native intents view: this service has no native flow, and the view says so', { timeout: 30_000 }, async () => {
+  await page.click('header nav a[data-nav="native"]');
+  await ready('native');
+  assert.match((await page.textContent('#native-unavailable')) ?? '', /not available on this service/);
+  await shot('native');
+});
+
+test('the dashboard used only its own files and the public /v13 API, and broke no CSP rule', () => {
+  assert.ok(requested.length > 0);
+  const other = requested.filter((p) => !(p === '/' || p.startsWith('/dashboard/') || p.startsWith('/v13/')));
+  assert.deepEqual(other, []);
+  assert.ok(requested.some((p) => p === '/v13/runs'));
+  // The native view's 404 is the only expected console error (a failed fetch is logged by Chromium).
+  const unexpected = consoleErrors.filter((t) => !/404/.test(t));
+  assert.deepEqual(unexpected, []);
+});
