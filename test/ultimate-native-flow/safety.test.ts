@@ -44,7 +44,12 @@ describe('native flow safety: authorization', { timeout: 180_000 }, () => {
     const noConfirm = await h.intent({ probe_id: probe, mode: 'standing' });
     assert.equal(noConfirm.status, 400);
     assert.match(noConfirm.body.error.message, /confirmed_standing_authorization/);
-    const past = await h.intent({ probe_id: probe, mode: 'standing', confirmed_standing_authorization: true, expires_at: '2001-01-01T00:00:00Z' });
+    const past = await h.intent({
+      probe_id: probe,
+      mode: 'standing',
+      confirmed_standing_authorization: true,
+      expires_at: '2001-01-01T00:00:00Z',
+    });
     assert.equal(past.status, 400);
     const oneShotMax = await h.intent({ probe_id: probe, mode: 'one-shot', max_runs: 2 });
     assert.equal(oneShotMax.status, 400);
