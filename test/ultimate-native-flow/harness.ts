@@ -59,10 +59,16 @@ export interface NativeHarness {
 }
 
 export async function startNativeHarness(
-  opts: { product?: VirtualProduct; runUpdateAnswer?: 'reply' | 'none'; service?: Partial<UltimateToolServiceOptions> } = {},
+  opts: {
+    product?: VirtualProduct;
+    runUpdateAnswer?: 'reply' | 'none';
+    service?: Partial<UltimateToolServiceOptions>;
+    mutateProject?: (dir: string, work: string) => void | Promise<void>;
+  } = {},
 ): Promise<NativeHarness> {
   const work = mkdtempSync(join(tmpdir(), 'native-flow-test-'));
   const project = copyProject(work);
+  await opts.mutateProject?.(project, work);
   const store = join(work, 'store');
   const product = opts.product ?? 'u64-elite2';
   const dev = await VirtualUltimate.start({
