@@ -53,6 +53,11 @@ describe('native flow: happy paths', { timeout: 180_000 }, () => {
     );
     assert.ok(run.evidence.some((e: { name: string }) => e.name === 'uart.txt'));
     assert.ok(h.dev.lastNativeRun?.uart.includes(`UTR2 ${token} OK`));
+    const uart = await h.get(`/v13/native/runs/${run.native_run_id}/evidence/uart.txt`);
+    assert.equal(uart.status, 200);
+    assert.ok(JSON.stringify(uart.body.evidence).includes(`UTR2 ${token} OK`));
+    const missing = await h.get(`/v13/native/runs/${run.native_run_id}/evidence/nope.txt`);
+    assert.equal(missing.body.error.code, 'evidence_not_registered');
     assert.deepEqual(h.counts(), { 'ftp-stor': before['ftp-stor'] + 1, 'run-update': before['run-update'] + 1 });
     const job = await h.waitJob(started.body.job.job_id);
     assert.equal(job.state, 'finished');

@@ -137,6 +137,8 @@ export class UltimateToolService {
   readonly #captures: CaptureService;
   readonly #analyses: RunAnalyses;
   readonly #native: NativeStore;
+  /** Native operations holding (or waiting for) the target lease; stop() lets them end first. */
+  readonly #nativeInFlight = new Set<Promise<unknown>>();
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions, manifest: Manifest) {
@@ -221,6 +223,7 @@ export class UltimateToolService {
     this.#server.closeIdleConnections();
     const closing = closeServer(this.#server);
     await this.#jobs.stop();
+    await Promise.all([...this.#nativeInFlight]);
     this.#server.closeAllConnections();
     await closing;
     this.#native.close();
@@ -484,7 +487,12 @@ export class UltimateToolService {
       native: this.#native,
       projectRoot: this.projectRoot,
       ultimate: () => this.#jobs.ctx.ultimate,
-      withTargetLease: (holder, fn) => this.#jobs.withTargetLease('ultimate', holder, fn),
+      withTargetLease: (holder, fn) => {
+        const p = this.#jobs.withTargetLease('ultimate', holder, fn);
+        const tracked = p.finally(() => this.#nativeInFlight.delete(tracked)).catch(() => undefined);
+        this.#nativeInFlight.add(tracked);
+        return p;
+      },
       bench: this.#opts.benchUrl ? new LabBench(this.#opts.benchUrl) : null,
       logger: this.#log,
       now: this.#now,

@@ -20,7 +20,7 @@ export type IntentEvent =
 const LEGAL_FROM: Record<IntentEvent['kind'], readonly IntentState[]> = {
   latch: ['active'],
   settle: ['suspended'],
-  uncertain: ['suspended', 'active'],
+  uncertain: ['suspended'],
   'health-passed': ['suspended'],
   expire: ['active'],
   exhaust: ['active'],

@@ -1,6 +1,7 @@
 // The native routes of the service (SERVICE-API.md "Native"), as one list the service's route
 // table spreads in. Bodies and queries are parsed with the closed schemas of native-records.ts.
 import type { z } from 'zod';
+import { readEvidence } from '../evidence.js';
 import { describeIssues } from '../manifest.js';
 import type { Manifest } from '../manifest.js';
 import { ServiceError } from '../service-error.js';
@@ -124,6 +125,22 @@ export function nativeRoutes(
         const r = ctx.native.getRun(id(m[1]!, 'native run id'));
         if (!r) throw new ServiceError('not-found', `no native run ${m[1]}`, 404);
         return ok({ native_run: r });
+      },
+    },
+    {
+      method: 'GET',
+      re: /^\/v13\/native\/runs\/([^/]+)\/evidence\/([^/]*)$/,
+      handler: async (m) => {
+        const r = ctx.native.getRun(id(m[1]!, 'native run id'));
+        if (!r) throw new ServiceError('not-found', `no native run ${m[1]}`, 404);
+        let name: string;
+        try {
+          name = decodeURIComponent(m[2]!);
+        } catch {
+          throw new ServiceError('evidence_not_registered', 'evidence name is not valid percent-encoding', 404);
+        }
+        const evidence = await readEvidence({ run_id: r.native_run_id, evidence: r.evidence }, ctx.native.runDir(r.native_run_id), name);
+        return ok({ evidence });
       },
     },
     {

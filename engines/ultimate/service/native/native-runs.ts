@@ -157,6 +157,18 @@ export async function startNativeRun(
         resolve({ native_run: structuredClone(run), job: structuredClone(job) });
         try {
           await afterLatch(ctx, device, intent, run, ue2, job);
+        } catch (e) {
+          // Something of ours broke after the latch: what reached the device is unknown.
+          ctx.logger.error(`native run ${run.native_run_id}: ${(e as Error)?.stack ?? String(e)}`);
+          const current = ctx.native.getRun(run.native_run_id);
+          if (current && ['latched', 'uploaded', 'triggered'].includes(current.state))
+            finish(
+              ctx,
+              current,
+              'uncertain',
+              { verdict: 'uncertain', reason: `internal error after the latch: ${(e as Error)?.message}` },
+              job,
+            );
         } finally {
           await device.close().catch(() => undefined);
         }

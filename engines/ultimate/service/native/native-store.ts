@@ -214,7 +214,7 @@ export class NativeStore {
       this.#db.transaction(() => {
         this.putRun(done);
         const intent = this.getIntent(run.intent_id);
-        if (intent && (intent.state === 'suspended' || intent.state === 'active') && intent.last_run_id === run.native_run_id)
+        if (intent?.state === 'suspended' && intent.last_run_id === run.native_run_id)
           this.#writeIntent(applyIntentEvent(intent, { kind: 'uncertain', runId: run.native_run_id, reason }, nowIso));
       })();
       found.push(run.native_run_id);
