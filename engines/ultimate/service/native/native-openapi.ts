@@ -122,6 +122,14 @@ export const NATIVE_OPS = [
     response: body({ native_run: NativeRunSchema }),
   },
   {
+    method: 'get' as const,
+    path: '/v13/native/runs/{native_run_id}/evidence/{name}',
+    summary: 'one registered evidence file of a native run (re-hashed before it is returned)',
+    pathParams: ['native_run_id', 'name'],
+    status: 200 as const,
+    response: body({ evidence: z.looseObject({ name: z.string(), sha256: z.string() }) }),
+  },
+  {
     method: 'post' as const,
     path: '/v13/native/health-checks',
     summary: 'the post-recovery C64 health gate of a standing intent (no FTP, no Run Update)',
