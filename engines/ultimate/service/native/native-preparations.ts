@@ -40,14 +40,6 @@ async function projectFile(projectRoot: string, rel: string, max: number): Promi
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_r, reject) => {
-    timer = setTimeout(() => reject(new ServiceError('native_preparation_failed', `${what} took longer than ${ms} ms`, 409)), ms);
-  });
-  return Promise.race([p, t]).finally(() => clearTimeout(timer));
-}
-
 export async function createNativePreparation(
   store: NativeStore,
   projectRoot: string,
@@ -74,7 +66,7 @@ export async function createNativePreparation(
       sources[name] = Buffer.from(await projectFile(projectRoot, rel, MAX_SOURCE_BYTES)).toString('utf8');
     }
     try {
-      elf = (await withTimeout(buildRiscvProgram({ sources, flags: spec.flags }), spec.build_timeout_ms, 'the native build')).elf;
+      elf = (await buildRiscvProgram({ sources, flags: spec.flags, timeoutMs: spec.build_timeout_ms })).elf;
     } catch (e) {
       if (e instanceof ServiceError) throw e;
       throw new ServiceError('native_preparation_failed', `building ${programName} failed: ${(e as Error).message}`, 409);
