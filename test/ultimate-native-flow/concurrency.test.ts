@@ -31,6 +31,24 @@ describe('native flow: races', { timeout: 120_000 }, () => {
     await h.powerCycle();
   });
 
+  it('two simultaneous runs of an intent past its expiry both get the recorded refusal (no internal error)', async () => {
+    const expires = new Date(Date.now() + 60_000).toISOString();
+    const intent = (await h.intent({ mode: 'standing', confirmed_standing_authorization: true, expires_at: expires })).body.intent;
+    const before = h.counts();
+    h.clock.offsetMs = 120_000;
+    try {
+      const body = { intent_id: intent.intent_id, device_host: h.host };
+      const rs = await Promise.all([h.post('/v13/native/runs', body), h.post('/v13/native/runs', body), h.post('/v13/native/runs', body)]);
+      for (const r of rs) {
+        assert.equal(r.status, 409, JSON.stringify(r.body));
+        assert.equal(r.body.error.details.state, 'expired');
+      }
+    } finally {
+      h.clock.offsetMs = 0;
+    }
+    assert.deepEqual(h.counts(), before);
+  });
+
   it('a revoke between the first latch and the Run Update write stops the run before the trigger', async () => {
     const intent = (await h.intent({ mode: 'standing', confirmed_standing_authorization: true })).body.intent;
     const before = h.counts();

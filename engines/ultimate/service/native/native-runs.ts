@@ -47,14 +47,17 @@ function refuseInactive(intent: NativeIntent): never {
 /** Pre-latch checks of the intent itself (state, expiry, run count, host). Expiry/exhaustion are recorded. */
 export function checkIntentUsable(ctx: NativeContext, intent: NativeIntent, deviceHost: string): void {
   if (intent.state !== 'active') refuseInactive(intent);
-  if (isExpired(intent, ctx.now())) {
-    const next = ctx.native.transition(intent.intent_id, { kind: 'expire' }, isoNow(ctx));
-    refuseInactive(next);
-  }
-  if (isExhausted(intent)) {
-    const next = ctx.native.transition(intent.intent_id, { kind: 'exhaust' }, isoNow(ctx));
-    refuseInactive(next);
-  }
+  const record = (kind: 'expire' | 'exhaust'): never => {
+    try {
+      refuseInactive(ctx.native.transition(intent.intent_id, { kind }, isoNow(ctx)));
+    } catch (e) {
+      // Another request recorded it (or moved the intent) first: refuse with what is stored now.
+      if (e instanceof IllegalIntentTransition) refuseInactive(ctx.native.getIntent(intent.intent_id)!);
+      throw e;
+    }
+  };
+  if (isExpired(intent, ctx.now())) record('expire');
+  if (isExhausted(intent)) record('exhaust');
   if (deviceHost !== intent.identity.device_host)
     throw new ServiceError(
       'host_mismatch',
