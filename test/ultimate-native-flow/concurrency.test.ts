@@ -60,7 +60,7 @@ describe('native flow: races', { timeout: 120_000 }, () => {
     assert.equal(revoked.body.intent.state, 'revoked');
     hold.release();
     const run = await h.waitRun(started.body.native_run.native_run_id);
-    assert.equal(run.state, 'failed');
+    assert.equal(run.state, 'refused');
     assert.equal(run.outcome.verdict, 'stopped');
     assert.ok(!run.steps.some((s: { step: string }) => s.step === 'trigger-latched'));
     assert.deepEqual(h.counts(), { 'ftp-stor': before['ftp-stor'] + 1, 'run-update': before['run-update'] });

@@ -5,6 +5,7 @@
 // smoke job's confirmation rule.
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
+import { faultsFor } from '../../engines/ultimate/virtual/index.js';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type NativeHarness, startNativeHarness } from './harness.js';
@@ -116,6 +117,22 @@ describe('native flow safety: authorization', { timeout: 180_000 }, () => {
     assert.equal(r.body.error.code, 'intent_not_active');
     assert.equal(r.body.error.details.state, 'revoked');
     assert.deepEqual(h.counts(), before);
+  });
+
+  it('a Run Update the device refuses (an error answer) ends the run refused; the one-shot intent is spent', async () => {
+    const intent = (await h.intent({})).body.intent;
+    const before = h.counts();
+    faultsFor(h.dev).failNext({ method: 'PUT', path: '/v1/runners:run_update', status: 503 });
+    const s = await run(intent.intent_id);
+    assert.equal(s.status, 201);
+    const done = await h.waitRun(s.body.native_run.native_run_id);
+    assert.equal(done.state, 'refused');
+    assert.equal(done.outcome.verdict, 'refused_by_device');
+    assert.equal(h.dev.nativeState.mode, 'firmware');
+    assert.equal((await h.get(`/v13/native/intents/${intent.intent_id}`)).body.intent.state, 'consumed');
+    const job = await h.waitJob(s.body.job.job_id);
+    assert.equal(job.error.code, 'native_run_refused');
+    assert.deepEqual(h.counts(), { 'ftp-stor': before['ftp-stor'] + 1, 'run-update': before['run-update'] + 1 });
   });
 
   it('a run for another host than the bound one is refused', async () => {

@@ -84,8 +84,8 @@ export class VirtualHttpServer {
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse, maxBody: number): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://virtual');
-    if (takeFault(this.opts.device, req, res)) return;
     await watchRestRequest(this.opts.device, req.method ?? 'GET', url.pathname);
+    if (takeFault(this.opts.device, req, res)) return;
     if (!url.pathname.startsWith('/v1/')) {
       req.resume();
       return bare404(res);

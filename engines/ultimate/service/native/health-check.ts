@@ -135,7 +135,7 @@ function eligible(ctx: NativeContext, intentId: string, runId: string, deviceHos
     throw new ServiceError('run_not_eligible', `native run ${runId} is not a run of intent ${intentId}`, 409);
   if (intent.last_run_id !== runId)
     throw new ServiceError('run_not_eligible', `native run ${runId} is not the intent's latest run (${intent.last_run_id})`, 409);
-  if (run.state !== 'completed' && run.state !== 'failed')
+  if (run.state !== 'completed' && run.state !== 'failed' && run.state !== 'refused')
     throw new ServiceError('run_not_eligible', `native run ${runId} is ${run.state}; only a finished run opens a health gate`, 409);
   return intent;
 }

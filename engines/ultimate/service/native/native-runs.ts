@@ -200,14 +200,8 @@ function finish(ctx: NativeContext, run: NativeRun, state: NativeRunState, outco
     ctx.native.putRun(done);
   }
   const ok = state === 'completed';
-  saveJob(ctx, job, `native run ${state}`, {
-    ok,
-    ...(ok
-      ? {}
-      : {
-          error: { code: state === 'uncertain' ? 'native_run_uncertain' : 'native_run_failed', message: String(outcome.reason ?? state) },
-        }),
-  });
+  const code = state === 'uncertain' ? 'native_run_uncertain' : state === 'refused' ? 'native_run_refused' : 'native_run_failed';
+  saveJob(ctx, job, `native run ${state}`, { ok, ...(ok ? {} : { error: { code, message: String(outcome.reason ?? state) } }) });
 }
 
 function step(ctx: NativeContext, run: NativeRun, name: NativeRun['steps'][number]['step'], state?: NativeRunState, detail?: string): void {
@@ -229,7 +223,7 @@ async function afterLatch(
     finish(
       ctx,
       run,
-      ambiguous ? 'uncertain' : 'failed',
+      ambiguous ? 'uncertain' : 'refused',
       {
         verdict: ambiguous ? 'uncertain' : 'refused_by_device',
         step: what,
@@ -259,7 +253,7 @@ async function afterLatch(
     finish(
       ctx,
       run,
-      'failed',
+      'refused',
       { verdict: 'stopped', reason: `the intent became ${now?.state ?? 'missing'} before the Run Update write; nothing ran` },
       job,
     );
