@@ -43,6 +43,8 @@ describe('native flow: happy paths', { timeout: 180_000 }, () => {
     const started = await h.post('/v13/native/runs', { intent_id: intent.intent_id, device_host: h.host });
     assert.equal(started.status, 201, JSON.stringify(started.body));
     assert.equal(started.body.native_run.state, 'latched');
+    assert.equal(started.body.job.state, 'running');
+    assert.equal(started.body.job.native_run_id, started.body.native_run.native_run_id);
     const token = started.body.native_run.utr2_token as string;
     const run = await h.waitRun(started.body.native_run.native_run_id);
     assert.equal(run.state, 'completed', JSON.stringify(run.outcome));

@@ -149,6 +149,8 @@ export async function startNativeRun(
             if (e instanceof IllegalIntentTransition) refuseInactive(ctx.native.getIntent(intentId)!);
             throw e;
           }
+          job.state = 'running';
+          job.started_at = now;
           saveJob(ctx, job, 'native run latched: uploading the update file');
         } catch (e) {
           await device?.close();
