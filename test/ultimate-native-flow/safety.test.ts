@@ -160,6 +160,33 @@ describe('native flow safety: authorization', { timeout: 180_000 }, () => {
     assert.deepEqual(h.counts(), before);
   });
 
+  it('a standing intent that expires while suspended becomes expired at its health check, not active', async () => {
+    const expires = new Date(Date.now() + 60_000).toISOString();
+    const intent = (await h.intent({ mode: 'standing', confirmed_standing_authorization: true, expires_at: expires })).body.intent;
+    const s = await run(intent.intent_id);
+    const done = await h.waitRun(s.body.native_run.native_run_id);
+    assert.equal(done.state, 'completed');
+    await h.powerCycle();
+    const before = h.counts();
+    h.clock.offsetMs = 61_000;
+    try {
+      const hc = await h.post('/v13/native/health-checks', {
+        intent_id: intent.intent_id,
+        run_id: done.native_run_id,
+        device_host: h.host,
+      });
+      assert.equal(hc.status, 201);
+      assert.equal((await h.waitJob(hc.body.job.job_id)).state, 'finished');
+      const after = (await h.get(`/v13/native/intents/${intent.intent_id}`)).body.intent;
+      assert.equal(after.state, 'expired');
+      assert.equal(after.health_gate, 'passed');
+      assert.equal((await run(intent.intent_id)).body.error.details.state, 'expired');
+    } finally {
+      h.clock.offsetMs = 0;
+    }
+    assert.deepEqual(h.counts(), before);
+  });
+
   it('a standing intent past max_runs is exhausted: the health check after its last run does not re-activate it', async () => {
     const intent = (await h.intent({ mode: 'standing', confirmed_standing_authorization: true, max_runs: 1 })).body.intent;
     const before = h.counts();
