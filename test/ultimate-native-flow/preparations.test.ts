@@ -71,9 +71,9 @@ describe('prebuilt native programs', { timeout: 120_000 }, () => {
     assert.equal(broken.status, 409);
     assert.equal(broken.body.error.code, 'native_preparation_failed');
     assert.match(broken.body.error.message, /not a valid update file/);
-    const escape = await h.post('/v13/native/preparations', { program: 'escape' });
-    assert.equal(escape.status, 409);
-    assert.match(escape.body.error.message, /outside the project/);
+    const outside = await h.post('/v13/native/preparations', { program: 'escape' });
+    assert.equal(outside.status, 409);
+    assert.match(outside.body.error.message, /outside the project/);
     assert.deepEqual(h.counts(), { 'ftp-stor': 0, 'run-update': 0 });
   });
 

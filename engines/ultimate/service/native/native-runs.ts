@@ -251,7 +251,7 @@ async function afterLatch(
   // LATCH 2: recorded (fsync'd) and the intent re-read before the final Run Update write.
   step(ctx, run, 'token-placed');
   const now = ctx.native.getIntent(intent.intent_id);
-  if (!now || now.state !== 'suspended' || now.last_run_id !== run.native_run_id) {
+  if (now?.state !== 'suspended' || now.last_run_id !== run.native_run_id) {
     finish(
       ctx,
       run,
