@@ -100,7 +100,10 @@ export async function startNativeHarness(
     store,
     clock,
     host: '127.0.0.1',
-    counts: () => ({ ...stepsFor(dev).counts }),
+    counts: () => {
+      const c = stepsFor(dev).counts;
+      return { 'ftp-stor': c['ftp-stor'], 'run-update': c['run-update'] };
+    },
     get,
     post,
     probe: async () => {

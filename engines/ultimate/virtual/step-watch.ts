@@ -2,10 +2,11 @@
 // (docs/ultimate/NATIVE.md): counts the steps that matter — FTP STORs and Run Update requests —
 // as the DEVICE saw them, and can hold the next occurrence of a step at a fixed point (the STOR
 // after its data arrived but before the file is stored and 226 is sent; a Run Update request
-// before it reaches the route) until the test releases it. With that a test can kill the service
+// before it reaches the route; a lab-bench wait-stopped request before it is answered) until the
+// test releases it. With that a test can kill the service
 // exactly between two steps without sleeping. Kept in a WeakMap (as fault-injection.ts) so the
 // device classes carry no test-only state.
-export type WatchedStep = 'ftp-stor' | 'run-update';
+export type WatchedStep = 'ftp-stor' | 'run-update' | 'bench-wait';
 
 export interface StepHold {
   /** Resolves when the device has reached the held step. */
@@ -16,7 +17,7 @@ export interface StepHold {
 
 export class StepWatch {
   /** How often the device saw each step (a held step counts when it is reached). */
-  readonly counts: Record<WatchedStep, number> = { 'ftp-stor': 0, 'run-update': 0 };
+  readonly counts: Record<WatchedStep, number> = { 'ftp-stor': 0, 'run-update': 0, 'bench-wait': 0 };
   readonly #holds = new Map<WatchedStep, { reach: () => void; released: Promise<void>; release: () => void }>();
 
   /** Holds the next occurrence of `step`. */
