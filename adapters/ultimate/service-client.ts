@@ -49,6 +49,16 @@ import {
   TimelineBodySchema,
 } from './api-schemas.js';
 import { type ErrorLayer, UltimateToolError } from './envelope.js';
+import {
+  type NativeIntentBody,
+  NativeIntentBodySchema,
+  type NativeJobBody,
+  NativeJobBodySchema,
+  type NativePreparationBody,
+  NativePreparationBodySchema,
+  type NativeRunStartBody,
+  NativeRunStartBodySchema,
+} from './native-schemas.js';
 import { parseServiceUrl } from './service-url.js';
 
 /** Service codes that report the device (not the service) as the failing party. */
@@ -151,6 +161,37 @@ export class UltimateServiceClient {
 
   startTestJob(body: StartJobRequest, opts?: RequestOptions): Promise<JobBody> {
     return this.request('POST', '/v13/jobs', JobBodySchema, body, opts);
+  }
+
+  // ---- the trusted-native flow (SERVICE-API.md "Native") ----
+
+  createNativePreparation(body: { program: string }, opts?: RequestOptions): Promise<NativePreparationBody> {
+    // A preparation may build the program with the RISC-V toolchain.
+    return this.request('POST', '/v13/native/preparations', NativePreparationBodySchema, body, { timeoutMs: 660_000, ...opts });
+  }
+
+  createNativeIntent(body: Record<string, unknown>, opts?: RequestOptions): Promise<NativeIntentBody> {
+    return this.request('POST', '/v13/native/intents', NativeIntentBodySchema, body, opts);
+  }
+
+  getNativeIntent(intentId: string, opts?: RequestOptions): Promise<NativeIntentBody> {
+    return this.request('GET', `/v13/native/intents/${enc(intentId)}`, NativeIntentBodySchema, undefined, opts);
+  }
+
+  revokeNativeIntent(intentId: string, opts?: RequestOptions): Promise<NativeIntentBody> {
+    return this.request('POST', `/v13/native/intents/${enc(intentId)}/revoke`, NativeIntentBodySchema, {}, opts);
+  }
+
+  startNativeRun(body: { intent_id: string; device_host: string }, opts?: RequestOptions): Promise<NativeRunStartBody> {
+    return this.request('POST', '/v13/native/runs', NativeRunStartBodySchema, body, { timeoutMs: 120_000, ...opts });
+  }
+
+  startNativeHealthCheck(body: { intent_id: string; run_id: string; device_host: string }, opts?: RequestOptions): Promise<NativeJobBody> {
+    return this.request('POST', '/v13/native/health-checks', NativeJobBodySchema, body, { timeoutMs: 120_000, ...opts });
+  }
+
+  startRiscvSmokeJob(body: Record<string, unknown>, opts?: RequestOptions): Promise<NativeJobBody> {
+    return this.request('POST', '/v13/native/smoke-jobs', NativeJobBodySchema, body, { timeoutMs: 660_000, ...opts });
   }
 
   // ---- run analyses ----

@@ -48,6 +48,7 @@ import {
   StartDebugStreamCaptureArgs,
   StartSourceLinkedCaptureArgs,
 } from './input-schemas.js';
+import { NATIVE_TOOL_NAMES, defineNativeTools } from './native-tools.js';
 import type { UltimateServiceClient } from './service-client.js';
 
 /** The tool names of this issue, exactly as the contract spells them. */
@@ -75,6 +76,7 @@ export const ULTIMATE_TOOL_NAMES = [
   'start_debug_stream_capture',
   'prepare_source_linked_capture',
   'start_source_linked_capture',
+  ...NATIVE_TOOL_NAMES,
 ] as const;
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -254,6 +256,7 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
 
   defineAnalysisTools(tools, client);
   defineCaptureTools(tools, client);
+  defineNativeTools(tools, client);
   return tools;
 }
 

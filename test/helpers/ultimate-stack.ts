@@ -18,6 +18,8 @@ export interface UltimateStack {
   store: string;
   service: ChildProcess;
   serviceUrl: string;
+  /** The service's startup line (url, store, virtual_device, bench_url …). */
+  serviceInfo: Record<string, unknown>;
   /** The SDK client on an adapter pointed at the service. */
   client: Client;
   /** Another adapter (an SDK client on its own ultimate-tool-mcp process) for any service URL. */
@@ -49,15 +51,16 @@ export async function startUltimateStack(name: string, serveArgs: string[] = [])
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   // The service prints one JSON line with its URL once it listens.
-  const serviceUrl = await new Promise<string>((resolve, reject) => {
+  const serviceInfo = await new Promise<Record<string, unknown>>((resolve, reject) => {
     let buf = '';
     service.stdout?.on('data', (d: Buffer) => {
       buf += d.toString();
       const line = buf.split('\n')[0];
-      if (buf.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
+      if (buf.includes('\n') && line) resolve(JSON.parse(line) as Record<string, unknown>);
     });
     service.once('exit', (code) => reject(new Error(`service exited ${code}`)));
   });
+  const serviceUrl = String(serviceInfo.url);
   const clients: Client[] = [];
   const adapter = async (url: string): Promise<Client> => {
     const c = new Client({ name, version: '1' });
@@ -78,6 +81,7 @@ export async function startUltimateStack(name: string, serveArgs: string[] = [])
     store,
     service,
     serviceUrl,
+    serviceInfo,
     client,
     adapter,
     close: async () => {

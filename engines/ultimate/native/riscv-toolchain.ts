@@ -46,6 +46,8 @@ export interface BuildInput {
   sources: Record<string, string>;
   /** Extra compiler flags (e.g. `-O2`). */
   flags?: string[];
+  /** The compiler is killed (SIGKILL) after this many ms and the build fails (default: no limit). */
+  timeoutMs?: number;
 }
 
 export interface BuildOutput {
@@ -69,9 +71,14 @@ export async function buildRiscvProgram(input: BuildInput): Promise<BuildOutput>
     await writeFile(join(dir, 'app.ld'), APP_LINKER_SCRIPT);
     const out = join(dir, 'program.elf');
     try {
-      await run(RISCV_GCC, [...RISCV_FLAGS, ...(input.flags ?? []), '-T', join(dir, 'app.ld'), '-o', out, ...files, '-lgcc']);
+      await run(RISCV_GCC, [...RISCV_FLAGS, ...(input.flags ?? []), '-T', join(dir, 'app.ld'), '-o', out, ...files, '-lgcc'], {
+        timeout: input.timeoutMs ?? 0,
+        killSignal: 'SIGKILL',
+      });
     } catch (err) {
-      const e = err as { code?: string; stderr?: string; message: string };
+      const e = err as { code?: string; stderr?: string; message: string; killed?: boolean };
+      if (e.killed)
+        throw new ToolchainError(`building the RISC-V program took longer than ${input.timeoutMs} ms; the compiler was stopped`);
       if (e.code === 'ENOENT') {
         throw new ToolchainError(
           `${RISCV_GCC} not found: install the Debian packages gcc-riscv64-unknown-elf and binutils-riscv64-unknown-elf`,

@@ -32,6 +32,15 @@ export const ErrorCodeSchema = z.enum([
   'timeline_failed',
   'diagnostic_report_failed',
   'crash_analysis_failed',
+  // the trusted-native flow (native/, docs/ultimate/NATIVE.md)
+  'native_preparation_failed',
+  'not_elite2',
+  'ue2_changed',
+  'intent_not_active',
+  'host_mismatch',
+  'health_check_not_applicable',
+  'health_gate_not_pending',
+  'run_not_eligible',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

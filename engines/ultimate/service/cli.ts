@@ -12,6 +12,7 @@ import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './servi
 export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]
                           [--virtual-device] [--vice-command "CMD ARGS…"] [--no-vice]
                           [--capture-max-datagrams N] [--capture-max-duration-ms MS]
+                          [--virtual-product u64|u64-elite2] [--bench-url URL]
 
 The project service (HTTP API schema 13 on 127.0.0.1 only).
 
@@ -24,6 +25,11 @@ The project service (HTTP API schema 13 on 127.0.0.1 only).
   --no-vice            disable the vice target
   --capture-max-datagrams N      bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDatagrams})
   --capture-max-duration-ms MS   time bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDurationMs})
+  --virtual-product P  the virtual device plays P: u64 (default) or u64-elite2 (an Ultimate 64 Elite II that runs
+                       native .UE2 programs; its lab bench becomes the --bench-url)
+  --bench-url URL      the lab bench beside the device under native test — its serial console (the RISC-V
+                       core's UART) and power outlet, NOT a device interface — as http://127.0.0.1:PORT; native
+                       runs read their output there (without it the output is not collected)
   --help               this text
 
 Environment: C64U_HOST (the Ultimate's address) and C64U_PASSWORD (its network password; it stays
@@ -36,6 +42,8 @@ export interface ServeArgs {
   virtualDevice: boolean;
   viceCommand: string[] | null;
   captureLimits: CaptureLimits;
+  virtualProduct: 'u64' | 'u64-elite2';
+  benchUrl: string | null;
 }
 
 export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
@@ -45,6 +53,8 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
     virtualDevice: false,
     viceCommand: DEFAULT_VICE_COMMAND,
     captureLimits: { ...DEFAULT_CAPTURE_LIMITS },
+    virtualProduct: 'u64',
+    benchUrl: null,
   };
   const bounded = (flag: string, v: string, max: number): number => {
     if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1 || Number(v) > max)
@@ -84,6 +94,20 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
         const parts = value().split(/\s+/).filter(Boolean);
         if (!parts.length) throw new UsageError('--vice-command expects a command');
         out.viceCommand = parts;
+        break;
+      }
+      case '--virtual-product': {
+        const v = value();
+        if (v !== 'u64' && v !== 'u64-elite2')
+          throw new UsageError(`--virtual-product expects u64 or u64-elite2, got ${JSON.stringify(v)}`);
+        out.virtualProduct = v;
+        break;
+      }
+      case '--bench-url': {
+        const v = value();
+        if (!/^http:\/\/127\.\d+\.\d+\.\d+:\d+\/?$/.test(v))
+          throw new UsageError(`--bench-url expects http://127.0.0.1:PORT (the lab bench over loopback), got ${JSON.stringify(v)}`);
+        out.benchUrl = v;
         break;
       }
       case '--no-vice':
@@ -135,7 +159,13 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
   let service: UltimateToolService;
   try {
     if (args.virtualDevice) {
-      virtual = await VirtualUltimate.start({ password: env.password, speed: 1 });
+      const elite2 = args.virtualProduct === 'u64-elite2';
+      virtual = await VirtualUltimate.start({
+        password: env.password,
+        speed: 1,
+        ...(elite2 ? { product: 'u64-elite2' as const, benchPort: 0 } : {}),
+      });
+      if (elite2 && !args.benchUrl) args.benchUrl = `http://127.0.0.1:${virtual.ports.bench}`;
       ultimate = {
         device: {
           baseUrl: `http://127.0.0.1:${virtual.ports.http}`,
@@ -156,6 +186,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
       ultimate,
       logger,
       captureLimits: args.captureLimits,
+      benchUrl: args.benchUrl,
     });
   } catch (e) {
     await virtual?.stop();
@@ -163,7 +194,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
     return 1;
   }
   process.stdout.write(
-    `${JSON.stringify({ url: service.url, port: service.port, store: service.store.dir, virtual_device: args.virtualDevice })}\n`,
+    `${JSON.stringify({ url: service.url, port: service.port, store: service.store.dir, virtual_device: args.virtualDevice, bench_url: args.benchUrl })}\n`,
   );
   if (!ultimate)
     logger.warn(

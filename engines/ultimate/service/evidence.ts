@@ -91,7 +91,7 @@ function kindOf(mediaType: string): 'text' | 'image' | 'binary' {
   return 'binary';
 }
 
-export async function readEvidence(record: RunRecord, runDir: string, name: string): Promise<EvidenceRead> {
+export async function readEvidence(record: Pick<RunRecord, 'run_id' | 'evidence'>, runDir: string, name: string): Promise<EvidenceRead> {
   if (!EVIDENCE_NAME.test(name) || name.includes('..'))
     throw new ServiceError(
       'evidence_not_registered',

@@ -103,6 +103,36 @@ export const TestSchema = z.strictObject({
     .describe('named points (in the order the program reaches them) and the memory ranges read at each; needs memory_checkpoint_capture'),
 });
 
+/**
+ * A native program for the Ultimate 64 Elite II's RISC-V core (the trusted-native flow,
+ * docs/ultimate/NATIVE.md): either sources built with the riscv toolchain (freestanding rv32i,
+ * linked at 0x03000000) or a prebuilt .elf / .ue2 inside the project. Paths stay in the project.
+ */
+export const NativeProgramSchema = z
+  .strictObject({
+    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case name'),
+    description: z.string().max(500).default(''),
+    sources: z
+      .array(ProjectPath.refine((p) => /\.(c|S|s|h)$/.test(p), { message: 'expected a .c, .S, .s or .h file' }))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('C/assembly sources (and the headers they include, same folder) built with riscv64-unknown-elf-gcc'),
+    flags: z
+      .array(z.string().regex(/^-(O[0-3s]?|D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_]*)?|W[a-z-]+|g)$/, 'expected -O…, -DNAME[=V], -W… or -g'))
+      .max(32)
+      .default([])
+      .describe('extra compiler flags (only optimisation, defines, warnings, -g)'),
+    prebuilt: ProjectPath.refine((p) => /\.(elf|ue2)$/i.test(p), { message: 'expected a .elf or .ue2 file' })
+      .optional()
+      .describe('a linked RV32 ELF or a ready .UE2 update file inside the project, instead of sources'),
+    build_timeout_ms: z.number().int().min(1000).max(600_000).default(60_000),
+  })
+  .refine((p) => (p.sources === undefined) !== (p.prebuilt === undefined), {
+    message: 'a native program names either "sources" or "prebuilt" (exactly one)',
+  });
+export type NativeProgramSpec = z.infer<typeof NativeProgramSchema>;
+
 /** The checkpoint rules a single test must keep (added to the manifest's issues). */
 function checkCheckpoints(t: z.infer<typeof TestSchema>, path: Array<string | number>, ctx: z.RefinementCtx): void {
   if (t.checkpoints.length === 0) return;
@@ -143,8 +173,16 @@ export const ManifestSchema = z
     artifacts: z.array(ArtifactSchema).min(1).max(64),
     ultimate_reu_image: ProjectPath.nullable().default(null),
     tests: z.array(TestSchema).min(1).max(256),
+    native_programs: z
+      .array(NativeProgramSchema)
+      .max(32)
+      .default([])
+      .describe('native programs for an Ultimate 64 Elite II (create_native_preparation names one)'),
   })
   .superRefine((m, ctx) => {
+    const nativeNames = new Set(m.native_programs.map((p) => p.name));
+    if (nativeNames.size !== m.native_programs.length)
+      ctx.addIssue({ code: 'custom', path: ['native_programs'], message: 'native program names must be unique' });
     const names = new Set(m.artifacts.map((a) => a.name));
     if (names.size !== m.artifacts.length) ctx.addIssue({ code: 'custom', path: ['artifacts'], message: 'artifact names must be unique' });
     const testNames = new Set<string>();

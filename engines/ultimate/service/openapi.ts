@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of API schema 13, generated from the zod schemas the routes use.
 import { z } from 'zod';
 import * as S from './api-schemas.js';
+import { NATIVE_OPS } from './native/native-openapi.js';
 
 type Op = {
   method: 'get' | 'post' | 'delete';
@@ -158,6 +159,7 @@ function captureOps(): Op[] {
     analysis('diagnostic-report', 'the diagnostic report (schema 1)', S.NoQuerySchema, S.DiagnosticReportPayloadSchema),
     analysis('diagnostic-items', 'one page of a diagnostic report section', S.DiagnosticItemsQuerySchema, S.DiagnosticReportPayloadSchema),
     analysis('crash-report', 'the crash report of a crashed run (schema 2)', S.CrashReportQuerySchema, S.CrashReportPayloadSchema),
+    ...NATIVE_OPS,
   ];
 }
 

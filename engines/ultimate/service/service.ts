@@ -40,6 +40,10 @@ import { RunAnalyses } from './run-analyses.js';
 import { DashboardAssets, isDashboardPath } from './dashboard/dashboard-assets.js';
 import { checkHost, checkJsonBody, expectedHost } from './dashboard/request-guard.js';
 import { API_CSP, DASHBOARD_CSP, commonSecurityHeaders } from './dashboard/security-headers.js';
+import { LabBench } from './native/lab-bench.js';
+import type { NativeContext } from './native/native-context.js';
+import { type NativeRoute, nativeRoutes } from './native/native-routes.js';
+import { NativeStore } from './native/native-store.js';
 import {
   CapturePrepareRequestSchema,
   CaptureStartRequestSchema,
@@ -74,6 +78,13 @@ export interface UltimateToolServiceOptions {
   now?: () => number;
   /** Bounds of every debug-stream capture (default 90,000 datagrams / 30 s). */
   captureLimits?: CaptureLimits;
+  /**
+   * The lab bench beside a device under native test (its serial console and power outlet, not a
+   * device interface): where native-run output is read. Absent: native output is not collected.
+   */
+  benchUrl?: string | null;
+  /** How long a native run's output is awaited on the lab bench (default 30 s). */
+  nativeOutputTimeoutMs?: number;
 }
 
 type Reply = { status: number; body: Record<string, unknown> };
@@ -130,6 +141,9 @@ export class UltimateToolService {
   readonly #captures: CaptureService;
   readonly #analyses: RunAnalyses;
   readonly #assets = new DashboardAssets();
+  readonly #native: NativeStore;
+  /** Native operations holding (or waiting for) the target lease; stop() lets them end first. */
+  readonly #nativeInFlight = new Set<Promise<unknown>>();
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions, manifest: Manifest) {
@@ -159,7 +173,12 @@ export class UltimateToolService {
       now: this.#now,
     });
     this.#analyses = new RunAnalyses(this.store, this.#opts.symbolAnalysis ?? null);
+    this.#native = new NativeStore(this.store.dir);
+    const uncertain = this.#native.recover(new Date(this.#now()).toISOString());
+    if (uncertain.length)
+      this.#log.warn(`marked ${uncertain.length} unfinished native run(s) uncertain and their intents suspended: ${uncertain.join(', ')}`);
     this.#routes = [
+      ...this.#nativeRoutes(),
       ...this.#captureRoutes(),
       ...this.#analysisRoutes(),
       { method: 'GET', re: /^\/v13\/project$/, handler: () => this.#project() },
@@ -191,6 +210,7 @@ export class UltimateToolService {
     try {
       s.#port = await listenLoopback(s.#server, opts.port ?? DEFAULT_PORT, LOOPBACK);
     } catch (e) {
+      s.#native.close();
       s.store.close();
       throw e;
     }
@@ -209,8 +229,10 @@ export class UltimateToolService {
     this.#server.closeIdleConnections();
     const closing = closeServer(this.#server);
     await this.#jobs.stop();
+    await Promise.all([...this.#nativeInFlight]);
     this.#server.closeAllConnections();
     await closing;
+    this.#native.close();
     this.store.close();
   }
 
@@ -498,6 +520,28 @@ export class UltimateToolService {
     } finally {
       await device.close();
     }
+  }
+
+  // ---- trusted-native flow (native/, docs/ultimate/NATIVE.md "The service flow") ----
+
+  #nativeRoutes(): NativeRoute[] {
+    const ctx: NativeContext = {
+      store: this.store,
+      native: this.#native,
+      projectRoot: this.projectRoot,
+      ultimate: () => this.#jobs.ctx.ultimate,
+      withTargetLease: (holder, fn) => {
+        const p = this.#jobs.withTargetLease('ultimate', holder, fn);
+        const tracked = p.finally(() => this.#nativeInFlight.delete(tracked)).catch(() => undefined);
+        this.#nativeInFlight.add(tracked);
+        return p;
+      },
+      bench: this.#opts.benchUrl ? new LabBench(this.#opts.benchUrl) : null,
+      logger: this.#log,
+      now: this.#now,
+      outputTimeoutMs: this.#opts.nativeOutputTimeoutMs ?? 30_000,
+    };
+    return nativeRoutes(ctx, () => this.#manifest(), ok);
   }
 
   // ---- debug-stream captures (captures.ts) ----

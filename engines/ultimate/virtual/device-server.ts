@@ -2,6 +2,7 @@
 // the body is stored, raw or multipart/form-data uploads, then the route table. Anything outside
 // /v1 or unknown to the table gets a bare 404 with no body, as on the firmware.
 import { takeFault } from './fault-injection.js';
+import { watchRestRequest } from './step-watch.js';
 import http from 'node:http';
 import type net from 'node:net';
 import { checkParams, findCall, parseApiPath, type Answer, type RestDevice } from './rest-routes.js';
@@ -83,6 +84,7 @@ export class VirtualHttpServer {
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse, maxBody: number): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://virtual');
+    await watchRestRequest(this.opts.device, req.method ?? 'GET', url.pathname);
     if (takeFault(this.opts.device, req, res)) return;
     if (!url.pathname.startsWith('/v1/')) {
       req.resume();

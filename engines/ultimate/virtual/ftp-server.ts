@@ -29,6 +29,8 @@ export interface FtpServerOptions {
    * FTPD_CONTROL_IDLE_MS: 300 000 ms). A running transfer is not idle; null never reaps (3.14).
    */
   controlIdleMs?: number | null;
+  /** Called once per STOR after its data arrived, before the file is stored and answered (step-watch.ts). */
+  beforeStore?: (path: string) => Promise<void>;
 }
 
 /** How long a passive data channel waits for the client to connect (the firmware's 5 s accept timeout). */
@@ -327,6 +329,7 @@ class FtpSession {
           data.on('error', () => resolve());
         });
         if (tooBig) return this.reply(`552 Upload exceeds ${this.opts.maxUploadBytes} bytes.`);
+        await this.opts.beforeStore(target);
         // The firmware opens the file on the first data block: an empty upload creates nothing.
         if (total === 0) return this.reply('226 Transfer complete.');
         try {
@@ -404,6 +407,7 @@ export class VirtualFtpServer {
       maxSessions: opts.maxSessions ?? 4,
       badPasswordDelayMs: opts.badPasswordDelayMs ?? 1000,
       controlIdleMs: opts.controlIdleMs === undefined ? 300_000 : opts.controlIdleMs,
+      beforeStore: opts.beforeStore ?? (async () => undefined),
     };
     this.#server = net.createServer((sock) => {
       if (this.#sessions.size >= resolved.maxSessions) {

@@ -19,6 +19,7 @@ import { ViceMonitorServer } from './vice-monitor-server.js';
 import type { Answer, DriveState, RestDevice } from './rest-routes.js';
 // Issue 15 (Elite II native mode): see engines/ultimate/virtual/native/ and docs/ultimate/NATIVE.md.
 import { BenchPort } from './native/bench-port.js';
+import { stepsFor } from './step-watch.js';
 import {
   Elite2NativeMode,
   type NativeModeOptions,
@@ -185,6 +186,7 @@ export class VirtualUltimate implements RestDevice {
       port: opts.ftpPort ?? 0,
       badPasswordDelayMs: opts.dmaAuthThrottleMs,
       controlIdleMs: opts.ftpControlIdleMs !== undefined ? opts.ftpControlIdleMs : this.firmware === '3.15' ? 300_000 : null,
+      beforeStore: () => stepsFor(this).pass('ftp-stor'),
     });
     this.#dma = new VirtualDmaServer({
       device: this.#dmaDevice(),
@@ -267,6 +269,12 @@ export class VirtualUltimate implements RestDevice {
     return this.family === 'u2plus' ? VIRTUAL_PRODUCT_U2PLUS : VIRTUAL_PRODUCT;
   }
 
+  /**
+   * Fields that replace those of /v1/info (tests of identity-bound authorizations change the
+   * firmware or core of a running device with it, as a firmware update would).
+   */
+  identityOverrides: Record<string, unknown> = {};
+
   identity(): Record<string, unknown> {
     return {
       product: this.productName(),
@@ -277,6 +285,7 @@ export class VirtualUltimate implements RestDevice {
       unique_id: this.#uniqueId,
       virtual: true,
       notice: 'This is an emulation (mcp-engines virtual Ultimate 64), not hardware.',
+      ...this.identityOverrides,
     };
   }
 
@@ -452,3 +461,4 @@ export { runVirtualDeviceCli } from './cli.js';
 // Issue 15: the Elite II's native mode, for callers of the virtual device.
 export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './native/native-mode.js';
 export { faultsFor, FaultInjector, type FaultSpec } from './fault-injection.js';
+export { stepsFor, StepWatch, type StepHold, type WatchedStep } from './step-watch.js';

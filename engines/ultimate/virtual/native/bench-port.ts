@@ -9,6 +9,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { closeServer, listenLoopback } from '../../../../common/loopback.js';
+import { stepsFor } from '../step-watch.js';
 import type { NativeRunReport, NativeState } from './native-mode.js';
 
 export interface BenchDevice {
@@ -52,6 +53,7 @@ export class BenchPort {
         return;
       }
       case 'GET /bench/wait-stopped': {
+        await stepsFor(this.device).pass('bench-wait');
         const raw = url.searchParams.get('timeout_ms') ?? '10000';
         const timeout = Number(raw);
         if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_WAIT_MS) {
