@@ -1,6 +1,6 @@
 // Native intents and their state (GET /v13/native/intents, docs/ultimate/SERVICE-API.md "Native";
-// agreed in the native-flow brief). A service without the native flow answers 404 there: the view
-// says so plainly instead of showing an error.
+// engines/ultimate/service/native/). A service from before the native flow answers 404 there: the
+// view says so plainly instead of showing an error.
 import { ApiError, getJson } from '../api.js';
 import { el, fields, json, link, show, statusBadge, table } from '../dom.js';
 import { routeHash } from '../route.js';
@@ -66,6 +66,16 @@ export async function nativeView(ctx: ViewContext): Promise<void> {
     ),
     nav,
   );
+  if (!page.intents.length)
+    ctx.root.append(
+      el(
+        'p',
+        { id: 'native-empty', class: 'notice' },
+        state
+          ? `No native intent is ${state}.`
+          : 'No native intents yet: create_native_preparation, then probe_ultimate and create_native_intent.',
+      ),
+    );
 }
 
 export async function nativeIntentView(ctx: ViewContext): Promise<void> {
