@@ -8,9 +8,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { runInProcessGroup } from '../../../common/index.js';
 import { APP_REGION_BASE, APP_REGION_BYTES } from './elite2-memory-map.js';
 
 const run = promisify(execFile);
+/** gcc's diagnostics kept for the error message. */
+const GCC_STDERR_CAP = 64 * 1024;
 
 export const RISCV_GCC = 'riscv64-unknown-elf-gcc';
 export const RISCV_NM = 'riscv64-unknown-elf-nm';
@@ -46,7 +49,7 @@ export interface BuildInput {
   sources: Record<string, string>;
   /** Extra compiler flags (e.g. `-O2`). */
   flags?: string[];
-  /** The compiler is killed (SIGKILL) after this many ms and the build fails (default: no limit). */
+  /** The compiler and its children are killed (SIGKILL to the process group) after this many ms and the build fails (default: no limit). */
   timeoutMs?: number;
 }
 
@@ -70,22 +73,33 @@ export async function buildRiscvProgram(input: BuildInput): Promise<BuildOutput>
     }
     await writeFile(join(dir, 'app.ld'), APP_LINKER_SCRIPT);
     const out = join(dir, 'program.elf');
-    try {
-      await run(RISCV_GCC, [...RISCV_FLAGS, ...(input.flags ?? []), '-T', join(dir, 'app.ld'), '-o', out, ...files, '-lgcc'], {
-        timeout: input.timeoutMs ?? 0,
-        killSignal: 'SIGKILL',
-      });
-    } catch (err) {
-      const e = err as { code?: string; stderr?: string; message: string; killed?: boolean };
-      if (e.killed)
-        throw new ToolchainError(`building the RISC-V program took longer than ${input.timeoutMs} ms; the compiler was stopped`);
-      if (e.code === 'ENOENT') {
+    // gcc runs cc1, as and ld as its children: the time limit kills the whole process group.
+    const stderr: Buffer[] = [];
+    let stderrBytes = 0;
+    const outcome = await runInProcessGroup(
+      RISCV_GCC,
+      [...RISCV_FLAGS, ...(input.flags ?? []), '-T', join(dir, 'app.ld'), '-o', out, ...files, '-lgcc'],
+      {
+        timeoutMs: input.timeoutMs ?? 0,
+        onStderr: (b) => {
+          if (stderrBytes < GCC_STDERR_CAP) stderr.push(b.subarray(0, GCC_STDERR_CAP - stderrBytes));
+          stderrBytes += b.length;
+        },
+      },
+    );
+    if (!outcome.started) {
+      if (outcome.error.code === 'ENOENT')
         throw new ToolchainError(
           `${RISCV_GCC} not found: install the Debian packages gcc-riscv64-unknown-elf and binutils-riscv64-unknown-elf`,
         );
-      }
-      throw new ToolchainError(`building the RISC-V program failed:\n${e.stderr ?? e.message}`);
+      throw new ToolchainError(`${RISCV_GCC} could not start: ${outcome.error.message}`);
     }
+    if (outcome.timedOut)
+      throw new ToolchainError(`building the RISC-V program took longer than ${input.timeoutMs} ms; the compiler was stopped`);
+    if (outcome.code !== 0)
+      throw new ToolchainError(
+        `building the RISC-V program failed (${outcome.signal ?? `exit ${outcome.code}`}):\n${Buffer.concat(stderr).toString('utf8')}`,
+      );
     const { stdout } = await run(RISCV_NM, [out]);
     const symbols = new Map<string, number>();
     for (const line of stdout.split('\n')) {

@@ -2,11 +2,10 @@
 // service's own store and without the outputs the manifest names, so nothing stale can be taken
 // for a fresh artifact), the build command runs there with a time limit, and the artifacts and
 // symbol files are read back with their SHA-256. A failing build is a result, not an exception.
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { sha256Hex } from '../../../common/index.js';
+import { runInProcessGroup, sha256Hex } from '../../../common/index.js';
 import type { Manifest, SymbolFormat } from './manifest.js';
 
 /** Output kept per stream; more is cut (and said so in the log). */
@@ -94,29 +93,16 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
     const err = capped();
     const commandStarted = performance.now();
     const [cmd, ...args] = command as [string, ...string[]];
-    const outcome = await new Promise<{ code: number | null; signal: string | null; timedOut: boolean; spawnError?: string }>((done) => {
-      const child = spawn(cmd, args, { cwd: copy, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        // The whole process group: a build tool's own children must not outlive the limit.
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
-      }, manifest.build.timeout_ms);
-      child.stdout.on('data', (b: Buffer) => out.push(b));
-      child.stderr.on('data', (b: Buffer) => err.push(b));
-      child.once('error', (e) => {
-        clearTimeout(timer);
-        done({ code: null, signal: null, timedOut: false, spawnError: e.message });
-      });
-      child.once('close', (code, signal) => {
-        clearTimeout(timer);
-        done({ code, signal, timedOut });
-      });
+    // The build command leads its own process group: the time limit kills its children too.
+    const ran = await runInProcessGroup(cmd, args, {
+      cwd: copy,
+      timeoutMs: manifest.build.timeout_ms,
+      onStdout: (b) => out.push(b),
+      onStderr: (b) => err.push(b),
     });
+    const outcome = ran.started
+      ? { code: ran.code, signal: ran.signal as string | null, timedOut: ran.timedOut, spawnError: undefined }
+      : { code: null, signal: null, timedOut: false, spawnError: ran.error.message };
     const commandMs = performance.now() - commandStarted;
     const durationMs = performance.now() - started;
     const base = { command, durationMs, commandMs, stdout: out.value(), stderr: err.value() };
