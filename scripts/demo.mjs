@@ -93,8 +93,9 @@ async function ultimate() {
 }
 
 // The Ultimate Tool as a user runs it: the project service on the example C64 project with a
-// virtual Ultimate 64 (an emulation) and virtual-vice as the emulator, and its MCP adapter driven
-// by the official SDK client: a test job on both targets, then each run's verdict.
+// virtual Ultimate 64 Elite II (an emulation) and virtual-vice as the emulator, and its MCP adapter
+// driven by the official SDK client: a test job on both targets and each run's verdict, then one
+// trusted-native run of the project's RISC-V program through a one-shot intent.
 async function ultimateTool() {
   const work = mkdtempSync(join(tmpdir(), 'mcp-engines-demo-'));
   const project = join(work, 'c64-project');
@@ -109,6 +110,8 @@ async function ultimateTool() {
       '--port',
       '0',
       '--virtual-device',
+      '--virtual-product',
+      'u64-elite2',
       '--vice-command',
       `${process.execPath} ${bin('ultimate-tool')} virtual-vice`,
     ],
@@ -125,7 +128,7 @@ async function ultimateTool() {
         service.once('exit', (code) => reject(new Error(`ultimate-tool serve exited with ${code}`)));
       }),
     );
-    console.log(`ultimate-tool: project service on ${url} (example project, virtual Ultimate 64 + virtual-vice)`);
+    console.log(`ultimate-tool: project service and dashboard on ${url} (example project, virtual Ultimate 64 Elite II + virtual-vice)`);
     await withClient([bin('ultimate-tool-mcp'), '--service-url', url], async (c) => {
       const call = async (name, args = {}) => {
         const r = await c.callTool({ name, arguments: args });
@@ -144,12 +147,16 @@ async function ultimateTool() {
         confirmed_reset_count: 1,
         confirmed_reu_write_count: 0,
       });
-      let state = job;
-      while (state.state === 'queued' || state.state === 'running') {
-        await new Promise((r) => setTimeout(r, 100));
-        state = (await call('get_job', { job_id: job.job_id })).job;
-      }
-      if (state.state !== 'finished') throw new Error(`job ${state.state}: ${JSON.stringify(state.error)}`);
+      const finished = async (first) => {
+        let state = first;
+        while (state.state === 'queued' || state.state === 'running') {
+          await new Promise((r) => setTimeout(r, 100));
+          state = (await call('get_job', { job_id: first.job_id })).job;
+        }
+        if (state.state !== 'finished') throw new Error(`job ${state.state}: ${JSON.stringify(state.error)}`);
+        return state;
+      };
+      const state = await finished(job);
       for (const id of state.run_ids) {
         const { run } = await call('get_run', { run_id: id });
         console.log(
@@ -157,6 +164,25 @@ async function ultimateTool() {
         );
         if (run.status !== 'passed') throw new Error(`run ${id} ${run.status}`);
       }
+      const { preparation } = await call('create_native_preparation', { program: 'utr2-echo' });
+      const nativeProbe = (await call('probe_ultimate')).probe;
+      const { intent } = await call('create_native_intent', {
+        preparation_id: preparation.preparation_id,
+        probe_id: nativeProbe.probe_id,
+        mode: 'one-shot',
+      });
+      console.log(
+        `ultimate-tool: native program utr2-echo prepared (UE2 sha256 ${preparation.ue2_sha256.slice(0, 12)}…), one-shot intent ${intent.state} for ${intent.identity.product}`,
+      );
+      const started = await call('start_native_run', { intent_id: intent.intent_id, device_host: intent.identity.device_host });
+      await finished(started.job);
+      const after = (await call('get_native_intent', { intent_id: intent.intent_id })).intent;
+      const nativeRun = after.runs[0];
+      console.log(
+        `ultimate-tool: native run ${nativeRun.native_run_id.slice(0, 8)}… ${nativeRun.state} (UTR2 token ${started.native_run.utr2_token} echoed); intent now ${after.state}`,
+      );
+      if (nativeRun.state !== 'completed' || after.state !== 'consumed')
+        throw new Error(`native run ${nativeRun.state}, intent ${after.state}`);
     });
   } finally {
     service.kill('SIGTERM');
