@@ -65,6 +65,11 @@ export interface RunOptions {
   readonly sourceId?: string;
   /** Overrides the profile's limits (tests use small limits to exhaust each axis). */
   readonly limits?: ResourceLimits;
+  /**
+   * Tree route only: run procedure bodies as compiled closures (default) or every step on the
+   * CEK machine. Both give the same observation, counters included; the parity test uses it.
+   */
+  readonly treeCompiledBodies?: boolean;
 }
 
 /** What a route offers the evaluator: evaluate one top-level form; the site to blame. */
@@ -129,7 +134,7 @@ export class LispexEvaluator {
       forms = program.forms.length;
       phase = 'runtime';
       if (inputValue !== undefined) globals.define('input', inputValue);
-      runner = opts.route === 'tree' ? new TreeMachine(ctx) : new VmRoute(ctx, program, this.primitives);
+      runner = opts.route === 'tree' ? new TreeMachine(ctx, opts.treeCompiledBodies ?? true) : new VmRoute(ctx, program, this.primitives);
       for (const form of program.forms) {
         currentForm = form;
         formStart = ctx.stdout().length;

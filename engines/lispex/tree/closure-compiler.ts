@@ -400,6 +400,25 @@ function operand(node: Core, scope: Scope | null, host: DirectHost): Operand {
   return new Operand(K_EXEC, 0, false, null, compile(node, scope, false, host), null, node.span);
 }
 
+/** The value of a literal or variable operand without charging: UNASSIGNED when it would fault. */
+function peek(o: Operand, env: Env | null): Value {
+  switch (o.kind) {
+    case K_CONST:
+      return o.value;
+    case K_LOCAL0:
+      return env!.values[o.index]!;
+    case K_LOCAL1:
+      return env!.parent!.values[o.index]!;
+    default:
+      return o.cell!.value;
+  }
+}
+
+/** The fault of reading an operand that peeked UNASSIGNED. */
+function readFault(o: Operand): Error {
+  return o.kind === K_GLOBAL ? unbound(o.name as Sym, o.span) : uninitialized(o.name!, o.span);
+}
+
 /** The value of an operand, charged as its node's EVAL. */
 function read(o: Operand, env: Env | null, meter: Meter): Value {
   switch (o.kind) {
@@ -518,10 +537,11 @@ function compileApplication(node: CApplication, scope: Scope | null, tail: boole
   const known = knownPrimitive(fn, count);
   if (known !== null) {
     const { prim, op } = known;
+    const simple = args.every((a) => a.kind !== K_EXEC);
     if (count === 2) {
       const a0 = args[0]!;
       const a1 = args[1]!;
-      return (env) => {
+      const stepwise: Exec = (env) => {
         meter.chargeMachine();
         const f = read(fn, env, meter);
         meter.chargeMachine();
@@ -539,9 +559,41 @@ function compileApplication(node: CApplication, scope: Scope | null, tail: boole
         }
         return tail ? host.callTail(f, [v0, v1]) : host.callNonTail(f, [v0, v1]);
       };
+      if (!simple) return stepwise;
+      // Operands that are literals or variables: the eight transitions up to and including
+      // APPLY are charged at once when they all fit, and a fault among them leaves the meter
+      // exactly where the step-by-step charges would have.
+      const fnCell = fn.cell!;
+      return (env) => {
+        const m = meter.machine;
+        if (m + 8 > meter.machineLimit) return stepwise(env);
+        meter.machine = m + 8;
+        const f = fnCell.value;
+        if (f === L_UNASSIGNED) {
+          meter.machine = m + 2;
+          throw readFault(fn);
+        }
+        const v0 = peek(a0, env);
+        if (v0 === L_UNASSIGNED) {
+          meter.machine = m + 4;
+          throw readFault(a0);
+        }
+        const v1 = peek(a1, env);
+        if (v1 === L_UNASSIGNED) {
+          meter.machine = m + 6;
+          throw readFault(a1);
+        }
+        host.site = span;
+        if (f === prim) {
+          const r = binary(op, v0, v1);
+          return r !== undefined ? r : prim.fn([v0, v1], host);
+        }
+        meter.machine = m + 7;
+        return tail ? host.callTail(f, [v0, v1]) : host.callNonTail(f, [v0, v1]);
+      };
     }
     const a0 = args[0]!;
-    return (env) => {
+    const stepwise: Exec = (env) => {
       meter.chargeMachine();
       const f = read(fn, env, meter);
       meter.chargeMachine();
@@ -554,6 +606,31 @@ function compileApplication(node: CApplication, scope: Scope | null, tail: boole
         const r = unary(op, v0);
         return r !== undefined ? r : prim.fn([v0], host);
       }
+      return tail ? host.callTail(f, [v0]) : host.callNonTail(f, [v0]);
+    };
+    if (!simple) return stepwise;
+    // As for two operands: EVAL, operator and operand (each EVAL and DELIVER), APPLY — six.
+    const fnCell = fn.cell!;
+    return (env) => {
+      const m = meter.machine;
+      if (m + 6 > meter.machineLimit) return stepwise(env);
+      meter.machine = m + 6;
+      const f = fnCell.value;
+      if (f === L_UNASSIGNED) {
+        meter.machine = m + 2;
+        throw readFault(fn);
+      }
+      const v0 = peek(a0, env);
+      if (v0 === L_UNASSIGNED) {
+        meter.machine = m + 4;
+        throw readFault(a0);
+      }
+      host.site = span;
+      if (f === prim) {
+        const r = unary(op, v0);
+        return r !== undefined ? r : prim.fn([v0], host);
+      }
+      meter.machine = m + 5;
       return tail ? host.callTail(f, [v0]) : host.callNonTail(f, [v0]);
     };
   }

@@ -206,9 +206,14 @@ export class TreeMachine implements Runtime, RouteRunner, DirectHost {
   /** The code of each lambda node evaluated by the machine, for the scope it was compiled in. */
   private readonly lambdaCodes = new Map<CLambda, TreeCode>();
 
-  constructor(private readonly ctx: RunContext) {
+  constructor(
+    private readonly ctx: RunContext,
+    /** False: every body runs on the heap stack (the reference the parity test compares with). */
+    compiledBodies = true,
+  ) {
     this.meter = ctx.meter;
     this.globals = ctx.globals;
+    this.directOff = !compiledBodies;
   }
 
   /** The code for a lambda node evaluated by the machine in `env` (compiled for that shape). */
