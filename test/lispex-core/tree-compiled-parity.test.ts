@@ -89,11 +89,18 @@ test('a machine-transition limit on any transition of a run ends both the same w
   const sources = [
     "(define (f n) (if (< n 2) n (+ (f (- n 1)) (f (- n 2)))))\n(define (g x) (car x))\n(f 4)\n(g (cons 1 2))\n(g 'a)",
     '(define (f x y) (- (car x) y))\n(f (list 3) 1)\n(f (list 3) zz)',
+    // Faults and non-primitive operators inside the batched (fused) paths.
+    '(define (h x) (if (< x 2) (- x 1) (car x)))\n(h 1)\n(h 2.5)\n(set! < (lambda (a b) (> a b)))\n(h 5)\n(h 1.5)',
+    "(define (h x) (if (null? x) 'e (cdr x)))\n(h '(1))\n(set! null? (lambda (v) (values 1 2)))\n(h '())",
+    '(define (k) (letrec ((a (if (< 1 b) 1 2)) (b 3)) a))\n(k)',
+    '(define (h x) (if (< x undefined-y) 1 2))\n(h 1)',
+    '(define (h x) (- x undefined-y))\n(h 1)',
+    "(define (h x) (+ x 'a))\n(h 1)",
   ];
   for (const source of sources) {
     const full = assertParity(source);
     const total = full.resource_outcome.usage.machine_transitions;
-    assert.ok(total > 30, `program too short to sweep: ${total}`);
+    assert.ok(total > 10, `program too short to sweep: ${total}`);
     let exhausted = 0;
     for (let limit = 0; limit <= total; limit++) {
       const o = assertParity(source, { ...base, 'machine-transition-limit': limit });

@@ -163,13 +163,14 @@ export function compile(node: Core, scope: Scope | null, tail: boolean, host: Di
         };
       }
       const else_ = compile(node.else_, scope, tail, host);
-      return (env) => {
+      const stepwise: Exec = (env) => {
         meter.chargeMachine();
         const t = test(env);
         meter.chargeMachine();
         if (t instanceof L_MultipleValues) throw mvMisuse(span);
         return t !== false ? then(env) : else_(env);
       };
+      return fusedIf(node.test, span, scope, host, then, else_) ?? stepwise;
     }
     case 'begin': {
       const count = node.body.length;
@@ -482,6 +483,106 @@ function knownPrimitive(fn: Operand, count: number): { prim: Primitive; op: numb
   if (!(p instanceof Primitive) || p.control !== null || count < p.minArgs || count > p.maxArgs) return null;
   const op = count === 2 ? BINARY[p.name] : count === 1 ? UNARY[p.name] : undefined;
   return op === undefined ? null : { prim: p, op };
+}
+
+/**
+ * An `if` whose test applies a known primitive to literals or variables, in one closure: the
+ * transitions of the if (1), of the test (6 or 8) and of the delivery to the if (1) are charged
+ * in one batch, corrected to the step-by-step count wherever a fault or a call intervenes.
+ * Null when the test is not of that shape, or to fall back to step-by-step near the limit.
+ */
+function fusedIf(testNode: Core, ifSpan: SourcePosition, scope: Scope | null, host: DirectHost, then: Exec, else_: Exec): Exec | null {
+  if (testNode.k !== 'application' || testNode.args.length === 0 || testNode.args.length > 2) return null;
+  const fn = operand(testNode.fn, scope, host);
+  const args = testNode.args.map((a) => operand(a, scope, host));
+  if (fn.kind !== K_GLOBAL || !args.every((a) => a.kind !== K_EXEC)) return null;
+  const known = knownPrimitive(fn, args.length);
+  if (known === null) return null;
+  const { prim, op } = known;
+  const meter = host.meter;
+  const span = testNode.span;
+  const fnCell = fn.cell!;
+  const a0 = args[0]!;
+  const test = compileApplication(testNode, scope, false, host);
+  const stepwise: Exec = (env) => {
+    meter.chargeMachine();
+    const t = test(env);
+    meter.chargeMachine();
+    if (t instanceof L_MultipleValues) throw mvMisuse(ifSpan);
+    return t !== false ? then(env) : else_(env);
+  };
+  if (args.length === 1) {
+    // if (1), test EVAL (1), operator (2), operand (2), APPLY (1), delivery to the if (1).
+    return (env) => {
+      const m = meter.machine;
+      if (m + 8 > meter.machineLimit) return stepwise(env);
+      meter.machine = m + 8;
+      const f = fnCell.value;
+      if (f === L_UNASSIGNED) {
+        meter.machine = m + 3;
+        throw readFault(fn);
+      }
+      const v0 = peek(a0, env);
+      if (v0 === L_UNASSIGNED) {
+        meter.machine = m + 5;
+        throw readFault(a0);
+      }
+      host.site = span;
+      let t: Value | undefined;
+      if (f === prim) {
+        t = unary(op, v0);
+        if (t === undefined) {
+          meter.machine = m + 7;
+          t = prim.fn([v0], host);
+          meter.machine = m + 8;
+        }
+      } else {
+        meter.machine = m + 6;
+        t = host.callNonTail(f, [v0]);
+        meter.chargeMachine();
+        if (t instanceof L_MultipleValues) throw mvMisuse(ifSpan);
+      }
+      return t !== false ? then(env) : else_(env);
+    };
+  }
+  const a1 = args[1]!;
+  // if (1), test EVAL (1), operator (2), two operands (4), APPLY (1), delivery to the if (1).
+  return (env) => {
+    const m = meter.machine;
+    if (m + 10 > meter.machineLimit) return stepwise(env);
+    meter.machine = m + 10;
+    const f = fnCell.value;
+    if (f === L_UNASSIGNED) {
+      meter.machine = m + 3;
+      throw readFault(fn);
+    }
+    const v0 = peek(a0, env);
+    if (v0 === L_UNASSIGNED) {
+      meter.machine = m + 5;
+      throw readFault(a0);
+    }
+    const v1 = peek(a1, env);
+    if (v1 === L_UNASSIGNED) {
+      meter.machine = m + 7;
+      throw readFault(a1);
+    }
+    host.site = span;
+    let t: Value | undefined;
+    if (f === prim) {
+      t = binary(op, v0, v1);
+      if (t === undefined) {
+        meter.machine = m + 9;
+        t = prim.fn([v0, v1], host);
+        meter.machine = m + 10;
+      }
+    } else {
+      meter.machine = m + 8;
+      t = host.callNonTail(f, [v0, v1]);
+      meter.chargeMachine();
+      if (t instanceof L_MultipleValues) throw mvMisuse(ifSpan);
+    }
+    return t !== false ? then(env) : else_(env);
+  };
 }
 
 function binary(op: number, a: Value, b: Value): Value | undefined {
