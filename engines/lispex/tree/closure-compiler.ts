@@ -75,7 +75,8 @@ export class TreeCode implements ClosureCode {
   readonly names: readonly Name[];
   /** JS frames one direct call of this procedure may hold at most (its body's nesting, bounded). */
   readonly weight: number;
-  private exec: Exec | null = null;
+  /** The compiled body once compiled (see body()); read directly on the call path. */
+  exec: Exec | null = null;
 
   constructor(
     readonly lambda: CLambda,
@@ -222,14 +223,25 @@ export function compile(node: Core, scope: Scope | null, tail: boolean, host: Di
           return body(new Env(names, [], env));
         };
       }
+      if (count === 1) {
+        // One binding (the temporaries of `or`, `case`, named results): no loop, no holey array.
+        const init = inits[0]!;
+        return (env) => {
+          meter.chargeMachine();
+          const v = init(env);
+          meter.chargeMachine();
+          if (v instanceof L_MultipleValues) throw mvMisuse(span);
+          return body(new Env(names, [v], env));
+        };
+      }
       return (env) => {
         meter.chargeMachine();
-        const values = new Array<Value>(count);
+        const values: Value[] = [];
         for (let i = 0; i < count; i++) {
           const v = inits[i]!(env);
           meter.chargeMachine();
           if (v instanceof L_MultipleValues) throw mvMisuse(span);
-          values[i] = v;
+          values.push(v);
         }
         return body(new Env(names, values, env));
       };

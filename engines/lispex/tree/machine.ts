@@ -287,7 +287,8 @@ export class TreeMachine implements Runtime, RouteRunner, DirectHost {
       if (this.depth > this.ctx.maxDepth) this.ctx.maxDepth = this.depth;
       this.directDepth++;
       this.nest = nest0 + code.weight;
-      let v = code.body()(code.bind(args, fn.env as Env | null));
+      const env = code.rest ? code.bind(args, fn.env as Env | null) : new L_Env(code.names, args, fn.env as Env | null);
+      let v = (code.exec ?? code.body())(env);
       if (v === L_TAIL) v = this.trampoline(nest0);
       this.nest = nest0;
       this.directDepth--;
@@ -333,7 +334,8 @@ export class TreeMachine implements Runtime, RouteRunner, DirectHost {
         meter.chargeMachine();
         const n = args.length;
         if (n !== code.required && (n < code.required || !code.rest)) throw this.arityError(fn, n);
-        const v = code.body()(code.bind(args, fn.env as Env | null));
+        const env = code.rest ? code.bind(args, fn.env as Env | null) : new L_Env(code.names, args, fn.env as Env | null);
+        const v = (code.exec ?? code.body())(env);
         if (v !== L_TAIL) return v;
         continue;
       }
