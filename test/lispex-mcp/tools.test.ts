@@ -293,6 +293,19 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(result.stdout.text, '');
     });
 
+    test('a runaway loop ends by the meter, not by the 5,000 ms wall clock', { timeout: 60_000 }, async () => {
+      // The default profile's 100,000,000 machine transitions take the tree route about 1 s of
+      // CPU on this loop (docs/performance/lispex.md), so the outcome is the meter's — the same
+      // code every time — rather than whichever of meter and wall clock comes first.
+      const r = await call('lispex_eval', { source: '(let loop ((i 0)) (loop (+ i 1)))' });
+      assert.equal(r.isError, false, JSON.stringify(r.content).slice(0, 300));
+      const result = payload(r);
+      assert.equal(result.status, 'resource');
+      assert.equal(result.diagnostics[0].code, 'machine-transition-limit');
+      assert.equal(result.resource_outcome.limit, 'machine-transition');
+      assert.equal(result.resource_outcome.usage.machine_transitions, 100_000_000);
+    });
+
     test('meter exhaustion: status resource, exit 2, empty stdout, one diagnostic', async () => {
       const result = payload(
         await call('lispex_eval', { source: '(define s (make-string 50000 #\\a)) (define (spam) (display s) (spam)) (spam)' }),

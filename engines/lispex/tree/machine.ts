@@ -823,9 +823,25 @@ export class TreeMachine implements Runtime, RouteRunner, DirectHost {
               const weight = code.weight;
               if (!this.directOff && this.nest + weight <= JS_FRAME_BUDGET) {
                 // Run the body compiled; a tail call it makes comes back here as TAIL.
-                this.nest += weight;
-                const v = code.body()(env);
-                this.nest -= weight;
+                const nest0 = this.nest;
+                this.nest = nest0 + weight;
+                let v = (code.exec ?? code.body())(env);
+                // Tail calls to compiled closures loop here (the frame below stays the same
+                // return point, so no depth is added), charging APPLY (1) each as below.
+                while (v === L_TAIL) {
+                  const next = this.tailFn;
+                  if (!(next instanceof L_Closure)) break;
+                  const c = next.code as TreeCode;
+                  if (nest0 + c.weight > JS_FRAME_BUDGET) break;
+                  meter.chargeMachine();
+                  const targs = this.tailArgs;
+                  const tn = targs.length;
+                  if (tn !== c.required && (tn < c.required || !c.rest)) throw this.arityError(next, tn);
+                  this.nest = nest0 + c.weight;
+                  env = c.rest ? c.bind(targs, next.env as Env | null) : new L_Env(c.names, targs, next.env as Env | null);
+                  v = (c.exec ?? c.body())(env);
+                }
+                this.nest = nest0;
                 if (v === L_TAIL) {
                   fn = this.tailFn;
                   args = this.tailArgs;
