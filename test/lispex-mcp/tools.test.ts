@@ -9,6 +9,7 @@ import { LispexHost } from '../../engines/lispex/host/index.js';
 import catalog from '../../engines/lispex/contracts/diagnostic-catalog.v1.json' with { type: 'json' };
 import capabilities from '../../engines/lispex/contracts/primitive-capabilities.v2.json' with { type: 'json' };
 import { EvalResultSchema, FIXED_BOUNDS } from '../../adapters/lispex/index.js';
+import { utf8Length } from '../../adapters/lispex/bounds.js';
 import { CountingHost, connectInMemory, payload } from './helpers.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -291,6 +292,40 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(result.status, 'source-error');
       assert.equal(result.diagnostics[0].code, 'E100');
       assert.equal(result.stdout.text, '');
+    });
+
+    // Output within the profile's 1 MiB of UTF-8 that JSON escaping would take past the 1 MiB
+    // result bound: the output-limit outcome, a delivered result, never a refused one.
+    for (const [what, char, count] of [
+      ['600,000 double quotes', '#\\"', 600_000],
+      ['300,000 control characters (\\u0001, 6 bytes each in JSON)', '#\\x1', 300_000],
+    ] as const) {
+      test(`stdout of ${what} ends in output-limit, bounded on its JSON size`, { timeout: 60_000 }, async () => {
+        const source = `(display "before") (newline) (display (make-string ${count} ${char}))`;
+        const r = await call('lispex_eval', { source });
+        assert.equal(r.isError, false, JSON.stringify(r.content).slice(0, 300));
+        const result = payload(r);
+        assert.equal(result.status, 'resource');
+        assert.equal(result.exit_status, 2);
+        assert.deepEqual(
+          result.diagnostics.map((d: { code: string }) => d.code),
+          ['output-limit'],
+        );
+        assert.equal(result.resource_outcome.limit, 'output-byte');
+        assert.equal(result.stdout.text, '');
+        // Only the admitted appends are counted: "before" and the newline, not the denied one.
+        assert.equal(result.resource_outcome.usage.output_bytes, 7);
+        assert.ok(utf8Length(JSON.stringify(result)) <= FIXED_BOUNDS.evalResultBytes);
+      });
+    }
+
+    test('stdout just inside its JSON bound is delivered whole', { timeout: 60_000 }, async () => {
+      const r = await call('lispex_eval', { source: '(display (make-string 400000 #\\"))' });
+      assert.equal(r.isError, false, JSON.stringify(r.content).slice(0, 300));
+      const result = payload(r);
+      assert.equal(result.status, 'ok');
+      assert.equal(result.stdout.byte_length, 400_000);
+      assert.equal(result.stdout.text.length, 400_000);
     });
 
     test('a runaway loop ends by the meter, not by the 5,000 ms wall clock', { timeout: 60_000 }, async () => {
