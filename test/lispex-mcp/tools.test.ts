@@ -440,8 +440,9 @@ describe('Lispex tools over the official client (in memory)', () => {
     });
 
     test('an evaluation result over 1 MiB is refused, not truncated', async () => {
-      // Within the output meter (1,048,576 bytes) but, with the rest of the result, over 1 MiB.
-      const r = await call('lispex_eval', { source: '(display (make-string 1048000 #\\a))' });
+      // A value of 600,000 characters, projected and printed: about 1.2 MB of result, under the
+      // 3 MiB transfer cap. (Stdout cannot do this: it is bounded on its JSON size, see above.)
+      const r = await call('lispex_eval', { source: '(make-string 600000 #\\a)' });
       assert.equal(r.isError, true);
       const p = payload(r);
       assert.equal(p.bound, 'evaluation-result');
