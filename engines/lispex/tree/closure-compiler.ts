@@ -171,7 +171,24 @@ export function compile(node: Core, scope: Scope | null, tail: boolean, host: Di
         if (t instanceof L_MultipleValues) throw mvMisuse(span);
         return t !== false ? then(env) : else_(env);
       };
-      return fusedIf(node.test, span, scope, host, then, else_) ?? stepwise;
+      const fused = fusedIf(node.test, span, scope, host, then, else_);
+      if (fused !== null) return fused;
+      if (node.test.k !== 'variable') return stepwise;
+      const t0 = operand(node.test, scope, host);
+      if (t0.kind === K_EXEC) return stepwise;
+      // A variable test (the temporaries of `or`, `cond =>`): if, its EVAL, the delivery — three
+      // transitions in one batch; a fault in the read leaves two.
+      return (env) => {
+        const m = meter.machine;
+        if (m + 3 > meter.machineLimit) return stepwise(env);
+        const t = peek(t0, env);
+        if (t === L_UNASSIGNED) {
+          meter.machine = m + 2;
+          throw readFault(t0);
+        }
+        meter.machine = m + 3;
+        return t !== false ? then(env) : else_(env);
+      };
     }
     case 'begin': {
       const count = node.body.length;
