@@ -24,6 +24,8 @@ const L_MultipleValues = MultipleValues;
 const L_NO_VALUES = NO_VALUES;
 const L_UNASSIGNED = UNASSIGNED;
 const L_Closure = Closure;
+/** The argument array of every call of a closure with no arguments (never written: no slots). */
+const NO_ARGS: Value[] = [];
 
 /** A lexical environment frame: the names of its slots, their values, and the enclosing frame. */
 export class Env {
@@ -765,8 +767,8 @@ function compileApplication(node: CApplication, scope: Scope | null, tail: boole
     };
   }
   switch (count) {
-    case 0:
-      return (env) => {
+    case 0: {
+      const stepwise: Exec = (env) => {
         meter.chargeMachine();
         const f = read(fn, env, meter);
         meter.chargeMachine();
@@ -774,6 +776,23 @@ function compileApplication(node: CApplication, scope: Scope | null, tail: boole
         host.site = span;
         return tail ? host.callTail(f, []) : host.callNonTail(f, []);
       };
+      if (fn.kind === K_EXEC) return stepwise;
+      // `(f)` with f a variable (thunks, loops): EVAL, operator EVAL and DELIVER in one batch. A
+      // closure with no parameters gets the shared empty frame array (it has no slot to write).
+      return (env) => {
+        const m = meter.machine;
+        if (m + 3 > meter.machineLimit) return stepwise(env);
+        const f = peek(fn, env);
+        if (f === L_UNASSIGNED) {
+          meter.machine = m + 2;
+          throw readFault(fn);
+        }
+        meter.machine = m + 3;
+        host.site = span;
+        const args = f instanceof L_Closure ? NO_ARGS : [];
+        return tail ? host.callTail(f, args) : host.callNonTail(f, args);
+      };
+    }
     case 1: {
       const a0 = args[0]!;
       return (env) => {
