@@ -96,6 +96,7 @@ test('a machine-transition limit on any transition of a run ends both the same w
     '(define (h x) (if (< x undefined-y) 1 2))\n(h 1)',
     '(define (h x) (- x undefined-y))\n(h 1)',
     "(define (h x) (+ x 'a))\n(h 1)",
+    '(define (t) 5)\n(define (h) (+ (t) (undefined-thunk)))\n(h)',
   ];
   for (const source of sources) {
     const full = assertParity(source);
