@@ -505,7 +505,9 @@ const BINARY: Readonly<Record<string, number>> = {
   '=': P_NUM_EQ,
   cons: P_CONS,
 };
-const UNARY: Readonly<Record<string, number>> = { car: P_CAR, cdr: P_CDR, 'null?': P_NULL, 'pair?': P_PAIR, not: P_NOT };
+// Keyed by the primitive object's own name, which is its identity group (`null?` is `empty?`):
+// the behaviour answered in place is that object's, whatever guest name reached it.
+const UNARY: Readonly<Record<string, number>> = { car: P_CAR, cdr: P_CDR, 'empty?': P_NULL, 'pair?': P_PAIR, not: P_NOT };
 
 /** The primitive an application's operator names now, when it is one with an in-place path. */
 function knownPrimitive(fn: Operand, count: number): { prim: Primitive; op: number } | null {
