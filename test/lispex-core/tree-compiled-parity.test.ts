@@ -72,6 +72,33 @@ test('compiled bodies and the machine agree on the control programs', () => {
   for (const source of CONTROL_PROGRAMS) assertParity(source);
 });
 
+test('compiled bodies and the machine agree on deep recursion through control forms, re-entries and heavy bodies', {
+  timeout: 120_000,
+}, () => {
+  const nest = (k: number, inner: string): string => {
+    let text = inner;
+    for (let i = 0; i < k; i++) text = `(+ 1 ${text})`;
+    return text;
+  };
+  const sources = [
+    // Re-entry through map at every level, up to and past the re-entry limit.
+    '(define (f n) (if (= n 0) 0 (car (map (lambda (x) (+ x (f (- n 1)))) (list 1)))))\n(f 199)',
+    '(define (f n) (if (= n 0) 0 (car (map (lambda (x) (+ x (f (- n 1)))) (list 1)))))\n(f 250)',
+    // Non-tail recursion through apply, call/cc, guard and dynamic-wind (delegated each level).
+    '(define (f n) (if (= n 0) 0 (+ 1 (apply f (list (- n 1))))))\n(f 99999)',
+    '(define (f n) (if (= n 0) 0 (+ 1 (call/cc (lambda (k) (f (- n 1)))))))\n(f 30000)',
+    '(define (f n) (if (= n 0) 0 (+ 1 (guard (e (#t 0)) (f (- n 1))))))\n(f 30000)',
+    '(define (f n) (if (= n 0) 0 (+ 1 (dynamic-wind (lambda () 0) (lambda () (f (- n 1))) (lambda () 0)))))\n(f 30000)',
+    // Bodies far heavier than the JS frame budget allows many of, with re-entries on top.
+    `(define (g n) (if (= n 0) 0 ${nest(200, '(g (- n 1))')}))\n(define (f n) (if (= n 0) 0 (car (map (lambda (x) (+ x (g 30) (f (- n 1)))) (list 1)))))\n(f 199)`,
+    `(define (g n) (if (= n 0) 0 ${nest(500, '(g (- n 1))')}))\n(g 5000)`,
+  ];
+  for (const source of sources) {
+    const o = assertParity(source);
+    assert.notEqual(o.status, 'infrastructure-error', source);
+  }
+});
+
 test('compiled bodies and the machine agree on the benchmark programs', { timeout: 120_000 }, () => {
   for (const p of PROGRAMS) {
     if (p.name === 'fib(30)') continue;
