@@ -18,6 +18,15 @@ export const FIXED_BOUNDS = {
   comparisonWallClockMs: 660_000,
 } as const;
 
+/**
+ * Bytes a run's stdout may take as a JSON string inside one evaluation result: the 1 MiB result
+ * bound less 64 KiB for everything else the result carries (values, up to 256 diagnostics and
+ * warnings, identities). The profile's output-byte limit counts UTF-8 bytes, so output within it
+ * (600,000 `"`, or control characters at 6 bytes each) could still make the result refused;
+ * bounding the escaped size as well turns that into the contract's output-limit outcome.
+ */
+export const STDOUT_JSON_BYTES = FIXED_BOUNDS.evalResultBytes - 65_536;
+
 /** Bound names as they appear in error payloads and in lispex_reference (topic resources). */
 export type BoundName =
   | 'source'

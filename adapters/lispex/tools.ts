@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ToolError, ToolRegistry, packageVersion } from '../../src/index.js';
 import type { EvaluateOptions, EvaluationJob, HostOutcome } from '../../engines/lispex/host/index.js';
-import { FIXED_BOUNDS, checkTextField, utf8Length } from './bounds.js';
+import { FIXED_BOUNDS, STDOUT_JSON_BYTES, checkTextField, utf8Length } from './bounds.js';
 import { compareObservations } from './comparison.js';
 import { courtAvailability, courtDefinition } from './courts.js';
 import { DIAGNOSTIC_CODE_PATTERN, diagnosticAnswer } from './diagnostic-reference.js';
@@ -132,7 +132,7 @@ function requestIdentity(source: string, input: string | undefined): ComparisonR
 }
 
 function job(source: string, input: string | undefined, route: 'tree' | 'vm'): EvaluationJob {
-  return { source, route, sourceId: MCP_SOURCE_ID, ...(input !== undefined ? { input } : {}) };
+  return { source, route, sourceId: MCP_SOURCE_ID, stdoutJsonLimit: STDOUT_JSON_BYTES, ...(input !== undefined ? { input } : {}) };
 }
 
 /** Link a parent signal into a new controller (aborting either aborts the child). */

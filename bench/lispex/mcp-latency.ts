@@ -2,7 +2,8 @@
 // (dist/bin/lispex.js mcp serve): back-to-back `lispex_eval (+ 1 2)`, the same spaced by 200 ms,
 // 200 concurrent calls, side by side with `lispex_diagnostic E300` (a tool call that evaluates
 // nothing: the protocol's own round trip), so the ratio shows what evaluation adds. Also times
-// `lispex run` of `(display 1)` as a whole process, side by side with `node -e 0`.
+// `lispex run` of `(display 1)` as a whole process, side by side with `node -e 0` and (when
+// installed) `guile -c '(display 1)'`, interleaved.
 //
 //   npm run build && node --import tsx bench/lispex/mcp-latency.ts [--calls 200]
 
@@ -73,17 +74,20 @@ const dir = mkdtempSync(join(tmpdir(), 'lispex-run-bench-'));
 try {
   const file = join(dir, 'one.scm');
   writeFileSync(file, '(display 1)');
-  const proc = (argv: string[]): number => {
+  const proc = (argv: string[], command = process.execPath): number => {
     const t = performance.now();
-    const r = spawnSync(process.execPath, argv, { stdio: 'ignore' });
-    if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}`);
+    const r = spawnSync(command, argv, { stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`${command} ${argv.join(' ')} exited ${r.status}`);
     return performance.now() - t;
   };
+  const hasGuile = spawnSync('guile', ['-c', '0'], { stdio: 'ignore' }).status === 0;
   const run: number[] = [];
   const bare: number[] = [];
+  const guile: number[] = [];
   for (let i = 0; i < 15; i++) {
     run.push(proc([BIN, 'run', file]));
     bare.push(proc(['-e', '0']));
+    if (hasGuile) guile.push(proc(['-c', '(display 1)'], 'guile'));
   }
   const r = stats(run);
   const n = stats(bare);
@@ -91,6 +95,12 @@ try {
     `lispex run (display 1), whole process x15: median ${f(r.median)} ms (min ${f(Math.min(...run))}); ` +
       `node -e 0: median ${f(n.median)} ms (min ${f(Math.min(...bare))}); ratio ${f(r.median / n.median)}x`,
   );
+  if (hasGuile) {
+    const g = stats(guile);
+    console.log(
+      `guile -c '(display 1)': median ${f(g.median)} ms (min ${f(Math.min(...guile))}); lispex run / guile ${f(r.median / g.median)}x`,
+    );
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -65,6 +65,17 @@ export interface RunOptions {
   readonly sourceId?: string;
   /** Overrides the profile's limits (tests use small limits to exhaust each axis). */
   readonly limits?: ResourceLimits;
+  /**
+   * Tree route only: run procedure bodies as compiled closures (default) or every step on the
+   * CEK machine. Both give the same observation, counters included; the parity test uses it.
+   */
+  readonly treeCompiledBodies?: boolean;
+  /**
+   * Bytes stdout may take once escaped as a JSON string (what a JSON transport actually sends:
+   * `"` and `\\` take 2 bytes, control characters 2 or 6). An append past it is denied like an
+   * append past the output-byte limit: the `output-limit` outcome. Unbounded when absent.
+   */
+  readonly stdoutJsonLimit?: number;
 }
 
 /** What a route offers the evaluator: evaluate one top-level form; the site to blame. */
@@ -106,7 +117,7 @@ export class LispexEvaluator {
     const meter = new Meter(limits);
     const globals = new Globals();
     for (const [name, prim] of this.primitives) globals.define(name, prim);
-    const ctx = new RunContext(meter, globals);
+    const ctx = new RunContext(meter, globals, opts.stdoutJsonLimit);
     const inputBytes = opts.input === undefined ? undefined : encodeSource(opts.input);
 
     let status: ObservationStatus = 'ok';
@@ -129,7 +140,7 @@ export class LispexEvaluator {
       forms = program.forms.length;
       phase = 'runtime';
       if (inputValue !== undefined) globals.define('input', inputValue);
-      runner = opts.route === 'tree' ? new TreeMachine(ctx) : new VmRoute(ctx, program, this.primitives);
+      runner = opts.route === 'tree' ? new TreeMachine(ctx, opts.treeCompiledBodies ?? true) : new VmRoute(ctx, program, this.primitives);
       for (const form of program.forms) {
         currentForm = form;
         formStart = ctx.stdout().length;

@@ -3,7 +3,7 @@
 
 import { LispexError, type SourcePosition, type WarningCode } from './diagnostics.js';
 import type { Globals } from './globals.js';
-import type { Meter } from './meter.js';
+import { type Meter, ResourceExhausted } from './meter.js';
 
 export interface RecordedWarning {
   readonly code: WarningCode;
@@ -26,14 +26,29 @@ export class RunContext {
   readonly warnings: RecordedWarning[] = [];
   maxDepth = 0;
 
+  /** Bytes of stdout escaped as a JSON string body so far (see RunOptions.stdoutJsonLimit). */
+  private stdoutJson = 0;
+
   constructor(
     readonly meter: Meter,
     readonly globals: Globals,
+    private readonly stdoutJsonLimit = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** Charge the UTF-8 length, then append (a denied charge appends nothing). */
+  /**
+   * Charge the UTF-8 length, then append (a denied charge appends nothing). When stdout is
+   * bounded as JSON too, an append that would take it past that bound is denied the same way,
+   * before anything is charged: the run ends with the output-byte axis exhausted.
+   */
   writeOut(text: string): void {
-    this.meter.chargeOutput(utf8Length(text));
+    if (this.stdoutJsonLimit !== Number.POSITIVE_INFINITY) {
+      const escaped = jsonEscapedLength(text);
+      if (this.stdoutJson + escaped > this.stdoutJsonLimit) throw new ResourceExhausted('output-byte');
+      this.meter.chargeOutput(utf8Length(text));
+      this.stdoutJson += escaped;
+    } else {
+      this.meter.chargeOutput(utf8Length(text));
+    }
     this.out.push(text);
   }
 
@@ -56,6 +71,32 @@ export class RunContext {
   warn(code: WarningCode, at: SourcePosition): void {
     this.warnings.push({ code, at });
   }
+}
+
+/**
+ * UTF-8 bytes of `s` inside a JSON string as JSON.stringify writes it: `"` and `\\` and the
+ * short-escaped controls (\b \t \n \f \r) take 2, other controls and lone surrogates 6
+ * (\uXXXX), everything else its UTF-8 length.
+ */
+export function jsonEscapedLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) {
+      if (c === 0x22 || c === 0x5c) n += 2;
+      else if (c >= 0x20) n += 1;
+      else n += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
+    } else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 6;
+    } else if (c >= 0xdc00 && c <= 0xdfff) n += 6;
+    else n += 3;
+  }
+  return n;
 }
 
 export function utf8Length(s: string): number {

@@ -35,6 +35,7 @@ serveEvaluations(
       route: job.route,
       ...(job.input !== undefined ? { input: job.input } : {}),
       ...(job.sourceId !== undefined ? { sourceId: job.sourceId } : {}),
+      ...(job.stdoutJsonLimit !== undefined ? { stdoutJsonLimit: job.stdoutJsonLimit } : {}),
     }),
   () => resetEngineTo(baseline),
 );

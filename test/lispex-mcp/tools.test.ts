@@ -9,6 +9,7 @@ import { LispexHost } from '../../engines/lispex/host/index.js';
 import catalog from '../../engines/lispex/contracts/diagnostic-catalog.v1.json' with { type: 'json' };
 import capabilities from '../../engines/lispex/contracts/primitive-capabilities.v2.json' with { type: 'json' };
 import { EvalResultSchema, FIXED_BOUNDS } from '../../adapters/lispex/index.js';
+import { utf8Length } from '../../adapters/lispex/bounds.js';
 import { CountingHost, connectInMemory, payload } from './helpers.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -293,6 +294,53 @@ describe('Lispex tools over the official client (in memory)', () => {
       assert.equal(result.stdout.text, '');
     });
 
+    // Output within the profile's 1 MiB of UTF-8 that JSON escaping would take past the 1 MiB
+    // result bound: the output-limit outcome, a delivered result, never a refused one.
+    for (const [what, char, count] of [
+      ['600,000 double quotes', '#\\"', 600_000],
+      ['300,000 control characters (\\u0001, 6 bytes each in JSON)', '#\\x1', 300_000],
+    ] as const) {
+      test(`stdout of ${what} ends in output-limit, bounded on its JSON size`, { timeout: 60_000 }, async () => {
+        const source = `(display "before") (newline) (display (make-string ${count} ${char}))`;
+        const r = await call('lispex_eval', { source });
+        assert.equal(r.isError, false, JSON.stringify(r.content).slice(0, 300));
+        const result = payload(r);
+        assert.equal(result.status, 'resource');
+        assert.equal(result.exit_status, 2);
+        assert.deepEqual(
+          result.diagnostics.map((d: { code: string }) => d.code),
+          ['output-limit'],
+        );
+        assert.equal(result.resource_outcome.limit, 'output-byte');
+        assert.equal(result.stdout.text, '');
+        // Only the admitted appends are counted: "before" and the newline, not the denied one.
+        assert.equal(result.resource_outcome.usage.output_bytes, 7);
+        assert.ok(utf8Length(JSON.stringify(result)) <= FIXED_BOUNDS.evalResultBytes);
+      });
+    }
+
+    test('stdout just inside its JSON bound is delivered whole', { timeout: 60_000 }, async () => {
+      const r = await call('lispex_eval', { source: '(display (make-string 400000 #\\"))' });
+      assert.equal(r.isError, false, JSON.stringify(r.content).slice(0, 300));
+      const result = payload(r);
+      assert.equal(result.status, 'ok');
+      assert.equal(result.stdout.byte_length, 400_000);
+      assert.equal(result.stdout.text.length, 400_000);
+    });
+
+    test('a runaway loop ends by the meter, not by the 5,000 ms wall clock', { timeout: 60_000 }, async () => {
+      // The default profile's 100,000,000 machine transitions take the tree route about 1 s of
+      // CPU on this loop (docs/performance/lispex.md), so the outcome is the meter's — the same
+      // code every time — rather than whichever of meter and wall clock comes first.
+      const r = await call('lispex_eval', { source: '(let loop ((i 0)) (loop (+ i 1)))' });
+      assert.equal(r.isError, false, JSON.stringify(r.content).slice(0, 300));
+      const result = payload(r);
+      assert.equal(result.status, 'resource');
+      assert.equal(result.diagnostics[0].code, 'machine-transition-limit');
+      assert.equal(result.resource_outcome.limit, 'machine-transition');
+      assert.equal(result.resource_outcome.usage.machine_transitions, 100_000_000);
+    });
+
     test('meter exhaustion: status resource, exit 2, empty stdout, one diagnostic', async () => {
       const result = payload(
         await call('lispex_eval', { source: '(define s (make-string 50000 #\\a)) (define (spam) (display s) (spam)) (spam)' }),
@@ -392,8 +440,9 @@ describe('Lispex tools over the official client (in memory)', () => {
     });
 
     test('an evaluation result over 1 MiB is refused, not truncated', async () => {
-      // Within the output meter (1,048,576 bytes) but, with the rest of the result, over 1 MiB.
-      const r = await call('lispex_eval', { source: '(display (make-string 1048000 #\\a))' });
+      // A value of 600,000 characters, projected and printed: about 1.2 MB of result, under the
+      // 3 MiB transfer cap. (Stdout cannot do this: it is bounded on its JSON size, see above.)
+      const r = await call('lispex_eval', { source: '(make-string 600000 #\\a)' });
       assert.equal(r.isError, true);
       const p = payload(r);
       assert.equal(p.bound, 'evaluation-result');

@@ -13,6 +13,8 @@ export interface EvaluationJob {
   readonly input?: string;
   /** Logical source id used in rendered diagnostics (never a host path). */
   readonly sourceId?: string;
+  /** Bound on stdout as a JSON string body (see RunOptions.stdoutJsonLimit). */
+  readonly stdoutJsonLimit?: number;
 }
 
 /**

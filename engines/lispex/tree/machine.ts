@@ -3,6 +3,13 @@
 // proper tail calls and deep non-tail recursion (up to CALL_DEPTH_LIMIT) cost heap, not JS
 // stack. Each evaluation step and each delivery of a value to a frame charges one machine
 // transition; each condition transfer (raise, escape) charges one as well.
+//
+// Procedure bodies run as compiled closures (closure-compiler.ts), which charge exactly the same
+// transitions: the machine enters them when it applies a closure and they call back into it
+// (`callNonTail`, `callTail`, `delegateEval`) for what they do not do themselves. Their non-tail
+// calls recurse on the JS stack, within a frame budget (JS_FRAME_BUDGET); past it, or when a
+// procedure is entered while the budget is spent, the machine runs it on its heap stack instead,
+// so deep recursion still costs heap, not JS stack.
 
 import {
   EscapeSignal,
@@ -17,6 +24,7 @@ import {
   type WindNode,
 } from '../control-primitives.js';
 import type { CApplication, CGuard, CLambda, CVariable, Core, Name } from '../core-ir.js';
+import { Env, TAIL, TreeCode, sameShape, type DirectHost } from './closure-compiler.js';
 import { LispexError, type SourcePosition, type WarningCode } from '../diagnostics.js';
 import { type GlobalCell, UNASSIGNED } from '../globals.js';
 import {
@@ -36,6 +44,8 @@ import {
 } from '../machine-errors.js';
 import { CALL_DEPTH_LIMIT, REENTRY_LIMIT } from '../meter.js';
 import type { RunContext } from '../run-context.js';
+import type { Globals } from '../globals.js';
+import type { Meter } from '../meter.js';
 import type { Runtime } from '../runtime.js';
 import type { RouteRunner } from '../evaluator.js';
 import {
@@ -49,7 +59,6 @@ import {
   Sym,
   arrayFromList,
   isProcedure,
-  type ClosureCode,
   type Value,
 } from '../values.js';
 
@@ -64,15 +73,9 @@ const L_Primitive = Primitive;
 const L_MultipleValues = MultipleValues;
 const L_Continuation = Continuation;
 const L_Sym = Sym;
-
-/** A lexical environment frame: parallel name/value arrays and a parent. */
-class Env {
-  constructor(
-    readonly names: readonly Name[],
-    readonly values: Value[],
-    readonly parent: Env | null,
-  ) {}
-}
+const L_TAIL = TAIL;
+const L_TreeCode = TreeCode;
+const L_Env = Env;
 
 /**
  * Lexical address of a variable reference, found by the first lookup and kept on the node:
@@ -109,18 +112,6 @@ function isSimpleApplication(app: AnalysedApplication): boolean {
   return simple;
 }
 
-/** The closure code of the tree route: the lambda node itself plus its arity. */
-class TreeCode implements ClosureCode {
-  readonly name: string | null;
-  readonly required: number;
-  readonly rest: boolean;
-  constructor(readonly lambda: CLambda) {
-    this.name = lambda.name;
-    this.required = lambda.params.length;
-    this.rest = lambda.rest !== null;
-  }
-}
-
 // Frame kinds.
 const F_BOUNDARY = 0,
   F_RETURN = 1,
@@ -137,7 +128,21 @@ const F_BOUNDARY = 0,
   F_HANDLER = 12,
   F_RAISE_RETURN = 13,
   F_WIND = 14,
-  F_CWV = 15;
+  F_CWV = 15,
+  // Boundaries of a run the compiled code delegated to the machine: delivering to them charges
+  // nothing (the compiled caller charges that delivery itself). The tail one is a return point,
+  // for a delegation in tail position.
+  F_DELEGATED = 16,
+  F_DELEGATED_TAIL = 17;
+
+/**
+ * JS frames compiled code may hold at once (sum of the weights of the direct calls in progress,
+ * see TreeCode.weight). Well inside the main thread's default stack, with room for primitives'
+ * re-entries (REENTRY_LIMIT) on top.
+ */
+const JS_FRAME_BUDGET = 2400;
+/** Weight of one delegation to the machine (its `execute` frame is large). */
+const DELEGATION_WEIGHT = 8;
 
 /**
  * Frames a procedure body can return into directly: a procedure entered on top of one of these
@@ -145,8 +150,8 @@ const F_BOUNDARY = 0,
  * markers without a return entry, so both routes count the same depth).
  */
 const RETURN_POINT: readonly boolean[] = [];
-for (const k of [F_RETURN, F_CALLCC, F_CWV, F_WIND, F_HANDLER, F_RAISE_RETURN]) (RETURN_POINT as boolean[])[k] = true;
-for (let k = 0; k <= F_CWV; k++) (RETURN_POINT as boolean[])[k] ??= false;
+for (const k of [F_RETURN, F_CALLCC, F_CWV, F_WIND, F_HANDLER, F_RAISE_RETURN, F_DELEGATED_TAIL]) (RETURN_POINT as boolean[])[k] = true;
+for (let k = 0; k <= F_DELEGATED_TAIL; k++) (RETURN_POINT as boolean[])[k] ??= false;
 
 /** One continuation frame. A single shape for every kind keeps the machine monomorphic. */
 class Frame {
@@ -179,26 +184,47 @@ const EVAL = 0,
   APPLY = 2,
   RAISE = 3;
 
-const codes = new WeakMap<CLambda, TreeCode>();
-function codeOf(l: CLambda): TreeCode {
-  let c = codes.get(l);
-  if (c === undefined) {
-    c = new TreeCode(l);
-    codes.set(l, c);
-  }
-  return c;
-}
-
-export class TreeMachine implements Runtime, RouteRunner {
+export class TreeMachine implements Runtime, RouteRunner, DirectHost {
   private readonly stack: Frame[] = [];
   private handlers: HandlerNode | null = null;
   private winders: WindNode | null = null;
   private depth = 0;
   private reentries = 0;
   /** The current call site (span of errors raised by primitives and of warnings). */
-  private site: SourcePosition = { line: 1, column: 1 };
+  site: SourcePosition = { line: 1, column: 1 };
+  readonly meter: Meter;
+  readonly globals: Globals;
+  /** JS frames held by compiled code in progress (see JS_FRAME_BUDGET). */
+  private nest = 0;
+  /** The part of `depth` counted by compiled code's non-tail calls in progress. */
+  private directDepth = 0;
+  /** Set while a run delegated past the frame budget: every body then runs on the heap stack. */
+  private directOff = false;
+  /** The pending tail call of compiled code that returned TAIL. */
+  private tailFn: Value = L_NIL;
+  private tailArgs: Value[] = [];
+  /** The code of each lambda node evaluated by the machine, for the scope it was compiled in. */
+  private readonly lambdaCodes = new Map<CLambda, TreeCode>();
 
-  constructor(private readonly ctx: RunContext) {}
+  constructor(
+    private readonly ctx: RunContext,
+    /** False: every body runs on the heap stack (the reference the parity test compares with). */
+    compiledBodies = true,
+  ) {
+    this.meter = ctx.meter;
+    this.globals = ctx.globals;
+    this.directOff = !compiledBodies;
+  }
+
+  /** The code for a lambda node evaluated by the machine in `env` (compiled for that shape). */
+  private codeFor(node: CLambda, env: Env | null): TreeCode {
+    let c = this.lambdaCodes.get(node);
+    if (c === undefined || !sameShape(c.scope, env)) {
+      c = new L_TreeCode(node, env, this);
+      this.lambdaCodes.set(node, c);
+    }
+    return c;
+  }
 
   /** The position to blame for a fault with no span of its own. */
   currentSite(): SourcePosition {
@@ -207,7 +233,7 @@ export class TreeMachine implements Runtime, RouteRunner {
 
   /** Evaluate one top-level form; returns its value (possibly L_MultipleValues). */
   evalForm(node: Core): Value {
-    return this.execute(EVAL, node, null, null, null);
+    return this.execute(EVAL, node, null, null, null, F_BOUNDARY);
   }
 
   // Runtime -----------------------------------------------------------------------------------
@@ -219,7 +245,7 @@ export class TreeMachine implements Runtime, RouteRunner {
     this.reentries++;
     const site = this.site;
     try {
-      return this.execute(APPLY, null, null, proc, args);
+      return this.execute(APPLY, null, null, proc, args, F_BOUNDARY);
     } finally {
       this.reentries--;
       this.site = site;
@@ -236,6 +262,135 @@ export class TreeMachine implements Runtime, RouteRunner {
 
   warn(code: WarningCode): void {
     this.ctx.warn(code, this.site);
+  }
+
+  // Services of compiled code (DirectHost) ---------------------------------------------------
+
+  /**
+   * A non-tail call from compiled code: APPLY (1), the body, and the delivery to the return
+   * frame (1) — the frame itself is the JS stack here. Anything but a closure within the frame
+   * budget or an ordinary primitive is delegated to the machine.
+   */
+  callNonTail(fn: Value, args: Value[]): Value {
+    if (fn instanceof L_Closure) {
+      const code = fn.code as TreeCode;
+      const nest0 = this.nest;
+      if (nest0 + code.weight > JS_FRAME_BUDGET) return this.delegate(APPLY, null, null, fn, args, F_DELEGATED, true);
+      const meter = this.meter;
+      meter.chargeMachine();
+      const n = args.length;
+      if (n !== code.required && (n < code.required || !code.rest)) throw this.arityError(fn, n);
+      if (++this.depth > L_CALL_DEPTH_LIMIT) {
+        this.depth--;
+        throw recursionLimit(this.site);
+      }
+      if (this.depth > this.ctx.maxDepth) this.ctx.maxDepth = this.depth;
+      this.directDepth++;
+      this.nest = nest0 + code.weight;
+      const env = code.rest ? code.bind(args, fn.env as Env | null) : new L_Env(code.names, args, fn.env as Env | null);
+      let v = (code.exec ?? code.body())(env);
+      if (v === L_TAIL) v = this.trampoline(nest0);
+      this.nest = nest0;
+      this.directDepth--;
+      this.depth--;
+      meter.chargeMachine();
+      return v;
+    }
+    if (fn instanceof L_Primitive && fn.control === null) {
+      this.meter.chargeMachine();
+      const n = args.length;
+      if (n < fn.minArgs || n > fn.maxArgs) throw this.arityError(fn, n);
+      return fn.fn(args, this);
+    }
+    return this.delegate(APPLY, null, null, fn, args, F_DELEGATED);
+  }
+
+  /** A call in tail position: an ordinary primitive is called in place, anything else is TAIL. */
+  callTail(fn: Value, args: Value[]): Value {
+    if (fn instanceof L_Primitive && fn.control === null) {
+      this.meter.chargeMachine();
+      const n = args.length;
+      if (n < fn.minArgs || n > fn.maxArgs) throw this.arityError(fn, n);
+      return fn.fn(args, this);
+    }
+    this.tailFn = fn;
+    this.tailArgs = args;
+    return L_TAIL;
+  }
+
+  /**
+   * Run pending tail calls (tailFn/tailArgs) of a direct call until one returns a value: the
+   * procedure return it delivers to is the direct call's, so no depth is added.
+   */
+  private trampoline(nest0: number): Value {
+    const meter = this.meter;
+    for (;;) {
+      const fn = this.tailFn;
+      const args = this.tailArgs;
+      if (fn instanceof L_Closure) {
+        const code = fn.code as TreeCode;
+        if (nest0 + code.weight > JS_FRAME_BUDGET) break;
+        this.nest = nest0 + code.weight;
+        meter.chargeMachine();
+        const n = args.length;
+        if (n !== code.required && (n < code.required || !code.rest)) throw this.arityError(fn, n);
+        const env = code.rest ? code.bind(args, fn.env as Env | null) : new L_Env(code.names, args, fn.env as Env | null);
+        const v = (code.exec ?? code.body())(env);
+        if (v !== L_TAIL) return v;
+        continue;
+      }
+      if (fn instanceof L_Primitive) {
+        if (fn.control === null) {
+          meter.chargeMachine();
+          const n = args.length;
+          if (n < fn.minArgs || n > fn.maxArgs) throw this.arityError(fn, n);
+          return fn.fn(args, this);
+        }
+        if (fn.control === 'apply') {
+          // As the machine does: APPLY of `apply` (1), then APPLY of the spread call.
+          meter.chargeMachine();
+          const n = args.length;
+          if (n < fn.minArgs || n > fn.maxArgs) throw this.arityError(fn, n);
+          const spread = arrayFromList(args[n - 1]!);
+          if (spread === null) throw notProperList('apply', args[n - 1]!, this.site);
+          this.tailFn = args[0]!;
+          this.tailArgs = args.slice(1, n - 1).concat(spread);
+          continue;
+        }
+      }
+      break;
+    }
+    this.nest = nest0;
+    return this.delegate(APPLY, null, null, this.tailFn, this.tailArgs, F_DELEGATED_TAIL, this.nest + DELEGATION_WEIGHT > JS_FRAME_BUDGET);
+  }
+
+  /** Evaluate a control form (guard) on the machine, on top of the compiled caller. */
+  delegateEval(node: Core, env: Env | null, tail: boolean): Value {
+    return this.delegate(EVAL, node, env, null, null, tail ? F_DELEGATED_TAIL : F_DELEGATED);
+  }
+
+  /**
+   * A nested machine run for compiled code. Past the frame budget it runs with compiled bodies
+   * off, so everything below it lives on the heap stack.
+   */
+  private delegate(
+    mode: number,
+    node: Core | null,
+    env: Env | null,
+    fn: Value | null,
+    args: Value[] | null,
+    boundary: number,
+    overBudget = this.nest + DELEGATION_WEIGHT > JS_FRAME_BUDGET,
+  ): Value {
+    const off = this.directOff;
+    if (overBudget) this.directOff = true;
+    this.nest += DELEGATION_WEIGHT;
+    try {
+      return this.execute(mode, node, env, fn, args, boundary);
+    } finally {
+      this.nest -= DELEGATION_WEIGHT;
+      this.directOff = off;
+    }
   }
 
   // The machine -------------------------------------------------------------------------------
@@ -373,11 +528,16 @@ export class TreeMachine implements Runtime, RouteRunner {
     startEnv: Env | null,
     startFn: Value | null,
     startArgs: Value[] | null,
+    boundary: number,
   ): Value {
     const st = this.stack;
     const meter = this.ctx.meter;
     const base = st.length;
-    this.push(F_BOUNDARY, null, null, 0, null, null);
+    // What compiled code in progress above this run holds; restored when a fault unwinds it.
+    const nest0 = this.nest;
+    const directDepth0 = this.directDepth;
+    const directOff0 = this.directOff;
+    this.push(boundary, null, null, 0, null, null);
     let mode = startMode;
     let node = startNode as Core;
     let env = startEnv;
@@ -449,7 +609,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 break;
               }
               case 'lambda':
-                val = new L_Closure(codeOf(node), env);
+                val = new L_Closure(this.codeFor(node, env), env);
                 mode = DELIVER;
                 break;
               case 'begin':
@@ -468,7 +628,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                     val = L_NO_VALUES;
                     mode = DELIVER;
                   } else {
-                    env = new Env([], [], env);
+                    env = new L_Env(node.names, [], env);
                     node = node.body;
                   }
                   break;
@@ -478,7 +638,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 break;
               case 'letrec': {
                 const slots = node.names.map(() => L_UNASSIGNED);
-                env = new Env(node.names, slots, env);
+                env = new L_Env(node.names, slots, env);
                 if (node.inits.length === 0) {
                   node = node.body;
                   break;
@@ -499,8 +659,12 @@ export class TreeMachine implements Runtime, RouteRunner {
           }
 
           if (mode === DELIVER) {
-            meter.chargeMachine();
             const f = st[st.length - 1]!;
+            if (f.kind >= F_DELEGATED) {
+              st.pop();
+              return val;
+            }
+            meter.chargeMachine();
             switch (f.kind) {
               case F_BOUNDARY:
                 st.pop();
@@ -565,7 +729,7 @@ export class TreeMachine implements Runtime, RouteRunner {
                 }
                 st.pop();
                 if (n.k === 'let') {
-                  env = new Env(n.names, vals, env);
+                  env = new L_Env(n.names, vals, env);
                   node = n.body;
                   mode = EVAL;
                 } else {
@@ -644,21 +808,8 @@ export class TreeMachine implements Runtime, RouteRunner {
             meter.chargeMachine();
             if (fn instanceof L_Closure) {
               const code = fn.code as TreeCode;
-              const lam = code.lambda;
               const n = args.length;
               if (n < code.required || (!code.rest && n > code.required)) throw this.arityError(fn, n);
-              let values: Value[];
-              let names: readonly Name[];
-              if (code.rest) {
-                values = args.slice(0, code.required);
-                let rest: Value = L_NIL;
-                for (let i = n - 1; i >= code.required; i--) rest = new L_Pair(args[i]!, rest);
-                values.push(rest);
-                names = [...lam.params, lam.rest!];
-              } else {
-                values = args;
-                names = lam.params;
-              }
               // A call whose continuation is already a procedure return is a tail call.
               if (!RETURN_POINT[st[st.length - 1]!.kind]) {
                 if (++this.depth > L_CALL_DEPTH_LIMIT) {
@@ -668,8 +819,39 @@ export class TreeMachine implements Runtime, RouteRunner {
                 if (this.depth > this.ctx.maxDepth) this.ctx.maxDepth = this.depth;
                 st.push(RETURN_FRAME);
               }
-              env = new Env(names, values, fn.env as Env | null);
-              node = lam.body;
+              env = code.bind(args, fn.env as Env | null);
+              const weight = code.weight;
+              if (!this.directOff && this.nest + weight <= JS_FRAME_BUDGET) {
+                // Run the body compiled; a tail call it makes comes back here as TAIL.
+                const nest0 = this.nest;
+                this.nest = nest0 + weight;
+                let v = (code.exec ?? code.body())(env);
+                // Tail calls to compiled closures loop here (the frame below stays the same
+                // return point, so no depth is added), charging APPLY (1) each as below.
+                while (v === L_TAIL) {
+                  const next = this.tailFn;
+                  if (!(next instanceof L_Closure)) break;
+                  const c = next.code as TreeCode;
+                  if (nest0 + c.weight > JS_FRAME_BUDGET) break;
+                  meter.chargeMachine();
+                  const targs = this.tailArgs;
+                  const tn = targs.length;
+                  if (tn !== c.required && (tn < c.required || !c.rest)) throw this.arityError(next, tn);
+                  this.nest = nest0 + c.weight;
+                  env = c.rest ? c.bind(targs, next.env as Env | null) : new L_Env(c.names, targs, next.env as Env | null);
+                  v = (c.exec ?? c.body())(env);
+                }
+                this.nest = nest0;
+                if (v === L_TAIL) {
+                  fn = this.tailFn;
+                  args = this.tailArgs;
+                } else {
+                  val = v;
+                  mode = DELIVER;
+                }
+                continue;
+              }
+              node = code.lambda.body;
               mode = EVAL;
               continue;
             }
@@ -760,7 +942,7 @@ export class TreeMachine implements Runtime, RouteRunner {
             this.escape(target, val, true, base);
             const landed = this.land(target, true);
             const g = landed.guard!;
-            env = new Env([g.name], [val], landed.env);
+            env = new L_Env([g.name], [val], landed.env);
             node = g.handler;
             mode = EVAL;
             continue;
@@ -772,11 +954,16 @@ export class TreeMachine implements Runtime, RouteRunner {
           mode = APPLY;
         }
       } catch (e) {
+        // Compiled code between the fault and this run is gone: give back what it held.
+        this.nest = nest0;
+        this.depth -= this.directDepth - directDepth0;
+        this.directDepth = directDepth0;
+        this.directOff = directOff0;
         if (e instanceof EscapeSignal && e.frame > base && e.frame < st.length) {
           const landed = this.land(e.frame, e.toGuard);
           if (e.toGuard) {
             const g = landed.guard!;
-            env = new Env([g.name], [e.payload], landed.env);
+            env = new L_Env([g.name], [e.payload], landed.env);
             node = g.handler;
             mode = EVAL;
           } else {
