@@ -54,7 +54,6 @@ import {
   MultipleValues,
   NIL,
   NO_VALUES,
-  Pair,
   Primitive,
   Sym,
   arrayFromList,
@@ -67,7 +66,6 @@ const L_NIL = NIL;
 const L_NO_VALUES = NO_VALUES;
 const L_UNASSIGNED = UNASSIGNED;
 const L_CALL_DEPTH_LIMIT = CALL_DEPTH_LIMIT;
-const L_Pair = Pair;
 const L_Closure = Closure;
 const L_Primitive = Primitive;
 const L_MultipleValues = MultipleValues;
