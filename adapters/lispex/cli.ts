@@ -95,6 +95,15 @@ function writeDiagnostics(observation: Observation): void {
   if (text) process.stderr.write(text);
 }
 
+function asksForHelp(args: readonly string[]): boolean {
+  return args.includes('--help') || args.includes('-h');
+}
+
+function printHelp(): number {
+  process.stdout.write(LISPEX_HELP);
+  return 0;
+}
+
 /** Run the command line; resolves to the exit status. Never calls process.exit. */
 export async function runLispexCli(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -105,19 +114,20 @@ export async function runLispexCli(argv: readonly string[]): Promise<number> {
       case '--help':
       case '-h':
       case 'help':
-        process.stdout.write(LISPEX_HELP);
-        return 0;
+        return printHelp();
       case '--version':
       case '-V':
         process.stdout.write(`${packageVersion()}\n`);
         return 0;
       case 'run': {
+        if (asksForHelp(rest)) return printHelp();
         const observation = await runFile(parseRunOptions('run', rest));
         process.stdout.write(observation.interactive_stdout);
         writeDiagnostics(observation);
         return observation.exit_status;
       }
       case 'check': {
+        if (asksForHelp(rest)) return printHelp();
         const observation = await runFile(parseRunOptions('check', rest));
         writeDiagnostics(observation);
         return observation.exit_status;

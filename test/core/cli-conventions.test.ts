@@ -20,6 +20,20 @@ const COMMANDS: string[][] = [
   ['mcp-engines', 'example'],
 ];
 
+/** Subcommands that take --help too (their --version is the bin's). */
+const SUBCOMMANDS: string[][] = [
+  ['lispex', 'run'],
+  ['lispex', 'check'],
+  ['lispex', 'mcp', 'serve'],
+];
+
+for (const command of SUBCOMMANDS)
+  test(`${command.join(' ')} --help prints usage on stdout and exits 0`, () => {
+    const r = run(command, ['--help']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /usage/i);
+  });
+
 function run(command: string[], args: string[]) {
   const [bin, ...sub] = command;
   const file = join(repoRoot, pkg.bin[bin ?? ''] ?? '');
