@@ -74,32 +74,41 @@ const dir = mkdtempSync(join(tmpdir(), 'lispex-run-bench-'));
 try {
   const file = join(dir, 'one.scm');
   writeFileSync(file, '(display 1)');
-  const proc = (argv: string[], command = process.execPath): number => {
-    const t = performance.now();
-    const r = spawnSync(command, argv, { stdio: 'ignore' });
-    if (r.status !== 0) throw new Error(`${command} ${argv.join(' ')} exited ${r.status}`);
-    return performance.now() - t;
-  };
+  // NODE_EXTRA_CA_CERTS (set on some machines, e.g. this one) makes every Node process read and
+  // parse a CA bundle at start (~50 ms here): the processes run once with the environment as
+  // inherited and, when it is set, once more without it — what a plain machine sees.
+  const plainEnv = { ...process.env };
+  delete plainEnv.NODE_EXTRA_CA_CERTS;
+  const envs: Array<[string, NodeJS.ProcessEnv]> = [['environment as inherited', process.env]];
+  if (process.env.NODE_EXTRA_CA_CERTS !== undefined) envs.push(['without NODE_EXTRA_CA_CERTS', plainEnv]);
   const hasGuile = spawnSync('guile', ['-c', '0'], { stdio: 'ignore' }).status === 0;
-  const run: number[] = [];
-  const bare: number[] = [];
-  const guile: number[] = [];
-  for (let i = 0; i < 15; i++) {
-    run.push(proc([BIN, 'run', file]));
-    bare.push(proc(['-e', '0']));
-    if (hasGuile) guile.push(proc(['-c', '(display 1)'], 'guile'));
-  }
-  const r = stats(run);
-  const n = stats(bare);
-  console.log(
-    `lispex run (display 1), whole process x15: median ${f(r.median)} ms (min ${f(Math.min(...run))}); ` +
-      `node -e 0: median ${f(n.median)} ms (min ${f(Math.min(...bare))}); ratio ${f(r.median / n.median)}x`,
-  );
-  if (hasGuile) {
-    const g = stats(guile);
+  for (const [label, env] of envs) {
+    const proc = (argv: string[], command = process.execPath): number => {
+      const t = performance.now();
+      const r = spawnSync(command, argv, { stdio: 'ignore', env });
+      if (r.status !== 0) throw new Error(`${command} ${argv.join(' ')} exited ${r.status}`);
+      return performance.now() - t;
+    };
+    const run: number[] = [];
+    const bare: number[] = [];
+    const guile: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      run.push(proc([BIN, 'run', file]));
+      bare.push(proc(['-e', '0']));
+      if (hasGuile) guile.push(proc(['-c', '(display 1)'], 'guile'));
+    }
+    const r = stats(run);
+    const n = stats(bare);
     console.log(
-      `guile -c '(display 1)': median ${f(g.median)} ms (min ${f(Math.min(...guile))}); lispex run / guile ${f(r.median / g.median)}x`,
+      `[${label}] lispex run (display 1), whole process x15: median ${f(r.median)} ms (min ${f(Math.min(...run))}); ` +
+        `node -e 0: median ${f(n.median)} ms (min ${f(Math.min(...bare))}); ratio ${f(r.median / n.median)}x`,
     );
+    if (hasGuile) {
+      const g = stats(guile);
+      console.log(
+        `[${label}] guile -c '(display 1)': median ${f(g.median)} ms (min ${f(Math.min(...guile))}); lispex run / guile ${f(r.median / g.median)}x`,
+      );
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
