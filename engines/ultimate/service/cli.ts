@@ -14,7 +14,7 @@ export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N
                           [--capture-max-datagrams N] [--capture-max-duration-ms MS]
                           [--virtual-product u64|u64-elite2] [--bench-url URL]
 
-The project service (HTTP API schema 13 on 127.0.0.1 only).
+The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard at the same URL (/).
 
   --project DIR        the C64 project with ultimate-tool.json (default: the current folder)
   --port N             TCP port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
