@@ -201,6 +201,11 @@ fn run_request(req: &J) -> Result<String, String> {
     }
 
     let natives = NATIVES.with(|n| n.get());
+    let forms = d.get("forms").and_then(|x| x.arr()).ok_or("missing forms")?;
+    let mut form_codes: Vec<usize> = Vec::new();
+    for f in forms {
+        form_codes.push(num_field(f, "code")? as usize);
+    }
     let mut codes: Vec<Rc<Code>> = Vec::new();
     for c in d.get("codes").and_then(|x| x.arr()).ok_or("missing codes")? {
         let ins: Vec<i32> = c.get("code").and_then(|x| x.arr()).ok_or("code without instructions")?.iter().map(|x| x.num().unwrap_or(-1.0) as i32).collect();
@@ -229,7 +234,9 @@ fn run_request(req: &J) -> Result<String, String> {
             return Err(format!("code object {} was not compiled into this program", index));
         }
         let mut ins = ins;
-        ins.extend_from_slice(&[0, 0, 0]);
+        let stack_frame = code::lower(&mut ins, form_codes.contains(&index));
+        code::fuse(&mut ins);
+        ins.extend_from_slice(&[0; code::PADDING]);
         codes.push(Rc::new(Code {
             name: c.get("name").and_then(|x| x.str()).map(|s| s.to_string()),
             required: num_field(c, "required")? as usize,
@@ -239,9 +246,9 @@ fn run_request(req: &J) -> Result<String, String> {
             consts,
             spans,
             native,
+            stack_frame,
         }));
     }
-    let forms = d.get("forms").and_then(|x| x.arr()).ok_or("missing forms")?;
 
     let mut m = vm::Vm::new(prims, globals, global_names, codes.clone());
     let front = req.get("front_end_usage");

@@ -120,6 +120,17 @@ pub enum V {
 }
 
 impl V {
+    /// `clone` with the immediate cases inline: fixnums, booleans and the empty list are copied
+    /// without a call or a reference count.
+    #[inline(always)]
+    pub fn dup(&self) -> V {
+        match self {
+            V::Int(i) => V::Int(*i),
+            V::Bool(b) => V::Bool(*b),
+            V::Nil => V::Nil,
+            _ => self.clone(),
+        }
+    }
     pub fn cons(a: V, d: V) -> V {
         V::Pair(Rc::new(Pair { car: a, cdr: d }))
     }

@@ -141,7 +141,7 @@ fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
 impl Vm {
     pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
         let prim_names = prims.iter().map(|p| p.name.clone()).collect();
-        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None });
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false });
         Vm {
             prims,
             globals,
@@ -272,6 +272,7 @@ impl Vm {
         });
     }
 
+    #[inline]
     fn push_return(&mut self, code: Option<Rc<Code>>, sp: usize) -> R<()> {
         if self.depth + 1 > CALL_DEPTH_LIMIT {
             return err_at("recursion-limit", "non-tail call depth limit exceeded".to_string(), vec![], Some(self.site));
@@ -319,6 +320,24 @@ impl Vm {
         let n = args.len();
         if n < code.required || (!code.rest && n > code.required) {
             return err_at("E302", format!("wrong number of arguments ({})", n), vec![V::Closure(f.clone())], Some(self.site));
+        }
+        if code.stack_frame {
+            // Slot 0 is the procedure itself; the arguments follow, then the other slots.
+            let rest = if code.rest { Some(list_from(args.drain(code.required..).collect(), V::Nil)) } else { None };
+            self.bp = self.stack.len();
+            self.stack.push(V::Closure(f.clone()));
+            self.stack.extend(args);
+            if let Some(r) = rest {
+                self.stack.push(r);
+            }
+            let top = self.bp + code.frame.max(1);
+            while self.stack.len() < top {
+                self.stack.push(V::Nil);
+            }
+            self.code = code.clone();
+            self.pc = 0;
+            self.env = f.env.clone();
+            return Ok(());
         }
         let mut slots = Slots::new(code.frame.max(1));
         if code.rest {
@@ -687,6 +706,35 @@ impl Vm {
         }
     }
 
+    /// RETURN (at `pc`) of `v`. A plain return into bytecode resumes the caller directly and, when
+    /// the caller's next instruction is REQUIRE_ONE on a single value, executes it too (charging
+    /// its transition) so the common call shape costs one dispatch less.
+    #[inline(always)]
+    fn ret(&mut self, v: V, pc: usize) -> R<Step> {
+        let fast = matches!(self.ctl.last(), Some(e) if e.kind == K::Return && e.code.is_some());
+        if fast {
+            let e = self.ctl.pop().unwrap();
+            self.depth -= 1;
+            let code = e.code.unwrap();
+            let mut resume = e.pc;
+            if code.ins[resume] == op::REQUIRE_ONE && !matches!(v, V::Multi(_)) && self.steps < self.step_limit {
+                self.steps += 1;
+                resume += 1;
+            }
+            self.code = code;
+            let left = std::mem::replace(&mut self.env, e.env.unwrap());
+            self.recycle(left);
+            self.pc = resume;
+            self.bp = e.bp;
+            self.stack.truncate(e.sp);
+            self.stack.push(v);
+            return Ok(Step::Switch);
+        }
+        self.pc = pc;
+        self.deliver(v)?;
+        Ok(Step::Switch)
+    }
+
     /// Charge one machine transition for the instruction at `pc`.
     #[inline(always)]
     pub fn tick(&mut self, pc: usize) -> R<()> {
@@ -702,7 +750,7 @@ impl Vm {
     /// Switch when the registers now name other code (a call, a return, an escape).
     #[inline(always)]
     pub fn step(&mut self, code: &Rc<Code>, pc: usize) -> R<Step> {
-        // Code objects carry three zero words after their last instruction (see `Code::ins`),
+        // Code objects carry zero words after their last instruction (see `Code::ins`),
         // so one bounds check covers the opcode and all operands.
         let w: &[i32; 4] = match code.ins[pc..pc + 4].try_into() {
             Ok(w) => w,
@@ -720,16 +768,106 @@ impl Vm {
         let _ = a3;
         match o {
             op::CONST | op::PRIMITIVE => {
-                self.stack.push(consts[a1 as usize].clone());
+                self.stack.push(consts[a1 as usize].dup());
                 Ok(Step::Next(pc + 2))
             }
             op::LOCAL => {
-                let v = self.env.slots.borrow()[a1 as usize].clone();
+                let v = self.env.slots.borrow()[a1 as usize].dup();
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
+            op::FUSED_ARITH | op::FUSED_ARITH1 | op::FUSED_JCC | op::FUSED_JCC1 => {
+                let ins = &code.ins;
+                let x = if o == op::FUSED_ARITH || o == op::FUSED_JCC { self.stack[self.bp + a1 as usize].dup() } else { consts[a1 as usize].dup() };
+                let (yo, b, bo, p, t) = (ins[pc + 2], ins[pc + 3], ins[pc + 4], ins[pc + 5], ins[pc + 6]);
+                if self.steps + 2 <= self.step_limit {
+                    if let V::Int(xi) = x {
+                        let yi = if yo == op::SLOCAL {
+                            match self.stack[self.bp + b as usize] {
+                                V::Int(i) => Some(i),
+                                _ => None,
+                            }
+                        } else {
+                            match consts[b as usize] {
+                                V::Int(i) => Some(i),
+                                _ => None,
+                            }
+                        };
+                        if let Some(yi) = yi {
+                            let _ = p;
+                            let r = match bo {
+                                op::ADD => xi.checked_add(yi).map(V::Int),
+                                op::SUB => xi.checked_sub(yi).map(V::Int),
+                                _ => None,
+                            };
+                            if let Some(v) = r {
+                                self.steps += 2;
+                                self.site = code.spans[pc + 4].unwrap_or(START);
+                                self.stack.push(v);
+                                return Ok(Step::Next(pc + 6));
+                            }
+                            let c = match bo {
+                                op::JLT => Some(xi < yi),
+                                op::JGT => Some(xi > yi),
+                                op::JLE => Some(xi <= yi),
+                                op::JGE => Some(xi >= yi),
+                                op::JNUM_EQ => Some(xi == yi),
+                                _ => None,
+                            };
+                            if let Some(c) = c {
+                                self.steps += 2;
+                                self.site = code.spans[pc + 4].unwrap_or(START);
+                                return Ok(Step::Next(if c { pc + 7 } else { t as usize }));
+                            }
+                        }
+                    }
+                }
+                // Not applicable: the first instruction alone.
+                self.stack.push(x);
+                Ok(Step::Next(pc + 2))
+            }
+            op::SLOCAL => {
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::SLOCAL3 => {
+                let v = self.stack[self.bp + a2 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 3))
+            }
+            op::SLOCAL_CHECKED | op::SLOCAL_CHECKED4 => {
+                let (s, k, w) = if o == op::SLOCAL_CHECKED { (a1, a2, 3) } else { (a2, a3, 4) };
+                let v = self.stack[self.bp + s as usize].dup();
+                if let V::Unassigned = v {
+                    self.pc = pc;
+                    let name = consts[k as usize].clone();
+                    let irritants = if let V::Sym(_) = name { vec![name] } else { vec![] };
+                    return err_at("E321", "letrec variable read before initialization".to_string(), irritants, code.spans[at]);
+                }
+                self.stack.push(v);
+                Ok(Step::Next(pc + w))
+            }
+            op::SSET => {
+                let v = self.stack.pop().unwrap();
+                let i = self.bp + a2 as usize;
+                self.stack[i] = v;
+                self.stack.push(V::none());
+                Ok(Step::Next(pc + 3))
+            }
+            op::SINIT => {
+                let v = self.stack.pop().unwrap();
+                let i = self.bp + a1 as usize;
+                self.stack[i] = v;
+                Ok(Step::Next(pc + 2))
+            }
+            op::SUNASSIGN => {
+                let i = self.bp + a1 as usize;
+                self.stack[i] = V::Unassigned;
+                Ok(Step::Next(pc + 2))
+            }
             op::LOCAL1 => {
-                let v = self.env.parent.as_ref().unwrap().slots.borrow()[a1 as usize].clone();
+                let v = self.env.parent.as_ref().unwrap().slots.borrow()[a1 as usize].dup();
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
@@ -831,6 +969,31 @@ impl Vm {
                     _ => None,
                 };
                 if let Some(c) = fast {
+                    if c.code.stack_frame {
+                        // The callee's frame is the procedure and its arguments where they
+                        // already are (moved down over the caller's frame for a tail call).
+                        let base = if tail {
+                            let bp = self.bp;
+                            self.stack.drain(bp..fn_at);
+                            bp
+                        } else {
+                            self.pc = pc;
+                            self.push_return(Some(code.clone()), fn_at)?;
+                            fn_at
+                        };
+                        self.bp = base;
+                        let top = base + c.code.frame;
+                        while self.stack.len() < top {
+                            self.stack.push(V::Nil);
+                        }
+                        self.code = c.code.clone();
+                        let left = std::mem::replace(&mut self.env, c.env.clone());
+                        if tail {
+                            self.recycle(left);
+                        }
+                        self.pc = 0;
+                        return Ok(Step::Switch);
+                    }
                     let mut slots = Slots::new(c.code.frame.max(1));
                     for i in (0..argc).rev() {
                         slots[i + 1] = self.stack.pop().unwrap();
@@ -866,22 +1029,18 @@ impl Vm {
             }
             op::RETURN => {
                 let v = self.stack.pop().unwrap();
-                let fast = matches!(self.ctl.last(), Some(e) if e.kind == K::Return && e.code.is_some());
-                if fast {
-                    let e = self.ctl.pop().unwrap();
-                    self.depth -= 1;
-                    self.code = e.code.unwrap();
-                    let left = std::mem::replace(&mut self.env, e.env.unwrap());
-                    self.recycle(left);
-                    self.pc = e.pc;
-                    self.bp = e.bp;
-                    self.stack.truncate(e.sp);
-                    self.stack.push(v);
-                    return Ok(Step::Switch);
+                self.ret(v, pc)
+            }
+            op::FUSED_SRET => {
+                // SLOCAL a; RETURN
+                if self.steps < self.step_limit {
+                    self.steps += 1;
+                    let v = self.stack[self.bp + a1 as usize].dup();
+                    return self.ret(v, pc + 2);
                 }
-                self.pc = pc;
-                self.deliver(v)?;
-                return Ok(Step::Switch);
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
             }
             op::GUARD_PUSH => {
                 let handler_pc = a1 as usize;
