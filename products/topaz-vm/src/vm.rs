@@ -123,6 +123,8 @@ pub struct Vm {
     run_base: usize,
     /// Environments no closure captured, kept for reuse by the next call (no malloc per call).
     env_pool: Vec<Rc<Env>>,
+    /// Argument buffer for plain primitive calls (taken while in use, so re-entry gets its own).
+    argbuf: Vec<V>,
 }
 
 fn new_env(parent: Option<Rc<Env>>, size: usize) -> Rc<Env> {
@@ -169,6 +171,7 @@ impl Vm {
             finished: None,
             run_base: 0,
             env_pool: Vec::new(),
+            argbuf: Vec::with_capacity(16),
         }
     }
 
@@ -259,17 +262,8 @@ impl Vm {
 
     fn push_ctl(&mut self, kind: K, resume: bool, aux: Aux, sp: usize) {
         let (code, env) = if resume { (Some(self.code.clone()), Some(self.env.clone())) } else { (None, None) };
-        self.ctl.push(Ctl {
-            kind,
-            code,
-            pc: self.pc,
-            env,
-            bp: self.bp,
-            sp,
-            handlers: self.handlers.clone(),
-            winders: self.winders.clone(),
-            aux,
-        });
+        let (pc, bp, handlers, winders) = (self.pc, self.bp, self.handlers.clone(), self.winders.clone());
+        self.ctl_push(kind, code, pc, env, bp, sp, handlers, winders, aux);
     }
 
     #[inline]
@@ -282,18 +276,49 @@ impl Vm {
             self.max_depth = self.depth;
         }
         let env = if code.is_some() { Some(self.env.clone()) } else { None };
-        self.ctl.push(Ctl {
-            kind: K::Return,
-            code,
-            pc: self.pc,
-            env,
-            bp: self.bp,
-            sp,
-            handlers: None,
-            winders: None,
-            aux: Aux::Nothing,
-        });
+        let (pc, bp) = (self.pc, self.bp);
+        self.ctl.reserve(1);
+        let len = self.ctl.len();
+        // SAFETY: as in `ctl_push`; the entry is written field by field (a temporary entry
+        // copied into place stalled store forwarding on every call).
+        unsafe {
+            let p = self.ctl.as_mut_ptr().add(len);
+            std::ptr::addr_of_mut!((*p).kind).write(K::Return);
+            std::ptr::addr_of_mut!((*p).code).write(code);
+            std::ptr::addr_of_mut!((*p).pc).write(pc);
+            std::ptr::addr_of_mut!((*p).env).write(env);
+            std::ptr::addr_of_mut!((*p).bp).write(bp);
+            std::ptr::addr_of_mut!((*p).sp).write(sp);
+            std::ptr::addr_of_mut!((*p).handlers).write(None);
+            std::ptr::addr_of_mut!((*p).winders).write(None);
+            std::ptr::addr_of_mut!((*p).aux).write(Aux::Nothing);
+            self.ctl.set_len(len + 1);
+        }
         Ok(())
+    }
+
+    /// Push a control entry writing each field straight into the stack's storage: building the
+    /// entry as a temporary and copying it stalled store forwarding on every call.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn ctl_push(&mut self, kind: K, code: Option<Rc<Code>>, pc: usize, env: Option<Rc<Env>>, bp: usize, sp: usize, handlers: H, winders: W, aux: Aux) {
+        self.ctl.reserve(1);
+        let len = self.ctl.len();
+        // SAFETY: capacity for one more entry was reserved; every field is written before the
+        // length covers the slot.
+        unsafe {
+            let p = self.ctl.as_mut_ptr().add(len);
+            std::ptr::addr_of_mut!((*p).kind).write(kind);
+            std::ptr::addr_of_mut!((*p).code).write(code);
+            std::ptr::addr_of_mut!((*p).pc).write(pc);
+            std::ptr::addr_of_mut!((*p).env).write(env);
+            std::ptr::addr_of_mut!((*p).bp).write(bp);
+            std::ptr::addr_of_mut!((*p).sp).write(sp);
+            std::ptr::addr_of_mut!((*p).handlers).write(handlers);
+            std::ptr::addr_of_mut!((*p).winders).write(winders);
+            std::ptr::addr_of_mut!((*p).aux).write(aux);
+            self.ctl.set_len(len + 1);
+        }
     }
 
     fn truncate(&mut self, to: usize) {
@@ -648,7 +673,7 @@ impl Vm {
                     le.at = Some(self.site);
                 }
                 if le.code.starts_with("E3") && self.handlers.is_some() && le.payload.is_none() {
-                    let cond = V::Err(Rc::new(ErrObj { message: Rc::from(le.message.as_str()), irritants: le.irritants, code: le.code, origin: le.at }));
+                    let cond = V::Err(Rc::new(ErrObj { message: text(&le.message), irritants: le.irritants, code: le.code, origin: le.at }));
                     let r = self.raise(cond, false, true).and_then(|r| match r {
                         Some(v) => self.deliver(v),
                         None => Ok(()),
@@ -796,14 +821,14 @@ impl Vm {
                         if let Some(yi) = yi {
                             let _ = p;
                             let r = match bo {
-                                op::ADD => xi.checked_add(yi).map(V::Int),
-                                op::SUB => xi.checked_sub(yi).map(V::Int),
+                                op::ADD => xi.checked_add(yi),
+                                op::SUB => xi.checked_sub(yi),
                                 _ => None,
                             };
-                            if let Some(v) = r {
+                            if let Some(r) = r {
                                 self.steps += 2;
                                 self.site = code.spans[pc + 4].unwrap_or(START);
-                                self.stack.push(v);
+                                self.stack.push(V::Int(r));
                                 return Ok(Step::Next(pc + 6));
                             }
                             let c = match bo {
@@ -892,11 +917,11 @@ impl Vm {
             }
             op::GLOBAL => {
                 let g = int_operand(&consts[a1 as usize]);
-                let v = self.globals[g].clone();
+                let v = self.globals[g].dup();
                 if let V::Unassigned = v {
                     self.pc = pc;
                     let name = self.global_names[g].clone();
-                    return err_at("E300", "unbound variable".to_string(), vec![V::Sym(name)], code.spans[at]);
+                    return err_at("E300", "unbound variable".to_string(), vec![V::Sym(text(&name))], code.spans[at]);
                 }
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
@@ -914,7 +939,7 @@ impl Vm {
                     if let V::Unassigned = self.globals[g] {
                         self.pc = pc;
                         let name = self.global_names[g].clone();
-                        return err_at("E303", "set! of an unbound variable".to_string(), vec![V::Sym(name)], code.spans[at]);
+                        return err_at("E303", "set! of an unbound variable".to_string(), vec![V::Sym(text(&name))], code.spans[at]);
                     }
                 }
                 self.globals[g] = self.stack.pop().unwrap();
@@ -1016,6 +1041,31 @@ impl Vm {
                     self.pc = 0;
                     return Ok(Step::Switch);
                 }
+                if let V::Prim(i) = self.stack[fn_at] {
+                    let p = &self.prims[i as usize];
+                    if p.control == Control::Plain && argc >= p.min && argc <= p.max {
+                        // A plain primitive: its arguments go through a reused buffer (no
+                        // vector per call) and a non-tail call stays in this code.
+                        let func = p.f;
+                        let mut buf = std::mem::take(&mut self.argbuf);
+                        buf.extend(self.stack.drain(fn_at + 1..));
+                        self.stack.pop();
+                        if tail {
+                            self.stack.truncate(self.bp);
+                        }
+                        self.pc = pc;
+                        let r = func(self, &buf);
+                        buf.clear();
+                        self.argbuf = buf;
+                        let v = r?;
+                        if tail {
+                            self.deliver(v)?;
+                            return Ok(Step::Switch);
+                        }
+                        self.stack.push(v);
+                        return Ok(Step::Next(pc));
+                    }
+                }
                 let args: Vec<V> = self.stack.drain(fn_at + 1..).collect();
                 let f = self.stack.pop().unwrap();
                 if tail {
@@ -1060,30 +1110,29 @@ impl Vm {
             op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ => {
                 self.site = code.spans[at].unwrap_or(START);
                 let n = self.stack.len();
-                let fast = match (&self.stack[n - 2], &self.stack[n - 1]) {
-                    (V::Int(a), V::Int(b)) => match o {
-                        op::ADD => a.checked_add(*b).map(V::Int),
-                        op::SUB => a.checked_sub(*b).map(V::Int),
-                        op::MUL => a.checked_mul(*b).map(V::Int),
+                if let (V::Int(a), V::Int(b)) = (&self.stack[n - 2], &self.stack[n - 1]) {
+                    let (a, b) = (*a, *b);
+                    let r = match o {
+                        op::ADD => a.checked_add(b).map(V::Int),
+                        op::SUB => a.checked_sub(b).map(V::Int),
+                        op::MUL => a.checked_mul(b).map(V::Int),
                         op::LT => Some(V::Bool(a < b)),
                         op::GT => Some(V::Bool(a > b)),
                         op::LE => Some(V::Bool(a <= b)),
                         op::GE => Some(V::Bool(a >= b)),
                         _ => Some(V::Bool(a == b)),
-                    },
-                    _ => None,
-                };
-                let v = match fast {
-                    Some(v) => {
-                        self.stack.truncate(n - 2);
-                        v
+                    };
+                    if let Some(v) = r {
+                        // Both operands are fixnums (nothing to drop): overwrite in place.
+                        unsafe { self.stack.set_len(n - 1) };
+                        let slot = &mut self.stack[n - 2];
+                        unsafe { std::ptr::write(slot, v) };
+                        return Ok(Step::Next(pc + 2));
                     }
-                    None => {
-                        let args: Vec<V> = self.stack.drain(n - 2..).collect();
-                        self.pc = pc + 2;
-                        self.prim_call(&consts[a1 as usize], &args)?
-                    }
-                };
+                }
+                let args: Vec<V> = self.stack.drain(n - 2..).collect();
+                self.pc = pc + 2;
+                let v = self.prim_call(&consts[a1 as usize], &args)?;
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
@@ -1104,8 +1153,8 @@ impl Vm {
             op::CAR | op::CDR | op::ZEROP => {
                 self.site = code.spans[at].unwrap_or(START);
                 let fast = match (o, self.stack.last().unwrap()) {
-                    (op::CAR, V::Pair(p)) => Some(p.car.clone()),
-                    (op::CDR, V::Pair(p)) => Some(p.cdr.clone()),
+                    (op::CAR, V::Pair(p)) => Some(p.car.dup()),
+                    (op::CDR, V::Pair(p)) => Some(p.cdr.dup()),
                     (op::ZEROP, V::Int(i)) => Some(V::Bool(*i == 0)),
                     _ => None,
                 };
