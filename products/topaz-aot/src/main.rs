@@ -2,7 +2,7 @@
 //!   topaz-compiler --handshake
 //!   topaz-compiler --compile WORKSPACE --rustc RUSTC   (request JSON on stdin)
 //! writes WORKSPACE/main.rs — every code object of the derivation compiled to a Rust function
-//! whose instructions are calls of the runtime's `step_op` with literal opcodes and operands (the
+//! whose instructions are calls of the runtime's `step_k::<opcode>` with literal operands (the
 //! opcode dispatch folds away; jumps become constant pcs) — and builds WORKSPACE/program with
 //! RUSTC against the prebuilt runtime rlib next to this executable
 //! (`<dir>/topaz-runtime/libtopaz_vm.rlib`). The program is itself a product: `program --run`
@@ -23,12 +23,17 @@ fn main() {
         Some("--handshake") => {
             println!("{{\"protocol\":{},\"product\":\"topaz-compiler\",\"version\":{}}}", quote(PROTOCOL), quote(env!("CARGO_PKG_VERSION")));
         }
-        Some("--compile") if args.len() == 4 && args[2] == "--rustc" => std::process::exit(compile(Path::new(&args[1]), Path::new(&args[3]), false)),
+        Some("--compile") if args.len() == 4 && args[2] == "--rustc" => std::process::exit(compile(Path::new(&args[1]), Path::new(&args[3]), None)),
         // Corpus harness (bench/lispex-external/aot-corpus.ts), never used by the server: a JSON
         // array of requests on stdin, one executable answering `--member K --run` for each.
-        Some("--compile-batch") if args.len() == 4 && args[2] == "--rustc" => std::process::exit(compile(Path::new(&args[1]), Path::new(&args[3]), true)),
+        // `--opt-level N` (harness only) trades the optimizer for build time; overflow checks
+        // and debug assertions stay off, as in the request build.
+        Some("--compile-batch") if (args.len() == 4 || (args.len() == 6 && args[4] == "--opt-level" && ["0", "1", "2"].contains(&args[5].as_str()))) && args[2] == "--rustc" => {
+            let opt = args.get(5).map(|s| s.as_str()).unwrap_or("2");
+            std::process::exit(compile(Path::new(&args[1]), Path::new(&args[3]), Some(opt)))
+        }
         _ => {
-            eprintln!("usage: topaz-compiler --handshake | --compile WORKSPACE --rustc RUSTC | --compile-batch WORKSPACE --rustc RUSTC (protocol {})", PROTOCOL);
+            eprintln!("usage: topaz-compiler --handshake | --compile WORKSPACE --rustc RUSTC | --compile-batch WORKSPACE --rustc RUSTC [--opt-level 0|1|2] (protocol {})", PROTOCOL);
             std::process::exit(64);
         }
     }
@@ -43,13 +48,14 @@ fn runtime_dir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-fn compile(workspace: &Path, rustc: &Path, batch: bool) -> i32 {
+/// `batch`: the corpus harness build at the given optimization level; None: one request.
+fn compile(workspace: &Path, rustc: &Path, batch: Option<&str>) -> i32 {
     let mut text = String::new();
     if std::io::stdin().take(64 * 1024 * 1024).read_to_string(&mut text).is_err() {
         eprintln!("topaz-compiler: cannot read the request");
         return 65;
     }
-    let generated = json::parse(&text).map_err(|e| format!("malformed request: {}", e)).and_then(|req| if batch { generate_batch(&req) } else { generate(&req) });
+    let generated = json::parse(&text).map_err(|e| format!("malformed request: {}", e)).and_then(|req| if batch.is_some() { generate_batch(&req) } else { generate(&req) });
     let source = match generated {
         Ok(s) => s,
         Err(e) => {
@@ -74,7 +80,9 @@ fn compile(workspace: &Path, rustc: &Path, batch: bool) -> i32 {
     cmd.arg("--edition=2021")
         .arg("--crate-type=bin")
         .arg("--crate-name=program")
-        .args(["-C", "opt-level=2", "-C", "codegen-units=1", "-C", "debuginfo=0"])
+        .arg("-C")
+        .arg(format!("opt-level={}", batch.unwrap_or("2")))
+        .args(["-C", "codegen-units=1", "-C", "debuginfo=0", "-C", "overflow-checks=off", "-C", "debug-assertions=off"])
         .arg("--extern")
         .arg(format!("topaz_vm={}", runtime.join("libtopaz_vm.rlib").display()))
         .arg("-L")
@@ -176,7 +184,7 @@ fn natives(req: &J) -> Result<String, String> {
             let n = op::operands(o).ok_or_else(|| format!("unknown opcode {} in code object {}", o, i))?;
             let l = &lowered[i];
             let a = |k: usize| if k <= n { *l.get(pc + k).unwrap_or(&0) } else { 0 };
-            let _ = writeln!(out, "            {} => vm.step_op(code, {}, {}, {}, {}, {})?,", pc, pc, l[pc], a(1), a(2), a(3));
+            let _ = writeln!(out, "            {} => vm.step_k::<{}>(code, {}, {}, {}, {})?,", pc, l[pc], pc, a(1), a(2), a(3));
             pc += 1 + n;
         }
         let _ = writeln!(out, "            _ => unreachable!(\"no instruction at {{}}\", pc),\n        }};\n        match step {{\n            Step::Next(p) => pc = p,\n            Step::Switch => return Ok(()),\n        }}\n    }}\n}}\n");

@@ -784,6 +784,14 @@ impl Vm {
         self.step_op(code, pc, w[0], w[1], w[2], w[3])
     }
 
+    /// `step_op` for one opcode known at compile time: compiled code calls this, so each opcode
+    /// is instantiated (and its dispatch folded) once per program rather than once per
+    /// instruction — the difference between ~1 s and a few ms of rustc time per code object.
+    #[inline(never)]
+    pub fn step_k<const O: i32>(&mut self, code: &Rc<Code>, pc: usize, a1: i32, a2: i32, a3: i32) -> R<Step> {
+        self.step_op(code, pc, O, a1, a2, a3)
+    }
+
     /// `step` with the opcode and operands given: compiled code passes them as literals, so the
     /// dispatch on the opcode folds away.
     #[inline(always)]
