@@ -102,6 +102,16 @@ pub mod op {
     pub const FUSED_JCC1: i32 = 113;
     /// `SLOCAL a; RETURN`.
     pub const FUSED_SRET: i32 = 114;
+    /// `SLOCAL a; CAR|CDR p`.
+    pub const FUSED_SCXR: i32 = 115;
+    /// `SLOCAL a; JNULLP|JPAIRP p t`.
+    pub const FUSED_SJTEST: i32 = 116;
+    /// `CMP p; JUMP_IF_FALSE t` for CMP = LT + k (k = 0..4: LT GT LE GE NUM_EQ): 117 + k.
+    pub const FUSED_CMPJ: i32 = 117;
+    /// `CMP p; NOT q; JUMP_IF_FALSE t`: 122 + k.
+    pub const FUSED_CMPNJ: i32 = 122;
+    pub const FUSED_CMPJ_LAST: i32 = FUSED_CMPJ + 4;
+    pub const FUSED_CMPNJ_LAST: i32 = FUSED_CMPNJ + 4;
 
     /// Operand count per opcode.
     pub fn operands(o: i32) -> Option<usize> {
@@ -202,8 +212,17 @@ pub fn fuse(ins: &mut [i32]) {
     while pc < ins.len() {
         let o = ins[pc];
         let n = len(o).unwrap_or(0);
-        if o == SLOCAL && pc + 2 < ins.len() && ins[pc + 2] == RETURN {
+        let next = |k: usize| if pc + k < ins.len() { ins[pc + k] } else { -1 };
+        if o == SLOCAL && next(2) == RETURN {
             ins[pc] = FUSED_SRET;
+        } else if o == SLOCAL && (next(2) == CAR || next(2) == CDR) {
+            ins[pc] = FUSED_SCXR;
+        } else if o == SLOCAL && (next(2) == JNULLP || next(2) == JPAIRP) {
+            ins[pc] = FUSED_SJTEST;
+        } else if (LT..=NUM_EQ).contains(&o) && next(2) == JUMP_IF_FALSE {
+            ins[pc] = FUSED_CMPJ + (o - LT);
+        } else if (LT..=NUM_EQ).contains(&o) && next(2) == NOT && next(4) == JUMP_IF_FALSE {
+            ins[pc] = FUSED_CMPNJ + (o - LT);
         } else if let Some(x) = simple(o) {
             if pc + 4 < ins.len() && simple(ins[pc + 2]).is_some() {
                 match ins[pc + 4] {

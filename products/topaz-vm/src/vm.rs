@@ -859,6 +859,70 @@ impl Vm {
                 self.stack.push(x);
                 Ok(Step::Next(pc + 2))
             }
+            op::FUSED_SCXR => {
+                // SLOCAL a; CAR|CDR p
+                if self.steps < self.step_limit {
+                    if let V::Pair(p) = &self.stack[self.bp + a1 as usize] {
+                        let v = if code.ins[pc + 2] == op::CAR { p.car.dup() } else { p.cdr.dup() };
+                        self.steps += 1;
+                        self.site = code.spans[pc + 2].unwrap_or(START);
+                        self.stack.push(v);
+                        return Ok(Step::Next(pc + 4));
+                    }
+                }
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::FUSED_SJTEST => {
+                // SLOCAL a; JNULLP|JPAIRP p t
+                if self.steps < self.step_limit {
+                    self.steps += 1;
+                    self.site = code.spans[pc + 2].unwrap_or(START);
+                    let v = &self.stack[self.bp + a1 as usize];
+                    let r = if code.ins[pc + 2] == op::JNULLP { v.is_nil() } else { matches!(v, V::Pair(_)) };
+                    return Ok(Step::Next(if r { pc + 5 } else { code.ins[pc + 4] as usize }));
+                }
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::FUSED_CMPJ..=op::FUSED_CMPJ_LAST | op::FUSED_CMPNJ..=op::FUSED_CMPNJ_LAST => {
+                // CMP p; [NOT q;] JUMP_IF_FALSE t
+                let negated = o >= op::FUSED_CMPNJ;
+                let cmp = op::LT + (o - if negated { op::FUSED_CMPNJ } else { op::FUSED_CMPJ });
+                let _ = (a2, a3);
+                let extra: u64 = if negated { 2 } else { 1 };
+                let n = self.stack.len();
+                if self.steps + extra <= self.step_limit {
+                    if let (V::Int(x), V::Int(y)) = (&self.stack[n - 2], &self.stack[n - 1]) {
+                        let (x, y) = (*x, *y);
+                        let r = match cmp {
+                            op::LT => x < y,
+                            op::GT => x > y,
+                            op::LE => x <= y,
+                            op::GE => x >= y,
+                            _ => x == y,
+                        };
+                        self.steps += extra;
+                        // The last instruction that names a site: the NOT, or the comparison.
+                        self.site = code.spans[if negated { pc + 2 } else { pc }].unwrap_or(START);
+                        // SAFETY: both are fixnums, nothing to drop.
+                        unsafe { self.stack.set_len(n - 2) };
+                        let jif = if negated { pc + 4 } else { pc + 2 };
+                        let take = r != negated;
+                        return Ok(Step::Next(if take { jif + 2 } else { code.ins[jif + 1] as usize }));
+                    }
+                }
+                // Not applicable: the comparison alone (through its primitive, as its own slow
+                // path does; the result is the same for fixnums).
+                self.site = code.spans[at].unwrap_or(START);
+                let args: Vec<V> = self.stack.drain(n - 2..).collect();
+                self.pc = pc + 2;
+                let v = self.prim_call(&consts[a1 as usize], &args)?;
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
             op::SLOCAL => {
                 let v = self.stack[self.bp + a1 as usize].dup();
                 self.stack.push(v);
