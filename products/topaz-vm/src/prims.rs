@@ -55,7 +55,7 @@ fn check_list(who: &str, v: &V) -> R<Vec<V>> {
     }
 }
 
-fn check_str(who: &str, v: &V) -> R<Rc<str>> {
+fn check_str(who: &str, v: &V) -> R<Text> {
     match v {
         V::Str(s) => Ok(s.clone()),
         _ => type_err(who, "string", v),
@@ -882,7 +882,7 @@ fn string_foldcase(_: &mut Vm, a: &[V]) -> R<V> {
     Ok(V::str(&fold_string(&check_str("string-foldcase", &a[0])?)))
 }
 fn str_chain(who: &str, a: &[V], fold: bool, holds: fn(Ordering) -> bool) -> R<V> {
-    let key = |s: Rc<str>| -> String {
+    let key = |s: Text| -> String {
         if fold {
             fold_string(&s)
         } else {

@@ -40,24 +40,42 @@ pub fn product_main(product: &'static str, natives: &'static [NativeEntry]) {
         Some("--handshake") => {
             println!("{{\"protocol\":{},\"product\":{},\"version\":{}}}", quote(PROTOCOL), quote(product), quote(VERSION));
         }
-        Some("--run") => {
-            // The machine recurses in printing and nested re-entries: give it a large stack.
-            let child = std::thread::Builder::new()
-                .stack_size(512 << 20)
-                .spawn(move || {
-                    NATIVES.with(|n| n.set(natives));
-                    PRODUCT.with(|p| p.set(product));
-                    serve_one()
-                })
-                .expect("spawn machine thread");
-            let code = child.join().unwrap_or(70);
-            std::process::exit(code);
-        }
+        Some("--run") => run_and_exit(product, natives),
         _ => {
             eprintln!("usage: {} --handshake | --run (protocol {})", product, PROTOCOL);
             std::process::exit(64);
         }
     }
+}
+
+/// Serve one request on stdin with `natives` and exit with its status.
+fn run_and_exit(product: &'static str, natives: &'static [NativeEntry]) -> ! {
+    // The machine recurses in printing and nested re-entries: give it a large stack.
+    let child = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || {
+            NATIVES.with(|n| n.set(natives));
+            PRODUCT.with(|p| p.set(product));
+            serve_one()
+        })
+        .expect("spawn machine thread");
+    let code = child.join().unwrap_or(70);
+    std::process::exit(code);
+}
+
+/// The command line of a corpus-harness program (`topaz-compiler --compile-batch`): many
+/// derivations compiled into one executable, member K answering exactly as the one-request
+/// program for that derivation would:
+///   <program> --member K --run   (request JSON on stdin)
+pub fn batch_main(product: &'static str, members: &'static [&'static [NativeEntry]]) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() == 3 && args[0] == "--member" && args[2] == "--run" {
+        if let Some(natives) = args[1].parse::<usize>().ok().and_then(|k| members.get(k)) {
+            run_and_exit(product, natives);
+        }
+    }
+    eprintln!("usage: {} --member K --run   (K < {}; protocol {})", product, members.len(), PROTOCOL);
+    std::process::exit(64);
 }
 
 fn serve_one() -> i32 {
@@ -115,7 +133,7 @@ impl Decoder {
             "r" => num::make_rat(parse_int(s(1)?)?, parse_int(s(2)?)?),
             "f" => V::Flo(s(1)?.parse::<f64>().map_err(|_| "bad flonum")?),
             "s" => V::str(s(1)?),
-            "y" => V::Sym(Rc::from(s(1)?)),
+            "y" => V::Sym(text(s(1)?)),
             "c" => V::Char(n(1)? as u32),
             "t" => V::Bool(true),
             "F" => V::Bool(false),
@@ -201,6 +219,11 @@ fn run_request(req: &J) -> Result<String, String> {
     }
 
     let natives = NATIVES.with(|n| n.get());
+    let forms = d.get("forms").and_then(|x| x.arr()).ok_or("missing forms")?;
+    let mut form_codes: Vec<usize> = Vec::new();
+    for f in forms {
+        form_codes.push(num_field(f, "code")? as usize);
+    }
     let mut codes: Vec<Rc<Code>> = Vec::new();
     for c in d.get("codes").and_then(|x| x.arr()).ok_or("missing codes")? {
         let ins: Vec<i32> = c.get("code").and_then(|x| x.arr()).ok_or("code without instructions")?.iter().map(|x| x.num().unwrap_or(-1.0) as i32).collect();
@@ -229,7 +252,9 @@ fn run_request(req: &J) -> Result<String, String> {
             return Err(format!("code object {} was not compiled into this program", index));
         }
         let mut ins = ins;
-        ins.extend_from_slice(&[0, 0, 0]);
+        let stack_frame = code::lower(&mut ins, form_codes.contains(&index));
+        code::fuse(&mut ins);
+        ins.extend_from_slice(&[0; code::PADDING]);
         codes.push(Rc::new(Code {
             name: c.get("name").and_then(|x| x.str()).map(|s| s.to_string()),
             required: num_field(c, "required")? as usize,
@@ -239,9 +264,9 @@ fn run_request(req: &J) -> Result<String, String> {
             consts,
             spans,
             native,
+            stack_frame,
         }));
     }
-    let forms = d.get("forms").and_then(|x| x.arr()).ok_or("missing forms")?;
 
     let mut m = vm::Vm::new(prims, globals, global_names, codes.clone());
     let front = req.get("front_end_usage");

@@ -89,11 +89,19 @@ pub struct Cont {
 }
 
 pub struct ErrObj {
-    pub message: Rc<str>,
+    pub message: Text,
     pub irritants: Vec<V>,
     pub code: &'static str,
     /// Where the fault that made this condition happened (runtime faults only).
     pub origin: Option<Pos>,
+}
+
+/// String and symbol text: a thin pointer (the `str` is boxed once more), so a value is two
+/// words and moves in registers.
+pub type Text = Rc<Box<str>>;
+
+pub fn text(s: &str) -> Text {
+    Rc::new(Box::from(s))
 }
 
 #[derive(Clone)]
@@ -105,8 +113,8 @@ pub enum V {
     Bool(bool),
     Nil,
     Char(u32),
-    Str(Rc<str>),
-    Sym(Rc<str>),
+    Str(Text),
+    Sym(Text),
     Pair(Rc<Pair>),
     Vector(Rc<RefCell<Vec<V>>>),
     Bytes(Rc<Vec<u8>>),
@@ -120,6 +128,19 @@ pub enum V {
 }
 
 impl V {
+    /// `clone` as one bitwise copy plus, for a reference-counted payload, a count increment:
+    /// no per-variant reconstruction (every non-immediate variant is one `Rc`, so forgetting a
+    /// clone leaves exactly the extra count the copy owns).
+    #[inline(always)]
+    pub fn dup(&self) -> V {
+        match self {
+            V::Int(_) | V::Bool(_) | V::Nil | V::Flo(_) | V::Char(_) | V::Unspec | V::Prim(_) | V::Unassigned => {}
+            _ => std::mem::forget(self.clone()),
+        }
+        // SAFETY: immediates are plain data; for the others the forgotten clone above gave this
+        // copy its own reference count.
+        unsafe { std::ptr::read(self) }
+    }
     pub fn cons(a: V, d: V) -> V {
         V::Pair(Rc::new(Pair { car: a, cdr: d }))
     }
@@ -142,7 +163,7 @@ impl V {
         }
     }
     pub fn str(s: &str) -> V {
-        V::Str(Rc::from(s))
+        V::Str(text(s))
     }
 }
 

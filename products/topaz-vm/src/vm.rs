@@ -123,6 +123,8 @@ pub struct Vm {
     run_base: usize,
     /// Environments no closure captured, kept for reuse by the next call (no malloc per call).
     env_pool: Vec<Rc<Env>>,
+    /// Argument buffer for plain primitive calls (taken while in use, so re-entry gets its own).
+    argbuf: Vec<V>,
 }
 
 fn new_env(parent: Option<Rc<Env>>, size: usize) -> Rc<Env> {
@@ -141,7 +143,7 @@ fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
 impl Vm {
     pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
         let prim_names = prims.iter().map(|p| p.name.clone()).collect();
-        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None });
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false });
         Vm {
             prims,
             globals,
@@ -169,6 +171,7 @@ impl Vm {
             finished: None,
             run_base: 0,
             env_pool: Vec::new(),
+            argbuf: Vec::with_capacity(16),
         }
     }
 
@@ -259,19 +262,11 @@ impl Vm {
 
     fn push_ctl(&mut self, kind: K, resume: bool, aux: Aux, sp: usize) {
         let (code, env) = if resume { (Some(self.code.clone()), Some(self.env.clone())) } else { (None, None) };
-        self.ctl.push(Ctl {
-            kind,
-            code,
-            pc: self.pc,
-            env,
-            bp: self.bp,
-            sp,
-            handlers: self.handlers.clone(),
-            winders: self.winders.clone(),
-            aux,
-        });
+        let (pc, bp, handlers, winders) = (self.pc, self.bp, self.handlers.clone(), self.winders.clone());
+        self.ctl_push(kind, code, pc, env, bp, sp, handlers, winders, aux);
     }
 
+    #[inline]
     fn push_return(&mut self, code: Option<Rc<Code>>, sp: usize) -> R<()> {
         if self.depth + 1 > CALL_DEPTH_LIMIT {
             return err_at("recursion-limit", "non-tail call depth limit exceeded".to_string(), vec![], Some(self.site));
@@ -281,18 +276,49 @@ impl Vm {
             self.max_depth = self.depth;
         }
         let env = if code.is_some() { Some(self.env.clone()) } else { None };
-        self.ctl.push(Ctl {
-            kind: K::Return,
-            code,
-            pc: self.pc,
-            env,
-            bp: self.bp,
-            sp,
-            handlers: None,
-            winders: None,
-            aux: Aux::Nothing,
-        });
+        let (pc, bp) = (self.pc, self.bp);
+        self.ctl.reserve(1);
+        let len = self.ctl.len();
+        // SAFETY: as in `ctl_push`; the entry is written field by field (a temporary entry
+        // copied into place stalled store forwarding on every call).
+        unsafe {
+            let p = self.ctl.as_mut_ptr().add(len);
+            std::ptr::addr_of_mut!((*p).kind).write(K::Return);
+            std::ptr::addr_of_mut!((*p).code).write(code);
+            std::ptr::addr_of_mut!((*p).pc).write(pc);
+            std::ptr::addr_of_mut!((*p).env).write(env);
+            std::ptr::addr_of_mut!((*p).bp).write(bp);
+            std::ptr::addr_of_mut!((*p).sp).write(sp);
+            std::ptr::addr_of_mut!((*p).handlers).write(None);
+            std::ptr::addr_of_mut!((*p).winders).write(None);
+            std::ptr::addr_of_mut!((*p).aux).write(Aux::Nothing);
+            self.ctl.set_len(len + 1);
+        }
         Ok(())
+    }
+
+    /// Push a control entry writing each field straight into the stack's storage: building the
+    /// entry as a temporary and copying it stalled store forwarding on every call.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn ctl_push(&mut self, kind: K, code: Option<Rc<Code>>, pc: usize, env: Option<Rc<Env>>, bp: usize, sp: usize, handlers: H, winders: W, aux: Aux) {
+        self.ctl.reserve(1);
+        let len = self.ctl.len();
+        // SAFETY: capacity for one more entry was reserved; every field is written before the
+        // length covers the slot.
+        unsafe {
+            let p = self.ctl.as_mut_ptr().add(len);
+            std::ptr::addr_of_mut!((*p).kind).write(kind);
+            std::ptr::addr_of_mut!((*p).code).write(code);
+            std::ptr::addr_of_mut!((*p).pc).write(pc);
+            std::ptr::addr_of_mut!((*p).env).write(env);
+            std::ptr::addr_of_mut!((*p).bp).write(bp);
+            std::ptr::addr_of_mut!((*p).sp).write(sp);
+            std::ptr::addr_of_mut!((*p).handlers).write(handlers);
+            std::ptr::addr_of_mut!((*p).winders).write(winders);
+            std::ptr::addr_of_mut!((*p).aux).write(aux);
+            self.ctl.set_len(len + 1);
+        }
     }
 
     fn truncate(&mut self, to: usize) {
@@ -319,6 +345,24 @@ impl Vm {
         let n = args.len();
         if n < code.required || (!code.rest && n > code.required) {
             return err_at("E302", format!("wrong number of arguments ({})", n), vec![V::Closure(f.clone())], Some(self.site));
+        }
+        if code.stack_frame {
+            // Slot 0 is the procedure itself; the arguments follow, then the other slots.
+            let rest = if code.rest { Some(list_from(args.drain(code.required..).collect(), V::Nil)) } else { None };
+            self.bp = self.stack.len();
+            self.stack.push(V::Closure(f.clone()));
+            self.stack.extend(args);
+            if let Some(r) = rest {
+                self.stack.push(r);
+            }
+            let top = self.bp + code.frame.max(1);
+            while self.stack.len() < top {
+                self.stack.push(V::Nil);
+            }
+            self.code = code.clone();
+            self.pc = 0;
+            self.env = f.env.clone();
+            return Ok(());
         }
         let mut slots = Slots::new(code.frame.max(1));
         if code.rest {
@@ -629,7 +673,7 @@ impl Vm {
                     le.at = Some(self.site);
                 }
                 if le.code.starts_with("E3") && self.handlers.is_some() && le.payload.is_none() {
-                    let cond = V::Err(Rc::new(ErrObj { message: Rc::from(le.message.as_str()), irritants: le.irritants, code: le.code, origin: le.at }));
+                    let cond = V::Err(Rc::new(ErrObj { message: text(&le.message), irritants: le.irritants, code: le.code, origin: le.at }));
                     let r = self.raise(cond, false, true).and_then(|r| match r {
                         Some(v) => self.deliver(v),
                         None => Ok(()),
@@ -687,6 +731,35 @@ impl Vm {
         }
     }
 
+    /// RETURN (at `pc`) of `v`. A plain return into bytecode resumes the caller directly and, when
+    /// the caller's next instruction is REQUIRE_ONE on a single value, executes it too (charging
+    /// its transition) so the common call shape costs one dispatch less.
+    #[inline(always)]
+    fn ret(&mut self, v: V, pc: usize) -> R<Step> {
+        let fast = matches!(self.ctl.last(), Some(e) if e.kind == K::Return && e.code.is_some());
+        if fast {
+            let e = self.ctl.pop().unwrap();
+            self.depth -= 1;
+            let code = e.code.unwrap();
+            let mut resume = e.pc;
+            if code.ins[resume] == op::REQUIRE_ONE && !matches!(v, V::Multi(_)) && self.steps < self.step_limit {
+                self.steps += 1;
+                resume += 1;
+            }
+            self.code = code;
+            let left = std::mem::replace(&mut self.env, e.env.unwrap());
+            self.recycle(left);
+            self.pc = resume;
+            self.bp = e.bp;
+            self.stack.truncate(e.sp);
+            self.stack.push(v);
+            return Ok(Step::Switch);
+        }
+        self.pc = pc;
+        self.deliver(v)?;
+        Ok(Step::Switch)
+    }
+
     /// Charge one machine transition for the instruction at `pc`.
     #[inline(always)]
     pub fn tick(&mut self, pc: usize) -> R<()> {
@@ -702,13 +775,21 @@ impl Vm {
     /// Switch when the registers now name other code (a call, a return, an escape).
     #[inline(always)]
     pub fn step(&mut self, code: &Rc<Code>, pc: usize) -> R<Step> {
-        // Code objects carry three zero words after their last instruction (see `Code::ins`),
+        // Code objects carry zero words after their last instruction (see `Code::ins`),
         // so one bounds check covers the opcode and all operands.
         let w: &[i32; 4] = match code.ins[pc..pc + 4].try_into() {
             Ok(w) => w,
             Err(_) => panic!("instruction stream not padded"),
         };
         self.step_op(code, pc, w[0], w[1], w[2], w[3])
+    }
+
+    /// `step_op` for one opcode known at compile time: compiled code calls this, so each opcode
+    /// is instantiated (and its dispatch folded) once per program rather than once per
+    /// instruction — the difference between ~1 s and a few ms of rustc time per code object.
+    #[inline(never)]
+    pub fn step_k<const O: i32>(&mut self, code: &Rc<Code>, pc: usize, a1: i32, a2: i32, a3: i32) -> R<Step> {
+        self.step_op(code, pc, O, a1, a2, a3)
     }
 
     /// `step` with the opcode and operands given: compiled code passes them as literals, so the
@@ -720,16 +801,170 @@ impl Vm {
         let _ = a3;
         match o {
             op::CONST | op::PRIMITIVE => {
-                self.stack.push(consts[a1 as usize].clone());
+                self.stack.push(consts[a1 as usize].dup());
                 Ok(Step::Next(pc + 2))
             }
             op::LOCAL => {
-                let v = self.env.slots.borrow()[a1 as usize].clone();
+                let v = self.env.slots.borrow()[a1 as usize].dup();
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
+            op::FUSED_ARITH | op::FUSED_ARITH1 | op::FUSED_JCC | op::FUSED_JCC1 => {
+                let ins = &code.ins;
+                let x = if o == op::FUSED_ARITH || o == op::FUSED_JCC { self.stack[self.bp + a1 as usize].dup() } else { consts[a1 as usize].dup() };
+                let (yo, b, bo, p, t) = (ins[pc + 2], ins[pc + 3], ins[pc + 4], ins[pc + 5], ins[pc + 6]);
+                if self.steps + 2 <= self.step_limit {
+                    if let V::Int(xi) = x {
+                        let yi = if yo == op::SLOCAL {
+                            match self.stack[self.bp + b as usize] {
+                                V::Int(i) => Some(i),
+                                _ => None,
+                            }
+                        } else {
+                            match consts[b as usize] {
+                                V::Int(i) => Some(i),
+                                _ => None,
+                            }
+                        };
+                        if let Some(yi) = yi {
+                            let _ = p;
+                            let r = match bo {
+                                op::ADD => xi.checked_add(yi),
+                                op::SUB => xi.checked_sub(yi),
+                                _ => None,
+                            };
+                            if let Some(r) = r {
+                                self.steps += 2;
+                                self.site = code.spans[pc + 4].unwrap_or(START);
+                                self.stack.push(V::Int(r));
+                                return Ok(Step::Next(pc + 6));
+                            }
+                            let c = match bo {
+                                op::JLT => Some(xi < yi),
+                                op::JGT => Some(xi > yi),
+                                op::JLE => Some(xi <= yi),
+                                op::JGE => Some(xi >= yi),
+                                op::JNUM_EQ => Some(xi == yi),
+                                _ => None,
+                            };
+                            if let Some(c) = c {
+                                self.steps += 2;
+                                self.site = code.spans[pc + 4].unwrap_or(START);
+                                return Ok(Step::Next(if c { pc + 7 } else { t as usize }));
+                            }
+                        }
+                    }
+                }
+                // Not applicable: the first instruction alone.
+                self.stack.push(x);
+                Ok(Step::Next(pc + 2))
+            }
+            op::FUSED_SCXR => {
+                // SLOCAL a; CAR|CDR p
+                if self.steps < self.step_limit {
+                    if let V::Pair(p) = &self.stack[self.bp + a1 as usize] {
+                        let v = if code.ins[pc + 2] == op::CAR { p.car.dup() } else { p.cdr.dup() };
+                        self.steps += 1;
+                        self.site = code.spans[pc + 2].unwrap_or(START);
+                        self.stack.push(v);
+                        return Ok(Step::Next(pc + 4));
+                    }
+                }
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::FUSED_SJTEST => {
+                // SLOCAL a; JNULLP|JPAIRP p t
+                if self.steps < self.step_limit {
+                    self.steps += 1;
+                    self.site = code.spans[pc + 2].unwrap_or(START);
+                    let v = &self.stack[self.bp + a1 as usize];
+                    let r = if code.ins[pc + 2] == op::JNULLP { v.is_nil() } else { matches!(v, V::Pair(_)) };
+                    return Ok(Step::Next(if r { pc + 5 } else { code.ins[pc + 4] as usize }));
+                }
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::FUSED_CMPJ..=op::FUSED_CMPJ_LAST | op::FUSED_CMPNJ..=op::FUSED_CMPNJ_LAST => {
+                // CMP p; [NOT q;] JUMP_IF_FALSE t
+                let negated = o >= op::FUSED_CMPNJ;
+                let cmp = op::LT + (o - if negated { op::FUSED_CMPNJ } else { op::FUSED_CMPJ });
+                let _ = (a2, a3);
+                let extra: u64 = if negated { 2 } else { 1 };
+                let n = self.stack.len();
+                if self.steps + extra <= self.step_limit {
+                    if let (V::Int(x), V::Int(y)) = (&self.stack[n - 2], &self.stack[n - 1]) {
+                        let (x, y) = (*x, *y);
+                        let r = match cmp {
+                            op::LT => x < y,
+                            op::GT => x > y,
+                            op::LE => x <= y,
+                            op::GE => x >= y,
+                            _ => x == y,
+                        };
+                        self.steps += extra;
+                        // The last instruction that names a site: the NOT, or the comparison.
+                        self.site = code.spans[if negated { pc + 2 } else { pc }].unwrap_or(START);
+                        // SAFETY: both are fixnums, nothing to drop.
+                        unsafe { self.stack.set_len(n - 2) };
+                        let jif = if negated { pc + 4 } else { pc + 2 };
+                        let take = r != negated;
+                        return Ok(Step::Next(if take { jif + 2 } else { code.ins[jif + 1] as usize }));
+                    }
+                }
+                // Not applicable: the comparison alone (through its primitive, as its own slow
+                // path does; the result is the same for fixnums).
+                self.site = code.spans[at].unwrap_or(START);
+                let args: Vec<V> = self.stack.drain(n - 2..).collect();
+                self.pc = pc + 2;
+                let v = self.prim_call(&consts[a1 as usize], &args)?;
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::SLOCAL => {
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
+            }
+            op::SLOCAL3 => {
+                let v = self.stack[self.bp + a2 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 3))
+            }
+            op::SLOCAL_CHECKED | op::SLOCAL_CHECKED4 => {
+                let (s, k, w) = if o == op::SLOCAL_CHECKED { (a1, a2, 3) } else { (a2, a3, 4) };
+                let v = self.stack[self.bp + s as usize].dup();
+                if let V::Unassigned = v {
+                    self.pc = pc;
+                    let name = consts[k as usize].clone();
+                    let irritants = if let V::Sym(_) = name { vec![name] } else { vec![] };
+                    return err_at("E321", "letrec variable read before initialization".to_string(), irritants, code.spans[at]);
+                }
+                self.stack.push(v);
+                Ok(Step::Next(pc + w))
+            }
+            op::SSET => {
+                let v = self.stack.pop().unwrap();
+                let i = self.bp + a2 as usize;
+                self.stack[i] = v;
+                self.stack.push(V::none());
+                Ok(Step::Next(pc + 3))
+            }
+            op::SINIT => {
+                let v = self.stack.pop().unwrap();
+                let i = self.bp + a1 as usize;
+                self.stack[i] = v;
+                Ok(Step::Next(pc + 2))
+            }
+            op::SUNASSIGN => {
+                let i = self.bp + a1 as usize;
+                self.stack[i] = V::Unassigned;
+                Ok(Step::Next(pc + 2))
+            }
             op::LOCAL1 => {
-                let v = self.env.parent.as_ref().unwrap().slots.borrow()[a1 as usize].clone();
+                let v = self.env.parent.as_ref().unwrap().slots.borrow()[a1 as usize].dup();
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
@@ -754,11 +989,11 @@ impl Vm {
             }
             op::GLOBAL => {
                 let g = int_operand(&consts[a1 as usize]);
-                let v = self.globals[g].clone();
+                let v = self.globals[g].dup();
                 if let V::Unassigned = v {
                     self.pc = pc;
                     let name = self.global_names[g].clone();
-                    return err_at("E300", "unbound variable".to_string(), vec![V::Sym(name)], code.spans[at]);
+                    return err_at("E300", "unbound variable".to_string(), vec![V::Sym(text(&name))], code.spans[at]);
                 }
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
@@ -776,7 +1011,7 @@ impl Vm {
                     if let V::Unassigned = self.globals[g] {
                         self.pc = pc;
                         let name = self.global_names[g].clone();
-                        return err_at("E303", "set! of an unbound variable".to_string(), vec![V::Sym(name)], code.spans[at]);
+                        return err_at("E303", "set! of an unbound variable".to_string(), vec![V::Sym(text(&name))], code.spans[at]);
                     }
                 }
                 self.globals[g] = self.stack.pop().unwrap();
@@ -831,6 +1066,31 @@ impl Vm {
                     _ => None,
                 };
                 if let Some(c) = fast {
+                    if c.code.stack_frame {
+                        // The callee's frame is the procedure and its arguments where they
+                        // already are (moved down over the caller's frame for a tail call).
+                        let base = if tail {
+                            let bp = self.bp;
+                            self.stack.drain(bp..fn_at);
+                            bp
+                        } else {
+                            self.pc = pc;
+                            self.push_return(Some(code.clone()), fn_at)?;
+                            fn_at
+                        };
+                        self.bp = base;
+                        let top = base + c.code.frame;
+                        while self.stack.len() < top {
+                            self.stack.push(V::Nil);
+                        }
+                        self.code = c.code.clone();
+                        let left = std::mem::replace(&mut self.env, c.env.clone());
+                        if tail {
+                            self.recycle(left);
+                        }
+                        self.pc = 0;
+                        return Ok(Step::Switch);
+                    }
                     let mut slots = Slots::new(c.code.frame.max(1));
                     for i in (0..argc).rev() {
                         slots[i + 1] = self.stack.pop().unwrap();
@@ -853,6 +1113,31 @@ impl Vm {
                     self.pc = 0;
                     return Ok(Step::Switch);
                 }
+                if let V::Prim(i) = self.stack[fn_at] {
+                    let p = &self.prims[i as usize];
+                    if p.control == Control::Plain && argc >= p.min && argc <= p.max {
+                        // A plain primitive: its arguments go through a reused buffer (no
+                        // vector per call) and a non-tail call stays in this code.
+                        let func = p.f;
+                        let mut buf = std::mem::take(&mut self.argbuf);
+                        buf.extend(self.stack.drain(fn_at + 1..));
+                        self.stack.pop();
+                        if tail {
+                            self.stack.truncate(self.bp);
+                        }
+                        self.pc = pc;
+                        let r = func(self, &buf);
+                        buf.clear();
+                        self.argbuf = buf;
+                        let v = r?;
+                        if tail {
+                            self.deliver(v)?;
+                            return Ok(Step::Switch);
+                        }
+                        self.stack.push(v);
+                        return Ok(Step::Next(pc));
+                    }
+                }
                 let args: Vec<V> = self.stack.drain(fn_at + 1..).collect();
                 let f = self.stack.pop().unwrap();
                 if tail {
@@ -866,22 +1151,18 @@ impl Vm {
             }
             op::RETURN => {
                 let v = self.stack.pop().unwrap();
-                let fast = matches!(self.ctl.last(), Some(e) if e.kind == K::Return && e.code.is_some());
-                if fast {
-                    let e = self.ctl.pop().unwrap();
-                    self.depth -= 1;
-                    self.code = e.code.unwrap();
-                    let left = std::mem::replace(&mut self.env, e.env.unwrap());
-                    self.recycle(left);
-                    self.pc = e.pc;
-                    self.bp = e.bp;
-                    self.stack.truncate(e.sp);
-                    self.stack.push(v);
-                    return Ok(Step::Switch);
+                self.ret(v, pc)
+            }
+            op::FUSED_SRET => {
+                // SLOCAL a; RETURN
+                if self.steps < self.step_limit {
+                    self.steps += 1;
+                    let v = self.stack[self.bp + a1 as usize].dup();
+                    return self.ret(v, pc + 2);
                 }
-                self.pc = pc;
-                self.deliver(v)?;
-                return Ok(Step::Switch);
+                let v = self.stack[self.bp + a1 as usize].dup();
+                self.stack.push(v);
+                Ok(Step::Next(pc + 2))
             }
             op::GUARD_PUSH => {
                 let handler_pc = a1 as usize;
@@ -901,30 +1182,29 @@ impl Vm {
             op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ => {
                 self.site = code.spans[at].unwrap_or(START);
                 let n = self.stack.len();
-                let fast = match (&self.stack[n - 2], &self.stack[n - 1]) {
-                    (V::Int(a), V::Int(b)) => match o {
-                        op::ADD => a.checked_add(*b).map(V::Int),
-                        op::SUB => a.checked_sub(*b).map(V::Int),
-                        op::MUL => a.checked_mul(*b).map(V::Int),
+                if let (V::Int(a), V::Int(b)) = (&self.stack[n - 2], &self.stack[n - 1]) {
+                    let (a, b) = (*a, *b);
+                    let r = match o {
+                        op::ADD => a.checked_add(b).map(V::Int),
+                        op::SUB => a.checked_sub(b).map(V::Int),
+                        op::MUL => a.checked_mul(b).map(V::Int),
                         op::LT => Some(V::Bool(a < b)),
                         op::GT => Some(V::Bool(a > b)),
                         op::LE => Some(V::Bool(a <= b)),
                         op::GE => Some(V::Bool(a >= b)),
                         _ => Some(V::Bool(a == b)),
-                    },
-                    _ => None,
-                };
-                let v = match fast {
-                    Some(v) => {
-                        self.stack.truncate(n - 2);
-                        v
+                    };
+                    if let Some(v) = r {
+                        // Both operands are fixnums (nothing to drop): overwrite in place.
+                        unsafe { self.stack.set_len(n - 1) };
+                        let slot = &mut self.stack[n - 2];
+                        unsafe { std::ptr::write(slot, v) };
+                        return Ok(Step::Next(pc + 2));
                     }
-                    None => {
-                        let args: Vec<V> = self.stack.drain(n - 2..).collect();
-                        self.pc = pc + 2;
-                        self.prim_call(&consts[a1 as usize], &args)?
-                    }
-                };
+                }
+                let args: Vec<V> = self.stack.drain(n - 2..).collect();
+                self.pc = pc + 2;
+                let v = self.prim_call(&consts[a1 as usize], &args)?;
                 self.stack.push(v);
                 Ok(Step::Next(pc + 2))
             }
@@ -945,8 +1225,8 @@ impl Vm {
             op::CAR | op::CDR | op::ZEROP => {
                 self.site = code.spans[at].unwrap_or(START);
                 let fast = match (o, self.stack.last().unwrap()) {
-                    (op::CAR, V::Pair(p)) => Some(p.car.clone()),
-                    (op::CDR, V::Pair(p)) => Some(p.cdr.clone()),
+                    (op::CAR, V::Pair(p)) => Some(p.car.dup()),
+                    (op::CDR, V::Pair(p)) => Some(p.cdr.dup()),
                     (op::ZEROP, V::Int(i)) => Some(V::Bool(*i == 0)),
                     _ => None,
                 };
