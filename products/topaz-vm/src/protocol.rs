@@ -272,6 +272,11 @@ fn run_request(req: &J) -> Result<String, String> {
     let front = req.get("front_end_usage");
     m.step_limit = num_field(limits, "machine-transition-limit")? as u64;
     m.out_limit = num_field(limits, "output-byte-limit")? as u64;
+    // Optional (absent or null = unbounded): the server's bound on stdout as a JSON string body.
+    match resource.get("stdout_json_limit") {
+        None | Some(J::Null) => {}
+        Some(j) => m.out_json_limit = j.num().filter(|x| *x >= 0.0 && x.fract() == 0.0).ok_or("stdout_json_limit must be a non-negative integer or null")? as u64,
+    }
 
     let mut last: Vec<V> = Vec::new();
     let mut failure: Option<(String, &'static str, Pos, String, Vec<V>, Option<&'static str>)> = None;

@@ -117,6 +117,10 @@ pub struct Vm {
     pub step_limit: u64,
     pub out_bytes: u64,
     pub out_limit: u64,
+    /// Bytes of stdout escaped as a JSON string body so far, and the request's bound on it
+    /// (`resource_request.stdout_json_limit`; u64::MAX when the request has none).
+    pub out_json: u64,
+    pub out_json_limit: u64,
     pub stdout: String,
     pub warnings: Vec<(&'static str, Pos)>,
     finished: Option<V>,
@@ -125,6 +129,22 @@ pub struct Vm {
     env_pool: Vec<Rc<Env>>,
     /// Argument buffer for plain primitive calls (taken while in use, so re-entry gets its own).
     argbuf: Vec<V>,
+}
+
+/// UTF-8 bytes of `s` inside a JSON string as JSON.stringify writes it: `"` and `\\` and the
+/// short-escaped controls (\b \t \n \f \r) take 2, the other controls below U+0020 take 6
+/// (\uXXXX), everything else its UTF-8 length (a Rust string holds no lone surrogate, the one
+/// other case JSON.stringify writes as \uXXXX).
+pub fn json_escaped_len(s: &str) -> u64 {
+    let mut n = s.len() as u64;
+    for &b in s.as_bytes() {
+        if b < 0x20 {
+            n += if b == 8 || b == 9 || b == 10 || b == 12 || b == 13 { 1 } else { 5 };
+        } else if b == b'"' || b == b'\\' {
+            n += 1;
+        }
+    }
+    n
 }
 
 fn new_env(parent: Option<Rc<Env>>, size: usize) -> Rc<Env> {
@@ -166,6 +186,8 @@ impl Vm {
             step_limit: u64::MAX,
             out_bytes: 0,
             out_limit: u64::MAX,
+            out_json: 0,
+            out_json_limit: u64::MAX,
             stdout: String::new(),
             warnings: Vec::new(),
             finished: None,
@@ -198,9 +220,22 @@ impl Vm {
 
     // Services for primitives ------------------------------------------------------------------
 
+    /// Charge the UTF-8 length, then append (a denied charge appends nothing). When the request
+    /// bounds stdout as a JSON string body too, an append that would take it past that bound is
+    /// denied first, before anything is charged: the run ends with the output-byte axis exhausted
+    /// (the built-in routes' RunContext.writeOut does exactly this).
     pub fn write_out(&mut self, text: &str) -> R<()> {
         let n = text.len() as u64;
-        if self.out_bytes + n > self.out_limit {
+        if self.out_json_limit != u64::MAX {
+            let escaped = json_escaped_len(text);
+            if self.out_json + escaped > self.out_json_limit {
+                return Err(Fault::Resource("output-byte"));
+            }
+            if self.out_bytes + n > self.out_limit {
+                return Err(Fault::Resource("output-byte"));
+            }
+            self.out_json += escaped;
+        } else if self.out_bytes + n > self.out_limit {
             return Err(Fault::Resource("output-byte"));
         }
         self.out_bytes += n;
