@@ -129,7 +129,31 @@ pub struct Vm {
     env_pool: Vec<Rc<Env>>,
     /// Argument buffer for plain primitive calls (taken while in use, so re-entry gets its own).
     argbuf: Vec<V>,
+    /// Set once a fast path (`Code::fast`) gave up after real work: from then on every call runs
+    /// on the machine, so a program whose fast attempts keep failing late costs at most about
+    /// twice its machine time instead of re-running the attempt at every level.
+    fast_off: bool,
 }
+
+/// The account of one fast-path attempt (see `code::FastFn`): what the machine would have
+/// charged and recorded had it run the same call.
+pub struct Fx {
+    /// Machine transitions of the instructions executed, and the most that may be used
+    /// (the meter's remaining budget at entry): more is given up and rolled back.
+    pub steps: u64,
+    pub budget: u64,
+    /// The machine's non-tail call depth at the current point, and its high-water mark.
+    pub depth: usize,
+    pub max_depth: usize,
+    /// Non-self tail calls made (each a Rust call): bounded to keep the Rust stack bounded.
+    pub tails: u32,
+    /// The last site-setting instruction executed: `code index << 20 | pc`, or `u32::MAX`.
+    pub site: u32,
+}
+
+pub const FAST_TAIL_CAP: u32 = 100_000;
+/// A fast attempt that gave up after more transitions than this turns the fast path off.
+const FAST_WASTE_CAP: u64 = 1_000;
 
 /// UTF-8 bytes of `s` inside a JSON string as JSON.stringify writes it: `"` and `\\` and the
 /// short-escaped controls (\b \t \n \f \r) take 2, the other controls below U+0020 take 6
@@ -163,7 +187,7 @@ fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
 impl Vm {
     pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
         let prim_names = prims.iter().map(|p| p.name.clone()).collect();
-        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false });
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false, fast: None });
         Vm {
             prims,
             globals,
@@ -194,6 +218,7 @@ impl Vm {
             run_base: 0,
             env_pool: Vec::new(),
             argbuf: Vec::with_capacity(16),
+            fast_off: false,
         }
     }
 
@@ -1101,6 +1126,34 @@ impl Vm {
                     _ => None,
                 };
                 if let Some(c) = fast {
+                    if let (false, Some(fx)) = (tail, c.code.fast) {
+                        if !self.fast_off && self.depth < CALL_DEPTH_LIMIT && self.steps <= self.step_limit {
+                            let mut cx = Fx { steps: 0, budget: self.step_limit - self.steps, depth: self.depth + 1, max_depth: self.depth + 1, tails: 0, site: u32::MAX };
+                            match fx(self, &mut cx, &self.stack[fn_at + 1..]) {
+                                Some(v) if cx.steps <= cx.budget => {
+                                    // Exactly what the machine would have left after the call
+                                    // and the callee's RETURN (the caller's REQUIRE_ONE follows
+                                    // as a normal instruction).
+                                    self.steps += cx.steps;
+                                    if cx.max_depth > self.max_depth {
+                                        self.max_depth = cx.max_depth;
+                                    }
+                                    if cx.site != u32::MAX {
+                                        let (k, p) = ((cx.site >> 20) as usize, (cx.site & 0xf_ffff) as usize);
+                                        self.site = self.codes[k].spans[p].unwrap_or(START);
+                                    }
+                                    self.stack.truncate(fn_at);
+                                    self.stack.push(v);
+                                    return Ok(Step::Next(pc));
+                                }
+                                _ => {
+                                    if cx.steps > FAST_WASTE_CAP {
+                                        self.fast_off = true;
+                                    }
+                                }
+                            }
+                        }
+                    }
                     if c.code.stack_frame {
                         // The callee's frame is the procedure and its arguments where they
                         // already are (moved down over the caller's frame for a tail call).
