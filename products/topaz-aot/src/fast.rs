@@ -330,7 +330,9 @@ fn emit(out: &mut String, i: usize, c: &CodeInfo, a: &Analysis, procs: &HashMap<
                 }
                 op::CONST => match constant(&c.consts[a1 as usize]) {
                     K::Int(v) => {
-                        let _ = writeln!(body, "            s{} = {}i64;", d, v);
+                        // i64::MIN has no positive literal to negate.
+                        let lit = if v == i64::MIN { "i64::MIN".to_string() } else { format!("{}i64", v) };
+                        let _ = writeln!(body, "            s{} = {};", d, lit);
                     }
                     K::Bool(b) => {
                         let _ = writeln!(body, "            b{} = {};", d, b);
