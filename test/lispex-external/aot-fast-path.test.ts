@@ -40,6 +40,17 @@ const PROGRAMS: [string, string, string][] = [
   ['self tail loop', '(define (loop n acc) (if (= n 0) acc (loop (- n 1) (+ acc n)))) (loop 1000000 0)', 'ok'],
   ['short mutual tail recursion', `${MUTUAL} (a 1000 0)`, 'ok'],
   ['long mutual tail recursion', `${MUTUAL} (a 300000 0)`, 'ok'],
+  ['endless self tail loop: the meter reached inside the fast path', '(define (spin n) (spin (+ n 1))) (spin 0)', 'resource'],
+  [
+    'a procedure defined twice stays on the machine',
+    '(define (g n) 1) (define (h n) (+ (g n) 1)) (define a (h 0)) (define (g n) 2) (list a (h 0))',
+    'ok',
+  ],
+  [
+    'a procedure assigned later stays on the machine',
+    '(define (g n) (+ n 1)) (define (h n) (g n)) (define a (h 5)) (set! g (lambda (n) (* n 10))) (list a (h 5))',
+    'ok',
+  ],
   [
     'fast calls inside a slow procedure',
     `${FIB} (define (sum l) (if (null? l) 0 (+ (fib (car l)) (sum (cdr l))))) (sum '(1 2 3 20 5))`,
