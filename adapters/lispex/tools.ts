@@ -321,7 +321,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
             return outcome;
           });
       // External members get the same derivation the built-in VM compiles (built once here).
-      const request = definition.prerequisite.length > 0 ? buildExternalRequest(source, input, MCP_SOURCE_ID) : null;
+      const request = definition.prerequisite.length > 0 ? buildExternalRequest(source, input, MCP_SOURCE_ID, STDOUT_JSON_BYTES) : null;
       const runMember = (member: CourtMember): Promise<MemberRun> => {
         if (member === 'tree' || member === 'rust-vm') return run(member === 'tree' ? 'tree' : 'vm').then((host) => ({ host }));
         if (member === 'fresh-aot') {

@@ -18,7 +18,9 @@ import { join } from 'node:path';
 import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
 import { runProduct } from '../../adapters/lispex/external/product-process.js';
 import { toMemberOutcome } from '../../adapters/lispex/external/topaz-route.js';
+import { runTopazMember } from '../../adapters/lispex/external/topaz-route.js';
 import { ProgramGenerator } from '../../test/lispex-diff/generator.js';
+import { casePrograms } from '../../test/lispex-external/case-programs.js';
 import { PRODUCTS_DIR, builtinObservation, mismatchAxes, pool, requireTopaz } from '../../test/lispex-external/harness.js';
 
 const args = process.argv.slice(2);
@@ -36,8 +38,12 @@ const START = option('--start', 0);
 const OPT = option('--opt-level', 2);
 if (OPT > 2) throw new Error('--opt-level expects 0, 1 or 2');
 const SEED = 20261130; // the corpus seed of test/lispex-external and bench/lispex-external/corpus.ts
+// --cases: the primitive case table (test/lispex-external/case-programs.ts) instead of the
+// generated corpus.
+const CASES = args.includes('--cases') ? casePrograms().map((c) => c.program) : null;
+const TOTAL = CASES !== null ? Math.min(PROGRAMS, CASES.length - START) : PROGRAMS;
 
-requireTopaz();
+const topaz = requireTopaz();
 const compiler = join(PRODUCTS_DIR, 'topaz-compiler');
 const rustc = readFileSync(join(PRODUCTS_DIR, 'topaz-runtime', 'RUSTC'), 'utf8').trim();
 
@@ -49,9 +55,10 @@ const axes = new Map<string, number>();
 const statuses = new Map<string, number>();
 const examples: string[] = [];
 
-for (let first = START; first < START + PROGRAMS; first += BATCH) {
-  const count = Math.min(BATCH, START + PROGRAMS - first);
-  const sources = Array.from({ length: count }, (_, k) => new ProgramGenerator(SEED + first + k).program());
+let accountMismatches = 0;
+for (let first = START; first < START + TOTAL; first += BATCH) {
+  const count = Math.min(BATCH, START + TOTAL - first);
+  const sources = Array.from({ length: count }, (_, k) => CASES?.[first + k] ?? new ProgramGenerator(SEED + first + k).program());
   const requests = sources.map((s) => buildExternalRequest(s, undefined, 'source'));
   const workspace = mkdtempSync(join(tmpdir(), 'topaz-aot-corpus-'));
   try {
@@ -75,6 +82,19 @@ for (let first = START; first < START + PROGRAMS; first += BATCH) {
       });
       const member = toMemberOutcome(outcome, request, performance.now() - t, 'fresh-aot');
       if (member.kind !== 'completed') throw new Error(`seed ${SEED + first + k}: ${member.message}`);
+      // The account too (never a court axis): the fresh AOT product runs the Topaz VM's runtime
+      // plus its fast path, so its transition count and call-depth high-water mark must be the
+      // Topaz VM's exactly.
+      const tz = await runTopazMember({ executable: topaz, request, wallClockMs: 30_000, maxOutputBytes: 8 << 20 });
+      if (tz.kind !== 'completed') throw new Error(`seed ${SEED + first + k}: topaz-vm: ${tz.message}`);
+      const [ta, aa] = [tz.observation, member.observation];
+      if (
+        ta.resource_outcome.usage.machine_transitions !== aa.resource_outcome.usage.machine_transitions ||
+        ta.metrics.max_call_depth !== aa.metrics.max_call_depth
+      ) {
+        accountMismatches++;
+        if (examples.length < 3) examples.push(sources[k]!);
+      }
       const vm = builtinObservation(sources[k]!, 'vm');
       statuses.set(vm.status, (statuses.get(vm.status) ?? 0) + 1);
       const m = mismatchAxes(vm, member.observation);
@@ -90,10 +110,10 @@ for (let first = START; first < START + PROGRAMS; first += BATCH) {
   done += count;
   const elapsed = (performance.now() - started) / 1000;
   console.log(
-    `programs ${first}..${first + count - 1}: ${done} done, ${mismatched} mismatches, build ${(buildMs / 1000).toFixed(1)} s total, ${elapsed.toFixed(1)} s elapsed`,
+    `programs ${first}..${first + count - 1}: ${done} done, ${mismatched} mismatches, ${accountMismatches} account mismatches, build ${(buildMs / 1000).toFixed(1)} s total, ${elapsed.toFixed(1)} s elapsed`,
   );
 }
 console.log(
-  `fresh AOT corpus: ${done} programs (seeds ${SEED + START}..${SEED + START + done - 1}) in batches of ${BATCH} at opt-level ${OPT}, ${mismatched} mismatches ${JSON.stringify([...axes])}, statuses ${JSON.stringify([...statuses])}, ${((performance.now() - started) / 1000).toFixed(1)} s (rustc ${(buildMs / 1000).toFixed(1)} s)`,
+  `fresh AOT ${CASES !== null ? 'primitive cases' : 'corpus'}: ${done} programs (${CASES !== null ? 'cases' : 'seeds'} ${CASES !== null ? START : SEED + START}..${(CASES !== null ? START : SEED + START) + done - 1}) in batches of ${BATCH} at opt-level ${OPT}, ${mismatched} mismatches ${JSON.stringify([...axes])}, ${accountMismatches} account mismatches vs the Topaz VM, statuses ${JSON.stringify([...statuses])}, ${((performance.now() - started) / 1000).toFixed(1)} s (rustc ${(buildMs / 1000).toFixed(1)} s)`,
 );
 for (const e of examples) console.log(`  e.g.\n${e}`);

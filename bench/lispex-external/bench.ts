@@ -7,16 +7,22 @@
 // run; the Topaz VM: the children times bash reports after running the product on the same
 // request), and the CPU ratio is the figure to trust under load.
 //
+// The fresh AOT product runs the same request too (one build per run, as the server does); its
+// column is the built program's own machine time (`wall_ms`), the ratio the built-in VM's wall
+// over it.
+//
 //   node --import tsx bench/lispex-external/bench.ts [--runs 3]
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { runFreshAotMember } from '../../adapters/lispex/external/aot-route.js';
 import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
 import { runTopazMember } from '../../adapters/lispex/external/topaz-route.js';
 import { LispexEvaluator } from '../../engines/lispex/index.js';
-import { requireTopaz } from '../../test/lispex-external/harness.js';
+import { PRODUCTS_DIR, requireTopaz } from '../../test/lispex-external/harness.js';
 import { PROGRAMS } from '../lispex/programs.js';
 
 const args = process.argv.slice(2);
@@ -24,6 +30,8 @@ const RUNS = Number(args[args.indexOf('--runs') + 1] ?? 3) || 3;
 const NAMES = ['fib(30)', 'tak(18,12,6)', 'nqueens(8)'];
 
 const topaz = requireTopaz();
+const compiler = join(PRODUCTS_DIR, 'topaz-compiler');
+const rustc = readFileSync(join(PRODUCTS_DIR, 'topaz-runtime', 'RUSTC'), 'utf8').trim();
 const evaluator = new LispexEvaluator();
 
 function fmt(ms: number): string {
@@ -47,7 +55,7 @@ function topazCpuMs(request: unknown): number {
 }
 
 console.log(`Topaz VM vs built-in VM, best of ${RUNS} (machine shared with other work: compare ratios)`);
-console.log('program        VM wall   Topaz machine  Topaz boundary  wall ratio  |  VM cpu   Topaz cpu  cpu ratio');
+console.log('program        VM wall   Topaz machine  Topaz boundary  wall ratio  |  VM cpu   Topaz cpu  cpu ratio  |  AOT run   AOT ratio');
 for (const name of NAMES) {
   const program = PROGRAMS.find((p) => p.name === name)!;
   let vmBest = Infinity;
@@ -55,6 +63,7 @@ for (const name of NAMES) {
   let boundaryBest = Infinity;
   let vmCpuBest = Infinity;
   let topazCpuBest = Infinity;
+  let aotBest = Infinity;
   for (let i = 0; i < RUNS; i++) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -71,9 +80,14 @@ for (const name of NAMES) {
     if (r.observation.values[0]?.printed !== program.expected) throw new Error(`topaz: ${name} gave ${r.observation.values[0]?.printed}`);
     machineBest = Math.min(machineBest, r.observation.metrics.wall_ms);
     topazCpuBest = Math.min(topazCpuBest, topazCpuMs(request));
+    const aot = await runFreshAotMember({ compiler, rustc, request, wallClockMs: 120_000, maxOutputBytes: 1 << 20 });
+    if (aot.outcome.kind !== 'completed') throw new Error(`fresh AOT: ${aot.outcome.message}`);
+    if (aot.outcome.observation.values[0]?.printed !== program.expected)
+      throw new Error(`fresh AOT: ${name} gave ${aot.outcome.observation.values[0]?.printed}`);
+    aotBest = Math.min(aotBest, aot.outcome.observation.metrics.wall_ms);
   }
   console.log(
-    `${name.padEnd(13)}${fmt(vmBest)} ${fmt(machineBest)} ${fmt(boundaryBest)}  ${(vmBest / machineBest).toFixed(2).padStart(6)}x   | ${fmt(vmCpuBest)} ${fmt(topazCpuBest)}  ${(vmCpuBest / topazCpuBest).toFixed(2).padStart(6)}x`,
+    `${name.padEnd(13)}${fmt(vmBest)} ${fmt(machineBest)} ${fmt(boundaryBest)}  ${(vmBest / machineBest).toFixed(2).padStart(6)}x   | ${fmt(vmCpuBest)} ${fmt(topazCpuBest)}  ${(vmCpuBest / topazCpuBest).toFixed(2).padStart(6)}x   | ${fmt(aotBest)}  ${(vmBest / aotBest).toFixed(2).padStart(7)}x`,
   );
 }
 rmSync(scratch, { recursive: true, force: true });

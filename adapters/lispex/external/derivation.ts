@@ -74,12 +74,23 @@ export interface Derivation {
   readonly core_ir: readonly string[];
 }
 
+export interface ResourceRequest {
+  readonly profile_id: string;
+  readonly purpose: string;
+  readonly limits: ResourceLimits;
+  /**
+   * Bound on stdout as a JSON string body (UTF-8 bytes as JSON.stringify escapes it), or null
+   * for none: the same bound the built-in routes get as RunOptions.stdoutJsonLimit.
+   */
+  readonly stdout_json_limit: number | null;
+}
+
 export interface ExternalRequest {
   readonly protocol: typeof EXTERNAL_PROTOCOL;
   readonly source_id: string;
   readonly source_sha256: string;
   readonly input_sha256: string | null;
-  readonly resource_request: { readonly profile_id: string; readonly purpose: string; readonly limits: ResourceLimits };
+  readonly resource_request: ResourceRequest;
   readonly front_end_usage: ResourceUsage;
   readonly derivation: Derivation;
 }
@@ -166,7 +177,12 @@ function primitiveGroups(): Primitive[] {
  * Build the request for an external product: the derivation of `source` (and `input`) with the
  * fixed authoring profile's resource request.
  */
-export function buildExternalRequest(source: string, input: string | undefined, sourceId: string): ExternalRequest {
+export function buildExternalRequest(
+  source: string,
+  input: string | undefined,
+  sourceId: string,
+  stdoutJsonLimit: number | null = null,
+): ExternalRequest {
   const bytes = encodeSource(source);
   const inputBytes = input === undefined ? undefined : encodeSource(input);
   const profile = profileById(DEFAULT_PROFILE_ID);
@@ -184,7 +200,7 @@ export function buildExternalRequest(source: string, input: string | undefined, 
     if (inputValue !== undefined) globals.define('input', inputValue);
   } catch (e) {
     const fault = frontEndFault(e, progress.phase, progress.diagnosticSource, meter);
-    return request(bytes, inputBytes, sourceId, profile, meter.usage(), {
+    return request(bytes, inputBytes, sourceId, profile, stdoutJsonLimit, meter.usage(), {
       front_end_fault: fault,
       primitives: wirePrimitives,
       globals: [],
@@ -201,7 +217,7 @@ export function buildExternalRequest(source: string, input: string | undefined, 
     column: form.span.column,
   }));
   const coreIr = program.forms.map((form) => coreToSexpr(form, (v) => writeValue(v)));
-  return request(bytes, inputBytes, sourceId, profile, meter.usage(), {
+  return request(bytes, inputBytes, sourceId, profile, stdoutJsonLimit, meter.usage(), {
     front_end_fault: null,
     primitives: wirePrimitives,
     globals: serializer.globals,
@@ -216,6 +232,7 @@ function request(
   inputBytes: Uint8Array | undefined,
   sourceId: string,
   profile: ReturnType<typeof profileById>,
+  stdoutJsonLimit: number | null,
   usage: ResourceUsage,
   derivation: Derivation,
 ): ExternalRequest {
@@ -224,7 +241,12 @@ function request(
     source_id: sourceId,
     source_sha256: sha256Hex(bytes),
     input_sha256: inputBytes === undefined ? null : sha256Hex(inputBytes),
-    resource_request: { profile_id: profile.id, purpose: profile.purpose, limits: { ...profile.limits } },
+    resource_request: {
+      profile_id: profile.id,
+      purpose: profile.purpose,
+      limits: { ...profile.limits },
+      stdout_json_limit: stdoutJsonLimit,
+    },
     front_end_usage: usage,
     derivation,
   };

@@ -23,7 +23,19 @@ pub struct Code {
     /// The frame lives on the value stack (slot i at `stack[bp + i]`, slot 0 the procedure
     /// itself) instead of a heap environment: no closure can capture it (see `lower`).
     pub stack_frame: bool,
+    /// The compiled fast path of this procedure (topaz-aot), tried on a non-tail call: see
+    /// `FastFn`.
+    pub fast: Option<FastFn>,
 }
+
+/// A procedure compiled to plain Rust over fixnums (topaz-aot's fast path): takes the call's
+/// arguments and answers its value, or None when it cannot (an argument or result that is not
+/// a fixnum, an overflow, the procedure in a global replaced, the meter or the call depth at its
+/// limit). It only reads the machine and has no effect — no output, no allocation, no store —
+/// so a None is rolled back by running the same call on the machine as if it had never been
+/// tried, and a value is exactly what the machine would have computed, with `Fx` holding the
+/// transitions, call depth and site the machine would have recorded on the way.
+pub type FastFn = fn(&crate::vm::Vm, &mut crate::vm::Fx, &[V]) -> Option<V>;
 
 pub type NativeFn = fn(&mut crate::vm::Vm, &std::rc::Rc<Code>, usize) -> crate::value::R<()>;
 

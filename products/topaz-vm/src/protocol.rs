@@ -20,6 +20,8 @@ pub struct NativeEntry {
     pub index: usize,
     pub ins: &'static [i32],
     pub f: NativeFn,
+    /// The procedure's fast path, when the compiler could make one (`code::FastFn`).
+    pub fast: Option<crate::code::FastFn>,
 }
 
 static NO_NATIVES: &[NativeEntry] = &[];
@@ -243,10 +245,10 @@ fn run_request(req: &J) -> Result<String, String> {
         }
         verify(&ins)?;
         let index = codes.len();
-        let native = match natives.iter().find(|n| n.index == index) {
-            Some(n) if n.ins == &ins[..] => Some(n.f),
+        let (native, fast) = match natives.iter().find(|n| n.index == index) {
+            Some(n) if n.ins == &ins[..] => (Some(n.f), n.fast),
             Some(_) => return Err(format!("code object {} differs from the one this program was compiled from", index)),
-            None => None,
+            None => (None, None),
         };
         if !natives.is_empty() && native.is_none() {
             return Err(format!("code object {} was not compiled into this program", index));
@@ -265,6 +267,7 @@ fn run_request(req: &J) -> Result<String, String> {
             spans,
             native,
             stack_frame,
+            fast,
         }));
     }
 
@@ -272,6 +275,11 @@ fn run_request(req: &J) -> Result<String, String> {
     let front = req.get("front_end_usage");
     m.step_limit = num_field(limits, "machine-transition-limit")? as u64;
     m.out_limit = num_field(limits, "output-byte-limit")? as u64;
+    // Optional (absent or null = unbounded): the server's bound on stdout as a JSON string body.
+    match resource.get("stdout_json_limit") {
+        None | Some(J::Null) => {}
+        Some(j) => m.out_json_limit = j.num().filter(|x| *x >= 0.0 && x.fract() == 0.0).ok_or("stdout_json_limit must be a non-negative integer or null")? as u64,
+    }
 
     let mut last: Vec<V> = Vec::new();
     let mut failure: Option<(String, &'static str, Pos, String, Vec<V>, Option<&'static str>)> = None;

@@ -117,6 +117,10 @@ pub struct Vm {
     pub step_limit: u64,
     pub out_bytes: u64,
     pub out_limit: u64,
+    /// Bytes of stdout escaped as a JSON string body so far, and the request's bound on it
+    /// (`resource_request.stdout_json_limit`; u64::MAX when the request has none).
+    pub out_json: u64,
+    pub out_json_limit: u64,
     pub stdout: String,
     pub warnings: Vec<(&'static str, Pos)>,
     finished: Option<V>,
@@ -125,6 +129,46 @@ pub struct Vm {
     env_pool: Vec<Rc<Env>>,
     /// Argument buffer for plain primitive calls (taken while in use, so re-entry gets its own).
     argbuf: Vec<V>,
+    /// Set once a fast path (`Code::fast`) gave up after real work: from then on every call runs
+    /// on the machine, so a program whose fast attempts keep failing late costs at most about
+    /// twice its machine time instead of re-running the attempt at every level.
+    fast_off: bool,
+}
+
+/// The account of one fast-path attempt (see `code::FastFn`): what the machine would have
+/// charged and recorded had it run the same call.
+pub struct Fx {
+    /// Machine transitions of the instructions executed, and the most that may be used
+    /// (the meter's remaining budget at entry): more is given up and rolled back.
+    pub steps: u64,
+    pub budget: u64,
+    /// The machine's non-tail call depth at the current point, and its high-water mark.
+    pub depth: usize,
+    pub max_depth: usize,
+    /// Non-self tail calls made (each a Rust call): bounded to keep the Rust stack bounded.
+    pub tails: u32,
+    /// The last site-setting instruction executed: `code index << 20 | pc`, or `u32::MAX`.
+    pub site: u32,
+}
+
+pub const FAST_TAIL_CAP: u32 = 100_000;
+/// A fast attempt that gave up after more transitions than this turns the fast path off.
+const FAST_WASTE_CAP: u64 = 1_000;
+
+/// UTF-8 bytes of `s` inside a JSON string as JSON.stringify writes it: `"` and `\\` and the
+/// short-escaped controls (\b \t \n \f \r) take 2, the other controls below U+0020 take 6
+/// (\uXXXX), everything else its UTF-8 length (a Rust string holds no lone surrogate, the one
+/// other case JSON.stringify writes as \uXXXX).
+pub fn json_escaped_len(s: &str) -> u64 {
+    let mut n = s.len() as u64;
+    for &b in s.as_bytes() {
+        if b < 0x20 {
+            n += if b == 8 || b == 9 || b == 10 || b == 12 || b == 13 { 1 } else { 5 };
+        } else if b == b'"' || b == b'\\' {
+            n += 1;
+        }
+    }
+    n
 }
 
 fn new_env(parent: Option<Rc<Env>>, size: usize) -> Rc<Env> {
@@ -143,7 +187,7 @@ fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
 impl Vm {
     pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
         let prim_names = prims.iter().map(|p| p.name.clone()).collect();
-        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false });
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false, fast: None });
         Vm {
             prims,
             globals,
@@ -166,12 +210,15 @@ impl Vm {
             step_limit: u64::MAX,
             out_bytes: 0,
             out_limit: u64::MAX,
+            out_json: 0,
+            out_json_limit: u64::MAX,
             stdout: String::new(),
             warnings: Vec::new(),
             finished: None,
             run_base: 0,
             env_pool: Vec::new(),
             argbuf: Vec::with_capacity(16),
+            fast_off: false,
         }
     }
 
@@ -198,9 +245,22 @@ impl Vm {
 
     // Services for primitives ------------------------------------------------------------------
 
+    /// Charge the UTF-8 length, then append (a denied charge appends nothing). When the request
+    /// bounds stdout as a JSON string body too, an append that would take it past that bound is
+    /// denied first, before anything is charged: the run ends with the output-byte axis exhausted
+    /// (the built-in routes' RunContext.writeOut does exactly this).
     pub fn write_out(&mut self, text: &str) -> R<()> {
         let n = text.len() as u64;
-        if self.out_bytes + n > self.out_limit {
+        if self.out_json_limit != u64::MAX {
+            let escaped = json_escaped_len(text);
+            if self.out_json + escaped > self.out_json_limit {
+                return Err(Fault::Resource("output-byte"));
+            }
+            if self.out_bytes + n > self.out_limit {
+                return Err(Fault::Resource("output-byte"));
+            }
+            self.out_json += escaped;
+        } else if self.out_bytes + n > self.out_limit {
             return Err(Fault::Resource("output-byte"));
         }
         self.out_bytes += n;
@@ -1066,6 +1126,34 @@ impl Vm {
                     _ => None,
                 };
                 if let Some(c) = fast {
+                    if let (false, Some(fx)) = (tail, c.code.fast) {
+                        if !self.fast_off && self.depth < CALL_DEPTH_LIMIT && self.steps <= self.step_limit {
+                            let mut cx = Fx { steps: 0, budget: self.step_limit - self.steps, depth: self.depth + 1, max_depth: self.depth + 1, tails: 0, site: u32::MAX };
+                            match fx(self, &mut cx, &self.stack[fn_at + 1..]) {
+                                Some(v) if cx.steps <= cx.budget => {
+                                    // Exactly what the machine would have left after the call
+                                    // and the callee's RETURN (the caller's REQUIRE_ONE follows
+                                    // as a normal instruction).
+                                    self.steps += cx.steps;
+                                    if cx.max_depth > self.max_depth {
+                                        self.max_depth = cx.max_depth;
+                                    }
+                                    if cx.site != u32::MAX {
+                                        let (k, p) = ((cx.site >> 20) as usize, (cx.site & 0xf_ffff) as usize);
+                                        self.site = self.codes[k].spans[p].unwrap_or(START);
+                                    }
+                                    self.stack.truncate(fn_at);
+                                    self.stack.push(v);
+                                    return Ok(Step::Next(pc));
+                                }
+                                _ => {
+                                    if cx.steps > FAST_WASTE_CAP {
+                                        self.fast_off = true;
+                                    }
+                                }
+                            }
+                        }
+                    }
                     if c.code.stack_frame {
                         // The callee's frame is the procedure and its arguments where they
                         // already are (moved down over the caller's frame for a tail call).

@@ -1,0 +1,107 @@
+// The stdout bound on its JSON-escaped size (STDOUT_JSON_BYTES, carried to the products as
+// resource_request.stdout_json_limit) through `lispex mcp serve` with the real Topaz products and
+// the official MCP SDK client: output whose UTF-8 size is within the profile's output-byte limit
+// but whose JSON escaping is not (`"` takes 2 bytes, a control character 6) ends every member
+// with the same output-limit outcome at the same append, so the courts agree; output within the
+// bound is delivered whole by every member.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { STDOUT_JSON_BYTES } from '../../adapters/lispex/bounds.js';
+import { ComparisonResultSchema } from '../../adapters/lispex/result-schemas.js';
+import { binCommand } from '../helpers/bin.js';
+import { payload } from '../lispex-mcp/helpers.js';
+import { PRODUCTS_DIR, requireTopaz } from './harness.js';
+
+interface Observation {
+  status: string;
+  stdout: { byte_length: number; text: string };
+  engine: { implementation: string };
+  resource_outcome: { status: string; limit: string | null };
+}
+
+async function connect(): Promise<Client> {
+  const rustc = readFileSync(join(PRODUCTS_DIR, 'topaz-runtime', 'RUSTC'), 'utf8').trim();
+  const { command, args } = binCommand('lispex', [
+    'mcp',
+    'serve',
+    '--topaz-vm',
+    requireTopaz(),
+    '--topaz-compiler',
+    join(PRODUCTS_DIR, 'topaz-compiler'),
+    '--rust-tools',
+    rustc,
+  ]);
+  const client = new Client({ name: 'lispex-stdout-json-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
+  return client;
+}
+
+const COURTS = [
+  ['rust-topaz', ['rust-vm', 'topaz-vm']],
+  ['all-four', ['tree', 'rust-vm', 'topaz-vm', 'fresh-aot']],
+] as const;
+
+describe('stdout bounded on its JSON-escaped size, agreed by the external members', { timeout: 300_000 }, () => {
+  let client: Client;
+  before(async () => {
+    client = await connect();
+  });
+  after(() => client.close());
+
+  const compare = async (court: string, source: string) => {
+    const r = payload(await client.callTool({ name: 'lispex_compare_routes', arguments: { court, source } }));
+    assert.ok(ComparisonResultSchema.safeParse(r).success, `schema: ${court} ${source}`);
+    assert.equal(r.court_available, true);
+    return r as { attempted_routes: string[]; observations: Observation[]; mismatch_axes: string[]; agreement: boolean };
+  };
+
+  // One `"` per append: the bound denies exactly the append that would pass it, so the last
+  // program that fits and the first that does not are the same for every member.
+  const fitting = Math.floor(STDOUT_JSON_BYTES / 2);
+  const loop = (n: number) => `(define (loop n) (if (> n 0) (begin (display #\\") (loop (- n 1))))) (loop ${n}) 7`;
+  const limitCases = [
+    ['600,000 `"` in one append', '(display (make-string 600000 #\\"))'],
+    ['300,000 control characters in one append', '(display (make-string 300000 (integer->char 1)))'],
+    [`${fitting + 1} \`"\` one at a time (one past the bound)`, loop(fitting + 1)],
+  ] as const;
+
+  for (const [court, routes] of COURTS) {
+    for (const [name, source] of limitCases) {
+      test(`${court}: ${name} ends every member with the output limit`, async () => {
+        const r = await compare(court, source);
+        assert.deepEqual(r.attempted_routes, [...routes]);
+        assert.deepEqual(r.mismatch_axes, [], JSON.stringify(r.observations.map((o) => [o.engine, o.status, o.resource_outcome])));
+        assert.equal(r.agreement, true);
+        for (const o of r.observations) {
+          assert.equal(o.status, 'resource', o.engine.implementation);
+          assert.equal(o.resource_outcome.status, 'limit-exceeded', o.engine.implementation);
+          assert.equal(o.resource_outcome.limit, 'output-byte', o.engine.implementation);
+        }
+      });
+    }
+
+    // Exactly the bound is checked on rust-topaz only: four observations of 983,040 escaped bytes
+    // each make an MCP response line (structured content plus its text) of ~11.8 MB, past the
+    // official SDK client's 10 MiB stdio read buffer, so the client would drop the connection.
+    const fits: (readonly [string, string, number])[] = [['400,000 `"` in one append', '(display (make-string 400000 #\\")) 7', 400_000]];
+    if (court === 'rust-topaz') fits.push([`${fitting} \`"\` one at a time (exactly the bound)`, loop(fitting), fitting]);
+    for (const [name, source, length] of fits) {
+      test(`${court}: ${name} stay within the bound and are delivered whole`, async () => {
+        const r = await compare(court, source);
+        assert.deepEqual(r.attempted_routes, [...routes]);
+        assert.deepEqual(r.mismatch_axes, []);
+        assert.equal(r.agreement, true);
+        for (const o of r.observations) {
+          assert.equal(o.status, 'ok', o.engine.implementation);
+          // Compared as a boolean: a diff of half a megabyte of quotes helps nobody.
+          assert.equal(o.stdout.byte_length, length, o.engine.implementation);
+          assert.ok(o.stdout.text === '"'.repeat(length), `${o.engine.implementation}: stdout delivered whole`);
+        }
+      });
+    }
+  }
+});
