@@ -3,6 +3,7 @@ export { McpServer, ServerSession, type McpServerOptions, type ClientInfo } from
 export { McpClient, type CallOptions, type McpClientOptions } from './mcp/client.js';
 export {
   ToolRegistry,
+  TEXT_COPY_MAX_BYTES,
   describeZodError,
   type ToolDefinition,
   type ToolHandlerResult,

@@ -235,10 +235,38 @@ export class ToolRegistry {
         return failureResult(tool, { kind: 'invalid-output', message: describeZodError(checked.error) }, ctx);
       }
     }
-    const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(wire ?? {}) }, ...extraContent], isError: false };
-    if (tool.wireOutput && atLeast(ctx.protocolVersion, '2025-06-18')) result.structuredContent = wire as Record<string, unknown>;
+    const text = JSON.stringify(wire ?? {});
+    const structured = tool.wireOutput !== undefined && atLeast(ctx.protocolVersion, '2025-06-18');
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: structured ? textCopy(text) : text }, ...extraContent],
+      isError: false,
+    };
+    if (structured) result.structuredContent = wire as Record<string, unknown>;
     return result;
   }
+}
+
+/**
+ * Above this many UTF-8 bytes, a result that goes out as structuredContent is not repeated in full
+ * as text. The MCP spec asks for the text copy "for backwards compatibility" (SHOULD); a client
+ * that reads structuredContent gets everything there, and a full copy of a large result — its
+ * escapes escaped again inside the JSON-RPC string — can more than double the message: a 4 MiB
+ * comparison result became an ~12 MB line, past the official SDK client's 10 MiB stdio read
+ * buffer, which then drops the connection. Clients of older protocol versions still get the
+ * whole JSON as text (it is their only copy).
+ */
+export const TEXT_COPY_MAX_BYTES = 1_048_576;
+
+function textCopy(json: string): string {
+  // A UTF-16 unit is at least one UTF-8 byte: the cheap check first.
+  if (json.length <= TEXT_COPY_MAX_BYTES / 3) return json;
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes <= TEXT_COPY_MAX_BYTES) return json;
+  return JSON.stringify({
+    text_copy: 'omitted',
+    structured_content_bytes: bytes,
+    reason: `the result is ${bytes} bytes of JSON, over the ${TEXT_COPY_MAX_BYTES}-byte text copy limit: it is in structuredContent only`,
+  });
 }
 
 function failureResult(

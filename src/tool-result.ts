@@ -56,8 +56,10 @@ export function rawResult(result: CallToolResult): RawToolResult {
   return new RawToolResult(result);
 }
 
-/** Read the JSON payload out of a result produced by this library (first text block). */
+/** Read the JSON payload out of a result produced by this library (structuredContent, else the first text block). */
 export function parseToolPayload(result: CallToolResult): unknown {
+  // structuredContent is the whole payload; a large result's text is only a note (TEXT_COPY_MAX_BYTES).
+  if (result.structuredContent !== undefined) return result.structuredContent;
   const first = result.content?.[0];
   if (first?.type !== 'text' || typeof first.text !== 'string') return undefined;
   try {

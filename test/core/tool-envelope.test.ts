@@ -9,6 +9,7 @@ import {
   McpServer,
   type ResultEnvelope,
   ToolError,
+  TEXT_COPY_MAX_BYTES,
   ToolRegistry,
   createLogger,
   parseToolPayload,
@@ -211,4 +212,33 @@ test('a handler whose return type does not match its output schema does not comp
   });
   // Without an output schema anything JSON goes.
   new ToolRegistry().define({ name: 'free', description: '', input: z.object({}), handler: () => ({ anything: 1 }) });
+});
+
+test('a result over TEXT_COPY_MAX_BYTES goes out whole as structuredContent and as a short note in text; older versions get the whole text', {
+  timeout: 30_000,
+}, async () => {
+  const big = '"'.repeat(TEXT_COPY_MAX_BYTES); // every quote is escaped: ~2 MiB of JSON
+  const tools = new ToolRegistry().define({
+    name: 'big',
+    description: 'a large result',
+    input: z.object({ small: z.boolean() }),
+    output: z.object({ text: z.string() }),
+    handler: ({ small }) => ({ text: small ? 'tiny' : big }),
+  });
+  const current = await pair(tools);
+  const r = await current.callTool('big', { small: false });
+  assert.equal(r.isError, false);
+  assert.equal((r.structuredContent as { text: string }).text, big);
+  const note = JSON.parse((r.content[0] as { text: string }).text);
+  assert.equal(note.text_copy, 'omitted');
+  assert.equal(note.structured_content_bytes, Buffer.byteLength(JSON.stringify({ text: big })));
+  assert.deepEqual(parseToolPayload(r), { text: big });
+  // Small results keep their full text copy.
+  const small = await current.callTool('big', { small: true });
+  assert.deepEqual(JSON.parse((small.content[0] as { text: string }).text), { text: 'tiny' });
+  // Before 2025-06-18 the text is the only copy: always whole.
+  const old = await pair(tools, '2024-11-05');
+  const o = await old.callTool('big', { small: false });
+  assert.equal(o.structuredContent, undefined);
+  assert.deepEqual(JSON.parse((o.content[0] as { text: string }).text), { text: big });
 });

@@ -84,11 +84,12 @@ describe('stdout bounded on its JSON-escaped size, agreed by the external member
       });
     }
 
-    // Exactly the bound is checked on rust-topaz only: four observations of 983,040 escaped bytes
-    // each make an MCP response line (structured content plus its text) of ~11.8 MB, past the
-    // official SDK client's 10 MiB stdio read buffer, so the client would drop the connection.
+    // Exactly the bound on all-four: four observations of 983,040 escaped bytes each. Before the
+    // registry omitted the text copy of results over TEXT_COPY_MAX_BYTES, this made an ~11.8 MB
+    // response line, past the official SDK client's 10 MiB stdio read buffer (the client dropped
+    // the connection).
     const fits: (readonly [string, string, number])[] = [['400,000 `"` in one append', '(display (make-string 400000 #\\")) 7', 400_000]];
-    if (court === 'rust-topaz') fits.push([`${fitting} \`"\` one at a time (exactly the bound)`, loop(fitting), fitting]);
+    fits.push([`${fitting} \`"\` one at a time (exactly the bound)`, loop(fitting), fitting]);
     for (const [name, source, length] of fits) {
       test(`${court}: ${name} stay within the bound and are delivered whole`, async () => {
         const r = await compare(court, source);

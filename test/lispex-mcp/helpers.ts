@@ -1,5 +1,6 @@
 // Shared helpers of the Lispex MCP tests: connect the official SDK client to a Lispex server in
 // memory, read tool payloads, and count host calls (to prove a bound was enforced before work).
+import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '../../transports/index.js';
 import { createLispexServer } from '../../adapters/lispex/index.js';
@@ -41,9 +42,17 @@ export async function connectInMemory(
   return { client, close: () => client.close() };
 }
 
-/** The JSON payload of a tool result (the first text block). */
+/**
+ * The JSON payload of a tool result: the first text block, which must equal structuredContent when
+ * both are there — unless the result is over the registry's text-copy limit, whose text is then a
+ * note and structuredContent the payload.
+ */
 export function payload(result: ToolCallResult): any {
   const first = (result.content as Array<{ type: string; text?: string }>)[0];
   if (first?.type !== 'text' || first.text === undefined) throw new Error('no text content in the result');
-  return JSON.parse(first.text);
+  const text = JSON.parse(first.text);
+  if (result.structuredContent === undefined) return text;
+  if (text?.text_copy === 'omitted') return result.structuredContent;
+  assert.deepEqual(text, result.structuredContent, 'the text copy is the structured content');
+  return text;
 }
