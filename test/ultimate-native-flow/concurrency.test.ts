@@ -67,4 +67,22 @@ describe('native flow: races', { timeout: 120_000 }, () => {
     assert.equal(h.dev.nativeState.mode, 'firmware');
     assert.equal((await h.get(`/v13/native/intents/${intent.intent_id}`)).body.intent.state, 'revoked');
   });
+
+  it('GET /v13/jobs/active shows a native run while it holds the device, and nothing once it ended', async () => {
+    const intent = (await h.intent({ mode: 'one-shot' })).body.intent;
+    const hold = stepsFor(h.dev).hold('run-update');
+    const started = await h.post('/v13/native/runs', { intent_id: intent.intent_id, device_host: h.host });
+    assert.equal(started.status, 201);
+    await hold.reached;
+    const active = (await h.get('/v13/jobs/active')).body.job;
+    assert.equal(active?.job_id, started.body.job.job_id);
+    assert.equal(active.state, 'running');
+    assert.equal(active.intent_id, intent.intent_id);
+    hold.release();
+    const run = await h.waitRun(started.body.native_run.native_run_id);
+    assert.equal(run.state, 'completed');
+    await h.waitJob(started.body.job.job_id);
+    assert.equal((await h.get('/v13/jobs/active')).body.job, null);
+    await h.powerCycle();
+  });
 });

@@ -16,6 +16,7 @@ import {
   CheckpointCompareQuerySchema,
   CheckpointComparisonsQuerySchema,
   CompareQuerySchema,
+  type Job,
   JobRequestSchema,
   ProbeRequestSchema,
   ResolveQuerySchema,
@@ -144,6 +145,8 @@ export class UltimateToolService {
   readonly #native: NativeStore;
   /** Native operations holding (or waiting for) the target lease; stop() lets them end first. */
   readonly #nativeInFlight = new Set<Promise<unknown>>();
+  /** Native jobs not yet ended (they run under the target lease, outside the JobRunner). */
+  readonly #nativeLiveJobs = new Map<string, Job>();
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions, manifest: Manifest) {
@@ -192,7 +195,7 @@ export class UltimateToolService {
       { method: 'GET', re: /^\/v13\/checkpoint-comparisons$/, handler: (_m, url) => this.#checkpointComparisons(url) },
       { method: 'GET', re: /^\/v13\/checkpoint-comparisons\/([^/]+)$/, handler: (m) => this.#checkpointComparison(m[1]!) },
       { method: 'GET', re: /^\/v13\/jobs$/, handler: (_m, url) => this.#listJobs(url) },
-      { method: 'GET', re: /^\/v13\/jobs\/active$/, handler: () => ok({ job: this.#jobs.activeJob() }) },
+      { method: 'GET', re: /^\/v13\/jobs\/active$/, handler: () => ok({ job: this.#activeJob() }) },
       { method: 'GET', re: /^\/v13\/jobs\/([^/]+)$/, handler: (m) => this.#job(m[1]!) },
       { method: 'POST', re: /^\/v13\/probes$/, handler: (_m, _u, body) => this.#probe(body) },
       { method: 'POST', re: /^\/v13\/jobs$/, handler: (_m, _u, body) => this.#startJob(body) },
@@ -524,6 +527,14 @@ export class UltimateToolService {
 
   // ---- trusted-native flow (native/, docs/ultimate/NATIVE.md "The service flow") ----
 
+  /** The running test job, else the running native job (both hold the target lease; one runs at a time). */
+  #activeJob(): Job | null {
+    const test = this.#jobs.activeJob();
+    if (test) return test;
+    for (const job of this.#nativeLiveJobs.values()) if (job.state === 'running') return structuredClone(job);
+    return null;
+  }
+
   #nativeRoutes(): NativeRoute[] {
     const ctx: NativeContext = {
       store: this.store,
@@ -540,6 +551,7 @@ export class UltimateToolService {
       logger: this.#log,
       now: this.#now,
       outputTimeoutMs: this.#opts.nativeOutputTimeoutMs ?? 30_000,
+      liveJobs: this.#nativeLiveJobs,
     };
     return nativeRoutes(ctx, () => this.#manifest(), ok);
   }

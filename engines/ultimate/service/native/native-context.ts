@@ -23,6 +23,8 @@ export interface NativeContext {
   now: () => number;
   /** How long a native run's output is awaited on the lab bench (default 30 s). */
   outputTimeoutMs: number;
+  /** Native jobs not yet ended, by id: GET /v13/jobs/active shows the running one like a test job. */
+  liveJobs: Map<string, Job>;
 }
 
 export function isoNow(ctx: NativeContext): string {
@@ -48,7 +50,7 @@ export function isAmbiguous(e: unknown): boolean {
 /** A job record for a native operation (served by GET /v13/jobs/{id} like every other job). */
 export function newNativeJob(ctx: NativeContext, kind: string, extra: Record<string, unknown> = {}): Job & Record<string, unknown> {
   const now = isoNow(ctx);
-  return {
+  const job: Job & Record<string, unknown> = {
     job_id: randomUUID(),
     state: 'running',
     test: kind,
@@ -65,6 +67,8 @@ export function newNativeJob(ctx: NativeContext, kind: string, extra: Record<str
     kind,
     ...extra,
   };
+  ctx.liveJobs.set(job.job_id, job);
+  return job;
 }
 
 export function saveJob(
@@ -79,6 +83,7 @@ export function saveJob(
     job.finished_at = isoNow(ctx);
     job.progress.completed_runs = 1;
     job.error = end.error ?? null;
+    ctx.liveJobs.delete(job.job_id);
   }
   ctx.store.putJob(job);
 }
