@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Job, RunRecord, RunSummary } from './api-schemas.js';
 import { CheckpointPairTable } from './checkpoint-pairs.js';
+import { pageBySeq } from './seq-page.js';
 
 export interface StoredProbe {
   probe_id: string;
@@ -30,15 +31,6 @@ export interface RunPage {
 
 export const INTERRUPTED_REASON =
   'the service stopped (crash, kill or restart) while this job was queued or running; no run of it was half-written';
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(`r${seq}`).toString('base64url');
-}
-function decodeCursor(cursor: string): number | undefined {
-  const s = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^r[0-9]{1,15}$/.test(s)) return undefined;
-  return Number(s.slice(1));
-}
 
 export class ServiceStore {
   readonly dir: string;
@@ -171,35 +163,14 @@ export class ServiceStore {
 
   /** Newest first; `cursor` continues after the last run of the previous page. */
   listRuns(q: { limit: number; cursor?: string; test?: string; target?: string; status?: string }): RunPage | 'bad-cursor' {
-    const where: string[] = [];
-    const args: Array<string | number> = [];
-    if (q.cursor !== undefined) {
-      const seq = decodeCursor(q.cursor);
-      if (seq === undefined) return 'bad-cursor';
-      where.push('seq < ?');
-      args.push(seq);
-    }
-    if (q.test !== undefined) {
-      where.push('test = ?');
-      args.push(q.test);
-    }
-    if (q.target !== undefined) {
-      where.push('target = ?');
-      args.push(q.target);
-    }
-    if (q.status !== undefined) {
-      // The same expression as the runs_by_status index, so SQLite pages it by index.
-      where.push("json_extract(summary, '$.status') = ?");
-      args.push(q.status);
-    }
-    const sql = `SELECT seq, summary FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
-    const rows = this.#db.prepare(sql).all(...args, q.limit + 1) as Array<{ seq: number; summary: string }>;
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    return {
-      runs: page.map((r) => JSON.parse(r.summary) as RunSummary),
-      nextCursor: rows.length > q.limit && last ? encodeCursor(last.seq) : null,
-    };
+    const where: Array<[string, string]> = [];
+    if (q.test !== undefined) where.push(['test = ?', q.test]);
+    if (q.target !== undefined) where.push(['target = ?', q.target]);
+    // The same expression as the runs_by_status index, so SQLite pages it by index.
+    if (q.status !== undefined) where.push(["json_extract(summary, '$.status') = ?", q.status]);
+    const page = pageBySeq(this.#db, { table: 'runs', column: 'summary', tag: 'r', where, limit: q.limit, cursor: q.cursor });
+    if (page === 'bad-cursor') return page;
+    return { runs: page.values.map((v) => JSON.parse(v) as RunSummary), nextCursor: page.nextCursor };
   }
 
   putJob(job: Job): void {

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sha256Hex, writeFileDurable } from '../../../../common/index.js';
+import { pageBySeq } from '../seq-page.js';
 import { type IntentEvent, applyIntentEvent } from './intent-state.js';
 import {
   type IntentState,
@@ -19,14 +20,6 @@ import {
   type NativeRunSummary,
   UNFINISHED_RUN_STATES,
 } from './native-records.js';
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(`i${seq}`).toString('base64url');
-}
-function decodeCursor(cursor: string): number | undefined {
-  const s = Buffer.from(cursor, 'base64url').toString('utf8');
-  return /^i[0-9]{1,15}$/.test(s) ? Number(s.slice(1)) : undefined;
-}
 
 export class NativeStore {
   readonly dir: string;
@@ -133,26 +126,10 @@ export class NativeStore {
     cursor?: string;
     state?: IntentState;
   }): { intents: NativeIntent[]; nextCursor: string | null } | 'bad-cursor' {
-    const where: string[] = [];
-    const args: Array<string | number> = [];
-    if (q.cursor !== undefined) {
-      const seq = decodeCursor(q.cursor);
-      if (seq === undefined) return 'bad-cursor';
-      where.push('seq < ?');
-      args.push(seq);
-    }
-    if (q.state !== undefined) {
-      where.push('state = ?');
-      args.push(q.state);
-    }
-    const sql = `SELECT seq, doc FROM intents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
-    const rows = this.#db.prepare(sql).all(...args, q.limit + 1) as Array<{ seq: number; doc: string }>;
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    return {
-      intents: page.map((r) => JSON.parse(r.doc) as NativeIntent),
-      nextCursor: rows.length > q.limit && last ? encodeCursor(last.seq) : null,
-    };
+    const where: Array<[string, string]> = q.state !== undefined ? [['state = ?', q.state]] : [];
+    const page = pageBySeq(this.#db, { table: 'intents', column: 'doc', tag: 'i', where, limit: q.limit, cursor: q.cursor });
+    if (page === 'bad-cursor') return page;
+    return { intents: page.values.map((v) => JSON.parse(v) as NativeIntent), nextCursor: page.nextCursor };
   }
 
   // ---- native runs ----
