@@ -4,6 +4,7 @@
 // terminate the WHOLE process group (SIGKILL to -pgid), so grandchildren cannot outlive a run.
 
 import { spawn } from 'node:child_process';
+import { killProcessGroup } from '../../../common/index.js';
 
 export type ProductRunOutcome =
   | { readonly kind: 'exited'; readonly stdout: string; readonly exitCode: number; readonly stderr: string; readonly wallMs: number }
@@ -37,14 +38,6 @@ export function processGroupAlive(pgid: number): boolean {
   }
 }
 
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
 export function runProduct(options: ProductRunOptions): Promise<ProductRunOutcome> {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -72,7 +65,7 @@ export function runProduct(options: ProductRunOptions): Promise<ProductRunOutcom
     const finishEarly = (outcome: ProductRunOutcome): void => {
       if (stop !== null) return;
       stop = outcome;
-      if (pgid !== undefined) killGroup(pgid);
+      if (pgid !== undefined) killProcessGroup(pgid);
     };
     const timer = setTimeout(() => finishEarly({ kind: 'wall-clock-exceeded', limitMs: options.wallClockMs }), options.wallClockMs);
     const onAbort = (): void => finishEarly({ kind: 'cancelled' });
@@ -99,7 +92,7 @@ export function runProduct(options: ProductRunOptions): Promise<ProductRunOutcom
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       // Whatever the product left behind in its group goes too.
-      if (pgid !== undefined) killGroup(pgid);
+      if (pgid !== undefined) killProcessGroup(pgid);
       if (stop !== null) {
         resolve(stop);
         return;
