@@ -26,6 +26,8 @@ pub struct Code {
     /// The compiled fast path of this procedure (topaz-aot), tried on a non-tail call: see
     /// `FastFn`.
     pub fast: Option<FastFn>,
+    /// The quick tier's register form of this procedure (`quick`), tried on a non-tail call.
+    pub quick: Option<crate::quick::QCode>,
 }
 
 /// A procedure compiled to plain Rust over fixnums (topaz-aot's fast path): takes the call's

@@ -9,5 +9,6 @@ pub mod num;
 pub mod prims;
 pub mod printer;
 pub mod protocol;
+pub mod quick;
 pub mod value;
 pub mod vm;

@@ -6,7 +6,7 @@
 
 use crate::code::{self, Code, NativeFn};
 use crate::json::{self, quote, J};
-use crate::{bigint, num, prims, printer, vm};
+use crate::{bigint, num, prims, printer, quick, vm};
 use std::io::{Read, Write};
 use std::rc::Rc;
 use crate::value::*;
@@ -206,7 +206,8 @@ fn run_request(req: &J) -> Result<String, String> {
         };
         let (f, control, _known) = prims::lookup(&name);
         prim_ids.insert(name.clone(), i as u16);
-        prims.push(vm::PrimDef { name, min, max, control, f });
+        let pure = control == vm::Control::Plain && prims::is_pure(&name);
+        prims.push(vm::PrimDef { name, min, max, control, f, pure });
     }
     let dec = Decoder { prim_ids };
 
@@ -227,6 +228,7 @@ fn run_request(req: &J) -> Result<String, String> {
         form_codes.push(num_field(f, "code")? as usize);
     }
     let mut codes: Vec<Rc<Code>> = Vec::new();
+    let mut parts: Vec<(Code, Vec<i32>)> = Vec::new();
     for c in d.get("codes").and_then(|x| x.arr()).ok_or("missing codes")? {
         let ins: Vec<i32> = c.get("code").and_then(|x| x.arr()).ok_or("code without instructions")?.iter().map(|x| x.num().unwrap_or(-1.0) as i32).collect();
         let mut consts = Vec::new();
@@ -244,7 +246,7 @@ fn run_request(req: &J) -> Result<String, String> {
             }
         }
         verify(&ins)?;
-        let index = codes.len();
+        let index = parts.len();
         let (native, fast) = match natives.iter().find(|n| n.index == index) {
             Some(n) if n.ins == &ins[..] => (Some(n.f), n.fast),
             Some(_) => return Err(format!("code object {} differs from the one this program was compiled from", index)),
@@ -255,20 +257,35 @@ fn run_request(req: &J) -> Result<String, String> {
         }
         let mut ins = ins;
         let stack_frame = code::lower(&mut ins, form_codes.contains(&index));
+        let lowered = ins.clone();
         code::fuse(&mut ins);
         ins.extend_from_slice(&[0; code::PADDING]);
-        codes.push(Rc::new(Code {
-            name: c.get("name").and_then(|x| x.str()).map(|s| s.to_string()),
-            required: num_field(c, "required")? as usize,
-            rest: matches!(c.get("rest"), Some(J::Bool(true))),
-            frame: num_field(c, "frame")? as usize,
-            ins,
-            consts,
-            spans,
-            native,
-            stack_frame,
-            fast,
-        }));
+        parts.push((
+            Code {
+                name: c.get("name").and_then(|x| x.str()).map(|s| s.to_string()),
+                required: num_field(c, "required")? as usize,
+                rest: matches!(c.get("rest"), Some(J::Bool(true))),
+                frame: num_field(c, "frame")? as usize,
+                ins,
+                consts,
+                spans,
+                native,
+                stack_frame,
+                fast,
+                quick: None,
+            },
+            lowered,
+        ));
+    }
+    // The quick tier's register forms, for the whole program at once (a code object's form
+    // depends on the procedures it reads from globals).
+    let pure: Vec<bool> = prims.iter().map(|p| p.pure).collect();
+    let inputs: Vec<quick::compile::Input> = parts.iter().map(|(c, lowered)| quick::compile::Input { ins: lowered, stack_frame: c.stack_frame, rest: c.rest, frame: c.frame, consts: &c.consts }).collect();
+    let quick_forms = quick::compile::compile_program(&inputs, &pure, &form_codes);
+    drop(inputs);
+    for ((mut c, _), q) in parts.into_iter().zip(quick_forms) {
+        c.quick = q;
+        codes.push(Rc::new(c));
     }
 
     let mut m = vm::Vm::new(prims, globals, global_names, codes.clone());

@@ -133,13 +133,45 @@ impl V {
     /// clone leaves exactly the extra count the copy owns).
     #[inline(always)]
     pub fn dup(&self) -> V {
-        match self {
-            V::Int(_) | V::Bool(_) | V::Nil | V::Flo(_) | V::Char(_) | V::Unspec | V::Prim(_) | V::Unassigned => {}
-            _ => std::mem::forget(self.clone()),
+        if !self.is_immediate() {
+            std::mem::forget(self.clone());
         }
         // SAFETY: immediates are plain data; for the others the forgotten clone above gave this
         // copy its own reference count.
         unsafe { std::ptr::read(self) }
+    }
+    /// Plain data with nothing to count or free.
+    #[inline(always)]
+    pub fn is_immediate(&self) -> bool {
+        matches!(self, V::Int(_) | V::Bool(_) | V::Nil | V::Flo(_) | V::Char(_) | V::Unspec | V::Prim(_) | V::Unassigned)
+    }
+    /// Overwrite `slot` with `v`, dropping the old value only when it owns something (the common
+    /// overwrite of a fixnum then costs one store, no drop call).
+    #[inline(always)]
+    pub fn put(slot: &mut V, v: V) {
+        if slot.is_immediate() {
+            // SAFETY: the old value is plain data; overwriting it without a drop leaks nothing.
+            unsafe { std::ptr::write(slot, v) }
+        } else {
+            *slot = v;
+        }
+    }
+    /// Store a fixnum: when the slot already holds one only the payload is written (a whole
+    /// value built in a temporary and copied in would stall store forwarding).
+    #[inline(always)]
+    pub fn put_int(slot: &mut V, i: i64) {
+        match slot {
+            V::Int(x) => *x = i,
+            _ => V::put(slot, V::Int(i)),
+        }
+    }
+    /// Store a boolean, as `put_int`.
+    #[inline(always)]
+    pub fn put_bool(slot: &mut V, b: bool) {
+        match slot {
+            V::Bool(x) => *x = b,
+            _ => V::put(slot, V::Bool(b)),
+        }
     }
     pub fn cons(a: V, d: V) -> V {
         V::Pair(Rc::new(Pair { car: a, cdr: d }))

@@ -36,6 +36,9 @@ pub struct PrimDef {
     pub max: usize,
     pub control: Control,
     pub f: PrimFn,
+    /// May run inside the quick tier: neither prints, warns, mutates nor calls back
+    /// (`prims::is_pure`).
+    pub pure: bool,
 }
 
 enum Handler {
@@ -133,6 +136,8 @@ pub struct Vm {
     /// on the machine, so a program whose fast attempts keep failing late costs at most about
     /// twice its machine time instead of re-running the attempt at every level.
     fast_off: bool,
+    /// The quick tier's buffers, reused across attempts.
+    tier: crate::quick::run::Tier,
 }
 
 /// The account of one fast-path attempt (see `code::FastFn`): what the machine would have
@@ -187,7 +192,7 @@ fn env_at(env: &Rc<Env>, depth: i32) -> Rc<Env> {
 impl Vm {
     pub fn new(prims: Vec<PrimDef>, globals: Vec<V>, global_names: Vec<Rc<str>>, codes: Vec<Rc<Code>>) -> Vm {
         let prim_names = prims.iter().map(|p| p.name.clone()).collect();
-        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false, fast: None });
+        let dummy = Rc::new(Code { name: None, required: 0, rest: false, frame: 1, ins: vec![op::RETURN, 0, 0, 0], consts: vec![], spans: vec![None; 4], native: None, stack_frame: false, fast: None, quick: None });
         Vm {
             prims,
             globals,
@@ -219,6 +224,7 @@ impl Vm {
             env_pool: Vec::new(),
             argbuf: Vec::with_capacity(16),
             fast_off: false,
+            tier: Default::default(),
         }
     }
 
@@ -758,6 +764,46 @@ impl Vm {
         }
     }
 
+    /// Try a non-tail call to `c` (at `fn_at` on the stack, arguments above it) on a fast path:
+    /// the fresh AOT's compiled one when the code object has it, else the quick tier. On a value
+    /// the machine is left exactly as the call and the callee's RETURN would have left it (the
+    /// caller's REQUIRE_ONE follows as a normal instruction) and true is returned; on giving up
+    /// nothing has changed and the call runs on the machine.
+    fn try_fast(&mut self, c: &Rc<Closure>, fn_at: usize) -> Option<()> {
+        let mut cx = Fx { steps: 0, budget: self.step_limit - self.steps, depth: self.depth + 1, max_depth: self.depth + 1, tails: 0, site: u32::MAX };
+        let r = match c.code.fast {
+            Some(fx) => fx(self, &mut cx, &self.stack[fn_at + 1..]),
+            None => {
+                let mut tier = std::mem::take(&mut self.tier);
+                tier.begin(c, &self.stack[fn_at + 1..]);
+                let r = crate::quick::run::attempt(self, &mut tier, &mut cx);
+                self.tier = tier;
+                r
+            }
+        };
+        match r {
+            Some(v) if cx.steps <= cx.budget => {
+                self.steps += cx.steps;
+                if cx.max_depth > self.max_depth {
+                    self.max_depth = cx.max_depth;
+                }
+                if cx.site != u32::MAX {
+                    let (k, p) = ((cx.site >> 20) as usize, (cx.site & 0xf_ffff) as usize);
+                    self.site = self.codes[k].spans[p].unwrap_or(START);
+                }
+                self.stack.truncate(fn_at);
+                self.stack.push(v);
+                Some(())
+            }
+            _ => {
+                if cx.steps > FAST_WASTE_CAP {
+                    self.fast_off = true;
+                }
+                None
+            }
+        }
+    }
+
     fn prim_call(&mut self, k: &V, args: &[V]) -> R<V> {
         let i = match k {
             V::Prim(i) => *i as usize,
@@ -1126,32 +1172,9 @@ impl Vm {
                     _ => None,
                 };
                 if let Some(c) = fast {
-                    if let (false, Some(fx)) = (tail, c.code.fast) {
-                        if !self.fast_off && self.depth < CALL_DEPTH_LIMIT && self.steps <= self.step_limit {
-                            let mut cx = Fx { steps: 0, budget: self.step_limit - self.steps, depth: self.depth + 1, max_depth: self.depth + 1, tails: 0, site: u32::MAX };
-                            match fx(self, &mut cx, &self.stack[fn_at + 1..]) {
-                                Some(v) if cx.steps <= cx.budget => {
-                                    // Exactly what the machine would have left after the call
-                                    // and the callee's RETURN (the caller's REQUIRE_ONE follows
-                                    // as a normal instruction).
-                                    self.steps += cx.steps;
-                                    if cx.max_depth > self.max_depth {
-                                        self.max_depth = cx.max_depth;
-                                    }
-                                    if cx.site != u32::MAX {
-                                        let (k, p) = ((cx.site >> 20) as usize, (cx.site & 0xf_ffff) as usize);
-                                        self.site = self.codes[k].spans[p].unwrap_or(START);
-                                    }
-                                    self.stack.truncate(fn_at);
-                                    self.stack.push(v);
-                                    return Ok(Step::Next(pc));
-                                }
-                                _ => {
-                                    if cx.steps > FAST_WASTE_CAP {
-                                        self.fast_off = true;
-                                    }
-                                }
-                            }
+                    if !tail && !self.fast_off && self.depth < CALL_DEPTH_LIMIT && self.steps <= self.step_limit && (c.code.fast.is_some() || c.code.quick.is_some()) {
+                        if self.try_fast(&c, fn_at).is_some() {
+                            return Ok(Step::Next(pc));
                         }
                     }
                     if c.code.stack_frame {

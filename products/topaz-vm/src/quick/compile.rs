@@ -1,0 +1,493 @@
+//! Stack bytecode → quick register form, at load time.
+//!
+//! Pass 1 follows every path through a code object to find the operand-stack depth before each
+//! reachable instruction (paths that meet must agree) and the jump targets, and rejects the code
+//! object if any instruction is outside the tier (see `quick`). Pass 2 walks the reachable
+//! instructions in order with a symbolic stack: an entry is either materialized in its register
+//! (`frame + depth`) or pending — a copy of a frame slot, a constant or a global not yet made,
+//! which the consuming instruction reads from its source. Pending entries are materialized at a
+//! jump target (paths arriving by a jump expect registers), before a branch, before a store to a
+//! frame slot (a pending copy of that slot must see the old value) and when a rare instruction
+//! needs plain registers. A pending copy's transition is carried into the next emitted
+//! instruction, which every path through the copy executes (nothing leaves a straight-line run
+//! of instructions without emitting one).
+
+use super::{Cmp, Ins, Opnd, QCode, Un, O, Q};
+use crate::code::op;
+use crate::value::V;
+use std::collections::HashMap;
+
+/// What the compiler needs of one code object.
+pub struct Input<'a> {
+    /// The lowered instruction stream (`code::lower`), before fusion and padding.
+    pub ins: &'a [i32],
+    pub stack_frame: bool,
+    pub rest: bool,
+    pub frame: usize,
+    pub consts: &'a [V],
+}
+
+/// Quick forms for a whole program: `pure[i]` says whether primitive `i` may run inside the tier,
+/// `forms` are the top-level form code indexes. A code object also stays on the machine when it
+/// reads a global that the program defines once as a procedure without a quick form (its calls
+/// would give up every time).
+pub fn compile_program(inputs: &[Input], pure: &[bool], forms: &[usize]) -> Vec<Option<QCode>> {
+    let mut out: Vec<Option<QCode>> = Vec::with_capacity(inputs.len());
+    let mut reads: Vec<Vec<usize>> = Vec::with_capacity(inputs.len());
+    for (k, c) in inputs.iter().enumerate() {
+        let mut r = Vec::new();
+        out.push(compile(k, c, pure, &mut r));
+        reads.push(r);
+    }
+    let procs = defined_procedures(inputs, forms);
+    loop {
+        let mut changed = false;
+        for k in 0..out.len() {
+            if out[k].is_some() && reads[k].iter().any(|g| matches!(procs.get(g), Some(&p) if out[p].is_none())) {
+                out[k] = None;
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+/// Words of a lowered instruction (opcode included).
+fn width(o: i32) -> Option<usize> {
+    Some(match o {
+        op::SLOCAL | op::SINIT | op::SUNASSIGN => 2,
+        op::SLOCAL3 | op::SLOCAL_CHECKED | op::SSET => 3,
+        op::SLOCAL_CHECKED4 => 4,
+        _ => 1 + op::operands(o)?,
+    })
+}
+
+fn int(v: Option<&V>) -> Option<usize> {
+    match v {
+        Some(V::Int(i)) if *i >= 0 => Some(*i as usize),
+        _ => None,
+    }
+}
+
+/// Globals defined exactly once, by `CLOSURE k; DEFINE_GLOBAL g` in a top-level form and never
+/// assigned: global → code object of its procedure.
+fn defined_procedures(inputs: &[Input], forms: &[usize]) -> HashMap<usize, usize> {
+    let mut seen: HashMap<usize, Option<usize>> = HashMap::new();
+    for (i, c) in inputs.iter().enumerate() {
+        let mut pc = 0;
+        let mut prev: Option<usize> = None;
+        while pc < c.ins.len() {
+            let o = c.ins[pc];
+            let w = match width(o) {
+                Some(w) => w,
+                None => break,
+            };
+            let a1 = c.ins.get(pc + 1).copied().unwrap_or(-1);
+            if o == op::DEFINE_GLOBAL || o == op::SET_GLOBAL {
+                if let Some(g) = usize::try_from(a1).ok().and_then(|a| int(c.consts.get(a))) {
+                    let k = if o == op::DEFINE_GLOBAL && forms.contains(&i) { prev } else { None };
+                    let entry = seen.entry(g).or_insert(k);
+                    if *entry != k {
+                        *entry = None;
+                    }
+                }
+            }
+            prev = if o == op::CLOSURE { usize::try_from(a1).ok().and_then(|a| int(c.consts.get(a))) } else { None };
+            pc += w;
+        }
+    }
+    seen.into_iter().filter_map(|(g, k)| k.map(|k| (g, k))).collect()
+}
+
+/// Stack effect (pops, pushes) of an instruction inside the tier, or None when it is outside.
+fn effect(o: i32, a1: i32) -> Option<(usize, usize)> {
+    Some(match o {
+        op::CONST | op::PRIMITIVE | op::SLOCAL | op::SLOCAL3 | op::SLOCAL_CHECKED | op::SLOCAL_CHECKED4 | op::LOCAL | op::LEXICAL | op::LEXICAL_CHECKED | op::GLOBAL => (0, 1),
+        op::SSET => (1, 1),
+        op::SINIT | op::POP | op::JUMP_IF_FALSE | op::JNULLP | op::JPAIRP | op::RETURN => (1, 0),
+        op::SUNASSIGN | op::REQUIRE_ONE | op::JUMP => (0, 0),
+        op::VALUES => (usize::try_from(a1).ok()?, 1),
+        op::CALL => (usize::try_from(a1).ok()? + 1, 1),
+        op::TAIL_CALL => (usize::try_from(a1).ok()? + 1, 0),
+        op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ | op::CONS | op::EQ => (2, 1),
+        op::CAR | op::CDR | op::NULLP | op::PAIRP | op::NOT | op::ZEROP => (1, 1),
+        op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => (2, 0),
+        _ => return None,
+    })
+}
+
+fn cmp_of(o: i32) -> Option<Cmp> {
+    Some(match o {
+        op::LT | op::JLT => Cmp::Lt,
+        op::GT | op::JGT => Cmp::Gt,
+        op::LE | op::JLE => Cmp::Le,
+        op::GE | op::JGE => Cmp::Ge,
+        op::NUM_EQ | op::JNUM_EQ => Cmp::Eq,
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy)]
+enum Ent {
+    Mat,
+    Pend(Opnd),
+}
+
+/// Site ids share `vm::Fx::site`'s encoding; code objects or positions beyond it stay off the tier.
+const MAX_CODES: usize = 1 << 12;
+const MAX_PC: usize = 1 << 20;
+
+struct Emitter {
+    frame: u32,
+    st: Vec<Ent>,
+    ops: Vec<Ins>,
+    args: Vec<O>,
+    others: Vec<Opnd>,
+    /// Transitions of pending copies and dropped entries not yet charged by an emitted instruction.
+    carry: u32,
+    site_base: u32,
+}
+
+impl Emitter {
+    fn reg(&self, depth: usize) -> u32 {
+        self.frame + depth as u32
+    }
+    fn emit(&mut self, op: Q, own: u32, site_pc: Option<usize>) {
+        let steps = own + std::mem::take(&mut self.carry);
+        let site = match site_pc {
+            Some(pc) => self.site_base | pc as u32,
+            None => u32::MAX,
+        };
+        self.ops.push(Ins { op, steps, site });
+    }
+    fn push_pending(&mut self, o: Opnd) {
+        self.carry += 1;
+        self.st.push(Ent::Pend(o));
+    }
+    fn pack(&mut self, o: Opnd) -> O {
+        match o {
+            Opnd::Reg(r) => O::reg(r),
+            Opnd::Const(k) => O::konst(k),
+            other => {
+                let i = match self.others.iter().position(|x| *x == other) {
+                    Some(i) => i,
+                    None => {
+                        self.others.push(other);
+                        self.others.len() - 1
+                    }
+                };
+                O::other(i as u32)
+            }
+        }
+    }
+    /// Pop the top entry as an operand.
+    fn take(&mut self) -> O {
+        let d = self.st.len() - 1;
+        match self.st.pop().expect("stack depth checked in pass 1") {
+            Ent::Mat => O::reg(self.reg(d)),
+            Ent::Pend(o) => self.pack(o),
+        }
+    }
+    fn flush(&mut self) {
+        for d in 0..self.st.len() {
+            if let Ent::Pend(src) = self.st[d] {
+                let dst = self.reg(d);
+                let src = self.pack(src);
+                self.emit(Q::Move { dst, src }, 0, None);
+                self.st[d] = Ent::Mat;
+            }
+        }
+    }
+}
+
+/// The quick form of code object `k`, or None. `reads` receives the globals it reads.
+fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option<QCode> {
+    if !c.stack_frame || c.rest || k >= MAX_CODES || c.ins.len() >= MAX_PC {
+        return None;
+    }
+    let ins = c.ins;
+    let n = ins.len();
+    let frame = c.frame.max(1);
+    let word = |pc: usize| -> i32 { ins.get(pc).copied().unwrap_or(-1) };
+    let konst = |i: i32| -> Option<&V> { usize::try_from(i).ok().and_then(|i| c.consts.get(i)) };
+    let target_ok = |t: i32| usize::try_from(t).ok().filter(|t| *t < n);
+
+    // Pass 1: depths, jump targets, eligibility.
+    let mut depth: Vec<i32> = vec![-1; n];
+    let mut target = vec![false; n];
+    let mut work: Vec<(usize, usize)> = vec![(0, 0)];
+    let mut max_depth = 0usize;
+    while let Some((pc, d)) = work.pop() {
+        if pc >= n {
+            return None;
+        }
+        if depth[pc] >= 0 {
+            if depth[pc] as usize != d {
+                return None;
+            }
+            continue;
+        }
+        depth[pc] = d as i32;
+        let o = ins[pc];
+        let w = width(o)?;
+        if pc + w > n {
+            return None;
+        }
+        let (a1, a2) = (word(pc + 1), word(pc + 2));
+        let (pops, pushes) = effect(o, a1)?;
+        if d < pops {
+            return None;
+        }
+        let after = d - pops + pushes;
+        max_depth = max_depth.max(after).max(d);
+        // Operands inside the tier's reach.
+        match o {
+            op::SLOCAL | op::SINIT | op::SUNASSIGN | op::SLOCAL_CHECKED if !(1..frame as i32).contains(&a1) => return None,
+            op::SLOCAL3 | op::SSET | op::SLOCAL_CHECKED4 if !(1..frame as i32).contains(&a2) => return None,
+            op::CONST => {
+                konst(a1)?;
+            }
+            op::PRIMITIVE => match konst(a1) {
+                Some(V::Prim(i)) if pure.get(*i as usize) == Some(&true) => {}
+                _ => return None,
+            },
+            op::GLOBAL => reads.push(int(konst(a1))?),
+            op::LOCAL if !(0..=0xffff).contains(&a1) => return None,
+            op::LEXICAL | op::LEXICAL_CHECKED if !(0..=0xffff).contains(&a1) || !(0..=0xffff).contains(&a2) => return None,
+            op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ | op::CAR | op::CDR | op::ZEROP | op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => match konst(a1) {
+                Some(V::Prim(_)) => {}
+                _ => return None,
+            },
+            _ => {}
+        }
+        let next = pc + w;
+        match o {
+            op::JUMP => {
+                let t = target_ok(a1)?;
+                target[t] = true;
+                work.push((t, after));
+            }
+            op::JUMP_IF_FALSE => {
+                let t = target_ok(a1)?;
+                target[t] = true;
+                work.push((t, after));
+                work.push((next, after));
+            }
+            op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ | op::JNULLP | op::JPAIRP => {
+                let t = target_ok(a2)?;
+                target[t] = true;
+                work.push((t, after));
+                work.push((next, after));
+            }
+            op::RETURN | op::TAIL_CALL => {}
+            _ => work.push((next, after)),
+        }
+    }
+
+    // Pass 2: translation.
+    let mut e = Emitter { frame: frame as u32, st: Vec::new(), ops: Vec::new(), args: Vec::new(), others: Vec::new(), carry: 0, site_base: (k as u32) << 20 };
+    let mut map: Vec<u32> = vec![u32::MAX; n];
+    let mut jumps: Vec<usize> = Vec::new();
+    let mut live = false;
+    let mut pc = 0;
+    while pc < n {
+        if depth[pc] < 0 {
+            pc += width(ins[pc]).unwrap_or(1);
+            continue;
+        }
+        let d = depth[pc] as usize;
+        if !live {
+            // Reached only by jumps: registers hold the stack.
+            e.st = vec![Ent::Mat; d];
+            live = true;
+        } else if target[pc] {
+            e.flush();
+            if e.carry > 0 {
+                e.emit(Q::Nop, 0, None);
+            }
+        }
+        debug_assert_eq!(e.st.len(), d);
+        map[pc] = e.ops.len() as u32;
+        let o = ins[pc];
+        let w = width(o).expect("checked in pass 1");
+        let (a1, a2) = (word(pc + 1), word(pc + 2));
+        let u = |x: i32| x as u32;
+        let mut next = pc + w;
+        // Fusion with the following instruction is allowed only when no jump lands on it.
+        let plain_next = |p: usize| p < n && !target[p] && depth[p] >= 0;
+        match o {
+            op::CONST | op::PRIMITIVE => e.push_pending(Opnd::Const(u(a1))),
+            op::SLOCAL => e.push_pending(Opnd::Reg(u(a1))),
+            op::SLOCAL3 => e.push_pending(Opnd::Reg(u(a2))),
+            op::GLOBAL => e.push_pending(Opnd::Global(int(konst(a1)).expect("checked") as u32)),
+            op::SLOCAL_CHECKED | op::SLOCAL_CHECKED4 => {
+                let src = if o == op::SLOCAL_CHECKED { u(a1) } else { u(a2) };
+                let dst = e.reg(d);
+                e.emit(Q::Checked { dst, src }, 1, None);
+                e.st.push(Ent::Mat);
+            }
+            op::LOCAL | op::LEXICAL | op::LEXICAL_CHECKED => {
+                // Environments are only read inside the tier: a pending copy stays valid.
+                let (depth_up, slot) = if o == op::LOCAL { (0, a1) } else { (a1, a2) };
+                e.push_pending(Opnd::Env { depth: depth_up as u16, slot: slot as u16 });
+            }
+            op::SSET | op::SINIT => {
+                let src = e.take();
+                e.flush();
+                let slot = if o == op::SSET { u(a2) } else { u(a1) };
+                let none_to = if o == op::SSET { Some(e.reg(d - 1)) } else { None };
+                e.emit(Q::SetSlot { slot, src, none_to }, 1, None);
+                if o == op::SSET {
+                    e.st.push(Ent::Mat);
+                }
+            }
+            op::SUNASSIGN => {
+                e.flush();
+                e.emit(Q::Unassign { slot: u(a1) }, 1, None);
+            }
+            op::POP => {
+                e.st.pop();
+                e.carry += 1;
+            }
+            op::REQUIRE_ONE => {
+                let folded = match e.ops.last_mut() {
+                    Some(Ins { op: Q::Call { tail: false, require_one, at, .. }, .. }) if !target[pc] && *at == e.frame + d as u32 - 1 && matches!(e.st.last(), Some(Ent::Mat)) => {
+                        *require_one = true;
+                        true
+                    }
+                    _ => false,
+                };
+                if folded {
+                    e.carry += 1;
+                } else {
+                    let src = e.take();
+                    let reg = e.reg(d - 1);
+                    if src != O::reg(reg) {
+                        e.emit(Q::Move { dst: reg, src }, 0, None);
+                    }
+                    e.st.push(Ent::Mat);
+                    e.emit(Q::RequireOne { reg }, 1, None);
+                }
+            }
+            op::VALUES => {
+                e.flush();
+                let n = a1 as usize;
+                let dst = e.reg(d - n);
+                e.st.truncate(d - n);
+                e.emit(Q::Values { dst, n: n as u32 }, 1, None);
+                e.st.push(Ent::Mat);
+            }
+            op::JUMP => {
+                e.flush();
+                jumps.push(e.ops.len());
+                e.emit(Q::Jump { to: u(a1) }, 1, None);
+                live = false;
+            }
+            op::JUMP_IF_FALSE => {
+                let test = e.take();
+                e.flush();
+                jumps.push(e.ops.len());
+                e.emit(Q::JumpIfFalse { test, to: u(a1) }, 1, None);
+            }
+            op::CALL | op::TAIL_CALL => {
+                let argc = a1 as usize;
+                let mut argv: Vec<O> = (0..argc).map(|_| e.take()).collect();
+                argv.reverse();
+                let f = e.take();
+                let at = e.reg(d - argc - 1);
+                let args = e.args.len() as u32;
+                e.args.extend(argv);
+                let tail = o == op::TAIL_CALL;
+                e.emit(Q::Call { f, at, args, argc: argc as u32, tail, require_one: false }, 1, Some(pc));
+                if tail {
+                    e.st.clear();
+                    live = false;
+                } else {
+                    e.st.push(Ent::Mat);
+                }
+            }
+            op::RETURN => {
+                let v = e.take();
+                e.emit(Q::Ret { v }, 1, None);
+                e.st.clear();
+                live = false;
+            }
+            op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ | op::CONS | op::EQ => {
+                let b = e.take();
+                let a = e.take();
+                let prim = u(a1);
+                let dst = e.reg(d - 2);
+                let cmp = cmp_of(o);
+                let jif = |p: usize| plain_next(p) && ins[p] == op::JUMP_IF_FALSE;
+                if let (Some(cmp), true) = (cmp, jif(pc + 2)) {
+                    // CMP; JUMP_IF_FALSE t
+                    e.flush();
+                    jumps.push(e.ops.len());
+                    e.emit(Q::Branch { cmp, negate: false, a, b, prim, to: u(word(pc + 3)) }, 2, Some(pc));
+                    next = pc + 4;
+                } else if let (Some(cmp), true, true) = (cmp, plain_next(pc + 2) && ins[pc + 2] == op::NOT, jif(pc + 4)) {
+                    // CMP; NOT; JUMP_IF_FALSE t — the NOT's site is the last one recorded.
+                    e.flush();
+                    jumps.push(e.ops.len());
+                    e.emit(Q::Branch { cmp, negate: true, a, b, prim, to: u(word(pc + 5)) }, 3, Some(pc + 2));
+                    next = pc + 6;
+                } else {
+                    let q = match o {
+                        op::ADD => Q::Add { dst, a, b, prim },
+                        op::SUB => Q::Sub { dst, a, b, prim },
+                        op::MUL => Q::Mul { dst, a, b, prim },
+                        op::CONS => Q::Cons { dst, a, b },
+                        op::EQ => Q::Eqv { dst, a, b },
+                        _ => Q::Compare { cmp: cmp.expect("a comparison"), dst, a, b, prim },
+                    };
+                    e.emit(q, 1, Some(pc));
+                    e.st.push(Ent::Mat);
+                }
+            }
+            op::CAR | op::CDR | op::NULLP | op::PAIRP | op::NOT | op::ZEROP => {
+                let a = e.take();
+                let un = match o {
+                    op::CAR => Un::Car,
+                    op::CDR => Un::Cdr,
+                    op::NULLP => Un::NullP,
+                    op::PAIRP => Un::PairP,
+                    op::NOT => Un::Not,
+                    _ => Un::ZeroP,
+                };
+                let dst = e.reg(d - 1);
+                e.emit(Q::Unary { un, dst, a, prim: u(a1) }, 1, Some(pc));
+                e.st.push(Ent::Mat);
+            }
+            op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => {
+                let b = e.take();
+                let a = e.take();
+                e.flush();
+                jumps.push(e.ops.len());
+                e.emit(Q::Branch { cmp: cmp_of(o).expect("a comparison"), negate: false, a, b, prim: u(a1), to: u(a2) }, 1, Some(pc));
+            }
+            op::JNULLP | op::JPAIRP => {
+                let a = e.take();
+                e.flush();
+                jumps.push(e.ops.len());
+                e.emit(Q::TestBranch { pair: o == op::JPAIRP, a, to: u(a2) }, 1, Some(pc));
+            }
+            _ => return None,
+        }
+        pc = next;
+    }
+    // Jump operands: instruction positions → register-instruction positions.
+    for j in jumps {
+        let to = match &mut e.ops[j].op {
+            Q::Jump { to } | Q::JumpIfFalse { to, .. } | Q::Branch { to, .. } | Q::TestBranch { to, .. } => to,
+            _ => unreachable!("only jumps are listed"),
+        };
+        let mapped = map[*to as usize];
+        if mapped == u32::MAX {
+            return None;
+        }
+        *to = mapped;
+    }
+    Some(QCode { frame: frame as u32, nregs: (frame + max_depth + 1) as u32, ops: e.ops, args: e.args, others: e.others })
+}

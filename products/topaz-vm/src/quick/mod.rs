@@ -1,0 +1,161 @@
+//! The quick tier: a register-form interpreter for the machine's commonest calls.
+//!
+//! At load time every procedure whose frame lives on the stack (`Code::stack_frame`) and whose
+//! body uses only effect-free instructions is translated from its stack bytecode into a register
+//! form (`compile`): the operand stack's entries become fixed registers of the frame, and a
+//! stack entry that merely copies a parameter, a constant or a global is not copied at all — the
+//! instruction that consumes it reads the source directly. `fib` runs 7 register instructions
+//! per call instead of 17 stack instructions.
+//!
+//! The machine tries the quick form on a non-tail call (`run::attempt`), exactly like the fresh
+//! AOT's compiled fast path (`code::FastFn`), and with the same contract: the attempt only reads
+//! the machine — no output, no store to a global or a captured environment, only primitives that
+//! neither print, warn, mutate nor call back into the machine (`prims::is_pure`) — so giving up
+//! (`None`) has nothing to undo and the call then runs on the machine from its start, while a
+//! value comes with exactly the account the machine would have kept (`vm::Fx`: transitions of
+//! every instruction the stack bytecode would have executed, the call depth high-water mark, the
+//! last site). Anything unusual gives up: a fault of any kind (the machine then raises it where
+//! it belongs), a callee without a quick form, a multiple value where one is required, the
+//! meter's budget or the call depth limit reached.
+//!
+//! Calls inside the tier keep their frames on the tier's own register stack (no Rust recursion),
+//! a callee's frame starting at the caller's register that holds the procedure, so the arguments
+//! are already in place — the machine's stack-frame layout, in registers.
+
+pub mod compile;
+pub mod run;
+
+/// Where an instruction reads a value: a register of the current frame (a parameter, a local or
+/// an operand-stack entry), a constant of the code object, a global, or a slot of the closure's
+/// environment chain (`depth` parents up). An unbound global or an unassigned environment slot
+/// gives up (the machine faults on the first, and the second only appears in a letrec being
+/// initialized, which the machine handles).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opnd {
+    Reg(u32),
+    Const(u32),
+    Global(u32),
+    Env { depth: u16, slot: u16 },
+}
+
+/// An operand as instructions carry it, packed in one word so that the common cases decode
+/// without an indirect jump: bit 1 clear — a register (bit 0 clear) or a constant (bit 0 set),
+/// index in the bits above, read from the frame or the constant pool picked by bit 0; bit 1
+/// set — entry `index` of `QCode::others` (a global or an environment slot).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct O(pub u32);
+
+impl O {
+    pub const fn reg(r: u32) -> O {
+        O(r << 2)
+    }
+    pub const fn konst(k: u32) -> O {
+        O(k << 2 | 1)
+    }
+    pub const fn other(i: u32) -> O {
+        O(i << 2 | 2)
+    }
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        (self.0 >> 2) as usize
+    }
+    #[inline(always)]
+    pub fn is_other(self) -> bool {
+        self.0 & 2 != 0
+    }
+    #[inline(always)]
+    pub fn is_const(self) -> bool {
+        self.0 & 1 != 0
+    }
+}
+
+impl std::fmt::Debug for O {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.is_other(), self.is_const()) {
+            (true, _) => write!(f, "other{}", self.index()),
+            (false, true) => write!(f, "k{}", self.index()),
+            (false, false) => write!(f, "r{}", self.index()),
+        }
+    }
+}
+
+/// Comparison of a fixnum compare-and-branch (the primitive decides for other numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+}
+
+/// One-argument operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Un {
+    Car,
+    Cdr,
+    NullP,
+    PairP,
+    Not,
+    ZeroP,
+}
+
+/// Register instructions. `dst`/`slot`/`at` are registers of the current frame; `prim` is the
+/// constant index of the primitive the machine would call when the inline case does not apply.
+#[derive(Clone, Copy, Debug)]
+pub enum Q {
+    /// Charges the transitions of instructions that left nothing else to do (a POP, a copy
+    /// dropped unread) where a jump target follows.
+    Nop,
+    Move { dst: u32, src: O },
+    /// LOCAL_CHECKED on the frame: a letrec slot read before initialization gives up.
+    Checked { dst: u32, src: u32 },
+    /// SINIT / SSET: store into a frame slot; SSET also leaves the unspecified value at `none_to`.
+    SetSlot { slot: u32, src: O, none_to: Option<u32> },
+    Unassign { slot: u32 },
+    RequireOne { reg: u32 },
+    Values { dst: u32, n: u32 },
+    Jump { to: u32 },
+    JumpIfFalse { test: O, to: u32 },
+    /// Call the procedure `f` with `argc` arguments (listed in `QCode::args` from `args`); its
+    /// frame starts at register `at`, where its value lands. `require_one`: the caller's
+    /// REQUIRE_ONE that follows is folded in.
+    Call { f: O, at: u32, args: u32, argc: u32, tail: bool, require_one: bool },
+    Ret { v: O },
+    Add { dst: u32, a: O, b: O, prim: u32 },
+    Sub { dst: u32, a: O, b: O, prim: u32 },
+    Mul { dst: u32, a: O, b: O, prim: u32 },
+    Compare { cmp: Cmp, dst: u32, a: O, b: O, prim: u32 },
+    /// Compare and branch: falls through when the comparison holds (`!negate`) and jumps to
+    /// `to` otherwise.
+    Branch { cmp: Cmp, negate: bool, a: O, b: O, prim: u32, to: u32 },
+    /// JNULLP / JPAIRP: falls through when the test holds.
+    TestBranch { pair: bool, a: O, to: u32 },
+    Cons { dst: u32, a: O, b: O },
+    Eqv { dst: u32, a: O, b: O },
+    Unary { un: Un, dst: u32, a: O, prim: u32 },
+}
+
+/// One register instruction with the machine transitions it stands for (its own stack
+/// instructions plus operand copies folded into it) and, for the site-setting ones, the site the
+/// machine would record (`code index << 20 | pc`, as `vm::Fx::site`).
+#[derive(Clone, Copy, Debug)]
+pub struct Ins {
+    pub op: Q,
+    pub steps: u32,
+    pub site: u32,
+}
+
+/// The quick form of one code object.
+#[derive(Debug)]
+pub struct QCode {
+    /// Frame slots (the machine's `frame`, at least 1: slot 0 holds the procedure).
+    pub frame: u32,
+    /// Registers a frame needs: the slots plus the deepest operand stack.
+    pub nregs: u32,
+    pub ops: Vec<Ins>,
+    /// Argument operands of the calls, `Q::Call::args` indexing into it.
+    pub args: Vec<O>,
+    /// The globals and environment slots operands name (`O::other`).
+    pub others: Vec<Opnd>,
+}

@@ -1,0 +1,484 @@
+//! The quick tier's interpreter: one loop over register instructions, frames on the tier's own
+//! stack. See `quick` for the contract (read-only attempt, the machine's exact account, give up
+//! on anything unusual).
+
+use super::{Cmp, Opnd, Un, Q};
+use crate::code::Code;
+use crate::value::{eqv, Closure, Slots, V};
+use crate::vm::{Fx, Vm, CALL_DEPTH_LIMIT};
+use std::rc::Rc;
+
+/// A suspended caller.
+struct Frame {
+    code: *const Code,
+    clo: *const Closure,
+    pc: u32,
+    base: u32,
+    require_one: bool,
+}
+
+/// The tier's reusable buffers (kept by the machine between attempts).
+#[derive(Default)]
+pub struct Tier {
+    regs: Vec<V>,
+    frames: Vec<Frame>,
+}
+
+impl Tier {
+    /// Start an attempt: the callee's frame (slot 0 the procedure, then the arguments).
+    pub fn begin(&mut self, f: &Rc<Closure>, args: &[V]) {
+        self.regs.clear();
+        self.frames.clear();
+        self.regs.push(V::Closure(f.clone()));
+        self.regs.extend(args.iter().map(V::dup));
+    }
+}
+
+/// Run the call begun on `tier` to its value, or None (nothing happened that needs undoing).
+/// `cx` receives the account as the machine would have kept it; the caller checks the budget.
+pub fn attempt(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx) -> Option<V> {
+    // Globals are only read inside the tier (nothing in it stores to one), so they are held
+    // aside for the attempt and the primitives, which never touch them, get the machine.
+    let globals = std::mem::take(&mut vm.globals);
+    let r = exec(vm, tier, cx, &globals);
+    vm.globals = globals;
+    // Dropping what the attempt made (lists it built and never returned included).
+    tier.regs.clear();
+    tier.frames.clear();
+    r
+}
+
+fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
+    let regs = &mut tier.regs;
+    let frames = &mut tier.frames;
+    let budget = cx.budget;
+    let mut steps = cx.steps;
+    let mut site = cx.site;
+    let mut depth = cx.depth;
+    let mut max_depth = cx.max_depth;
+    let mut base = 0usize;
+    let mut pc = 0usize;
+    // SAFETY (for every `&*code` and `&*clo`): code objects are owned by the machine's code table
+    // for the whole run; a running closure is held where the call found it — a register of a
+    // suspended caller, a constant, a global, an environment (nothing in the tier stores to
+    // one) — or, after a tail call replaced the frame that held it, in the frame's slot 0.
+    let mut clo: *const Closure = match &regs[0] {
+        V::Closure(c) => Rc::as_ptr(c),
+        _ => unreachable!("an attempt starts with its closure in slot 0"),
+    };
+    let mut code: *const Code = &*unsafe { &*clo }.code as *const Code;
+    {
+        let q = unsafe { &*code }.quick.as_ref().expect("attempted code has a quick form");
+        let argc = regs.len() - 1;
+        regs.resize(q.nregs.max(argc as u32 + 1) as usize, V::Nil);
+    }
+
+    // Giving up reports the transitions spent (the machine turns the tier off after a costly
+    // attempt that came to nothing).
+    macro_rules! bail {
+        () => {{
+            cx.steps = steps;
+            return None;
+        }};
+    }
+
+    loop {
+        let c = unsafe { &*code };
+        let q = c.quick.as_ref().expect("quick code");
+        let consts: &[V] = &c.consts;
+        let ops = &q.ops[..];
+        // The frame's registers. SAFETY: a frame is entered only once `regs` holds `base +
+        // q.nregs` values, the compiler never names a register at or past `q.nregs`, and `regs`
+        // is not resized while `fp` is in use (a call that grows it leaves this loop).
+        debug_assert!(regs.len() >= base + q.nregs as usize);
+        let fp: *mut V = unsafe { regs.as_mut_ptr().add(base) };
+        macro_rules! reg {
+            ($r:expr) => {
+                unsafe { &mut *fp.add($r as usize) }
+            };
+        }
+        // Read an operand in place (a reference into the frame, the constants, the globals or
+        // the environment chain).
+        let kp: *const V = consts.as_ptr();
+        macro_rules! get {
+            ($o:expr) => {{
+                let o = $o;
+                if !o.is_other() {
+                    // SAFETY: register indexes as for `reg!`; constant indexes were checked
+                    // against the pool by the compiler.
+                    let p = if o.is_const() { kp } else { fp as *const V };
+                    unsafe { &*p.add(o.index()) }
+                } else {
+                    match other(&q.others[o.index()], globals, clo) {
+                        Some(v) => v,
+                        None => bail!(),
+                    }
+                }
+            }};
+        }
+        // Call a (pure) primitive from the constant pool on the given arguments.
+        macro_rules! prim {
+            ($k:expr, $args:expr) => {{
+                match call_prim(vm, &consts[$k as usize], $args) {
+                    Some(v) => v,
+                    None => bail!(),
+                }
+            }};
+        }
+        // Fixnum arithmetic inline, anything else through the primitive.
+        macro_rules! arith {
+            ($dst:expr, $a:expr, $b:expr, $prim:expr, $checked:ident) => {{
+                let (x, y) = (get!($a), get!($b));
+                if let (V::Int(i), V::Int(j)) = (x, y) {
+                    if let Some(r) = i.$checked(*j) {
+                        V::put_int(reg!($dst), r);
+                        continue;
+                    }
+                }
+                let args = [x.dup(), y.dup()];
+                let v = prim!($prim, &args);
+                V::put(reg!($dst), v);
+            }};
+        }
+        macro_rules! compare {
+            ($cmp:expr, $a:expr, $b:expr, $prim:expr) => {{
+                match (get!($a), get!($b)) {
+                    (V::Int(x), V::Int(y)) => compare($cmp, *x, *y),
+                    (x, y) => {
+                        let args = [x.dup(), y.dup()];
+                        prim!($prim, &args).truthy()
+                    }
+                }
+            }};
+        }
+        // Leave the current frame with `value`: to the caller, or out of the attempt.
+        macro_rules! ret {
+            ($value:expr) => {{
+                let value = $value;
+                match frames.pop() {
+                    None => {
+                        cx.steps = steps;
+                        cx.site = site;
+                        cx.depth = depth;
+                        cx.max_depth = max_depth;
+                        return Some(value);
+                    }
+                    Some(f) => {
+                        if f.require_one && matches!(value, V::Multi(_)) {
+                            bail!();
+                        }
+                        depth -= 1;
+                        // The value lands where the callee's frame began: the caller's
+                        // register that held the procedure.
+                        V::put(reg!(0), value);
+                        code = f.code;
+                        clo = f.clo;
+                        pc = f.pc as usize;
+                        base = f.base as usize;
+                        break;
+                    }
+                }
+            }};
+        }
+        // A backward jump charges the budget check a loop needs.
+        macro_rules! jump {
+            ($to:expr) => {{
+                let to = $to as usize;
+                if to < pc && steps > budget {
+                    bail!();
+                }
+                pc = to;
+            }};
+        }
+
+        // The inner loop runs within one code object; calls and returns switch `code`.
+        loop {
+            let ins = &ops[pc];
+            pc += 1;
+            steps += ins.steps as u64;
+            match ins.op {
+                Q::Nop => {}
+                Q::Move { dst, src } => {
+                    let v = get!(src).dup();
+                    V::put(reg!(dst), v);
+                }
+                Q::Checked { dst, src } => {
+                    let v = reg!(src).dup();
+                    if let V::Unassigned = v {
+                        bail!();
+                    }
+                    V::put(reg!(dst), v);
+                }
+                Q::SetSlot { slot, src, none_to } => {
+                    let v = get!(src).dup();
+                    V::put(reg!(slot), v);
+                    if let Some(r) = none_to {
+                        V::put(reg!(r), V::none());
+                    }
+                }
+                Q::Unassign { slot } => V::put(reg!(slot), V::Unassigned),
+                Q::RequireOne { reg } => {
+                    if let V::Multi(_) = reg!(reg) {
+                        bail!();
+                    }
+                }
+                Q::Values { dst, n } => {
+                    let vals: Vec<V> = (0..n).map(|i| reg!(dst + i).dup()).collect();
+                    V::put(reg!(dst), V::Multi(Rc::new(vals)));
+                }
+                Q::Jump { to } => jump!(to),
+                Q::JumpIfFalse { test, to } => {
+                    if let V::Bool(false) = get!(test) {
+                        jump!(to);
+                    }
+                }
+                Q::Add { dst, a, b, prim } => {
+                    site = ins.site;
+                    arith!(dst, a, b, prim, checked_add)
+                }
+                Q::Sub { dst, a, b, prim } => {
+                    site = ins.site;
+                    arith!(dst, a, b, prim, checked_sub)
+                }
+                Q::Mul { dst, a, b, prim } => {
+                    site = ins.site;
+                    arith!(dst, a, b, prim, checked_mul)
+                }
+                Q::Compare { cmp, dst, a, b, prim } => {
+                    site = ins.site;
+                    let r = compare!(cmp, a, b, prim);
+                    V::put_bool(reg!(dst), r);
+                }
+                Q::Branch { cmp, negate, a, b, prim, to } => {
+                    site = ins.site;
+                    if compare!(cmp, a, b, prim) == negate {
+                        jump!(to);
+                    }
+                }
+                Q::TestBranch { pair, a, to } => {
+                    site = ins.site;
+                    let v = get!(a);
+                    let r = if pair { matches!(v, V::Pair(_)) } else { v.is_nil() };
+                    if !r {
+                        jump!(to);
+                    }
+                }
+                Q::Cons { dst, a, b } => {
+                    site = ins.site;
+                    let v = V::cons(get!(a).dup(), get!(b).dup());
+                    V::put(reg!(dst), v);
+                }
+                Q::Eqv { dst, a, b } => {
+                    site = ins.site;
+                    let r = eqv(get!(a), get!(b));
+                    V::put_bool(reg!(dst), r);
+                }
+                Q::Unary { un, dst, a, prim } => {
+                    site = ins.site;
+                    let x = get!(a);
+                    match (un, x) {
+                        (Un::Car, V::Pair(p)) => {
+                            let v = p.car.dup();
+                            V::put(reg!(dst), v);
+                        }
+                        (Un::Cdr, V::Pair(p)) => {
+                            let v = p.cdr.dup();
+                            V::put(reg!(dst), v);
+                        }
+                        (Un::NullP, x) => {
+                            let r = x.is_nil();
+                            V::put_bool(reg!(dst), r);
+                        }
+                        (Un::PairP, x) => {
+                            let r = matches!(x, V::Pair(_));
+                            V::put_bool(reg!(dst), r);
+                        }
+                        (Un::Not, x) => {
+                            let r = matches!(x, V::Bool(false));
+                            V::put_bool(reg!(dst), r);
+                        }
+                        (Un::ZeroP, V::Int(i)) => {
+                            let r = *i == 0;
+                            V::put_bool(reg!(dst), r);
+                        }
+                        (_, x) => {
+                            let args = [x.dup()];
+                            let v = prim!(prim, &args);
+                            V::put(reg!(dst), v);
+                        }
+                    }
+                }
+                Q::Ret { v } => ret!(get!(v).dup()),
+                Q::Call { f, at, args, argc, tail, require_one } => {
+                    site = ins.site;
+                    if steps > budget {
+                        bail!();
+                    }
+                    let argc = argc as usize;
+                    let callee = match get!(f) {
+                        V::Closure(k) if k.code.quick.is_some() && k.code.required == argc && !k.code.rest => Callee::Quick {
+                            code: &*k.code as *const Code,
+                            clo: Rc::as_ptr(k),
+                            // Tail: the closure is kept in the frame's slot 0 (the old frame and
+                            // whatever held the procedure there are about to be reused); a
+                            // closure calling itself is already there.
+                            keep: if tail && Rc::as_ptr(k) != clo { Some(V::Closure(k.clone())) } else { None },
+                        },
+                        V::Prim(i) => Callee::Prim(*i as usize),
+                        _ => bail!(),
+                    };
+                    let argv = &q.args[args as usize..args as usize + argc];
+                    match callee {
+                        Callee::Quick { code: kcode, clo: kclo, keep } => {
+                            let kq = unsafe { &*kcode }.quick.as_ref().expect("checked");
+                            // Room for the callee's frame, which starts at register `at`.
+                            let top = base + at as usize + kq.nregs as usize;
+                            if regs.len() < top {
+                                // The operands were all read before anything moved: arguments
+                                // are copied first into a scratch list.
+                                let mut moved: Vec<V> = Vec::with_capacity(argc);
+                                for &o in argv {
+                                    moved.push(get!(o).dup());
+                                }
+                                regs.resize(top, V::Nil);
+                                let fp = unsafe { regs.as_mut_ptr().add(base) };
+                                for (i, v) in moved.into_iter().enumerate() {
+                                    V::put(unsafe { &mut *fp.add(at as usize + 1 + i) }, v);
+                                }
+                            } else {
+                                for (i, &o) in argv.iter().enumerate() {
+                                    let v = get!(o).dup();
+                                    V::put(reg!(at as usize + 1 + i), v);
+                                }
+                            }
+                            let fp = unsafe { regs.as_mut_ptr().add(base) };
+                            let new_base = if tail {
+                                for i in 1..=argc {
+                                    unsafe { std::ptr::swap(fp.add(i), fp.add(at as usize + i)) };
+                                }
+                                if let Some(k) = keep {
+                                    V::put(unsafe { &mut *fp }, k);
+                                }
+                                base
+                            } else {
+                                // Non-tail: whatever held the procedure (a caller register, a
+                                // constant, a global, an environment) is left alone while the
+                                // callee runs.
+                                if depth >= CALL_DEPTH_LIMIT {
+                                    bail!();
+                                }
+                                depth += 1;
+                                if depth > max_depth {
+                                    max_depth = depth;
+                                }
+                                frames.push(Frame { code, clo, pc: pc as u32, base: base as u32, require_one });
+                                base + at as usize
+                            };
+                            // The machine's frame: slots past the arguments start out empty.
+                            for r in &mut regs[new_base + argc + 1..new_base + kq.frame as usize] {
+                                V::put(r, V::Nil);
+                            }
+                            code = kcode;
+                            clo = kclo;
+                            base = new_base;
+                            pc = 0;
+                            break;
+                        }
+                        Callee::Prim(i) => {
+                            let p = &vm.prims[i];
+                            if !p.pure || argc < p.min || argc > p.max {
+                                bail!();
+                            }
+                            let func = p.f;
+                            // The operand registers of the call always fit the frame.
+                            for (i, &o) in argv.iter().enumerate() {
+                                let v = get!(o).dup();
+                                V::put(reg!(at as usize + 1 + i), v);
+                            }
+                            let from = at as usize + 1;
+                            let value = match func(vm, unsafe { std::slice::from_raw_parts(fp.add(from), argc) }) {
+                                Ok(v) => v,
+                                Err(_) => bail!(),
+                            };
+                            if !tail {
+                                if require_one && matches!(value, V::Multi(_)) {
+                                    bail!();
+                                }
+                                V::put(reg!(at), value);
+                                continue;
+                            }
+                            // A primitive in tail position: its value is delivered to the
+                            // caller (one more transition on the machine), as a return.
+                            steps += 1;
+                            ret!(value)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn compare(cmp: Cmp, x: i64, y: i64) -> bool {
+    match cmp {
+        Cmp::Lt => x < y,
+        Cmp::Gt => x > y,
+        Cmp::Le => x <= y,
+        Cmp::Ge => x >= y,
+        Cmp::Eq => x == y,
+    }
+}
+
+/// An operand kept in `QCode::others`: a global (unbound gives up) or an environment slot
+/// (unassigned gives up). Out of line: the hot loop keeps only the register/constant case.
+#[cold]
+#[inline(never)]
+fn other<'a>(o: &Opnd, globals: &'a [V], clo: *const Closure) -> Option<&'a V> {
+    match *o {
+        Opnd::Global(g) => match globals.get(g as usize) {
+            None | Some(V::Unassigned) => None,
+            Some(v) => Some(v),
+        },
+        Opnd::Env { depth: up, slot } => {
+            // SAFETY: `clo` is the running closure (see `exec`), alive for the attempt.
+            let mut env = &unsafe { &*clo }.env;
+            for _ in 0..up {
+                env = env.parent.as_ref()?;
+            }
+            // SAFETY: nothing stores to an environment during an attempt (the tier has no such
+            // instruction and its primitives cannot), so no mutable borrow of the slots exists
+            // while this reference is used; the environment outlives the attempt (the closure
+            // holds it).
+            let slots: &'a Slots = unsafe { &*env.slots.as_ptr() };
+            let v = match slots {
+                Slots::Inline(a) => a.get(slot as usize),
+                Slots::Heap(h) => h.get(slot as usize),
+            };
+            match v {
+                None | Some(V::Unassigned) => None,
+                Some(v) => Some(v),
+            }
+        }
+        Opnd::Reg(_) | Opnd::Const(_) => unreachable!("packed inline"),
+    }
+}
+
+/// A pure primitive (the constant `k`) on `args`, None when it faults or may not run here.
+#[cold]
+#[inline(never)]
+fn call_prim(vm: &mut Vm, k: &V, args: &[V]) -> Option<V> {
+    let f = match k {
+        V::Prim(i) if vm.prims[*i as usize].pure => vm.prims[*i as usize].f,
+        _ => return None,
+    };
+    f(vm, args).ok()
+}
+
+/// What a call found in its procedure operand.
+enum Callee {
+    Quick { code: *const Code, clo: *const Closure, keep: Option<V> },
+    Prim(usize),
+}
+
+
