@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { type UltimateStack, startUltimateStack } from '../helpers/ultimate-stack.js';
 import { launchChromium } from './browser.js';
 import { type ExampleRuns, makeExampleRuns } from './example-runs.js';
+import { apiPages, browserHistory, forwardTwiceBackTwice, type PagedView, settled, shown } from './paging.js';
 import { type ServiceApi, serviceApi } from './service-api.js';
 
 let stack: UltimateStack;
@@ -99,6 +100,34 @@ test('runs view: every example run listed; filters by status, target and test na
     second.every((id) => !first.includes(id)),
     'the second page holds other runs',
   );
+});
+
+const RUNS: PagedView = { id: 'runs', rowKeys: '#runs-table tbody .run-link' };
+
+test("runs view: next twice and previous twice show the API's own pages; browser back/forward and reload; a filter change goes to page 1", {
+  timeout: 60_000,
+}, async () => {
+  const pages = await apiPages(api.get, '/v13/runs?limit=2', (b) => b.runs.map((r: { run_id: string }) => r.run_id));
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [2, 2, 2, 1],
+  ); // the seven example runs
+  await page.goto(`${stack.serviceUrl}/#/runs?limit=2`);
+  await settled(page);
+  assert.equal(await page.$('#runs-first'), null);
+  await forwardTwiceBackTwice(page, RUNS, pages);
+  await browserHistory(page, RUNS, pages);
+
+  // Page 2 of all runs, then a status filter: page 1 of the passed runs, with no way back.
+  await page.click('#runs-next');
+  await settled(page);
+  assert.equal((await shown(page, RUNS)).number, 'page 2');
+  const passed = await apiPages(api.get, '/v13/runs?limit=2&status=passed', (b) => b.runs.map((r: { run_id: string }) => r.run_id));
+  await page.selectOption('#filter-status', 'passed');
+  await settled(page);
+  assert.deepEqual(await shown(page, RUNS), { number: 'page 1', keys: passed[0], previous: false });
+  assert.equal(await page.evaluate(() => location.hash), '#/runs?status=passed&limit=2');
+  await shot('runs-paged');
 });
 
 async function openRun(runId: string): Promise<void> {
@@ -201,6 +230,30 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
     reads.some((c) => /timeline\.s:\d+/.test(c[5] ?? '')),
     JSON.stringify(reads.slice(0, 3)),
   );
+});
+
+const TIMELINE: PagedView = { id: 'timeline', rowKeys: '#timeline-rows tbody tr td:first-child' };
+
+test("timeline view: next twice and previous twice show the API's own pages; browser history; a filter resets to page 1", {
+  timeout: 60_000,
+}, async () => {
+  const path = `/v13/runs/${runs.timeline}/timeline`;
+  const cursors = (b: { rows: Array<{ cursor: string }> }) => b.rows.map((r) => r.cursor);
+  const pages = await apiPages(api.get, `${path}?limit=100`, cursors);
+  await page.goto(`${stack.serviceUrl}/#/timeline/${runs.timeline}?limit=100`);
+  await settled(page);
+  await forwardTwiceBackTwice(page, TIMELINE, pages);
+  await browserHistory(page, TIMELINE, pages);
+
+  await page.click('#timeline-next');
+  await settled(page);
+  assert.equal((await shown(page, TIMELINE)).number, 'page 2');
+  const writes = await apiPages(api.get, `${path}?limit=100&access=write`, cursors);
+  await page.selectOption('#timeline-access', 'write');
+  await page.click('#timeline-apply');
+  await settled(page);
+  assert.deepEqual(await shown(page, TIMELINE), { number: 'page 1', keys: writes[0], previous: false });
+  assert.equal(await page.textContent('#timeline-cursor'), '0:0');
 });
 
 test('checkpoint comparisons: the stored pair listed and opened', { timeout: 60_000 }, async () => {

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type Json, type NativeHarness, startNativeHarness } from '../ultimate-native-flow/harness.js';
 import { launchChromium } from './browser.js';
+import { apiPages, browserHistory, forwardTwiceBackTwice, type PagedView, settled, shown } from './paging.js';
 
 let h: NativeHarness;
 let browser: Browser;
@@ -95,6 +96,29 @@ test('the state filter asks the API and shows only that state', { timeout: 60_00
   await page.selectOption('#native-state', 'exhausted');
   await page.waitForFunction(() => location.hash.includes('state=exhausted') && document.querySelector('main')?.dataset.state === 'ready');
   assert.match((await page.textContent('#native-empty')) ?? '', /No native intent is exhausted/);
+});
+
+const NATIVE: PagedView = { id: 'native', rowKeys: '#native-intents a.intent-link' };
+const intentIds = (b: { intents: Array<{ intent_id: string }> }) => b.intents.map((i) => i.intent_id);
+
+test("paging one intent a page: next twice and previous twice show the API's own pages; browser history; the state filter goes to page 1", {
+  timeout: 60_000,
+}, async () => {
+  const pages = await apiPages(h.get, '/v13/native/intents?limit=1', intentIds);
+  assert.equal(pages.length, 4);
+  assert.deepEqual(new Set(pages.flat()), new Set(Object.values(ids)));
+  await page.goto(`${h.svc.url}/#/native?limit=1`);
+  await settled(page);
+  await forwardTwiceBackTwice(page, NATIVE, pages);
+  await browserHistory(page, NATIVE, pages);
+
+  await page.click('#native-next');
+  await settled(page);
+  assert.equal((await shown(page, NATIVE)).number, 'page 2');
+  await page.selectOption('#native-state', 'consumed');
+  await settled(page);
+  assert.deepEqual(await shown(page, NATIVE), { number: 'page 1', keys: [ids.consumed], previous: false });
+  assert.equal(await page.evaluate(() => location.hash), '#/native?state=consumed&limit=1');
 });
 
 test('one intent: its bound identity and its native run', { timeout: 60_000 }, async () => {

@@ -1,5 +1,5 @@
 // The dashboard's entry: a hash router that renders one view at a time into <main>. The view's
-// state is on <main data-state="loading|ready|error" data-view="…">, so tests and the benchmark
+// state is on <main data-state="loading|ready|error" data-view="…" data-hash="…">, so tests and the benchmark
 // wait for a condition instead of sleeping; the moment the first view was ready is kept in
 // <body data-first-ready-ms> and the latest in <main data-ready-at-ms> (performance.now(), i.e. ms
 // since navigation start) for the benchmark.
@@ -37,6 +37,9 @@ async function render(): Promise<void> {
   const root = el('div', { class: 'view-root' });
   main.replaceChildren(root);
   main.dataset.view = route.view;
+  // Which address this state belongs to: "ready" for the current location.hash, not for the one
+  // before a click whose hashchange has not been handled yet.
+  main.dataset.hash = location.hash;
   main.dataset.state = 'loading';
   for (const a of document.querySelectorAll<HTMLAnchorElement>('header nav a'))
     a.classList.toggle('current', a.dataset.nav === route.view || a.dataset.nav === `${route.view}s`);

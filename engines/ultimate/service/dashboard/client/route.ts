@@ -18,9 +18,12 @@ export function parseRoute(hash: string): Route {
   return { view: parts[0] ?? 'runs', args: parts.slice(1), query: new URLSearchParams(qs) };
 }
 
-export function routeHash(view: string, args: string[] = [], query: Record<string, string | undefined> = {}): string {
+/** A route's query as views write it: an absent or empty value is left out; a list repeats its key. */
+export type RouteQuery = Record<string, string | readonly string[] | undefined>;
+
+export function routeHash(view: string, args: string[] = [], query: RouteQuery = {}): string {
   const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') qs.set(k, v);
+  for (const [k, v] of Object.entries(query)) for (const one of typeof v === 'string' ? [v] : (v ?? [])) if (one !== '') qs.append(k, one);
   const path = [view, ...args.map(encodeURIComponent)].join('/');
   const s = qs.toString();
   return `#/${path}${s ? `?${s}` : ''}`;

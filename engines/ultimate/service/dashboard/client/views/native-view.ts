@@ -3,11 +3,18 @@
 // view says so plainly instead of showing an error.
 import { ApiError, getJson } from '../api.js';
 import { el, fields, json, link, show, statusBadge, table } from '../dom.js';
+import { pager, readTrail } from '../pager.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
 import type { NativeIntent } from '../wire-types.js';
 
 const STATES = ['active', 'suspended', 'revoked', 'expired', 'exhausted', 'consumed'];
+const PAGE = 50;
+/** A page size from the route (`#/native?limit=10`), within the API's 1..200. */
+function pageSize(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 && n <= 200 ? n : PAGE;
+}
 
 function unavailable(ctx: ViewContext): void {
   ctx.root.append(
@@ -21,11 +28,13 @@ function unavailable(ctx: ViewContext): void {
 }
 
 export async function nativeView(ctx: ViewContext): Promise<void> {
-  const state = ctx.route.query.get('state') ?? undefined;
-  const cursor = ctx.route.query.get('cursor') ?? undefined;
+  const q = ctx.route.query;
+  const state = q.get('state') ?? undefined;
+  const limit = q.get('limit') ?? undefined;
+  const trail = readTrail(q);
   let page: { intents: NativeIntent[]; next_cursor: string | null };
   try {
-    page = await getJson('/v13/native/intents', { limit: 50, state, cursor });
+    page = await getJson('/v13/native/intents', { limit: pageSize(limit ?? null), state, cursor: trail.cursor });
   } catch (e) {
     if (e instanceof ApiError && e.status === 404 && e.code === 'not-found') return unavailable(ctx);
     throw e;
@@ -39,11 +48,9 @@ export async function nativeView(ctx: ViewContext): Promise<void> {
   );
   picker.value = state ?? '';
   picker.addEventListener('change', () => {
-    location.hash = routeHash('native', [], { state: picker.value || undefined });
+    location.hash = routeHash('native', [], { state: picker.value || undefined, limit }); // page 1, no history
   });
-  const nav = el('nav', { class: 'pager' });
-  if (page.next_cursor)
-    nav.appendChild(link(routeHash('native', [], { state, cursor: page.next_cursor }), 'next page', { id: 'native-next' }));
+  const nav = pager('native', trail, page.next_cursor, (at) => routeHash('native', [], { state, limit, ...at }));
   ctx.root.append(
     el('h1', {}, 'Native intents'),
     el('label', {}, 'state ', picker),

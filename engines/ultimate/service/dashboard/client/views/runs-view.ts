@@ -3,6 +3,7 @@
 // delays the first page.
 import { getJson } from '../api.js';
 import { el, link, statusBadge, table } from '../dom.js';
+import { pager, readTrail } from '../pager.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
 import type { RunSummary } from '../wire-types.js';
@@ -29,7 +30,7 @@ function select(name: string, values: string[], chosen: string | undefined): HTM
 export async function runsView(ctx: ViewContext): Promise<void> {
   const q = ctx.route.query;
   const filters = { test: q.get('test') ?? undefined, target: q.get('target') ?? undefined, status: q.get('status') ?? undefined };
-  const cursor = q.get('cursor') ?? undefined;
+  const trail = readTrail(q);
   const limit = q.get('limit') ?? undefined;
 
   const testSelect = select('test', filters.test ? [filters.test] : [], filters.test);
@@ -43,7 +44,8 @@ export async function runsView(ctx: ViewContext): Promise<void> {
   form.addEventListener('change', () => {
     const data = new FormData(form);
     const value = (k: string) => (data.get(k) as string | null) ?? undefined;
-    location.hash = routeHash('runs', [], { test: value('test'), target: value('target'), status: value('status') });
+    // New filters: page 1 (no cursor, no history), same page size.
+    location.hash = routeHash('runs', [], { test: value('test'), target: value('target'), status: value('status'), limit });
   });
   form.addEventListener('submit', (e) => e.preventDefault());
 
@@ -56,7 +58,7 @@ export async function runsView(ctx: ViewContext): Promise<void> {
 
   const page = await getJson<{ runs: RunSummary[]; next_cursor: string | null }>('/v13/runs', {
     limit: pageSize(q.get('limit')),
-    cursor,
+    cursor: trail.cursor,
     ...filters,
   });
   if (!ctx.current()) return;
@@ -66,10 +68,7 @@ export async function runsView(ctx: ViewContext): Promise<void> {
     (r) => [r.started_at, r.test, r.target, statusBadge(r.status), link(routeHash('run', [r.run_id]), r.run_id, { class: 'run-link' })],
     { id: 'runs-table', class: 'runs' },
   );
-  const nav = el('nav', { class: 'pager' });
-  if (cursor) nav.appendChild(link(routeHash('runs', [], { ...filters, limit }), 'first page', { id: 'runs-first' }));
-  if (page.next_cursor)
-    nav.appendChild(link(routeHash('runs', [], { ...filters, limit, cursor: page.next_cursor }), 'next page', { id: 'runs-next' }));
+  const nav = pager('runs', trail, page.next_cursor, (at) => routeHash('runs', [], { ...filters, limit, ...at }));
   ctx.root.append(
     el('h1', {}, 'Runs'),
     form,

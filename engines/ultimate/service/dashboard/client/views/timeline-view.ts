@@ -1,9 +1,10 @@
 // The timeline of a run's debug-stream capture, one page per request
 // (GET /v13/runs/{id}/timeline): the service reads only the index blocks a page touches, so the
 // browser never holds more than one page. Filters (address range, access, source context) are
-// passed to the API; "next page" follows next_cursor.
+// passed to the API; "next page" follows next_cursor, "previous page" the route's history (pager.ts).
 import { ApiError, getJson } from '../api.js';
 import { el, link, show, table } from '../dom.js';
+import { pager, readTrail } from '../pager.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
 import type { TimelinePage, TimelineRow } from '../wire-types.js';
@@ -29,7 +30,7 @@ export async function timelineView(ctx: ViewContext): Promise<void> {
     (typeof FILTERS)[number],
     string | undefined
   >;
-  const cursor = q.get('cursor') ?? undefined;
+  const trail = readTrail(q);
 
   const access = el('select', { name: 'access', id: 'timeline-access' }, el('option', { value: '' }, 'any access'));
   for (const a of ['read', 'write']) {
@@ -52,29 +53,26 @@ export async function timelineView(ctx: ViewContext): Promise<void> {
     const data = new FormData(form);
     const next: Record<string, string | undefined> = {};
     for (const f of FILTERS) next[f] = ((data.get(f) as string | null) ?? '').trim() || undefined;
-    location.hash = routeHash('timeline', [runId], next);
+    location.hash = routeHash('timeline', [runId], next); // new filters: page 1, no history
   });
 
   ctx.root.append(el('h1', {}, 'Timeline of ', link(routeHash('run', [runId]), runId)), form);
   let page: TimelinePage;
   try {
-    page = await getJson<TimelinePage>(`/v13/runs/${encodeURIComponent(runId)}/timeline`, { ...current, cursor });
+    page = await getJson<TimelinePage>(`/v13/runs/${encodeURIComponent(runId)}/timeline`, { ...current, cursor: trail.cursor });
   } catch (e) {
     if (!ctx.current()) return;
     ctx.root.append(el('p', { class: 'error', id: 'timeline-error' }, e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)));
     return;
   }
   if (!ctx.current()) return;
-  const nav = el('nav', { class: 'pager' });
-  if (cursor) nav.appendChild(link(routeHash('timeline', [runId], current), 'first page', { id: 'timeline-first' }));
-  if (page.next_cursor)
-    nav.appendChild(link(routeHash('timeline', [runId], { ...current, cursor: page.next_cursor }), 'next page', { id: 'timeline-next' }));
+  const nav = pager('timeline', trail, page.next_cursor, (at) => routeHash('timeline', [runId], { ...current, ...at }));
   ctx.root.append(
     el(
       'p',
       { id: 'timeline-summary' },
       'cursor ',
-      el('code', { id: 'timeline-cursor' }, cursor ?? '0:0'),
+      el('code', { id: 'timeline-cursor' }, trail.cursor ?? '0:0'),
       ` · ${page.rows.length} row(s) · mode ${page.mode} · scanned ${page.scanned_datagrams} of ${page.total_datagrams} datagrams`,
     ),
     table(['cursor', 'access', 'address', 'data', 'lines', 'source'], page.rows, rowCells, { id: 'timeline-rows' }),
