@@ -46,6 +46,10 @@ const ProductObservationWire = z.strictObject({
   metrics: z.strictObject({
     max_call_depth: z.number().int().min(0),
     call_depth_limit: z.number().int().min(0),
+    // Optional detail (never compared): calls completed on the product's fast paths.
+    fast_paths: z
+      .strictObject({ quick_calls: z.number().int().min(0), compiled_calls: z.number().int().min(0), given_up: z.number().int().min(0) })
+      .optional(),
     wall_ms: z.number().min(0),
   }),
   engine: z.strictObject({ implementation: z.string(), version: z.string() }),

@@ -398,9 +398,12 @@ fn run_request(req: &J) -> Result<String, String> {
         m.out_bytes
     ));
     o.push_str(&format!(
-        ",\"metrics\":{{\"max_call_depth\":{},\"call_depth_limit\":{},\"wall_ms\":{:.3}}}",
+        ",\"metrics\":{{\"max_call_depth\":{},\"call_depth_limit\":{},\"fast_paths\":{{\"quick_calls\":{},\"compiled_calls\":{},\"given_up\":{}}},\"wall_ms\":{:.3}}}",
         m.max_depth,
         vm::CALL_DEPTH_LIMIT,
+        m.fast_counts.quick,
+        m.fast_counts.compiled,
+        m.fast_counts.given_up,
         started.elapsed().as_secs_f64() * 1000.0
     ));
     o.push_str(&format!(",\"engine\":{{\"implementation\":{},\"version\":{}}}}}", quote(&product_name()), quote(VERSION)));
@@ -455,7 +458,7 @@ fn front_end_observation(fault: &J, started: &std::time::Instant) -> String {
     };
     let usage = |k: &str| fault.get("usage").and_then(|u| u.get(k)).and_then(|x| x.num()).unwrap_or(0.0) as u64;
     format!(
-        "{{\"protocol\":{},\"status\":{},\"exit_status\":{},\"stdout\":\"\",\"values\":[],\"diagnostics\":[{}],\"warnings\":[],\"resource_outcome\":{{\"status\":\"{}\",\"limit\":{},\"usage\":{{\"frontend_transitions\":{},\"tokens\":{},\"normalization_steps\":{},\"machine_transitions\":0,\"output_bytes\":0}}}},\"metrics\":{{\"max_call_depth\":0,\"call_depth_limit\":{},\"wall_ms\":{:.3}}},\"engine\":{{\"implementation\":{},\"version\":{}}}}}",
+        "{{\"protocol\":{},\"status\":{},\"exit_status\":{},\"stdout\":\"\",\"values\":[],\"diagnostics\":[{}],\"warnings\":[],\"resource_outcome\":{{\"status\":\"{}\",\"limit\":{},\"usage\":{{\"frontend_transitions\":{},\"tokens\":{},\"normalization_steps\":{},\"machine_transitions\":0,\"output_bytes\":0}}}},\"metrics\":{{\"max_call_depth\":0,\"call_depth_limit\":{},\"fast_paths\":{{\"quick_calls\":0,\"compiled_calls\":0,\"given_up\":0}},\"wall_ms\":{:.3}}},\"engine\":{{\"implementation\":{},\"version\":{}}}}}",
         quote(PROTOCOL),
         quote(&status),
         n("exit_status") as i64,

@@ -138,6 +138,18 @@ pub struct Vm {
     fast_off: bool,
     /// The quick tier's buffers, reused across attempts.
     tier: crate::quick::run::Tier,
+    /// Calls completed on a fast path, and attempts given up (reported in the observation's
+    /// metrics: what ran where, for the curious and for the tests).
+    pub fast_counts: FastCounts,
+}
+
+#[derive(Default, Clone, Copy)]
+pub struct FastCounts {
+    /// Completed on the quick tier (`quick`).
+    pub quick: u64,
+    /// Completed on the fresh AOT's compiled fast path (`Code::fast`).
+    pub compiled: u64,
+    pub given_up: u64,
 }
 
 /// The account of one fast-path attempt (see `code::FastFn`): what the machine would have
@@ -225,6 +237,7 @@ impl Vm {
             argbuf: Vec::with_capacity(16),
             fast_off: false,
             tier: Default::default(),
+            fast_counts: FastCounts::default(),
         }
     }
 
@@ -771,6 +784,7 @@ impl Vm {
     /// nothing has changed and the call runs on the machine.
     fn try_fast(&mut self, c: &Rc<Closure>, fn_at: usize) -> Option<()> {
         let mut cx = Fx { steps: 0, budget: self.step_limit - self.steps, depth: self.depth + 1, max_depth: self.depth + 1, tails: 0, site: u32::MAX };
+        let compiled = c.code.fast.is_some();
         let r = match c.code.fast {
             Some(fx) => fx(self, &mut cx, &self.stack[fn_at + 1..]),
             None => {
@@ -793,9 +807,15 @@ impl Vm {
                 }
                 self.stack.truncate(fn_at);
                 self.stack.push(v);
+                if compiled {
+                    self.fast_counts.compiled += 1;
+                } else {
+                    self.fast_counts.quick += 1;
+                }
                 Some(())
             }
             _ => {
+                self.fast_counts.given_up += 1;
                 if cx.steps > FAST_WASTE_CAP {
                     self.fast_off = true;
                 }

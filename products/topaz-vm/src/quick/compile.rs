@@ -133,6 +133,10 @@ fn cmp_of(o: i32) -> Option<Cmp> {
 enum Ent {
     Mat,
     Pend(Opnd),
+    /// CAR/CDR (at `pc`, primitive constant `prim`) of the pair in frame slot `slot`, not yet
+    /// made: a site-setting consumer reads it in place (`O::field`); anything else first makes
+    /// it with a Car/Cdr instruction carrying the original site.
+    Field { slot: u32, cdr: bool, pc: usize, prim: u32 },
 }
 
 /// Site ids share `vm::Fx::site`'s encoding; code objects or positions beyond it stay off the tier.
@@ -182,16 +186,59 @@ impl Emitter {
             }
         }
     }
-    /// Pop the top entry as an operand.
+    /// Pop the top entry as an operand for an instruction that records no site.
     fn take(&mut self) -> O {
+        let d = self.st.len() - 1;
+        self.make_field(d);
+        self.take_s()
+    }
+    /// Pop the top entry as an operand for a site-setting instruction (whose site supersedes a
+    /// folded CAR/CDR's). Call `sites` after taking the operands, before emitting.
+    fn take_s(&mut self) -> O {
         let d = self.st.len() - 1;
         match self.st.pop().expect("stack depth checked in pass 1") {
             Ent::Mat => O::reg(self.reg(d)),
             Ent::Pend(o) => self.pack(o),
+            Ent::Field { slot, cdr, .. } => O::field(slot, cdr),
+        }
+    }
+    /// Make a pending CAR/CDR at depth `d` in its register, with its own site.
+    fn make_field(&mut self, d: usize) {
+        if let Ent::Field { slot, cdr, pc, prim } = self.st[d] {
+            let dst = self.reg(d);
+            let un = if cdr { Un::Cdr } else { Un::Car };
+            self.emit(Q::unary(un, dst, O::reg(slot), prim), 0, Some(pc));
+            self.st[d] = Ent::Mat;
+        }
+    }
+    /// Make the last emitted instruction write `slot` instead of register `from`, when it is an
+    /// instruction whose only effect is that write (SINIT of a value just computed).
+    fn retarget(&mut self, from: u32, slot: u32) -> bool {
+        let last = match self.ops.last_mut() {
+            Some(i) => &mut i.op,
+            None => return false,
+        };
+        let dst = match last {
+            Q::Move { dst, .. } | Q::Checked { dst, .. } | Q::Add { dst, .. } | Q::Sub { dst, .. } | Q::Mul { dst, .. } | Q::Compare { dst, .. } | Q::Cons { dst, .. } | Q::Eqv { dst, .. } => dst,
+            Q::Car { dst, .. } | Q::Cdr { dst, .. } | Q::NullP { dst, .. } | Q::PairP { dst, .. } | Q::Not { dst, .. } | Q::ZeroP { dst, .. } => dst,
+            _ => return false,
+        };
+        if *dst != from {
+            return false;
+        }
+        *dst = slot;
+        true
+    }
+    /// Before a site-setting instruction: pending CAR/CDRs it does not consume are made first,
+    /// so the sites recorded keep the stack bytecode's order.
+    fn sites(&mut self) {
+        for d in 0..self.st.len() {
+            self.make_field(d);
         }
     }
     fn flush(&mut self) {
         for d in 0..self.st.len() {
+            self.make_field(d);
             if let Ent::Pend(src) = self.st[d] {
                 let dst = self.reg(d);
                 let src = self.pack(src);
@@ -333,6 +380,11 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 let (depth_up, slot) = if o == op::LOCAL { (0, a1) } else { (a1, a2) };
                 e.push_pending(Opnd::Env { depth: depth_up as u16, slot: slot as u16 });
             }
+            op::SINIT if !target[pc] && matches!(e.st.last(), Some(Ent::Mat)) && e.st.iter().all(|x| matches!(x, Ent::Mat)) && e.retarget(e.reg(d - 1), u(a1)) => {
+                // The value's producer was the instruction just emitted: it now writes the slot.
+                e.st.pop();
+                e.carry += 1;
+            }
             op::SSET | op::SINIT => {
                 let src = e.take();
                 e.flush();
@@ -393,9 +445,10 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
             }
             op::CALL | op::TAIL_CALL => {
                 let argc = a1 as usize;
-                let mut argv: Vec<O> = (0..argc).map(|_| e.take()).collect();
+                let mut argv: Vec<O> = (0..argc).map(|_| e.take_s()).collect();
                 argv.reverse();
-                let f = e.take();
+                let f = e.take_s();
+                e.sites();
                 let at = e.reg(d - argc - 1);
                 let args = e.args.len() as u32;
                 e.args.extend(argv);
@@ -415,8 +468,9 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 live = false;
             }
             op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ | op::CONS | op::EQ => {
-                let b = e.take();
-                let a = e.take();
+                let b = e.take_s();
+                let a = e.take_s();
+                e.sites();
                 let prim = u(a1);
                 let dst = e.reg(d - 2);
                 let cmp = cmp_of(o);
@@ -425,13 +479,13 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                     // CMP; JUMP_IF_FALSE t
                     e.flush();
                     jumps.push(e.ops.len());
-                    e.emit(Q::Branch { cmp, negate: false, a, b, prim, to: u(word(pc + 3)) }, 2, Some(pc));
+                    e.emit(Q::branch(cmp, false, a, b, prim, u(word(pc + 3))), 2, Some(pc));
                     next = pc + 4;
                 } else if let (Some(cmp), true, true) = (cmp, plain_next(pc + 2) && ins[pc + 2] == op::NOT, jif(pc + 4)) {
                     // CMP; NOT; JUMP_IF_FALSE t — the NOT's site is the last one recorded.
                     e.flush();
                     jumps.push(e.ops.len());
-                    e.emit(Q::Branch { cmp, negate: true, a, b, prim, to: u(word(pc + 5)) }, 3, Some(pc + 2));
+                    e.emit(Q::branch(cmp, true, a, b, prim, u(word(pc + 5))), 3, Some(pc + 2));
                     next = pc + 6;
                 } else {
                     let q = match o {
@@ -446,8 +500,18 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                     e.st.push(Ent::Mat);
                 }
             }
+            op::CAR | op::CDR if matches!(e.st.last(), Some(Ent::Pend(Opnd::Reg(_)))) => {
+                // Of a frame slot: left for its consumer to read in place.
+                let slot = match e.st.pop() {
+                    Some(Ent::Pend(Opnd::Reg(r))) => r,
+                    _ => unreachable!("matched above"),
+                };
+                e.carry += 1;
+                e.st.push(Ent::Field { slot, cdr: o == op::CDR, pc, prim: u(a1) });
+            }
             op::CAR | op::CDR | op::NULLP | op::PAIRP | op::NOT | op::ZEROP => {
-                let a = e.take();
+                let a = e.take_s();
+                e.sites();
                 let un = match o {
                     op::CAR => Un::Car,
                     op::CDR => Un::Cdr,
@@ -457,18 +521,18 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                     _ => Un::ZeroP,
                 };
                 let dst = e.reg(d - 1);
-                e.emit(Q::Unary { un, dst, a, prim: u(a1) }, 1, Some(pc));
+                e.emit(Q::unary(un, dst, a, u(a1)), 1, Some(pc));
                 e.st.push(Ent::Mat);
             }
             op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => {
-                let b = e.take();
-                let a = e.take();
+                let b = e.take_s();
+                let a = e.take_s();
                 e.flush();
                 jumps.push(e.ops.len());
-                e.emit(Q::Branch { cmp: cmp_of(o).expect("a comparison"), negate: false, a, b, prim: u(a1), to: u(a2) }, 1, Some(pc));
+                e.emit(Q::branch(cmp_of(o).expect("a comparison"), false, a, b, u(a1), u(a2)), 1, Some(pc));
             }
             op::JNULLP | op::JPAIRP => {
-                let a = e.take();
+                let a = e.take_s();
                 e.flush();
                 jumps.push(e.ops.len());
                 e.emit(Q::TestBranch { pair: o == op::JPAIRP, a, to: u(a2) }, 1, Some(pc));
@@ -480,7 +544,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
     // Jump operands: instruction positions → register-instruction positions.
     for j in jumps {
         let to = match &mut e.ops[j].op {
-            Q::Jump { to } | Q::JumpIfFalse { to, .. } | Q::Branch { to, .. } | Q::TestBranch { to, .. } => to,
+            Q::Jump { to } | Q::JumpIfFalse { to, .. } | Q::BrLt { to, .. } | Q::BrGt { to, .. } | Q::BrLe { to, .. } | Q::BrGe { to, .. } | Q::BrEq { to, .. } | Q::TestBranch { to, .. } => to,
             _ => unreachable!("only jumps are listed"),
         };
         let mapped = map[*to as usize];

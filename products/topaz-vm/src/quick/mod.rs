@@ -39,42 +39,48 @@ pub enum Opnd {
 }
 
 /// An operand as instructions carry it, packed in one word so that the common cases decode
-/// without an indirect jump: bit 1 clear — a register (bit 0 clear) or a constant (bit 0 set),
-/// index in the bits above, read from the frame or the constant pool picked by bit 0; bit 1
-/// set — entry `index` of `QCode::others` (a global or an environment slot).
+/// without an indirect jump. The low two bits say what it is, the bits from 3 up give its index:
+/// 0 — a register of the frame; 1 — a constant (both read through one pointer picked by bit 0);
+/// 2 — the car (bit 2 clear) or cdr (bit 2 set) of the pair in a frame register (a CAR/CDR whose
+/// site the consuming instruction's own supersedes; not a pair gives up); 3 — entry `index` of
+/// `QCode::others` (a global or an environment slot).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct O(pub u32);
 
 impl O {
     pub const fn reg(r: u32) -> O {
-        O(r << 2)
+        O(r << 3)
     }
     pub const fn konst(k: u32) -> O {
-        O(k << 2 | 1)
+        O(k << 3 | 1)
+    }
+    pub const fn field(r: u32, cdr: bool) -> O {
+        O(r << 3 | (cdr as u32) << 2 | 2)
     }
     pub const fn other(i: u32) -> O {
-        O(i << 2 | 2)
+        O(i << 3 | 3)
     }
     #[inline(always)]
     pub fn index(self) -> usize {
-        (self.0 >> 2) as usize
+        (self.0 >> 3) as usize
     }
     #[inline(always)]
-    pub fn is_other(self) -> bool {
-        self.0 & 2 != 0
+    pub fn kind(self) -> u32 {
+        self.0 & 3
     }
     #[inline(always)]
-    pub fn is_const(self) -> bool {
-        self.0 & 1 != 0
+    pub fn is_cdr(self) -> bool {
+        self.0 & 4 != 0
     }
 }
 
 impl std::fmt::Debug for O {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.is_other(), self.is_const()) {
-            (true, _) => write!(f, "other{}", self.index()),
-            (false, true) => write!(f, "k{}", self.index()),
-            (false, false) => write!(f, "r{}", self.index()),
+        match self.kind() {
+            0 => write!(f, "r{}", self.index()),
+            1 => write!(f, "k{}", self.index()),
+            2 => write!(f, "{}(r{})", if self.is_cdr() { "cdr" } else { "car" }, self.index()),
+            _ => write!(f, "other{}", self.index()),
         }
     }
 }
@@ -126,14 +132,46 @@ pub enum Q {
     Sub { dst: u32, a: O, b: O, prim: u32 },
     Mul { dst: u32, a: O, b: O, prim: u32 },
     Compare { cmp: Cmp, dst: u32, a: O, b: O, prim: u32 },
-    /// Compare and branch: falls through when the comparison holds (`!negate`) and jumps to
-    /// `to` otherwise.
-    Branch { cmp: Cmp, negate: bool, a: O, b: O, prim: u32, to: u32 },
+    /// Compare and branch, one variant per comparison (so dispatch is one jump): falls through
+    /// when the comparison holds (`!negate`) and jumps to `to` otherwise.
+    BrLt { negate: bool, a: O, b: O, prim: u32, to: u32 },
+    BrGt { negate: bool, a: O, b: O, prim: u32, to: u32 },
+    BrLe { negate: bool, a: O, b: O, prim: u32, to: u32 },
+    BrGe { negate: bool, a: O, b: O, prim: u32, to: u32 },
+    BrEq { negate: bool, a: O, b: O, prim: u32, to: u32 },
     /// JNULLP / JPAIRP: falls through when the test holds.
     TestBranch { pair: bool, a: O, to: u32 },
     Cons { dst: u32, a: O, b: O },
     Eqv { dst: u32, a: O, b: O },
-    Unary { un: Un, dst: u32, a: O, prim: u32 },
+    /// One-argument operations, one variant each.
+    Car { dst: u32, a: O, prim: u32 },
+    Cdr { dst: u32, a: O, prim: u32 },
+    NullP { dst: u32, a: O },
+    PairP { dst: u32, a: O },
+    Not { dst: u32, a: O },
+    ZeroP { dst: u32, a: O, prim: u32 },
+}
+
+impl Q {
+    pub fn branch(cmp: Cmp, negate: bool, a: O, b: O, prim: u32, to: u32) -> Q {
+        match cmp {
+            Cmp::Lt => Q::BrLt { negate, a, b, prim, to },
+            Cmp::Gt => Q::BrGt { negate, a, b, prim, to },
+            Cmp::Le => Q::BrLe { negate, a, b, prim, to },
+            Cmp::Ge => Q::BrGe { negate, a, b, prim, to },
+            Cmp::Eq => Q::BrEq { negate, a, b, prim, to },
+        }
+    }
+    pub fn unary(un: Un, dst: u32, a: O, prim: u32) -> Q {
+        match un {
+            Un::Car => Q::Car { dst, a, prim },
+            Un::Cdr => Q::Cdr { dst, a, prim },
+            Un::NullP => Q::NullP { dst, a },
+            Un::PairP => Q::PairP { dst, a },
+            Un::Not => Q::Not { dst, a },
+            Un::ZeroP => Q::ZeroP { dst, a, prim },
+        }
+    }
 }
 
 /// One register instruction with the machine transitions it stands for (its own stack

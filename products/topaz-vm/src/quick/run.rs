@@ -2,7 +2,7 @@
 //! stack. See `quick` for the contract (read-only attempt, the machine's exact account, give up
 //! on anything unusual).
 
-use super::{Cmp, Opnd, Un, Q};
+use super::{Cmp, Opnd, Q};
 use crate::code::Code;
 use crate::value::{eqv, Closure, Slots, V};
 use crate::vm::{Fx, Vm, CALL_DEPTH_LIMIT};
@@ -103,11 +103,22 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
         macro_rules! get {
             ($o:expr) => {{
                 let o = $o;
-                if !o.is_other() {
+                if o.kind() < 2 {
                     // SAFETY: register indexes as for `reg!`; constant indexes were checked
                     // against the pool by the compiler.
-                    let p = if o.is_const() { kp } else { fp as *const V };
+                    let p = if o.kind() == 1 { kp } else { fp as *const V };
                     unsafe { &*p.add(o.index()) }
+                } else if o.kind() == 2 {
+                    match unsafe { &*fp.add(o.index()) } {
+                        V::Pair(p) => {
+                            if o.is_cdr() {
+                                &p.cdr
+                            } else {
+                                &p.car
+                            }
+                        }
+                        _ => bail!(),
+                    }
                 } else {
                     match other(&q.others[o.index()], globals, clo) {
                         Some(v) => v,
@@ -249,9 +260,33 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                     let r = compare!(cmp, a, b, prim);
                     V::put_bool(reg!(dst), r);
                 }
-                Q::Branch { cmp, negate, a, b, prim, to } => {
+                Q::BrLt { negate, a, b, prim, to } => {
                     site = ins.site;
-                    if compare!(cmp, a, b, prim) == negate {
+                    if compare!(Cmp::Lt, a, b, prim) == negate {
+                        jump!(to);
+                    }
+                }
+                Q::BrGt { negate, a, b, prim, to } => {
+                    site = ins.site;
+                    if compare!(Cmp::Gt, a, b, prim) == negate {
+                        jump!(to);
+                    }
+                }
+                Q::BrLe { negate, a, b, prim, to } => {
+                    site = ins.site;
+                    if compare!(Cmp::Le, a, b, prim) == negate {
+                        jump!(to);
+                    }
+                }
+                Q::BrGe { negate, a, b, prim, to } => {
+                    site = ins.site;
+                    if compare!(Cmp::Ge, a, b, prim) == negate {
+                        jump!(to);
+                    }
+                }
+                Q::BrEq { negate, a, b, prim, to } => {
+                    site = ins.site;
+                    if compare!(Cmp::Eq, a, b, prim) == negate {
                         jump!(to);
                     }
                 }
@@ -273,35 +308,57 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                     let r = eqv(get!(a), get!(b));
                     V::put_bool(reg!(dst), r);
                 }
-                Q::Unary { un, dst, a, prim } => {
+                Q::Car { dst, a, prim } => {
                     site = ins.site;
-                    let x = get!(a);
-                    match (un, x) {
-                        (Un::Car, V::Pair(p)) => {
+                    match get!(a) {
+                        V::Pair(p) => {
                             let v = p.car.dup();
                             V::put(reg!(dst), v);
                         }
-                        (Un::Cdr, V::Pair(p)) => {
+                        x => {
+                            let args = [x.dup()];
+                            let v = prim!(prim, &args);
+                            V::put(reg!(dst), v);
+                        }
+                    }
+                }
+                Q::Cdr { dst, a, prim } => {
+                    site = ins.site;
+                    match get!(a) {
+                        V::Pair(p) => {
                             let v = p.cdr.dup();
                             V::put(reg!(dst), v);
                         }
-                        (Un::NullP, x) => {
-                            let r = x.is_nil();
-                            V::put_bool(reg!(dst), r);
+                        x => {
+                            let args = [x.dup()];
+                            let v = prim!(prim, &args);
+                            V::put(reg!(dst), v);
                         }
-                        (Un::PairP, x) => {
-                            let r = matches!(x, V::Pair(_));
-                            V::put_bool(reg!(dst), r);
-                        }
-                        (Un::Not, x) => {
-                            let r = matches!(x, V::Bool(false));
-                            V::put_bool(reg!(dst), r);
-                        }
-                        (Un::ZeroP, V::Int(i)) => {
+                    }
+                }
+                Q::NullP { dst, a } => {
+                    site = ins.site;
+                    let r = get!(a).is_nil();
+                    V::put_bool(reg!(dst), r);
+                }
+                Q::PairP { dst, a } => {
+                    site = ins.site;
+                    let r = matches!(get!(a), V::Pair(_));
+                    V::put_bool(reg!(dst), r);
+                }
+                Q::Not { dst, a } => {
+                    site = ins.site;
+                    let r = matches!(get!(a), V::Bool(false));
+                    V::put_bool(reg!(dst), r);
+                }
+                Q::ZeroP { dst, a, prim } => {
+                    site = ins.site;
+                    match get!(a) {
+                        V::Int(i) => {
                             let r = *i == 0;
                             V::put_bool(reg!(dst), r);
                         }
-                        (_, x) => {
+                        x => {
                             let args = [x.dup()];
                             let v = prim!(prim, &args);
                             V::put(reg!(dst), v);
