@@ -96,6 +96,13 @@ const CASES: [string, string, string, Involvement][] = [
     'ok',
     'gives-up',
   ],
+  ['a CAR whose value is dropped still faults', '(define (f x) (car x) 1) (define (g) (f 5)) (g)', 'runtime-error', 'gives-up'],
+  [
+    'an unbound global whose value is dropped still faults',
+    '(define (f x) not-defined-anywhere x) (define (g) (f 5)) (g)',
+    'runtime-error',
+    'gives-up',
+  ],
   ['unbound global inside', '(define (h n) (+ 1 (undefined-yet n))) (guard (e (#t (quote unbound))) (h 1))', 'ok', 'gives-up'],
   [
     'multiple values where one is required',

@@ -134,9 +134,10 @@ enum Ent {
     Mat,
     Pend(Opnd),
     /// CAR/CDR (at `pc`, primitive constant `prim`) of the pair in frame slot `slot`, not yet
-    /// made: a site-setting consumer reads it in place (`O::field`); anything else first makes
-    /// it with a Car/Cdr instruction carrying the original site.
-    Field { slot: u32, cdr: bool, pc: usize, prim: u32 },
+    /// made: a site-setting consumer reads it in place (`O::field`; its own site supersedes the
+    /// CAR's), anything else first makes it (`Emitter::make_field`). `since`: site-setting
+    /// instructions emitted before it.
+    Field { slot: u32, cdr: bool, pc: usize, prim: u32, since: u32 },
 }
 
 /// Site ids share `vm::Fx::site`'s encoding; code objects or positions beyond it stay off the tier.
@@ -151,6 +152,8 @@ struct Emitter {
     others: Vec<Opnd>,
     /// Transitions of pending copies and dropped entries not yet charged by an emitted instruction.
     carry: u32,
+    /// Site-setting instructions emitted so far.
+    site_ops: u32,
     site_base: u32,
 }
 
@@ -161,7 +164,10 @@ impl Emitter {
     fn emit(&mut self, op: Q, own: u32, site_pc: Option<usize>) {
         let steps = own + std::mem::take(&mut self.carry);
         let site = match site_pc {
-            Some(pc) => self.site_base | pc as u32,
+            Some(pc) => {
+                self.site_ops += 1;
+                self.site_base | pc as u32
+            }
             None => u32::MAX,
         };
         self.ops.push(Ins { op, steps, site });
@@ -193,7 +199,7 @@ impl Emitter {
         self.take_s()
     }
     /// Pop the top entry as an operand for a site-setting instruction (whose site supersedes a
-    /// folded CAR/CDR's). Call `sites` after taking the operands, before emitting.
+    /// folded CAR/CDR's).
     fn take_s(&mut self) -> O {
         let d = self.st.len() - 1;
         match self.st.pop().expect("stack depth checked in pass 1") {
@@ -202,13 +208,44 @@ impl Emitter {
             Ent::Field { slot, cdr, .. } => O::field(slot, cdr),
         }
     }
-    /// Make a pending CAR/CDR at depth `d` in its register, with its own site.
+    /// Make a pending CAR/CDR at depth `d` in its register. Only the last site recorded before
+    /// an attempt ends matters: if no site-setting instruction came after the CAR it is made by a
+    /// Car/Cdr instruction with its site; otherwise by a copy of the field that records none.
     fn make_field(&mut self, d: usize) {
-        if let Ent::Field { slot, cdr, pc, prim } = self.st[d] {
+        if let Ent::Field { slot, cdr, pc, prim, since } = self.st[d] {
             let dst = self.reg(d);
-            let un = if cdr { Un::Cdr } else { Un::Car };
-            self.emit(Q::unary(un, dst, O::reg(slot), prim), 0, Some(pc));
+            if since == self.site_ops {
+                let un = if cdr { Un::Cdr } else { Un::Car };
+                self.emit(Q::unary(un, dst, O::reg(slot), prim), 0, Some(pc));
+            } else {
+                self.emit(Q::Move { dst, src: O::field(slot, cdr) }, 0, None);
+            }
             self.st[d] = Ent::Mat;
+        }
+    }
+    /// Whether a pending entry can fault when made (the machine would have faulted where it
+    /// pushed it): a global (unbound), an environment slot (unassigned), a CAR/CDR (not a pair).
+    fn may_fault(e: &Ent) -> bool {
+        matches!(e, Ent::Field { .. } | Ent::Pend(Opnd::Global(_)) | Ent::Pend(Opnd::Env { .. }))
+    }
+    /// Drop the top entry unread (POP): one that could fault is made first, so the fault is
+    /// not skipped.
+    fn drop_top(&mut self) {
+        let d = self.st.len() - 1;
+        if Self::may_fault(&self.st[d]) {
+            self.make_field(d);
+            if let Ent::Pend(src) = self.st[d] {
+                let dst = self.reg(d);
+                let src = self.pack(src);
+                self.emit(Q::Move { dst, src }, 0, None);
+            }
+        }
+        self.st.pop();
+    }
+    /// Drop every entry left under a return or a tail call, as `drop_top`.
+    fn drop_all(&mut self) {
+        while !self.st.is_empty() {
+            self.drop_top();
         }
     }
     /// Make the last emitted instruction write `slot` instead of register `from`, when it is an
@@ -228,13 +265,6 @@ impl Emitter {
         }
         *dst = slot;
         true
-    }
-    /// Before a site-setting instruction: pending CAR/CDRs it does not consume are made first,
-    /// so the sites recorded keep the stack bytecode's order.
-    fn sites(&mut self) {
-        for d in 0..self.st.len() {
-            self.make_field(d);
-        }
     }
     fn flush(&mut self) {
         for d in 0..self.st.len() {
@@ -334,7 +364,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
     }
 
     // Pass 2: translation.
-    let mut e = Emitter { frame: frame as u32, st: Vec::new(), ops: Vec::new(), args: Vec::new(), others: Vec::new(), carry: 0, site_base: (k as u32) << 20 };
+    let mut e = Emitter { frame: frame as u32, st: Vec::new(), ops: Vec::new(), args: Vec::new(), others: Vec::new(), carry: 0, site_ops: 0, site_base: (k as u32) << 20 };
     let mut map: Vec<u32> = vec![u32::MAX; n];
     let mut jumps: Vec<usize> = Vec::new();
     let mut live = false;
@@ -400,7 +430,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 e.emit(Q::Unassign { slot: u(a1) }, 1, None);
             }
             op::POP => {
-                e.st.pop();
+                e.drop_top();
                 e.carry += 1;
             }
             op::REQUIRE_ONE => {
@@ -448,14 +478,15 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 let mut argv: Vec<O> = (0..argc).map(|_| e.take_s()).collect();
                 argv.reverse();
                 let f = e.take_s();
-                e.sites();
                 let at = e.reg(d - argc - 1);
+                if o == op::TAIL_CALL {
+                    e.drop_all();
+                }
                 let args = e.args.len() as u32;
                 e.args.extend(argv);
                 let tail = o == op::TAIL_CALL;
                 e.emit(Q::Call { f, at, args, argc: argc as u32, tail, require_one: false }, 1, Some(pc));
                 if tail {
-                    e.st.clear();
                     live = false;
                 } else {
                     e.st.push(Ent::Mat);
@@ -463,14 +494,13 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
             }
             op::RETURN => {
                 let v = e.take();
+                e.drop_all();
                 e.emit(Q::Ret { v }, 1, None);
-                e.st.clear();
                 live = false;
             }
             op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ | op::CONS | op::EQ => {
                 let b = e.take_s();
                 let a = e.take_s();
-                e.sites();
                 let prim = u(a1);
                 let dst = e.reg(d - 2);
                 let cmp = cmp_of(o);
@@ -507,11 +537,11 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                     _ => unreachable!("matched above"),
                 };
                 e.carry += 1;
-                e.st.push(Ent::Field { slot, cdr: o == op::CDR, pc, prim: u(a1) });
+                let since = e.site_ops;
+                e.st.push(Ent::Field { slot, cdr: o == op::CDR, pc, prim: u(a1), since });
             }
             op::CAR | op::CDR | op::NULLP | op::PAIRP | op::NOT | op::ZEROP => {
                 let a = e.take_s();
-                e.sites();
                 let un = match o {
                     op::CAR => Un::Car,
                     op::CDR => Un::Cdr,
