@@ -280,7 +280,7 @@ fn run_request(req: &J) -> Result<String, String> {
     // The quick tier's register forms, for the whole program at once (a code object's form
     // depends on the procedures it reads from globals).
     let pure: Vec<bool> = prims.iter().map(|p| p.pure).collect();
-    let inputs: Vec<quick::compile::Input> = parts.iter().map(|(c, lowered)| quick::compile::Input { ins: lowered, stack_frame: c.stack_frame, rest: c.rest, frame: c.frame, consts: &c.consts }).collect();
+    let inputs: Vec<quick::compile::Input> = parts.iter().map(|(c, lowered)| quick::compile::Input { ins: lowered, stack_frame: c.stack_frame, required: c.required, rest: c.rest, frame: c.frame, consts: &c.consts }).collect();
     let quick_forms = quick::compile::compile_program(&inputs, &pure, &form_codes);
     drop(inputs);
     for ((mut c, _), q) in parts.into_iter().zip(quick_forms) {

@@ -22,6 +22,7 @@ pub struct Input<'a> {
     /// The lowered instruction stream (`code::lower`), before fusion and padding.
     pub ins: &'a [i32],
     pub stack_frame: bool,
+    pub required: usize,
     pub rest: bool,
     pub frame: usize,
     pub consts: &'a [V],
@@ -469,9 +470,35 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
             }
             op::JUMP_IF_FALSE => {
                 let test = e.take();
+                let before = e.ops.len();
                 e.flush();
-                jumps.push(e.ops.len());
-                e.emit(Q::JumpIfFalse { test, to: u(a1) }, 1, None);
+                let to = u(a1);
+                // `null?`/`pair?` whose value is kept (an `or`) and then tested: one instruction.
+                let unmoved = e.ops.len() == before && !target[pc];
+                let carry = e.carry;
+                let fused = match e.ops.last_mut() {
+                    Some(Ins { op, steps, .. }) if unmoved => match *op {
+                        Q::NullP { dst, a } if test == O::reg(dst) => {
+                            *op = Q::NullPJ { dst, a, to };
+                            *steps += 1 + carry;
+                            true
+                        }
+                        Q::PairP { dst, a } if test == O::reg(dst) => {
+                            *op = Q::PairPJ { dst, a, to };
+                            *steps += 1 + carry;
+                            true
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                if fused {
+                    e.carry = 0;
+                    jumps.push(e.ops.len() - 1);
+                } else {
+                    jumps.push(e.ops.len());
+                    e.emit(Q::JumpIfFalse { test, to }, 1, None);
+                }
             }
             op::CALL | op::TAIL_CALL => {
                 let argc = a1 as usize;
@@ -574,7 +601,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
     // Jump operands: instruction positions → register-instruction positions.
     for j in jumps {
         let to = match &mut e.ops[j].op {
-            Q::Jump { to } | Q::JumpIfFalse { to, .. } | Q::BrLt { to, .. } | Q::BrGt { to, .. } | Q::BrLe { to, .. } | Q::BrGe { to, .. } | Q::BrEq { to, .. } | Q::TestBranch { to, .. } => to,
+            Q::Jump { to } | Q::JumpIfFalse { to, .. } | Q::NullPJ { to, .. } | Q::PairPJ { to, .. } | Q::BrLt { to, .. } | Q::BrGt { to, .. } | Q::BrLe { to, .. } | Q::BrGe { to, .. } | Q::BrEq { to, .. } | Q::TestBranch { to, .. } => to,
             _ => unreachable!("only jumps are listed"),
         };
         let mapped = map[*to as usize];
@@ -583,5 +610,5 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
         }
         *to = mapped;
     }
-    Some(QCode { frame: frame as u32, nregs: (frame + max_depth + 1) as u32, ops: e.ops, args: e.args, others: e.others })
+    Some(QCode { arity: c.required as u32, frame: frame as u32, nregs: (frame + max_depth + 1) as u32, ops: e.ops, args: e.args, others: e.others })
 }

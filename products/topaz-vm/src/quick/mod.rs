@@ -148,6 +148,10 @@ pub enum Q {
     Cdr { dst: u32, a: O, prim: u32 },
     NullP { dst: u32, a: O },
     PairP { dst: u32, a: O },
+    /// NULLP / PAIRP whose value is kept and then tested by JUMP_IF_FALSE (an `or`): jumps to
+    /// `to` when false.
+    NullPJ { dst: u32, a: O, to: u32 },
+    PairPJ { dst: u32, a: O, to: u32 },
     Not { dst: u32, a: O },
     ZeroP { dst: u32, a: O, prim: u32 },
 }
@@ -187,6 +191,8 @@ pub struct Ins {
 /// The quick form of one code object.
 #[derive(Debug)]
 pub struct QCode {
+    /// Arguments it takes (a procedure with a rest list has no quick form).
+    pub arity: u32,
     /// Frame slots (the machine's `frame`, at least 1: slot 0 holds the procedure).
     pub frame: u32,
     /// Registers a frame needs: the slots plus the deepest operand stack.

@@ -91,7 +91,7 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
         // q.nregs` values, the compiler never names a register at or past `q.nregs`, and `regs`
         // is not resized while `fp` is in use (a call that grows it leaves this loop).
         debug_assert!(regs.len() >= base + q.nregs as usize);
-        let fp: *mut V = unsafe { regs.as_mut_ptr().add(base) };
+        let mut fp: *mut V = unsafe { regs.as_mut_ptr().add(base) };
         macro_rules! reg {
             ($r:expr) => {
                 unsafe { &mut *fp.add($r as usize) }
@@ -120,7 +120,23 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                         _ => bail!(),
                     }
                 } else {
-                    match other(&q.others[o.index()], globals, clo) {
+                    let x = &q.others[o.index()];
+                    // The closure's own environment inline (an internal procedure reading its
+                    // siblings), the rest out of line.
+                    let v = match *x {
+                        Opnd::Global(g) => globals.get(g as usize).filter(|v| !matches!(v, V::Unassigned)),
+                        Opnd::Env { depth: 0, slot } => {
+                            // SAFETY: as in `other`.
+                            let slots = unsafe { &*(&*clo).env.slots.as_ptr() };
+                            match slots {
+                                Slots::Inline(a) => a.get(slot as usize),
+                                Slots::Heap(h) => h.get(slot as usize),
+                            }
+                            .filter(|v| !matches!(v, V::Unassigned))
+                        }
+                        _ => other(x, globals, clo),
+                    };
+                    match v {
                         Some(v) => v,
                         None => bail!(),
                     }
@@ -182,10 +198,15 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                         // The value lands where the callee's frame began: the caller's
                         // register that held the procedure.
                         V::put(reg!(0), value);
-                        code = f.code;
-                        clo = f.clo;
                         pc = f.pc as usize;
                         base = f.base as usize;
+                        if f.code == code {
+                            fp = unsafe { regs.as_mut_ptr().add(base) };
+                            clo = f.clo;
+                            continue;
+                        }
+                        code = f.code;
+                        clo = f.clo;
                         break;
                     }
                 }
@@ -336,6 +357,22 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                         }
                     }
                 }
+                Q::NullPJ { dst, a, to } => {
+                    site = ins.site;
+                    let r = get!(a).is_nil();
+                    V::put_bool(reg!(dst), r);
+                    if !r {
+                        jump!(to);
+                    }
+                }
+                Q::PairPJ { dst, a, to } => {
+                    site = ins.site;
+                    let r = matches!(get!(a), V::Pair(_));
+                    V::put_bool(reg!(dst), r);
+                    if !r {
+                        jump!(to);
+                    }
+                }
                 Q::NullP { dst, a } => {
                     site = ins.site;
                     let r = get!(a).is_nil();
@@ -373,13 +410,18 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                     }
                     let argc = argc as usize;
                     let callee = match get!(f) {
-                        V::Closure(k) if k.code.quick.is_some() && k.code.required == argc && !k.code.rest => Callee::Quick {
-                            code: &*k.code as *const Code,
-                            clo: Rc::as_ptr(k),
-                            // Tail: the closure is kept in the frame's slot 0 (the old frame and
-                            // whatever held the procedure there are about to be reused); a
-                            // closure calling itself is already there.
-                            keep: if tail && Rc::as_ptr(k) != clo { Some(V::Closure(k.clone())) } else { None },
+                        // A procedure calling itself (the commonest call): its quick form is
+                        // the one running.
+                        V::Closure(k) if Rc::as_ptr(k) == clo && q.arity as usize == argc => Callee::Quick { code, clo, keep: None },
+                        V::Closure(k) => match &k.code.quick {
+                            Some(kq) if kq.arity as usize == argc => Callee::Quick {
+                                code: &*k.code as *const Code,
+                                clo: Rc::as_ptr(k),
+                                // Tail: the closure is kept in the frame's slot 0 (the old frame
+                                // and whatever held the procedure there are about to be reused).
+                                keep: if tail { Some(V::Closure(k.clone())) } else { None },
+                            },
+                            _ => bail!(),
                         },
                         V::Prim(i) => Callee::Prim(*i as usize),
                         _ => bail!(),
@@ -390,7 +432,8 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                             let kq = unsafe { &*kcode }.quick.as_ref().expect("checked");
                             // Room for the callee's frame, which starts at register `at`.
                             let top = base + at as usize + kq.nregs as usize;
-                            if regs.len() < top {
+                            let grown = regs.len() < top;
+                            if grown {
                                 // The operands were all read before anything moved: arguments
                                 // are copied first into a scratch list.
                                 let mut moved: Vec<V> = Vec::with_capacity(argc);
@@ -398,9 +441,9 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                                     moved.push(get!(o).dup());
                                 }
                                 regs.resize(top, V::Nil);
-                                let fp = unsafe { regs.as_mut_ptr().add(base) };
+                                fp = unsafe { regs.as_mut_ptr().add(base) };
                                 for (i, v) in moved.into_iter().enumerate() {
-                                    V::put(unsafe { &mut *fp.add(at as usize + 1 + i) }, v);
+                                    V::put(reg!(at as usize + 1 + i), v);
                                 }
                             } else {
                                 for (i, &o) in argv.iter().enumerate() {
@@ -408,13 +451,12 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                                     V::put(reg!(at as usize + 1 + i), v);
                                 }
                             }
-                            let fp = unsafe { regs.as_mut_ptr().add(base) };
                             let new_base = if tail {
                                 for i in 1..=argc {
                                     unsafe { std::ptr::swap(fp.add(i), fp.add(at as usize + i)) };
                                 }
                                 if let Some(k) = keep {
-                                    V::put(unsafe { &mut *fp }, k);
+                                    V::put(reg!(0), k);
                                 }
                                 base
                             } else {
@@ -431,14 +473,19 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                                 frames.push(Frame { code, clo, pc: pc as u32, base: base as u32, require_one });
                                 base + at as usize
                             };
+                            base = new_base;
+                            fp = unsafe { regs.as_mut_ptr().add(base) };
                             // The machine's frame: slots past the arguments start out empty.
-                            for r in &mut regs[new_base + argc + 1..new_base + kq.frame as usize] {
-                                V::put(r, V::Nil);
+                            for r in argc + 1..kq.frame as usize {
+                                V::put(reg!(r), V::Nil);
+                            }
+                            pc = 0;
+                            if kcode == code {
+                                // Same code object: the frame pointer was all that moved.
+                                continue;
                             }
                             code = kcode;
                             clo = kclo;
-                            base = new_base;
-                            pc = 0;
                             break;
                         }
                         Callee::Prim(i) => {
