@@ -1,6 +1,8 @@
 // The full differential corpus (10,000 generated programs, LISPEX_EXTERNAL_PROGRAMS to change)
 // and every primitive case through the Topaz VM product against the built-in VM, compared on the
-// court axes; prints the mismatch counts per axis and the time taken. (CI runs a sample:
+// court axes and on the account both machines keep (machine transitions, call-depth high-water
+// mark: the Topaz VM's quick tier must leave exactly the machine's); prints the mismatch counts
+// per axis and the time taken. (CI runs a sample:
 // test/lispex-external/topaz-corpus.test.ts.)
 //
 //   node --import tsx bench/lispex-external/corpus.ts
@@ -18,12 +20,20 @@ async function run(label: string, sources: readonly string[]): Promise<void> {
   const axes = new Map<string, number>();
   const statuses = new Map<string, number>();
   let mismatched = 0;
+  let accountMismatches = 0;
   const examples: string[] = [];
   await pool(sources, 2, async (source) => {
     const vm = builtinObservation(source, 'vm');
     const topaz = await topazObservation(source);
     statuses.set(vm.status, (statuses.get(vm.status) ?? 0) + 1);
     const m = mismatchAxes(vm, topaz);
+    const account =
+      vm.resource_outcome.usage.machine_transitions === topaz.resource_outcome.usage.machine_transitions &&
+      vm.metrics.max_call_depth === topaz.metrics.max_call_depth;
+    if (!account) {
+      accountMismatches++;
+      if (examples.length < 3) examples.push(source);
+    }
     if (m.length > 0) {
       mismatched++;
       for (const a of m) axes.set(a, (axes.get(a) ?? 0) + 1);
@@ -32,7 +42,7 @@ async function run(label: string, sources: readonly string[]): Promise<void> {
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `${label}: ${sources.length} programs, ${mismatched} mismatches ${JSON.stringify([...axes])}, statuses ${JSON.stringify([...statuses])}, ${seconds} s`,
+    `${label}: ${sources.length} programs, ${mismatched} mismatches ${JSON.stringify([...axes])}, ${accountMismatches} account mismatches, statuses ${JSON.stringify([...statuses])}, ${seconds} s`,
   );
   for (const e of examples) console.log(`  e.g.\n${e}`);
 }

@@ -133,8 +133,12 @@ impl V {
     /// clone leaves exactly the extra count the copy owns).
     #[inline(always)]
     pub fn dup(&self) -> V {
-        if !self.is_immediate() {
-            std::mem::forget(self.clone());
+        match self {
+            // The commonest heap value, counted inline (the derived clone is a call and a match
+            // over every variant).
+            V::Pair(p) => unsafe { Rc::increment_strong_count(Rc::as_ptr(p)) },
+            _ if self.is_immediate() => {}
+            _ => std::mem::forget(self.clone()),
         }
         // SAFETY: immediates are plain data; for the others the forgotten clone above gave this
         // copy its own reference count.
@@ -149,8 +153,18 @@ impl V {
     /// overwrite of a fixnum then costs one store, no drop call).
     #[inline(always)]
     pub fn put(slot: &mut V, v: V) {
-        if slot.is_immediate() {
-            // SAFETY: the old value is plain data; overwriting it without a drop leaks nothing.
+        let plain = match slot {
+            // A pair still referenced elsewhere only loses a count: done inline.
+            V::Pair(p) if Rc::strong_count(p) > 1 => {
+                // SAFETY: the count is above one, so this cannot free the pair; the slot's
+                // reference is given up here and the slot overwritten below without a drop.
+                unsafe { Rc::decrement_strong_count(Rc::as_ptr(p)) };
+                true
+            }
+            _ => slot.is_immediate(),
+        };
+        if plain {
+            // SAFETY: the old value is plain data, or its reference was given up above.
             unsafe { std::ptr::write(slot, v) }
         } else {
             *slot = v;

@@ -39,30 +39,38 @@ pub enum Opnd {
 }
 
 /// An operand as instructions carry it, packed in one word so that the common cases decode
-/// without an indirect jump. The low two bits say what it is, the bits from 3 up give its index:
-/// 0 — a register of the frame; 1 — a constant (both read through one pointer picked by bit 0);
-/// 2 — the car (bit 2 clear) or cdr (bit 2 set) of the pair in a frame register (a CAR/CDR whose
-/// site the consuming instruction's own supersedes; not a pair gives up); 3 — entry `index` of
-/// `QCode::others` (a global or an environment slot).
+/// without an indirect jump. The low two bits say what it is, bit 2 is a flag, the bits from 4
+/// up give its index — so the word with its low four bits cleared is the index's byte offset in
+/// an array of values: 0 — a register of the frame; 1 — a constant (both read through one
+/// pointer picked by bit 0); 2 — the car (bit 2 clear) or cdr (bit 2 set) of the pair in a frame
+/// register (a CAR/CDR whose site the consuming instruction's own supersedes; not a pair gives
+/// up); 3 — entry `index` of `QCode::others` (a global or an environment slot).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct O(pub u32);
 
+const _: () = assert!(std::mem::size_of::<crate::value::V>() == 16);
+
 impl O {
     pub const fn reg(r: u32) -> O {
-        O(r << 3)
+        O(r << 4)
     }
     pub const fn konst(k: u32) -> O {
-        O(k << 3 | 1)
+        O(k << 4 | 1)
     }
     pub const fn field(r: u32, cdr: bool) -> O {
-        O(r << 3 | (cdr as u32) << 2 | 2)
+        O(r << 4 | (cdr as u32) << 2 | 2)
     }
     pub const fn other(i: u32) -> O {
-        O(i << 3 | 3)
+        O(i << 4 | 3)
     }
     #[inline(always)]
     pub fn index(self) -> usize {
-        (self.0 >> 3) as usize
+        (self.0 >> 4) as usize
+    }
+    /// The index as a byte offset into an array of values (16 bytes each).
+    #[inline(always)]
+    pub fn byte_offset(self) -> usize {
+        (self.0 & !15) as usize
     }
     #[inline(always)]
     pub fn kind(self) -> u32 {
@@ -182,6 +190,7 @@ impl Q {
 /// instructions plus operand copies folded into it) and, for the site-setting ones, the site the
 /// machine would record (`code index << 20 | pc`, as `vm::Fx::site`).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 pub struct Ins {
     pub op: Q,
     pub steps: u32,

@@ -107,9 +107,9 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                     // SAFETY: register indexes as for `reg!`; constant indexes were checked
                     // against the pool by the compiler.
                     let p = if o.kind() == 1 { kp } else { fp as *const V };
-                    unsafe { &*p.add(o.index()) }
+                    unsafe { &*((p as *const u8).add(o.byte_offset()) as *const V) }
                 } else if o.kind() == 2 {
-                    match unsafe { &*fp.add(o.index()) } {
+                    match unsafe { &*((fp as *const u8).add(o.byte_offset()) as *const V) } {
                         V::Pair(p) => {
                             if o.is_cdr() {
                                 &p.cdr
@@ -225,7 +225,10 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
 
         // The inner loop runs within one code object; calls and returns switch `code`.
         loop {
-            let ins = &ops[pc];
+            // Every path through a quick form ends in a return, a tail call or a jump, and every
+            // jump lands on an instruction (`compile`), so `pc` stays inside `ops`.
+            debug_assert!(pc < ops.len());
+            let ins = unsafe { ops.get_unchecked(pc) };
             pc += 1;
             steps += ins.steps as u64;
             match ins.op {
