@@ -23,13 +23,15 @@ impl Drop for Pair {
     fn drop(&mut self) {
         let mut next = std::mem::replace(&mut self.cdr, V::Nil);
         loop {
-            let rc = match next {
+            let mut rc = match next {
                 V::Pair(rc) => rc,
                 _ => break,
             };
-            match Rc::try_unwrap(rc) {
-                Ok(mut p) => next = std::mem::replace(&mut p.cdr, V::Nil),
-                Err(_) => break,
+            // The last reference: take its tail before it goes (its own drop then finds an
+            // empty tail and stops), without moving the pair out of its allocation.
+            match Rc::get_mut(&mut rc) {
+                Some(p) => next = std::mem::replace(&mut p.cdr, V::Nil),
+                None => break,
             }
         }
     }
@@ -149,29 +151,25 @@ impl V {
     pub fn is_immediate(&self) -> bool {
         matches!(self, V::Int(_) | V::Bool(_) | V::Nil | V::Flo(_) | V::Char(_) | V::Unspec | V::Prim(_) | V::Unassigned)
     }
-    /// Overwrite `slot` with `v`, dropping the old value only when it owns something (the common
-    /// overwrite of a fixnum then costs one store, no drop call).
+    /// Overwrite `slot` with `v`, then let go of the old value: nothing to do for plain data, a
+    /// count decrement inline for a pair referenced elsewhere, the full drop otherwise. The new
+    /// value is written before any call, so it never waits in a stack temporary (a value built
+    /// from narrow stores and copied as one 16-byte load stalls store forwarding).
     #[inline(always)]
     pub fn put(slot: &mut V, v: V) {
-        let plain = match slot {
-            // A pair still referenced elsewhere only loses a count: done inline.
+        let old = std::mem::replace(slot, v);
+        match &old {
             V::Pair(p) if Rc::strong_count(p) > 1 => {
-                // SAFETY: the count is above one, so this cannot free the pair; the slot's
-                // reference is given up here and the slot overwritten below without a drop.
+                // SAFETY: the count is above one, so this cannot free the pair; `old`'s
+                // reference is given up here and `old` forgotten.
                 unsafe { Rc::decrement_strong_count(Rc::as_ptr(p)) };
-                true
+                std::mem::forget(old);
             }
-            _ => slot.is_immediate(),
-        };
-        if plain {
-            // SAFETY: the old value is plain data, or its reference was given up above.
-            unsafe { std::ptr::write(slot, v) }
-        } else {
-            *slot = v;
+            _ if old.is_immediate() => std::mem::forget(old),
+            _ => drop(old),
         }
     }
-    /// Store a fixnum: when the slot already holds one only the payload is written (a whole
-    /// value built in a temporary and copied in would stall store forwarding).
+    /// Store a fixnum: when the slot already holds one only the payload is written.
     #[inline(always)]
     pub fn put_int(slot: &mut V, i: i64) {
         match slot {
@@ -224,12 +222,13 @@ pub fn list_from(items: Vec<V>, tail: V) -> V {
 /// Elements of a proper list, or None.
 pub fn list_items(v: &V) -> Option<Vec<V>> {
     let mut out = Vec::new();
-    let mut p = v.clone();
+    // Walk the spine by reference (no count traffic on the pairs passed over).
+    let mut p = v;
     loop {
         match p {
             V::Pair(rc) => {
-                out.push(rc.car.clone());
-                p = rc.cdr.clone();
+                out.push(rc.car.dup());
+                p = &rc.cdr;
             }
             V::Nil => return Some(out),
             _ => return None,

@@ -412,26 +412,34 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                         bail!();
                     }
                     let argc = argc as usize;
-                    let callee = match get!(f) {
+                    // What the call found, in plain locals (an enum carrying the kept closure
+                    // went through a stack temporary and stalled store forwarding on every call).
+                    // `prim` is the primitive's index, or usize::MAX for a closure.
+                    let (kcode, kclo, prim): (*const Code, *const Closure, usize) = match get!(f) {
                         // A procedure calling itself (the commonest call): its quick form is
                         // the one running.
-                        V::Closure(k) if Rc::as_ptr(k) == clo && q.arity as usize == argc => Callee::Quick { code, clo, keep: None },
+                        V::Closure(k) if Rc::as_ptr(k) == clo && q.arity as usize == argc => (code, clo, usize::MAX),
                         V::Closure(k) => match &k.code.quick {
-                            Some(kq) if kq.arity as usize == argc => Callee::Quick {
-                                code: &*k.code as *const Code,
-                                clo: Rc::as_ptr(k),
-                                // Tail: the closure is kept in the frame's slot 0 (the old frame
-                                // and whatever held the procedure there are about to be reused).
-                                keep: if tail { Some(V::Closure(k.clone())) } else { None },
-                            },
+                            Some(kq) if kq.arity as usize == argc => (&*k.code as *const Code, Rc::as_ptr(k), usize::MAX),
                             _ => bail!(),
                         },
-                        V::Prim(i) => Callee::Prim(*i as usize),
+                        V::Prim(i) => (code, clo, *i as usize),
                         _ => bail!(),
                     };
-                    let argv = &q.args[args as usize..args as usize + argc];
-                    match callee {
-                        Callee::Quick { code: kcode, clo: kclo, keep } => {
+                    let argv = unsafe { q.args.get_unchecked(args as usize..args as usize + argc) };
+                    match prim {
+                        usize::MAX => {
+                            // Tail call of another closure: it is kept in the frame's slot 0 (the
+                            // old frame and whatever held the procedure there are about to be
+                            // reused). SAFETY: `kclo` came from a live `Rc` just read.
+                            let keep = if tail && kclo != clo {
+                                Some(V::Closure(unsafe {
+                                    Rc::increment_strong_count(kclo);
+                                    Rc::from_raw(kclo)
+                                }))
+                            } else {
+                                None
+                            };
                             let kq = unsafe { &*kcode }.quick.as_ref().expect("checked");
                             // Room for the callee's frame, which starts at register `at`.
                             let top = base + at as usize + kq.nregs as usize;
@@ -491,7 +499,7 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                             clo = kclo;
                             break;
                         }
-                        Callee::Prim(i) => {
+                        i => {
                             let p = &vm.prims[i];
                             if !p.pure || argc < p.min || argc > p.max {
                                 bail!();
@@ -582,10 +590,5 @@ fn call_prim(vm: &mut Vm, k: &V, args: &[V]) -> Option<V> {
     f(vm, args).ok()
 }
 
-/// What a call found in its procedure operand.
-enum Callee {
-    Quick { code: *const Code, clo: *const Closure, keep: Option<V> },
-    Prim(usize),
-}
 
 
