@@ -7,13 +7,23 @@
 //
 //   node --import tsx bench/lispex-external/corpus.ts
 
+import { spawnSync } from 'node:child_process';
+import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
 import { casePrograms } from '../../test/lispex-external/case-programs.js';
 import { builtinObservation, mismatchAxes, pool, requireTopaz, topazObservation } from '../../test/lispex-external/harness.js';
 import { ProgramGenerator } from '../../test/lispex-diff/generator.js';
 
 const COUNT = Number(process.env.LISPEX_EXTERNAL_PROGRAMS ?? 10_000);
 const SEED = 20261130;
-requireTopaz();
+const topaz = requireTopaz();
+
+/** The product's own `metrics.fast_paths` for one program (the route keeps only compared fields). */
+function fastPaths(source: string): { quick_calls: number; given_up: number } {
+  const request = buildExternalRequest(source, undefined, 'source');
+  const r = spawnSync(topaz, ['--run'], { input: JSON.stringify(request), env: {}, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const o = JSON.parse(r.stdout) as { metrics: { fast_paths: { quick_calls: number; given_up: number } } };
+  return o.metrics.fast_paths;
+}
 
 async function run(label: string, sources: readonly string[]): Promise<void> {
   const started = performance.now();
@@ -21,12 +31,19 @@ async function run(label: string, sources: readonly string[]): Promise<void> {
   const statuses = new Map<string, number>();
   let mismatched = 0;
   let accountMismatches = 0;
+  let quickPrograms = 0;
+  let quickCalls = 0;
+  let givenUp = 0;
   const examples: string[] = [];
   await pool(sources, 2, async (source) => {
     const vm = builtinObservation(source, 'vm');
     const topaz = await topazObservation(source);
     statuses.set(vm.status, (statuses.get(vm.status) ?? 0) + 1);
     const m = mismatchAxes(vm, topaz);
+    const fast = fastPaths(source);
+    if (fast.quick_calls > 0) quickPrograms++;
+    quickCalls += fast.quick_calls;
+    givenUp += fast.given_up;
     const account =
       vm.resource_outcome.usage.machine_transitions === topaz.resource_outcome.usage.machine_transitions &&
       vm.metrics.max_call_depth === topaz.metrics.max_call_depth;
@@ -42,7 +59,7 @@ async function run(label: string, sources: readonly string[]): Promise<void> {
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `${label}: ${sources.length} programs, ${mismatched} mismatches ${JSON.stringify([...axes])}, ${accountMismatches} account mismatches, statuses ${JSON.stringify([...statuses])}, ${seconds} s`,
+    `${label}: ${sources.length} programs, ${mismatched} mismatches ${JSON.stringify([...axes])}, ${accountMismatches} account mismatches, quick tier: ${quickPrograms} programs completed ${quickCalls} calls on it (${givenUp} attempts given up), statuses ${JSON.stringify([...statuses])}, ${seconds} s`,
   );
   for (const e of examples) console.log(`  e.g.\n${e}`);
 }

@@ -151,6 +151,8 @@ struct Emitter {
     ops: Vec<Ins>,
     args: Vec<O>,
     others: Vec<Opnd>,
+    /// Index of each entry of `others` (a code object may name many globals).
+    other_index: HashMap<Opnd, u32>,
     /// Transitions of pending copies and dropped entries not yet charged by an emitted instruction.
     carry: u32,
     /// Site-setting instructions emitted so far.
@@ -182,14 +184,12 @@ impl Emitter {
             Opnd::Reg(r) => O::reg(r),
             Opnd::Const(k) => O::konst(k),
             other => {
-                let i = match self.others.iter().position(|x| *x == other) {
-                    Some(i) => i,
-                    None => {
-                        self.others.push(other);
-                        self.others.len() - 1
-                    }
-                };
-                O::other(i as u32)
+                let next = self.others.len() as u32;
+                let i = *self.other_index.entry(other).or_insert(next);
+                if i == next {
+                    self.others.push(other);
+                }
+                O::other(i)
             }
         }
     }
@@ -365,7 +365,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
     }
 
     // Pass 2: translation.
-    let mut e = Emitter { frame: frame as u32, st: Vec::new(), ops: Vec::new(), args: Vec::new(), others: Vec::new(), carry: 0, site_ops: 0, site_base: (k as u32) << 20 };
+    let mut e = Emitter { frame: frame as u32, st: Vec::new(), ops: Vec::new(), args: Vec::new(), others: Vec::new(), other_index: HashMap::new(), carry: 0, site_ops: 0, site_base: (k as u32) << 20 };
     let mut map: Vec<u32> = vec![u32::MAX; n];
     let mut jumps: Vec<usize> = Vec::new();
     let mut live = false;

@@ -30,7 +30,7 @@ pub mod run;
 /// environment chain (`depth` parents up). An unbound global or an unassigned environment slot
 /// gives up (the machine faults on the first, and the second only appears in a letrec being
 /// initialized, which the machine handles).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Opnd {
     Reg(u32),
     Const(u32),
