@@ -12,7 +12,7 @@
 //! instruction, which every path through the copy executes (nothing leaves a straight-line run
 //! of instructions without emitting one).
 
-use super::{Cmp, Ins, Opnd, QCode, Un, O, Q};
+use super::{ArgMove, Cmp, Ins, Opnd, QCode, Un, O, Q};
 use crate::code::op;
 use crate::value::V;
 use std::collections::HashMap;
@@ -149,7 +149,7 @@ struct Emitter {
     frame: u32,
     st: Vec<Ent>,
     ops: Vec<Ins>,
-    args: Vec<O>,
+    moves: Vec<ArgMove>,
     others: Vec<Opnd>,
     /// Index of each entry of `others` (a code object may name many globals).
     other_index: HashMap<Opnd, u32>,
@@ -365,7 +365,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
     }
 
     // Pass 2: translation.
-    let mut e = Emitter { frame: frame as u32, st: Vec::new(), ops: Vec::new(), args: Vec::new(), others: Vec::new(), other_index: HashMap::new(), carry: 0, site_ops: 0, site_base: (k as u32) << 20 };
+    let mut e = Emitter { frame: frame as u32, st: Vec::new(), ops: Vec::new(), moves: Vec::new(), others: Vec::new(), other_index: HashMap::new(), carry: 0, site_ops: 0, site_base: (k as u32) << 20 };
     let mut map: Vec<u32> = vec![u32::MAX; n];
     let mut jumps: Vec<usize> = Vec::new();
     let mut live = false;
@@ -509,10 +509,17 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 if o == op::TAIL_CALL {
                     e.drop_all();
                 }
-                let args = e.args.len() as u32;
-                e.args.extend(argv);
+                // Arguments computed into their own registers need no move.
+                let moves = e.moves.len() as u32;
+                for (i, src) in argv.into_iter().enumerate() {
+                    let to = at + 1 + i as u32;
+                    if src != O::reg(to) {
+                        e.moves.push(ArgMove { to, src });
+                    }
+                }
+                let nmoves = e.moves.len() as u32 - moves;
                 let tail = o == op::TAIL_CALL;
-                e.emit(Q::Call { f, at, args, argc: argc as u32, tail, require_one: false }, 1, Some(pc));
+                e.emit(Q::Call { f, at, moves, nmoves, argc: argc as u32, tail, require_one: false }, 1, Some(pc));
                 if tail {
                     live = false;
                 } else {
@@ -610,5 +617,5 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
         }
         *to = mapped;
     }
-    Some(QCode { arity: c.required as u32, frame: frame as u32, nregs: (frame + max_depth + 1) as u32, ops: e.ops, args: e.args, others: e.others })
+    Some(QCode { arity: c.required as u32, frame: frame as u32, nregs: (frame + max_depth + 1) as u32, ops: e.ops, moves: e.moves, others: e.others })
 }

@@ -131,10 +131,11 @@ pub enum Q {
     Values { dst: u32, n: u32 },
     Jump { to: u32 },
     JumpIfFalse { test: O, to: u32 },
-    /// Call the procedure `f` with `argc` arguments (listed in `QCode::args` from `args`); its
-    /// frame starts at register `at`, where its value lands. `require_one`: the caller's
-    /// REQUIRE_ONE that follows is folded in.
-    Call { f: O, at: u32, args: u32, argc: u32, tail: bool, require_one: bool },
+    /// Call the procedure `f` with `argc` arguments in registers `at + 1 ..`; its frame starts
+    /// at register `at`, where its value lands. The arguments not already in their registers
+    /// are put there first: `nmoves` entries of `QCode::moves` from `moves`. `require_one`: the
+    /// caller's REQUIRE_ONE that follows is folded in.
+    Call { f: O, at: u32, moves: u32, nmoves: u32, argc: u32, tail: bool, require_one: bool },
     Ret { v: O },
     Add { dst: u32, a: O, b: O, prim: u32 },
     Sub { dst: u32, a: O, b: O, prim: u32 },
@@ -197,6 +198,13 @@ pub struct Ins {
     pub site: u32,
 }
 
+/// One argument of a call not computed in place: `src` goes to register `to`.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgMove {
+    pub to: u32,
+    pub src: O,
+}
+
 /// The quick form of one code object.
 #[derive(Debug)]
 pub struct QCode {
@@ -207,8 +215,8 @@ pub struct QCode {
     /// Registers a frame needs: the slots plus the deepest operand stack.
     pub nregs: u32,
     pub ops: Vec<Ins>,
-    /// Argument operands of the calls, `Q::Call::args` indexing into it.
-    pub args: Vec<O>,
+    /// Argument moves of the calls (`Q::Call::moves`).
+    pub moves: Vec<ArgMove>,
     /// The globals and environment slots operands name (`O::other`).
     pub others: Vec<Opnd>,
 }

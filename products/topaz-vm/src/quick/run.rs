@@ -406,7 +406,7 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                     }
                 }
                 Q::Ret { v } => ret!(get!(v).dup()),
-                Q::Call { f, at, args, argc, tail, require_one } => {
+                Q::Call { f, at, moves, nmoves, argc, tail, require_one } => {
                     site = ins.site;
                     if steps > budget {
                         bail!();
@@ -426,7 +426,7 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                         V::Prim(i) => (code, clo, *i as usize),
                         _ => bail!(),
                     };
-                    let argv = unsafe { q.args.get_unchecked(args as usize..args as usize + argc) };
+                    let mv = unsafe { q.moves.get_unchecked(moves as usize..moves as usize + nmoves as usize) };
                     match prim {
                         usize::MAX => {
                             // Tail call of another closure: it is kept in the frame's slot 0 (the
@@ -447,19 +447,19 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                             if grown {
                                 // The operands were all read before anything moved: arguments
                                 // are copied first into a scratch list.
-                                let mut moved: Vec<V> = Vec::with_capacity(argc);
-                                for &o in argv {
-                                    moved.push(get!(o).dup());
+                                let mut moved: Vec<(u32, V)> = Vec::with_capacity(mv.len());
+                                for m in mv {
+                                    moved.push((m.to, get!(m.src).dup()));
                                 }
                                 regs.resize(top, V::Nil);
                                 fp = unsafe { regs.as_mut_ptr().add(base) };
-                                for (i, v) in moved.into_iter().enumerate() {
-                                    V::put(reg!(at as usize + 1 + i), v);
+                                for (to, v) in moved {
+                                    V::put(reg!(to), v);
                                 }
                             } else {
-                                for (i, &o) in argv.iter().enumerate() {
-                                    let v = get!(o).dup();
-                                    V::put(reg!(at as usize + 1 + i), v);
+                                for m in mv {
+                                    let v = get!(m.src).dup();
+                                    V::put(reg!(m.to), v);
                                 }
                             }
                             let new_base = if tail {
@@ -506,9 +506,9 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                             }
                             let func = p.f;
                             // The operand registers of the call always fit the frame.
-                            for (i, &o) in argv.iter().enumerate() {
-                                let v = get!(o).dup();
-                                V::put(reg!(at as usize + 1 + i), v);
+                            for m in mv {
+                                let v = get!(m.src).dup();
+                                V::put(reg!(m.to), v);
                             }
                             let from = at as usize + 1;
                             let value = match func(vm, unsafe { std::slice::from_raw_parts(fp.add(from), argc) }) {
