@@ -135,12 +135,13 @@ impl V {
     /// clone leaves exactly the extra count the copy owns).
     #[inline(always)]
     pub fn dup(&self) -> V {
-        match self {
-            // The commonest heap value, counted inline (the derived clone is a call and a match
-            // over every variant).
-            V::Pair(p) => unsafe { Rc::increment_strong_count(Rc::as_ptr(p)) },
-            _ if self.is_immediate() => {}
-            _ => std::mem::forget(self.clone()),
+        if !self.is_immediate() {
+            match self {
+                // The commonest heap value, counted inline (the derived clone is a call and a
+                // match over every variant).
+                V::Pair(p) => unsafe { Rc::increment_strong_count(Rc::as_ptr(p)) },
+                _ => std::mem::forget(self.clone()),
+            }
         }
         // SAFETY: immediates are plain data; for the others the forgotten clone above gave this
         // copy its own reference count.

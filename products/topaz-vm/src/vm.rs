@@ -782,6 +782,7 @@ impl Vm {
     /// the machine is left exactly as the call and the callee's RETURN would have left it (the
     /// caller's REQUIRE_ONE follows as a normal instruction) and true is returned; on giving up
     /// nothing has changed and the call runs on the machine.
+    #[inline(never)]
     fn try_fast(&mut self, c: &Rc<Closure>, fn_at: usize) -> Option<()> {
         let mut cx = Fx { steps: 0, budget: self.step_limit - self.steps, depth: self.depth + 1, max_depth: self.depth + 1, tails: 0, site: u32::MAX };
         let compiled = c.code.fast.is_some();
