@@ -280,6 +280,60 @@ impl Emitter {
     }
 }
 
+/// The frame slots past the parameters that some path may read before writing: the only ones a
+/// call must clear (the machine gives every slot of a new frame the empty list). A must-analysis
+/// over the reachable instructions (`depth[pc] >= 0`): the set of slots definitely written,
+/// intersected where paths meet. Frames of more than 64 slots clear them all.
+fn slots_to_clear(ins: &[i32], depth: &[i32], frame: usize, required: usize) -> Vec<u32> {
+    let all: Vec<u32> = (required as u32 + 1..frame as u32).collect();
+    if frame > 64 {
+        return all;
+    }
+    let word = |pc: usize| -> i32 { ins.get(pc).copied().unwrap_or(-1) };
+    let mut state: Vec<Option<u64>> = vec![None; ins.len()];
+    let entry: u64 = (0..=required).fold(0, |m, s| m | 1 << s);
+    let mut flagged: u64 = 0;
+    let mut work = vec![(0usize, entry)];
+    while let Some((pc, incoming)) = work.pop() {
+        let s = match state[pc] {
+            Some(old) if old & incoming == old => continue,
+            Some(old) => old & incoming,
+            None => incoming,
+        };
+        state[pc] = Some(s);
+        let o = ins[pc];
+        let (a1, a2) = (word(pc + 1), word(pc + 2));
+        let mut out = s;
+        match o {
+            op::SLOCAL | op::SLOCAL_CHECKED => flagged |= !s & 1 << (a1 as u32 & 63),
+            op::SLOCAL3 | op::SLOCAL_CHECKED4 => flagged |= !s & 1 << (a2 as u32 & 63),
+            op::SINIT | op::SUNASSIGN => out |= 1 << (a1 as u32 & 63),
+            op::SSET => out |= 1 << (a2 as u32 & 63),
+            _ => {}
+        }
+        let next = pc + width(o).unwrap_or(1);
+        let mut go = |t: usize| {
+            if t < ins.len() && depth[t] >= 0 {
+                work.push((t, out));
+            }
+        };
+        match o {
+            op::JUMP => go(a1 as usize),
+            op::JUMP_IF_FALSE => {
+                go(a1 as usize);
+                go(next);
+            }
+            op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ | op::JNULLP | op::JPAIRP => {
+                go(a2 as usize);
+                go(next);
+            }
+            op::RETURN | op::TAIL_CALL => {}
+            _ => go(next),
+        }
+    }
+    all.into_iter().filter(|s| flagged & 1 << s != 0).collect()
+}
+
 /// The quick form of code object `k`, or None. `reads` receives the globals it reads.
 fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option<QCode> {
     if !c.stack_frame || c.rest || k >= MAX_CODES || c.ins.len() >= MAX_PC {
@@ -509,17 +563,22 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 if o == op::TAIL_CALL {
                     e.drop_all();
                 }
-                // Arguments computed into their own registers need no move.
+                // Arguments computed into their own registers need no move; neither does a
+                // parameter a tail call passes on in the same position (the new frame reuses the
+                // slot: `stay` marks it, so it is not swapped either).
+                let tail = o == op::TAIL_CALL;
                 let moves = e.moves.len() as u32;
+                let mut stay: u32 = 0;
                 for (i, src) in argv.into_iter().enumerate() {
                     let to = at + 1 + i as u32;
-                    if src != O::reg(to) {
+                    if tail && i < 32 && src == O::reg(i as u32 + 1) {
+                        stay |= 1 << i;
+                    } else if src != O::reg(to) {
                         e.moves.push(ArgMove { to, src });
                     }
                 }
                 let nmoves = e.moves.len() as u32 - moves;
-                let tail = o == op::TAIL_CALL;
-                e.emit(Q::Call { f, at, moves, nmoves, argc: argc as u32, tail, require_one: false }, 1, Some(pc));
+                e.emit(Q::Call { f, at, moves, nmoves, stay, argc: argc as u32, tail, require_one: false }, 1, Some(pc));
                 if tail {
                     live = false;
                 } else {
@@ -617,5 +676,6 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
         }
         *to = mapped;
     }
-    Some(QCode { arity: c.required as u32, frame: frame as u32, nregs: (frame + max_depth + 1) as u32, ops: e.ops, moves: e.moves, others: e.others })
+    let clear = slots_to_clear(ins, &depth, frame, c.required);
+    Some(QCode { arity: c.required as u32, frame: frame as u32, clear, nregs: (frame + max_depth + 1) as u32, ops: e.ops, moves: e.moves, others: e.others })
 }

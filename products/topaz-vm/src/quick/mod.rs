@@ -135,7 +135,8 @@ pub enum Q {
     /// at register `at`, where its value lands. The arguments not already in their registers
     /// are put there first: `nmoves` entries of `QCode::moves` from `moves`. `require_one`: the
     /// caller's REQUIRE_ONE that follows is folded in.
-    Call { f: O, at: u32, moves: u32, nmoves: u32, argc: u32, tail: bool, require_one: bool },
+    /// `stay` (tail calls): bit i set when argument i is the parameter already in slot i + 1.
+    Call { f: O, at: u32, moves: u32, nmoves: u32, stay: u32, argc: u32, tail: bool, require_one: bool },
     Ret { v: O },
     Add { dst: u32, a: O, b: O, prim: u32 },
     Sub { dst: u32, a: O, b: O, prim: u32 },
@@ -214,6 +215,9 @@ pub struct QCode {
     pub frame: u32,
     /// Registers a frame needs: the slots plus the deepest operand stack.
     pub nregs: u32,
+    /// Slots past the parameters a path may read before writing: cleared on entry (the
+    /// machine's frame starts them as the empty list; the others are always written first).
+    pub clear: Vec<u32>,
     pub ops: Vec<Ins>,
     /// Argument moves of the calls (`Q::Call::moves`).
     pub moves: Vec<ArgMove>,

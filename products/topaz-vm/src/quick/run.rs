@@ -406,7 +406,7 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                     }
                 }
                 Q::Ret { v } => ret!(get!(v).dup()),
-                Q::Call { f, at, moves, nmoves, argc, tail, require_one } => {
+                Q::Call { f, at, moves, nmoves, stay, argc, tail, require_one } => {
                     site = ins.site;
                     if steps > budget {
                         bail!();
@@ -464,6 +464,9 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                             }
                             let new_base = if tail {
                                 for i in 1..=argc {
+                                    if i <= 32 && stay & 1 << (i - 1) != 0 {
+                                        continue;
+                                    }
                                     unsafe { std::ptr::swap(fp.add(i), fp.add(at as usize + i)) };
                                 }
                                 if let Some(k) = keep {
@@ -486,8 +489,9 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                             };
                             base = new_base;
                             fp = unsafe { regs.as_mut_ptr().add(base) };
-                            // The machine's frame: slots past the arguments start out empty.
-                            for r in argc + 1..kq.frame as usize {
+                            // The machine's frame starts its slots past the arguments empty: those a path could
+                            // read before writing are cleared (`QCode::clear`).
+                            for &r in &kq.clear {
                                 V::put(reg!(r), V::Nil);
                             }
                             pc = 0;
