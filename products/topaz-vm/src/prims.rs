@@ -594,11 +594,47 @@ fn append(_: &mut Vm, a: &[V]) -> R<V> {
     if a.is_empty() {
         return Ok(V::Nil);
     }
+    // Every list but the last must be proper: checked before anything is built, last to first
+    // (the order the lists are copied in, so the one reported is the same).
+    for x in a[..a.len() - 1].iter().rev() {
+        if !is_proper_list(x) {
+            return type_err("append", "proper list", x);
+        }
+    }
     let mut result = a[a.len() - 1].clone();
     for x in a[..a.len() - 1].iter().rev() {
-        result = list_from(check_list("append", x)?, result);
+        result = copy_onto(x, result);
     }
     Ok(result)
+}
+
+fn is_proper_list(v: &V) -> bool {
+    let mut p = v;
+    loop {
+        match p {
+            V::Pair(rc) => p = &rc.cdr,
+            V::Nil => return true,
+            _ => return false,
+        }
+    }
+}
+
+/// A copy of the proper list `x`'s spine ending in `tail`, built front to back in one pass (each
+/// new pair is still uniquely owned when its tail is filled in).
+fn copy_onto(x: &V, tail: V) -> V {
+    let mut head = V::Nil;
+    let mut slot: &mut V = &mut head;
+    let mut p = x;
+    while let V::Pair(rc) = p {
+        *slot = V::cons(rc.car.dup(), V::Nil);
+        slot = match slot {
+            V::Pair(new) => &mut Rc::get_mut(new).expect("a pair just made has one owner").cdr,
+            _ => unreachable!("just made a pair"),
+        };
+        p = &rc.cdr;
+    }
+    *slot = tail;
+    head
 }
 fn reverse(_: &mut Vm, a: &[V]) -> R<V> {
     let items = check_list("reverse", &a[0])?;
