@@ -89,6 +89,13 @@ const CASES: [string, string, string, Involvement][] = [
     'ok',
     'completes',
   ],
+  [
+    'a primitive in tail position given parameters passed on in place',
+    "(define (f p q) (append p q)) (define (h x y) (list? x)) (define (g) (list (f '(1 2) '(3)) (h 2.5 \"\") (h '() 1))) (g)",
+    'ok',
+    'completes',
+  ],
+  ['the same with a fault: append of a non-list', '(define (f3 p4) (append p4 6)) (f3 548)', 'runtime-error', 'gives-up'],
   ['fault inside: car of a non-pair (the machine raises it)', '(define (f x) (car x)) (define (g) (f 5)) (g)', 'runtime-error', 'gives-up'],
   [
     'fault inside, caught by guard outside',

@@ -514,6 +514,15 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                                 let v = get!(m.src).dup();
                                 V::put(reg!(m.to), v);
                             }
+                            // A tail call left the parameters it passes on in their slots (for a
+                            // closure's new frame); a primitive reads its arguments in a row.
+                            let mut left = stay;
+                            while left != 0 {
+                                let i = left.trailing_zeros() as usize;
+                                left &= left - 1;
+                                let v = reg!(i + 1).dup();
+                                V::put(reg!(at as usize + 1 + i), v);
+                            }
                             let from = at as usize + 1;
                             let value = match func(vm, unsafe { std::slice::from_raw_parts(fp.add(from), argc) }) {
                                 Ok(v) => v,
