@@ -3,9 +3,10 @@
 //! At load time every procedure whose frame lives on the stack (`Code::stack_frame`) and whose
 //! body uses only effect-free instructions is translated from its stack bytecode into a register
 //! form (`compile`): the operand stack's entries become fixed registers of the frame, and a
-//! stack entry that merely copies a parameter, a constant or a global is not copied at all — the
-//! instruction that consumes it reads the source directly. `fib` runs 7 register instructions
-//! per call instead of 17 stack instructions.
+//! stack entry that merely copies a parameter, a constant, a global, an environment slot or the
+//! car/cdr of a parameter is not copied at all — the instruction that consumes it reads the
+//! source directly. `fib` runs 7 register instructions per call instead of 17 stack
+//! instructions.
 //!
 //! The machine tries the quick form on a non-tail call (`run::attempt`), exactly like the fresh
 //! AOT's compiled fast path (`code::FastFn`), and with the same contract: the attempt only reads
