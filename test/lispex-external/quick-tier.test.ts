@@ -2,7 +2,7 @@
 // register form and tried on non-tail calls. It must be invisible except in speed: every court
 // axis agrees with the built-in VM, and so do the account the machine keeps — machine
 // transitions and the call-depth high-water mark — whether the tier completed the call or gave
-// up and left it to the machine. The product's `metrics.fast_paths` says which happened, so each
+// up (its stores to globals and captured variables undone) and left it to the machine. The product's `metrics.fast_paths` says which happened, so each
 // case also asserts the path it is meant to exercise was taken (no vacuous agreement).
 
 import assert from 'node:assert/strict';
@@ -96,6 +96,37 @@ const CASES: [string, string, string, Involvement][] = [
     'completes',
   ],
   ['the same with a fault: append of a non-list', '(define (f3 p4) (append p4 6)) (f3 548)', 'runtime-error', 'gives-up'],
+  [
+    'set! of a global in a loop',
+    '(define counter 0) (define (lp i) (if (< i 100) (begin (set! counter (+ counter i)) (lp (+ i 1))) counter)) (define (go) (lp 0)) (list (go) counter)',
+    'ok',
+    'completes',
+  ],
+  [
+    'set! of a captured variable',
+    '(define (make) (let ((n 0)) (lambda () (set! n (+ n 1)) n))) (define c (make)) (define (tick3) (c) (c) (c)) (list (tick3) (c))',
+    'ok',
+    'completes',
+  ],
+  ['a procedure replaced in its global while it runs', '(define (f) (set! f 5) (+ 1 2)) (define (h) (f)) (list (h) f)', 'ok', 'completes'],
+  [
+    'stores undone when the attempt gives up (global: incremented once, not twice)',
+    '(define g 1) (define (f x) (set! g (+ g 1)) (car x)) (define (h) (f 5)) (list (guard (e (#t g)) (h)) (guard (e (#t g)) (h)))',
+    'ok',
+    'gives-up',
+  ],
+  [
+    'stores undone when the attempt gives up (captured variable)',
+    "(define (make) (let ((n 0)) (lambda (x) (set! n (+ n 1)) (if (pair? x) n (car x))))) (define c (make)) (define (t) (guard (e (#t 'f)) (c 5))) (list (t) (t) (c '(1)))",
+    'ok',
+    'gives-up',
+  ],
+  [
+    'set! of an unbound global inside',
+    '(define (f) (set! nowhere 1) 2) (define (h) (f)) (guard (e (#t (quote unbound))) (h))',
+    'ok',
+    'gives-up',
+  ],
   ['fault inside: car of a non-pair (the machine raises it)', '(define (f x) (car x)) (define (g) (f 5)) (g)', 'runtime-error', 'gives-up'],
   [
     'fault inside, caught by guard outside',

@@ -106,7 +106,7 @@ fn defined_procedures(inputs: &[Input], forms: &[usize]) -> HashMap<usize, usize
 fn effect(o: i32, a1: i32) -> Option<(usize, usize)> {
     Some(match o {
         op::CONST | op::PRIMITIVE | op::SLOCAL | op::SLOCAL3 | op::SLOCAL_CHECKED | op::SLOCAL_CHECKED4 | op::LOCAL | op::LEXICAL | op::LEXICAL_CHECKED | op::GLOBAL => (0, 1),
-        op::SSET => (1, 1),
+        op::SSET | op::SET_GLOBAL | op::SET_LEXICAL => (1, 1),
         op::SINIT | op::POP | op::JUMP_IF_FALSE | op::JNULLP | op::JPAIRP | op::RETURN => (1, 0),
         op::SUNASSIGN | op::REQUIRE_ONE | op::JUMP => (0, 0),
         op::VALUES => (usize::try_from(a1).ok()?, 1),
@@ -222,6 +222,18 @@ impl Emitter {
                 self.emit(Q::Move { dst, src: O::field(slot, cdr) }, 0, None);
             }
             self.st[d] = Ent::Mat;
+        }
+    }
+    /// Make the pending reads of globals and environment slots (a call or a store may change
+    /// what they would read).
+    fn make_stored_reads(&mut self) {
+        for d in 0..self.st.len() {
+            if let Ent::Pend(src @ (Opnd::Global(_) | Opnd::Env { .. })) = self.st[d] {
+                let dst = self.reg(d);
+                let src = self.pack(src);
+                self.emit(Q::Move { dst, src }, 0, None);
+                self.st[d] = Ent::Mat;
+            }
         }
     }
     /// Whether a pending entry can fault when made (the machine would have faulted where it
@@ -386,6 +398,10 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 _ => return None,
             },
             op::GLOBAL => reads.push(int(konst(a1))?),
+            op::SET_GLOBAL => {
+                int(konst(a1))?;
+            }
+            op::SET_LEXICAL if !(0..=0xffff).contains(&a1) || !(0..=0xffff).contains(&a2) => return None,
             op::LOCAL if !(0..=0xffff).contains(&a1) => return None,
             op::LEXICAL | op::LEXICAL_CHECKED if !(0..=0xffff).contains(&a1) || !(0..=0xffff).contains(&a2) => return None,
             op::ADD | op::SUB | op::MUL | op::LT | op::GT | op::LE | op::GE | op::NUM_EQ | op::CAR | op::CDR | op::ZEROP | op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ => match konst(a1) {
@@ -480,6 +496,20 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                     e.st.push(Ent::Mat);
                 }
             }
+            op::SET_GLOBAL | op::SET_LEXICAL => {
+                // A store outside the frame (undone if the attempt gives up): pending reads are
+                // made first, so they see the value before it.
+                let src = e.take();
+                e.flush();
+                let none_to = e.reg(d - 1);
+                let q = if o == op::SET_GLOBAL {
+                    Q::SetGlobal { g: int(konst(a1)).expect("checked") as u32, src, none_to }
+                } else {
+                    Q::SetEnv { depth: u(a1), slot: u(a2), src, none_to }
+                };
+                e.emit(q, 1, None);
+                e.st.push(Ent::Mat);
+            }
             op::SUNASSIGN => {
                 e.flush();
                 e.emit(Q::Unassign { slot: u(a1) }, 1, None);
@@ -559,6 +589,9 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 let mut argv: Vec<O> = (0..argc).map(|_| e.take_s()).collect();
                 argv.reverse();
                 let f = e.take_s();
+                // The callee may store to a global or an environment: reads of them still
+                // pending below the call are made first.
+                e.make_stored_reads();
                 let at = e.reg(d - argc - 1);
                 if o == op::TAIL_CALL {
                     e.drop_all();

@@ -8,11 +8,12 @@
 //! source directly. `fib` runs 7 register instructions per call instead of 17 stack
 //! instructions.
 //!
-//! The machine tries the quick form on a non-tail call (`run::attempt`), exactly like the fresh
-//! AOT's compiled fast path (`code::FastFn`), and with the same contract: the attempt only reads
-//! the machine — no output, no store to a global or a captured environment, only primitives that
-//! neither print, warn, mutate nor call back into the machine (`prims::is_pure`) — so giving up
-//! (`None`) has nothing to undo and the call then runs on the machine from its start, while a
+//! The machine tries the quick form on a non-tail call (`run::attempt`), like the fresh AOT's
+//! compiled fast path (`code::FastFn`), and with the same contract: the attempt has no effect
+//! that outlives giving up — no output, only primitives that neither print, warn, mutate nor call
+//! back into the machine (`prims::is_pure`), and its stores to globals and captured variables
+//! logged and undone — so giving up (`None`) leaves the machine as it was and the call then runs
+//! on the machine from its start, while a
 //! value comes with exactly the account the machine would have kept (`vm::Fx`: transitions of
 //! every instruction the stack bytecode would have executed, the call depth high-water mark, the
 //! last site). Anything unusual gives up: a fault of any kind (the machine then raises it where
@@ -128,6 +129,10 @@ pub enum Q {
     /// SINIT / SSET: store into a frame slot; SSET also leaves the unspecified value at `none_to`.
     SetSlot { slot: u32, src: O, none_to: Option<u32> },
     Unassign { slot: u32 },
+    /// SET_GLOBAL / SET_LEXICAL: a store outside the frame, logged so that giving up restores
+    /// the old value; the unspecified value lands at `none_to`.
+    SetGlobal { g: u32, src: O, none_to: u32 },
+    SetEnv { depth: u32, slot: u32, src: O, none_to: u32 },
     RequireOne { reg: u32 },
     Values { dst: u32, n: u32 },
     Jump { to: u32 },

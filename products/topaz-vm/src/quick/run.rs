@@ -4,7 +4,7 @@
 
 use super::{Cmp, Opnd, Q};
 use crate::code::Code;
-use crate::value::{eqv, Closure, Slots, V};
+use crate::value::{eqv, Closure, Env, Slots, V};
 use crate::vm::{Fx, Vm, CALL_DEPTH_LIMIT};
 use std::rc::Rc;
 
@@ -17,11 +17,86 @@ struct Frame {
     require_one: bool,
 }
 
+/// The value a global or a captured variable had before the attempt's first store to it.
+enum Undo {
+    Global(u32, V),
+    Env(Rc<Env>, u32, V),
+}
+
+/// Stores outside the frames, undoable: the first store to each cell logs the value the attempt
+/// found there (all a give-up needs), later ones drop what they replace — except procedures,
+/// kept to the end of the attempt (one of them may be running, held only by the cell).
+#[derive(Default)]
+struct StoreLog {
+    undo: Vec<Undo>,
+    /// Attempt number of the last first-store to each global (no hashing on the hot path).
+    global_epoch: Vec<u32>,
+    epoch: u32,
+    env_logged: std::collections::HashSet<(usize, u32)>,
+    kept: Vec<V>,
+}
+
+/// Procedures replaced by stores kept alive past this many: the attempt gives up instead.
+const KEPT_CAP: usize = 1 << 16;
+
+impl StoreLog {
+    fn begin(&mut self, globals: usize) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.global_epoch.iter_mut().for_each(|e| *e = 0);
+            self.epoch = 1;
+        }
+        if self.global_epoch.len() < globals {
+            self.global_epoch.resize(globals, 0);
+        }
+    }
+    /// Account for `old`, just replaced in global `g`; false when too much must be kept.
+    fn global(&mut self, g: u32, old: V) -> bool {
+        let e = &mut self.global_epoch[g as usize];
+        if *e != self.epoch {
+            *e = self.epoch;
+            self.undo.push(Undo::Global(g, old));
+            true
+        } else {
+            self.keep(old)
+        }
+    }
+    fn env(&mut self, env: &Rc<Env>, slot: u32, old: V) -> bool {
+        if self.env_logged.insert((Rc::as_ptr(env) as usize, slot)) {
+            self.undo.push(Undo::Env(env.clone(), slot, old));
+            true
+        } else {
+            self.keep(old)
+        }
+    }
+    fn keep(&mut self, old: V) -> bool {
+        if let V::Closure(_) = old {
+            self.kept.push(old);
+            return self.kept.len() <= KEPT_CAP;
+        }
+        true
+    }
+    /// End of an attempt: on giving up every logged cell gets its value back, newest first.
+    fn end(&mut self, gave_up: bool, globals: &mut [V]) {
+        while let Some(u) = self.undo.pop() {
+            if gave_up {
+                match u {
+                    Undo::Global(g, old) => globals[g as usize] = old,
+                    Undo::Env(env, slot, old) => env.slots.borrow_mut()[slot as usize] = old,
+                }
+            }
+        }
+        self.env_logged.clear();
+        self.kept.clear();
+    }
+}
+
 /// The tier's reusable buffers (kept by the machine between attempts).
 #[derive(Default)]
 pub struct Tier {
     regs: Vec<V>,
     frames: Vec<Frame>,
+    log: StoreLog,
 }
 
 impl Tier {
@@ -37,10 +112,12 @@ impl Tier {
 /// Run the call begun on `tier` to its value, or None (nothing happened that needs undoing).
 /// `cx` receives the account as the machine would have kept it; the caller checks the budget.
 pub fn attempt(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx) -> Option<V> {
-    // Globals are only read inside the tier (nothing in it stores to one), so they are held
-    // aside for the attempt and the primitives, which never touch them, get the machine.
-    let globals = std::mem::take(&mut vm.globals);
-    let r = exec(vm, tier, cx, &globals);
+    // Globals are held aside for the attempt (the tier reads and stores them; its primitives
+    // never touch them) and the primitives get the machine.
+    let mut globals = std::mem::take(&mut vm.globals);
+    tier.log.begin(globals.len());
+    let r = exec(vm, tier, cx, &mut globals);
+    tier.log.end(r.is_none(), &mut globals);
     vm.globals = globals;
     // Dropping what the attempt made (lists it built and never returned included).
     tier.regs.clear();
@@ -48,9 +125,10 @@ pub fn attempt(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx) -> Option<V> {
     r
 }
 
-fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
+fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &mut Vec<V>) -> Option<V> {
     let regs = &mut tier.regs;
     let frames = &mut tier.frames;
+    let log = &mut tier.log;
     let budget = cx.budget;
     let mut steps = cx.steps;
     let mut site = cx.site;
@@ -60,8 +138,9 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
     let mut pc = 0usize;
     // SAFETY (for every `&*code` and `&*clo`): code objects are owned by the machine's code table
     // for the whole run; a running closure is held where the call found it — a register of a
-    // suspended caller, a constant, a global, an environment (nothing in the tier stores to
-    // one) — or, after a tail call replaced the frame that held it, in the frame's slot 0.
+    // suspended caller, a constant, a global, an environment (a store to those keeps the value it
+    // replaced in the undo log until the attempt ends) — or, after a tail call replaced the frame
+    // that held it, in the frame's slot 0.
     let mut clo: *const Closure = match &regs[0] {
         V::Closure(c) => Rc::as_ptr(c),
         _ => unreachable!("an attempt starts with its closure in slot 0"),
@@ -252,6 +331,45 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &[V]) -> Option<V> {
                     }
                 }
                 Q::Unassign { slot } => V::put(reg!(slot), V::Unassigned),
+                Q::SetGlobal { g, src, none_to } => {
+                    let v = get!(src).dup();
+                    match globals.get_mut(g as usize) {
+                        // set! of an unbound variable faults on the machine.
+                        None | Some(V::Unassigned) => bail!(),
+                        Some(cell) => {
+                            let old = std::mem::replace(cell, v);
+                            if !log.global(g, old) {
+                                bail!();
+                            }
+                        }
+                    }
+                    V::put(reg!(none_to), V::none());
+                }
+                Q::SetEnv { depth: up, slot, src, none_to } => {
+                    let v = get!(src).dup();
+                    let mut env = &unsafe { &*clo }.env;
+                    for _ in 0..up {
+                        env = match env.parent.as_ref() {
+                            Some(p) => p,
+                            None => bail!(),
+                        };
+                    }
+                    let old = {
+                        let mut slots = env.slots.borrow_mut();
+                        let cell = match &mut *slots {
+                            Slots::Inline(a) => a.get_mut(slot as usize),
+                            Slots::Heap(h) => h.get_mut(slot as usize),
+                        };
+                        match cell {
+                            Some(cell) => std::mem::replace(cell, v),
+                            None => bail!(),
+                        }
+                    };
+                    if !log.env(env, slot, old) {
+                        bail!();
+                    }
+                    V::put(reg!(none_to), V::none());
+                }
                 Q::RequireOne { reg } => {
                     if let V::Multi(_) = reg!(reg) {
                         bail!();
@@ -574,10 +692,10 @@ fn other<'a>(o: &Opnd, globals: &'a [V], clo: *const Closure) -> Option<&'a V> {
             for _ in 0..up {
                 env = env.parent.as_ref()?;
             }
-            // SAFETY: nothing stores to an environment during an attempt (the tier has no such
-            // instruction and its primitives cannot), so no mutable borrow of the slots exists
-            // while this reference is used; the environment outlives the attempt (the closure
-            // holds it).
+            // SAFETY: the only store to an environment during an attempt is `Q::SetEnv`, which
+            // borrows the slots mutably only after its operand was copied out, and no
+            // instruction keeps a slot reference past itself; the environment outlives this read
+            // (the running closure holds it).
             let slots: &'a Slots = unsafe { &*env.slots.as_ptr() };
             let v = match slots {
                 Slots::Inline(a) => a.get(slot as usize),
