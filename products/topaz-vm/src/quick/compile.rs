@@ -35,9 +35,10 @@ pub struct Input<'a> {
 pub fn compile_program(inputs: &[Input], pure: &[bool], forms: &[usize]) -> Vec<Option<QCode>> {
     let mut out: Vec<Option<QCode>> = Vec::with_capacity(inputs.len());
     let mut reads: Vec<Vec<usize>> = Vec::with_capacity(inputs.len());
+    let stores = Stores::of(inputs);
     for (k, c) in inputs.iter().enumerate() {
         let mut r = Vec::new();
-        out.push(compile(k, c, pure, &mut r));
+        out.push(compile(k, c, pure, &stores, &mut r));
         reads.push(r);
     }
     let procs = defined_procedures(inputs, forms);
@@ -52,6 +53,40 @@ pub fn compile_program(inputs: &[Input], pure: &[bool], forms: &[usize]) -> Vec<
         if !changed {
             return out;
         }
+    }
+}
+
+/// What the program may store to outside frames: the globals it assigns (`SET_GLOBAL`) and
+/// whether any code assigns a captured variable (`SET_LEXICAL`). A pending read of anything else
+/// can wait across a call — no callee can change it.
+struct Stores {
+    globals: std::collections::HashSet<usize>,
+    env: bool,
+}
+
+impl Stores {
+    fn of(inputs: &[Input]) -> Stores {
+        let mut globals = std::collections::HashSet::new();
+        let mut env = false;
+        for c in inputs {
+            let mut pc = 0;
+            while pc < c.ins.len() {
+                let o = c.ins[pc];
+                let w = match width(o) {
+                    Some(w) => w,
+                    None => break,
+                };
+                let a1 = c.ins.get(pc + 1).copied().unwrap_or(-1);
+                if o == op::SET_GLOBAL {
+                    if let Some(g) = usize::try_from(a1).ok().and_then(|a| int(c.consts.get(a))) {
+                        globals.insert(g);
+                    }
+                }
+                env |= o == op::SET_LEXICAL;
+                pc += w;
+            }
+        }
+        Stores { globals, env }
     }
 }
 
@@ -224,11 +259,16 @@ impl Emitter {
             self.st[d] = Ent::Mat;
         }
     }
-    /// Make the pending reads of globals and environment slots (a call or a store may change
-    /// what they would read).
-    fn make_stored_reads(&mut self) {
+    /// Before a call: make the pending reads of globals and environment slots the program may
+    /// store to (the callee could change what they would read).
+    fn make_stored_reads(&mut self, stores: &Stores) {
         for d in 0..self.st.len() {
-            if let Ent::Pend(src @ (Opnd::Global(_) | Opnd::Env { .. })) = self.st[d] {
+            let stored = match self.st[d] {
+                Ent::Pend(Opnd::Global(g)) => stores.globals.contains(&(g as usize)),
+                Ent::Pend(Opnd::Env { .. }) => stores.env,
+                _ => false,
+            };
+            if let (true, Ent::Pend(src)) = (stored, self.st[d]) {
                 let dst = self.reg(d);
                 let src = self.pack(src);
                 self.emit(Q::Move { dst, src }, 0, None);
@@ -347,7 +387,7 @@ fn slots_to_clear(ins: &[i32], depth: &[i32], frame: usize, required: usize) -> 
 }
 
 /// The quick form of code object `k`, or None. `reads` receives the globals it reads.
-fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option<QCode> {
+fn compile(k: usize, c: &Input, pure: &[bool], stores: &Stores, reads: &mut Vec<usize>) -> Option<QCode> {
     if !c.stack_frame || c.rest || k >= MAX_CODES || c.ins.len() >= MAX_PC {
         return None;
     }
@@ -591,7 +631,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], reads: &mut Vec<usize>) -> Option
                 let f = e.take_s();
                 // The callee may store to a global or an environment: reads of them still
                 // pending below the call are made first.
-                e.make_stored_reads();
+                e.make_stored_reads(stores);
                 let at = e.reg(d - argc - 1);
                 if o == op::TAIL_CALL {
                     e.drop_all();

@@ -333,39 +333,14 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &mut Vec<V>) -> Opti
                 Q::Unassign { slot } => V::put(reg!(slot), V::Unassigned),
                 Q::SetGlobal { g, src, none_to } => {
                     let v = get!(src).dup();
-                    match globals.get_mut(g as usize) {
-                        // set! of an unbound variable faults on the machine.
-                        None | Some(V::Unassigned) => bail!(),
-                        Some(cell) => {
-                            let old = std::mem::replace(cell, v);
-                            if !log.global(g, old) {
-                                bail!();
-                            }
-                        }
+                    if !set_global(globals, log, g, v) {
+                        bail!();
                     }
                     V::put(reg!(none_to), V::none());
                 }
                 Q::SetEnv { depth: up, slot, src, none_to } => {
                     let v = get!(src).dup();
-                    let mut env = &unsafe { &*clo }.env;
-                    for _ in 0..up {
-                        env = match env.parent.as_ref() {
-                            Some(p) => p,
-                            None => bail!(),
-                        };
-                    }
-                    let old = {
-                        let mut slots = env.slots.borrow_mut();
-                        let cell = match &mut *slots {
-                            Slots::Inline(a) => a.get_mut(slot as usize),
-                            Slots::Heap(h) => h.get_mut(slot as usize),
-                        };
-                        match cell {
-                            Some(cell) => std::mem::replace(cell, v),
-                            None => bail!(),
-                        }
-                    };
-                    if !log.env(env, slot, old) {
+                    if !set_env(clo, log, up, slot, v) {
                         bail!();
                     }
                     V::put(reg!(none_to), V::none());
@@ -708,6 +683,45 @@ fn other<'a>(o: &Opnd, globals: &'a [V], clo: *const Closure) -> Option<&'a V> {
         }
         Opnd::Reg(_) | Opnd::Const(_) => unreachable!("packed inline"),
     }
+}
+
+/// SET_GLOBAL: false when the machine would fault (unbound) or the log is full. Out of line:
+/// the hot loop keeps only the reads.
+#[inline(never)]
+fn set_global(globals: &mut [V], log: &mut StoreLog, g: u32, v: V) -> bool {
+    match globals.get_mut(g as usize) {
+        // set! of an unbound variable faults on the machine.
+        None | Some(V::Unassigned) => false,
+        Some(cell) => {
+            let old = std::mem::replace(cell, v);
+            log.global(g, old)
+        }
+    }
+}
+
+/// SET_LEXICAL `up` parents above the running closure's environment.
+#[inline(never)]
+fn set_env(clo: *const Closure, log: &mut StoreLog, up: u32, slot: u32, v: V) -> bool {
+    // SAFETY: `clo` is the running closure (see `exec`), alive for the attempt.
+    let mut env = &unsafe { &*clo }.env;
+    for _ in 0..up {
+        env = match env.parent.as_ref() {
+            Some(p) => p,
+            None => return false,
+        };
+    }
+    let old = {
+        let mut slots = env.slots.borrow_mut();
+        let cell = match &mut *slots {
+            Slots::Inline(a) => a.get_mut(slot as usize),
+            Slots::Heap(h) => h.get_mut(slot as usize),
+        };
+        match cell {
+            Some(cell) => std::mem::replace(cell, v),
+            None => return false,
+        }
+    };
+    log.env(env, slot, old)
 }
 
 /// A pure primitive (the constant `k`) on `args`, None when it faults or may not run here.
