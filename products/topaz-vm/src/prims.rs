@@ -1402,35 +1402,32 @@ pub fn lookup(group: &str) -> (PrimFn, Control, bool) {
     (f, Control::Plain, true)
 }
 
-/// Whether a plain primitive may run inside the quick tier (`quick`): it neither prints, warns,
-/// mutates a shared object nor calls a guest procedure — its only effects are its value and the
-/// objects it allocates, which a given-up attempt simply drops. Everything not listed here as
-/// having an effect is pure (each such function ignores the machine it is given).
-pub fn is_pure(group: &str) -> bool {
-    let (_, control, known) = lookup(group);
-    known
-        && control == Control::Plain
-        && !matches!(
-            group,
-            "display"
-                | "write"
-                | "newline"
-                | "println"
-                | "%"
-                | "list-first"
-                | "list-rest"
-                | "vector-set!"
-                | "map"
-                | "for-each"
-                | "filter"
-                | "fold-left"
-                | "reduce"
-                | "fold-right"
-                | "all?"
-                | "any?"
-                | "string-map"
-                | "string-for-each"
-                | "vector-map"
-                | "vector-for-each"
-        )
+/// Whether a primitive has an effect beyond its value and the objects it allocates: it prints,
+/// warns, mutates a shared object or calls a guest procedure. A plain, known primitive without
+/// one is *pure* and may run inside the quick tier (`quick`), where a given-up attempt simply
+/// drops what it allocated; each pure function ignores the machine it is given.
+pub fn has_effect(group: &str) -> bool {
+    matches!(
+        group,
+        "display"
+            | "write"
+            | "newline"
+            | "println"
+            | "%"
+            | "list-first"
+            | "list-rest"
+            | "vector-set!"
+            | "map"
+            | "for-each"
+            | "filter"
+            | "fold-left"
+            | "reduce"
+            | "fold-right"
+            | "all?"
+            | "any?"
+            | "string-map"
+            | "string-for-each"
+            | "vector-map"
+            | "vector-for-each"
+    )
 }

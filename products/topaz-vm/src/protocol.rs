@@ -204,9 +204,9 @@ fn run_request(req: &J) -> Result<String, String> {
             Some(J::Num(m)) => *m as usize,
             _ => usize::MAX,
         };
-        let (f, control, _known) = prims::lookup(&name);
+        let (f, control, known) = prims::lookup(&name);
         prim_ids.insert(name.clone(), i as u16);
-        let pure = control == vm::Control::Plain && prims::is_pure(&name);
+        let pure = known && control == vm::Control::Plain && !prims::has_effect(&name);
         prims.push(vm::PrimDef { name, min, max, control, f, pure });
     }
     let dec = Decoder { prim_ids };

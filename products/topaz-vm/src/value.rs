@@ -63,6 +63,21 @@ impl Slots {
     }
 }
 
+impl Slots {
+    pub fn get(&self, i: usize) -> Option<&V> {
+        match self {
+            Slots::Inline(a) => a.get(i),
+            Slots::Heap(v) => v.get(i),
+        }
+    }
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut V> {
+        match self {
+            Slots::Inline(a) => a.get_mut(i),
+            Slots::Heap(v) => v.get_mut(i),
+        }
+    }
+}
+
 impl std::ops::Index<usize> for Slots {
     type Output = V;
     #[inline]

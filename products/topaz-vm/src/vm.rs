@@ -37,7 +37,7 @@ pub struct PrimDef {
     pub control: Control,
     pub f: PrimFn,
     /// May run inside the quick tier: neither prints, warns, mutates nor calls back
-    /// (`prims::is_pure`).
+    /// (`prims::has_effect`).
     pub pure: bool,
 }
 

@@ -15,7 +15,7 @@
 use super::{ArgMove, Cmp, Ins, Opnd, QCode, Un, O, Q};
 use crate::code::op;
 use crate::value::V;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the compiler needs of one code object.
 pub struct Input<'a> {
@@ -35,13 +35,13 @@ pub struct Input<'a> {
 pub fn compile_program(inputs: &[Input], pure: &[bool], forms: &[usize]) -> Vec<Option<QCode>> {
     let mut out: Vec<Option<QCode>> = Vec::with_capacity(inputs.len());
     let mut reads: Vec<Vec<usize>> = Vec::with_capacity(inputs.len());
-    let stores = Stores::of(inputs);
+    let program = Program::scan(inputs, forms);
     for (k, c) in inputs.iter().enumerate() {
         let mut r = Vec::new();
-        out.push(compile(k, c, pure, &stores, &mut r));
+        out.push(compile(k, c, pure, &program, &mut r));
         reads.push(r);
     }
-    let procs = defined_procedures(inputs, forms);
+    let procs = &program.procs;
     loop {
         let mut changed = false;
         for k in 0..out.len() {
@@ -53,40 +53,6 @@ pub fn compile_program(inputs: &[Input], pure: &[bool], forms: &[usize]) -> Vec<
         if !changed {
             return out;
         }
-    }
-}
-
-/// What the program may store to outside frames: the globals it assigns (`SET_GLOBAL`) and
-/// whether any code assigns a captured variable (`SET_LEXICAL`). A pending read of anything else
-/// can wait across a call — no callee can change it.
-struct Stores {
-    globals: std::collections::HashSet<usize>,
-    env: bool,
-}
-
-impl Stores {
-    fn of(inputs: &[Input]) -> Stores {
-        let mut globals = std::collections::HashSet::new();
-        let mut env = false;
-        for c in inputs {
-            let mut pc = 0;
-            while pc < c.ins.len() {
-                let o = c.ins[pc];
-                let w = match width(o) {
-                    Some(w) => w,
-                    None => break,
-                };
-                let a1 = c.ins.get(pc + 1).copied().unwrap_or(-1);
-                if o == op::SET_GLOBAL {
-                    if let Some(g) = usize::try_from(a1).ok().and_then(|a| int(c.consts.get(a))) {
-                        globals.insert(g);
-                    }
-                }
-                env |= o == op::SET_LEXICAL;
-                pc += w;
-            }
-        }
-        Stores { globals, env }
     }
 }
 
@@ -107,34 +73,66 @@ fn int(v: Option<&V>) -> Option<usize> {
     }
 }
 
-/// Globals defined exactly once, by `CLOSURE k; DEFINE_GLOBAL g` in a top-level form and never
-/// assigned: global → code object of its procedure.
-fn defined_procedures(inputs: &[Input], forms: &[usize]) -> HashMap<usize, usize> {
-    let mut seen: HashMap<usize, Option<usize>> = HashMap::new();
-    for (i, c) in inputs.iter().enumerate() {
-        let mut pc = 0;
-        let mut prev: Option<usize> = None;
-        while pc < c.ins.len() {
-            let o = c.ins[pc];
-            let w = match width(o) {
-                Some(w) => w,
-                None => break,
-            };
-            let a1 = c.ins.get(pc + 1).copied().unwrap_or(-1);
-            if o == op::DEFINE_GLOBAL || o == op::SET_GLOBAL {
-                if let Some(g) = usize::try_from(a1).ok().and_then(|a| int(c.consts.get(a))) {
-                    let k = if o == op::DEFINE_GLOBAL && forms.contains(&i) { prev } else { None };
-                    let entry = seen.entry(g).or_insert(k);
-                    if *entry != k {
-                        *entry = None;
+/// What the whole program says about its globals and captured variables, from one scan of every
+/// code object: `procs`, the globals defined exactly once, by `CLOSURE k; DEFINE_GLOBAL g` in a
+/// top-level form and never assigned (global → code object of its procedure); `stored_globals`,
+/// those some `SET_GLOBAL` assigns; `env_stores`, whether any code assigns a captured variable
+/// (`SET_LEXICAL`). A pending read of a global or environment slot nothing stores to can wait
+/// across a call — no callee can change it.
+struct Program {
+    procs: HashMap<usize, usize>,
+    stored_globals: HashSet<usize>,
+    env_stores: bool,
+}
+
+impl Program {
+    fn scan(inputs: &[Input], forms: &[usize]) -> Program {
+        let mut seen: HashMap<usize, Option<usize>> = HashMap::new();
+        let mut stored_globals = HashSet::new();
+        let mut env_stores = false;
+        for (i, c) in inputs.iter().enumerate() {
+            let mut pc = 0;
+            let mut prev: Option<usize> = None;
+            while pc < c.ins.len() {
+                let o = c.ins[pc];
+                let w = match width(o) {
+                    Some(w) => w,
+                    None => break,
+                };
+                let a1 = c.ins.get(pc + 1).copied().unwrap_or(-1);
+                let operand = || usize::try_from(a1).ok().and_then(|a| int(c.consts.get(a)));
+                if o == op::DEFINE_GLOBAL || o == op::SET_GLOBAL {
+                    if let Some(g) = operand() {
+                        if o == op::SET_GLOBAL {
+                            stored_globals.insert(g);
+                        }
+                        let k = if o == op::DEFINE_GLOBAL && forms.contains(&i) { prev } else { None };
+                        let entry = seen.entry(g).or_insert(k);
+                        if *entry != k {
+                            *entry = None;
+                        }
                     }
                 }
+                env_stores |= o == op::SET_LEXICAL;
+                prev = if o == op::CLOSURE { operand() } else { None };
+                pc += w;
             }
-            prev = if o == op::CLOSURE { usize::try_from(a1).ok().and_then(|a| int(c.consts.get(a))) } else { None };
-            pc += w;
         }
+        let procs = seen.into_iter().filter_map(|(g, k)| k.map(|k| (g, k))).collect();
+        Program { procs, stored_globals, env_stores }
     }
-    seen.into_iter().filter_map(|(g, k)| k.map(|k| (g, k))).collect()
+}
+
+/// Where control can go after instruction `o`: the position it may jump to (unchecked) and
+/// whether it may fall through to the next instruction.
+fn successors(o: i32, a1: i32, a2: i32) -> (Option<i32>, bool) {
+    match o {
+        op::JUMP => (Some(a1), false),
+        op::JUMP_IF_FALSE => (Some(a1), true),
+        op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ | op::JNULLP | op::JPAIRP => (Some(a2), true),
+        op::RETURN | op::TAIL_CALL => (None, false),
+        _ => (None, true),
+    }
 }
 
 /// Stack effect (pops, pushes) of an instruction inside the tier, or None when it is outside.
@@ -261,18 +259,15 @@ impl Emitter {
     }
     /// Before a call: make the pending reads of globals and environment slots the program may
     /// store to (the callee could change what they would read).
-    fn make_stored_reads(&mut self, stores: &Stores) {
+    fn make_stored_reads(&mut self, program: &Program) {
         for d in 0..self.st.len() {
             let stored = match self.st[d] {
-                Ent::Pend(Opnd::Global(g)) => stores.globals.contains(&(g as usize)),
-                Ent::Pend(Opnd::Env { .. }) => stores.env,
+                Ent::Pend(Opnd::Global(g)) => program.stored_globals.contains(&(g as usize)),
+                Ent::Pend(Opnd::Env { .. }) => program.env_stores,
                 _ => false,
             };
-            if let (true, Ent::Pend(src)) = (stored, self.st[d]) {
-                let dst = self.reg(d);
-                let src = self.pack(src);
-                self.emit(Q::Move { dst, src }, 0, None);
-                self.st[d] = Ent::Mat;
+            if stored {
+                self.make(d);
             }
         }
     }
@@ -286,12 +281,7 @@ impl Emitter {
     fn drop_top(&mut self) {
         let d = self.st.len() - 1;
         if Self::may_fault(&self.st[d]) {
-            self.make_field(d);
-            if let Ent::Pend(src) = self.st[d] {
-                let dst = self.reg(d);
-                let src = self.pack(src);
-                self.emit(Q::Move { dst, src }, 0, None);
-            }
+            self.make(d);
         }
         self.st.pop();
     }
@@ -319,15 +309,22 @@ impl Emitter {
         *dst = slot;
         true
     }
-    fn flush(&mut self) {
-        for d in 0..self.st.len() {
-            self.make_field(d);
-            if let Ent::Pend(src) = self.st[d] {
+    /// Make the entry at depth `d` in its register, whatever is pending there.
+    fn make(&mut self, d: usize) {
+        match self.st[d] {
+            Ent::Mat => {}
+            Ent::Field { .. } => self.make_field(d),
+            Ent::Pend(src) => {
                 let dst = self.reg(d);
                 let src = self.pack(src);
                 self.emit(Q::Move { dst, src }, 0, None);
                 self.st[d] = Ent::Mat;
             }
+        }
+    }
+    fn flush(&mut self) {
+        for d in 0..self.st.len() {
+            self.make(d);
         }
     }
 }
@@ -363,31 +360,24 @@ fn slots_to_clear(ins: &[i32], depth: &[i32], frame: usize, required: usize) -> 
             op::SSET => out |= 1 << (a2 as u32 & 63),
             _ => {}
         }
-        let next = pc + width(o).unwrap_or(1);
         let mut go = |t: usize| {
             if t < ins.len() && depth[t] >= 0 {
                 work.push((t, out));
             }
         };
-        match o {
-            op::JUMP => go(a1 as usize),
-            op::JUMP_IF_FALSE => {
-                go(a1 as usize);
-                go(next);
-            }
-            op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ | op::JNULLP | op::JPAIRP => {
-                go(a2 as usize);
-                go(next);
-            }
-            op::RETURN | op::TAIL_CALL => {}
-            _ => go(next),
+        let (jump, falls) = successors(o, a1, a2);
+        if let Some(t) = jump {
+            go(t as usize);
+        }
+        if falls {
+            go(pc + width(o).unwrap_or(1));
         }
     }
     all.into_iter().filter(|s| flagged & 1 << s != 0).collect()
 }
 
 /// The quick form of code object `k`, or None. `reads` receives the globals it reads.
-fn compile(k: usize, c: &Input, pure: &[bool], stores: &Stores, reads: &mut Vec<usize>) -> Option<QCode> {
+fn compile(k: usize, c: &Input, pure: &[bool], program: &Program, reads: &mut Vec<usize>) -> Option<QCode> {
     if !c.stack_frame || c.rest || k >= MAX_CODES || c.ins.len() >= MAX_PC {
         return None;
     }
@@ -450,27 +440,14 @@ fn compile(k: usize, c: &Input, pure: &[bool], stores: &Stores, reads: &mut Vec<
             },
             _ => {}
         }
-        let next = pc + w;
-        match o {
-            op::JUMP => {
-                let t = target_ok(a1)?;
-                target[t] = true;
-                work.push((t, after));
-            }
-            op::JUMP_IF_FALSE => {
-                let t = target_ok(a1)?;
-                target[t] = true;
-                work.push((t, after));
-                work.push((next, after));
-            }
-            op::JLT | op::JGT | op::JLE | op::JGE | op::JNUM_EQ | op::JNULLP | op::JPAIRP => {
-                let t = target_ok(a2)?;
-                target[t] = true;
-                work.push((t, after));
-                work.push((next, after));
-            }
-            op::RETURN | op::TAIL_CALL => {}
-            _ => work.push((next, after)),
+        let (jump, falls) = successors(o, a1, a2);
+        if let Some(t) = jump {
+            let t = target_ok(t)?;
+            target[t] = true;
+            work.push((t, after));
+        }
+        if falls {
+            work.push((pc + w, after));
         }
     }
 
@@ -631,7 +608,7 @@ fn compile(k: usize, c: &Input, pure: &[bool], stores: &Stores, reads: &mut Vec<
                 let f = e.take_s();
                 // The callee may store to a global or an environment: reads of them still
                 // pending below the call are made first.
-                e.make_stored_reads(stores);
+                e.make_stored_reads(program);
                 let at = e.reg(d - argc - 1);
                 if o == op::TAIL_CALL {
                     e.drop_all();

@@ -11,7 +11,7 @@
 //! The machine tries the quick form on a non-tail call (`run::attempt`), like the fresh AOT's
 //! compiled fast path (`code::FastFn`), and with the same contract: the attempt has no effect
 //! that outlives giving up — no output, only primitives that neither print, warn, mutate nor call
-//! back into the machine (`prims::is_pure`), and its stores to globals and captured variables
+//! back into the machine (`prims::has_effect`), and its stores to globals and captured variables
 //! logged and undone — so giving up (`None`) leaves the machine as it was and the call then runs
 //! on the machine from its start, while a
 //! value comes with exactly the account the machine would have kept (`vm::Fx`: transitions of

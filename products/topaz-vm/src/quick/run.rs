@@ -86,7 +86,9 @@ impl StoreLog {
                 }
             }
         }
-        self.env_logged.clear();
+        if !self.env_logged.is_empty() {
+            self.env_logged.clear();
+        }
         self.kept.clear();
     }
 }
@@ -199,21 +201,13 @@ fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &mut Vec<V>) -> Opti
                         _ => bail!(),
                     }
                 } else {
-                    let x = &q.others[o.index()];
-                    // The closure's own environment inline (an internal procedure reading its
-                    // siblings), the rest out of line.
-                    let v = match *x {
+                    let v = match q.others[o.index()] {
                         Opnd::Global(g) => globals.get(g as usize).filter(|v| !matches!(v, V::Unassigned)),
-                        Opnd::Env { depth: 0, slot } => {
-                            // SAFETY: as in `other`.
-                            let slots = unsafe { &*(&*clo).env.slots.as_ptr() };
-                            match slots {
-                                Slots::Inline(a) => a.get(slot as usize),
-                                Slots::Heap(h) => h.get(slot as usize),
-                            }
-                            .filter(|v| !matches!(v, V::Unassigned))
-                        }
-                        _ => other(x, globals, clo),
+                        // The closure's own environment inline (an internal procedure reading its
+                        // siblings), outer ones out of line.
+                        Opnd::Env { depth: 0, slot } => env_slot(&unsafe { &*clo }.env, slot as u32),
+                        Opnd::Env { depth, slot } => outer_env_slot(clo, depth as u32, slot as u32),
+                        Opnd::Reg(_) | Opnd::Const(_) => unreachable!("packed inline"),
                     };
                     match v {
                         Some(v) => v,
@@ -651,38 +645,33 @@ fn compare(cmp: Cmp, x: i64, y: i64) -> bool {
     }
 }
 
-/// An operand kept in `QCode::others`: a global (unbound gives up) or an environment slot
-/// (unassigned gives up). Out of line: the hot loop keeps only the register/constant case.
+/// The environment `up` parents above the running closure's own.
+#[inline(always)]
+fn ancestor<'a>(clo: *const Closure, up: u32) -> Option<&'a Rc<Env>> {
+    // SAFETY: `clo` is the running closure (see `exec`), alive for the attempt.
+    let mut env = &unsafe { &*clo }.env;
+    for _ in 0..up {
+        env = env.parent.as_ref()?;
+    }
+    Some(env)
+}
+
+/// A read of an environment slot; unassigned gives up (only a letrec being initialized has one,
+/// and the machine handles that).
+#[inline(always)]
+fn env_slot<'a>(env: &Rc<Env>, slot: u32) -> Option<&'a V> {
+    // SAFETY: the only store to an environment during an attempt is `Q::SetEnv`, which borrows
+    // the slots mutably only after its operand was copied out, and no instruction keeps a slot
+    // reference past itself; the environment outlives this read (the running closure holds it).
+    let slots: &'a Slots = unsafe { &*env.slots.as_ptr() };
+    slots.get(slot as usize).filter(|v| !matches!(v, V::Unassigned))
+}
+
+/// A read of a slot `up` parents above the running closure's environment.
 #[cold]
 #[inline(never)]
-fn other<'a>(o: &Opnd, globals: &'a [V], clo: *const Closure) -> Option<&'a V> {
-    match *o {
-        Opnd::Global(g) => match globals.get(g as usize) {
-            None | Some(V::Unassigned) => None,
-            Some(v) => Some(v),
-        },
-        Opnd::Env { depth: up, slot } => {
-            // SAFETY: `clo` is the running closure (see `exec`), alive for the attempt.
-            let mut env = &unsafe { &*clo }.env;
-            for _ in 0..up {
-                env = env.parent.as_ref()?;
-            }
-            // SAFETY: the only store to an environment during an attempt is `Q::SetEnv`, which
-            // borrows the slots mutably only after its operand was copied out, and no
-            // instruction keeps a slot reference past itself; the environment outlives this read
-            // (the running closure holds it).
-            let slots: &'a Slots = unsafe { &*env.slots.as_ptr() };
-            let v = match slots {
-                Slots::Inline(a) => a.get(slot as usize),
-                Slots::Heap(h) => h.get(slot as usize),
-            };
-            match v {
-                None | Some(V::Unassigned) => None,
-                Some(v) => Some(v),
-            }
-        }
-        Opnd::Reg(_) | Opnd::Const(_) => unreachable!("packed inline"),
-    }
+fn outer_env_slot<'a>(clo: *const Closure, up: u32, slot: u32) -> Option<&'a V> {
+    ancestor(clo, up).and_then(|env| env_slot(env, slot))
 }
 
 /// SET_GLOBAL: false when the machine would fault (unbound) or the log is full. Out of line:
@@ -702,24 +691,13 @@ fn set_global(globals: &mut [V], log: &mut StoreLog, g: u32, v: V) -> bool {
 /// SET_LEXICAL `up` parents above the running closure's environment.
 #[inline(never)]
 fn set_env(clo: *const Closure, log: &mut StoreLog, up: u32, slot: u32, v: V) -> bool {
-    // SAFETY: `clo` is the running closure (see `exec`), alive for the attempt.
-    let mut env = &unsafe { &*clo }.env;
-    for _ in 0..up {
-        env = match env.parent.as_ref() {
-            Some(p) => p,
-            None => return false,
-        };
-    }
-    let old = {
-        let mut slots = env.slots.borrow_mut();
-        let cell = match &mut *slots {
-            Slots::Inline(a) => a.get_mut(slot as usize),
-            Slots::Heap(h) => h.get_mut(slot as usize),
-        };
-        match cell {
-            Some(cell) => std::mem::replace(cell, v),
-            None => return false,
-        }
+    let env = match ancestor(clo, up) {
+        Some(env) => env,
+        None => return false,
+    };
+    let old = match env.slots.borrow_mut().get_mut(slot as usize) {
+        Some(cell) => std::mem::replace(cell, v),
+        None => return false,
     };
     log.env(env, slot, old)
 }
