@@ -7,23 +7,13 @@
 //
 //   node --import tsx bench/lispex-external/corpus.ts
 
-import { spawnSync } from 'node:child_process';
-import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
 import { casePrograms } from '../../test/lispex-external/case-programs.js';
-import { builtinObservation, mismatchAxes, pool, requireTopaz, topazObservation } from '../../test/lispex-external/harness.js';
+import { builtinObservation, mismatchAxes, pool, requireTopaz, topazRun } from '../../test/lispex-external/harness.js';
 import { ProgramGenerator } from '../../test/lispex-diff/generator.js';
 
 const COUNT = Number(process.env.LISPEX_EXTERNAL_PROGRAMS ?? 10_000);
 const SEED = 20261130;
-const topaz = requireTopaz();
-
-/** The product's own `metrics.fast_paths` for one program (the route keeps only compared fields). */
-function fastPaths(source: string): { quick_calls: number; given_up: number } {
-  const request = buildExternalRequest(source, undefined, 'source');
-  const r = spawnSync(topaz, ['--run'], { input: JSON.stringify(request), env: {}, encoding: 'utf8', maxBuffer: 64 << 20 });
-  const o = JSON.parse(r.stdout) as { metrics: { fast_paths: { quick_calls: number; given_up: number } } };
-  return o.metrics.fast_paths;
-}
+requireTopaz();
 
 async function run(label: string, sources: readonly string[]): Promise<void> {
   const started = performance.now();
@@ -37,10 +27,9 @@ async function run(label: string, sources: readonly string[]): Promise<void> {
   const examples: string[] = [];
   await pool(sources, 2, async (source) => {
     const vm = builtinObservation(source, 'vm');
-    const topaz = await topazObservation(source);
+    const { observation: topaz, fastPaths: fast } = await topazRun(source);
     statuses.set(vm.status, (statuses.get(vm.status) ?? 0) + 1);
     const m = mismatchAxes(vm, topaz);
-    const fast = fastPaths(source);
     if (fast.quick_calls > 0) quickPrograms++;
     quickCalls += fast.quick_calls;
     givenUp += fast.given_up;

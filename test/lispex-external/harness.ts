@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareObservations } from '../../adapters/lispex/comparison.js';
 import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
-import { runTopazMember } from '../../adapters/lispex/external/topaz-route.js';
+import { type FastPaths, runTopazMember } from '../../adapters/lispex/external/topaz-route.js';
 import type { ComparisonAxis, RouteObservation } from '../../adapters/lispex/result-schemas.js';
 import { routeObservation } from '../../adapters/lispex/route-observation.js';
 import { packageRoot } from '../../common/index.js';
@@ -29,10 +29,20 @@ export function builtinObservation(source: string, route: 'tree' | 'vm', input?:
 }
 
 export async function topazObservation(source: string, input?: string, executable = requireTopaz()): Promise<RouteObservation> {
+  return (await topazRun(source, input, executable)).observation;
+}
+
+/** One Topaz VM run: the observation and the product's account of its fast paths. */
+export async function topazRun(
+  source: string,
+  input?: string,
+  executable = requireTopaz(),
+): Promise<{ observation: RouteObservation; fastPaths: FastPaths }> {
   const request = buildExternalRequest(source, input, 'source');
   const outcome = await runTopazMember({ executable, request, wallClockMs: 30_000, maxOutputBytes: 8 * 1024 * 1024 });
   if (outcome.kind !== 'completed') throw new Error(`topaz-vm failed on ${JSON.stringify(source)}: ${outcome.message}`);
-  return outcome.observation;
+  if (!outcome.fastPaths) throw new Error('topaz-vm reported no metrics.fast_paths');
+  return { observation: outcome.observation, fastPaths: outcome.fastPaths };
 }
 
 /** The axes on which two observations disagree. */

@@ -2,49 +2,24 @@
 // register form and tried on non-tail calls. It must be invisible except in speed: every court
 // axis agrees with the built-in VM, and so do the account the machine keeps — machine
 // transitions and the call-depth high-water mark — whether the tier completed the call or gave
-// up (its stores to globals and captured variables undone) and left it to the machine. The product's `metrics.fast_paths` says which happened, so each
-// case also asserts the path it is meant to exercise was taken (no vacuous agreement).
+// up (its stores to globals and captured variables undone) and left it to the machine. The
+// product's `metrics.fast_paths` says which happened, so each case also asserts the path it is
+// meant to exercise was taken (no vacuous agreement).
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
+import type { FastPaths } from '../../adapters/lispex/external/topaz-route.js';
 import { ProgramGenerator } from '../lispex-diff/generator.js';
-import { builtinObservation, mismatchAxes, pool, requireTopaz, topazObservation } from './harness.js';
-
-interface FastPaths {
-  quick_calls: number;
-  compiled_calls: number;
-  given_up: number;
-}
-
-/** The product's raw observation (the route keeps only what the court compares). */
-function rawRun(source: string): { machine_transitions: number; max_call_depth: number; fast_paths: FastPaths; status: string } {
-  const request = buildExternalRequest(source, undefined, 'source');
-  const r = spawnSync(requireTopaz(), ['--run'], { input: JSON.stringify(request), env: {}, encoding: 'utf8', maxBuffer: 64 << 20 });
-  assert.ok(r.status !== null && r.status <= 3, `topaz-vm exited ${r.status}: ${r.stderr}`);
-  const o = JSON.parse(r.stdout) as {
-    status: string;
-    resource_outcome: { usage: { machine_transitions: number } };
-    metrics: { max_call_depth: number; fast_paths: FastPaths };
-  };
-  return {
-    status: o.status,
-    machine_transitions: o.resource_outcome.usage.machine_transitions,
-    max_call_depth: o.metrics.max_call_depth,
-    fast_paths: o.metrics.fast_paths,
-  };
-}
+import { builtinObservation, mismatchAxes, pool, requireTopaz, topazRun } from './harness.js';
 
 /** Same observation and the same account as the built-in VM; returns the fast-path counts. */
 async function agrees(source: string): Promise<{ fast: FastPaths; status: string }> {
   const vm = builtinObservation(source, 'vm');
-  const topaz = await topazObservation(source);
+  const { observation: topaz, fastPaths } = await topazRun(source);
   assert.deepEqual(mismatchAxes(vm, topaz), [], `axes: ${JSON.stringify([vm.values, topaz.values, vm.diagnostics, topaz.diagnostics])}`);
-  const raw = rawRun(source);
-  assert.equal(raw.machine_transitions, vm.resource_outcome.usage.machine_transitions, 'machine transitions');
-  assert.equal(raw.max_call_depth, vm.metrics.max_call_depth, 'call depth high-water mark');
-  return { fast: raw.fast_paths, status: raw.status };
+  assert.equal(topaz.resource_outcome.usage.machine_transitions, vm.resource_outcome.usage.machine_transitions, 'machine transitions');
+  assert.equal(topaz.metrics.max_call_depth, vm.metrics.max_call_depth, 'call depth high-water mark');
+  return { fast: fastPaths, status: topaz.status };
 }
 
 const FIB = '(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))';
@@ -191,12 +166,12 @@ describe('Topaz VM quick tier: invisible except in speed', { timeout: 300_000 },
       async (seed) => {
         const source = new ProgramGenerator(seed).program();
         const vm = builtinObservation(source, 'vm');
-        const topaz = await topazObservation(source);
-        const raw = rawRun(source);
-        quick += raw.fast_paths.quick_calls;
+        const { observation: topaz, fastPaths } = await topazRun(source);
+        quick += fastPaths.quick_calls;
         const axes = mismatchAxes(vm, topaz);
-        if (raw.machine_transitions !== vm.resource_outcome.usage.machine_transitions) axes.push('machine_transitions' as never);
-        if (raw.max_call_depth !== vm.metrics.max_call_depth) axes.push('max_call_depth' as never);
+        if (topaz.resource_outcome.usage.machine_transitions !== vm.resource_outcome.usage.machine_transitions)
+          axes.push('machine_transitions' as never);
+        if (topaz.metrics.max_call_depth !== vm.metrics.max_call_depth) axes.push('max_call_depth' as never);
         if (axes.length > 0 && mismatches.length < 5) mismatches.push(`seed ${seed} [${axes.join(', ')}]:\n${source}`);
       },
     );

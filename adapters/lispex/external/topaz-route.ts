@@ -55,10 +55,22 @@ const ProductObservationWire = z.strictObject({
   engine: z.strictObject({ implementation: z.string(), version: z.string() }),
 });
 
+export interface FastPaths {
+  readonly quick_calls: number;
+  readonly compiled_calls: number;
+  readonly given_up: number;
+}
+
 export type ProductFailureReason = 'crashed' | 'garbage' | 'oversized' | 'wall-clock-exceeded' | 'cancelled' | 'spawn-failed';
 
 export type MemberOutcome =
-  | { readonly kind: 'completed'; readonly observation: RouteObservation; readonly processesStarted: number }
+  | {
+      readonly kind: 'completed';
+      readonly observation: RouteObservation;
+      readonly processesStarted: number;
+      /** The product's own account of its fast paths, when it gives one (never compared). */
+      readonly fastPaths?: FastPaths;
+    }
   | { readonly kind: 'failed'; readonly reason: ProductFailureReason; readonly message: string; readonly processesStarted: number };
 
 export interface TopazRunOptions {
@@ -165,5 +177,10 @@ export function toMemberOutcome(
       host_wall_ms: hostMs,
     },
   };
-  return { kind: 'completed', observation, processesStarted };
+  return {
+    kind: 'completed',
+    observation,
+    processesStarted,
+    ...(parsed.metrics.fast_paths ? { fastPaths: parsed.metrics.fast_paths } : {}),
+  };
 }
