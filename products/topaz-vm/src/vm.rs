@@ -1065,9 +1065,7 @@ impl Vm {
                 let v = self.stack[self.bp + s as usize].dup();
                 if let V::Unassigned = v {
                     self.pc = pc;
-                    let name = consts[k as usize].clone();
-                    let irritants = if let V::Sym(_) = name { vec![name] } else { vec![] };
-                    return err_at("E321", "letrec variable read before initialization".to_string(), irritants, code.spans[at]);
+                    return letrec_unassigned(&consts[k as usize], code.spans[at]);
                 }
                 self.stack.push(v);
                 Ok(Step::Next(pc + w))
@@ -1107,9 +1105,7 @@ impl Vm {
                 let v = e.slots.borrow()[s as usize].clone();
                 if let V::Unassigned = v {
                     self.pc = pc;
-                    let name = consts[k as usize].clone();
-                    let irritants = if let V::Sym(_) = name { vec![name] } else { vec![] };
-                    return err_at("E321", "letrec variable read before initialization".to_string(), irritants, code.spans[at]);
+                    return letrec_unassigned(&consts[k as usize], code.spans[at]);
                 }
                 self.stack.push(v);
                 Ok(Step::Next(pc + w))
@@ -1437,6 +1433,14 @@ pub fn values_of(mut args: Vec<V>) -> V {
     } else {
         V::Multi(Rc::new(args))
     }
+}
+
+/// E321: a letrec variable (named by the constant `name`, a symbol or a hidden temporary) read
+/// before its initialization.
+#[cold]
+fn letrec_unassigned(name: &V, at: Option<Pos>) -> R<Step> {
+    let irritants = if let V::Sym(_) = name { vec![name.clone()] } else { vec![] };
+    err_at("E321", "letrec variable read before initialization".to_string(), irritants, at)
 }
 
 /// The fault an unhandled raise becomes.
