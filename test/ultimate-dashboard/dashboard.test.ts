@@ -66,23 +66,46 @@ test('runs view: every example run listed; filters by status, target and test na
   assert.deepEqual([...statuses].sort(), ['crashed', 'failed', 'passed', 'passed', 'passed', 'passed', 'passed']);
 
   await page.selectOption('#filter-status', 'crashed');
-  await page.waitForFunction(() => location.hash.includes('status=crashed') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      location.hash.includes('status=crashed') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
+  );
   assert.deepEqual(await texts('#runs-table tbody .status'), ['crashed']);
   assert.ok((await texts('#runs-table tbody tr'))[0]?.includes('brk-crash'));
 
   await page.selectOption('#filter-status', '');
-  await page.waitForFunction(() => !location.hash.includes('status=') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      !location.hash.includes('status=') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
+  );
   await page.selectOption('#filter-target', 'ultimate');
-  await page.waitForFunction(() => location.hash.includes('target=ultimate') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      location.hash.includes('target=ultimate') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
+  );
   const ultimate = await texts('#runs-table tbody tr');
   assert.equal(ultimate.length, 2, ultimate.join('\n')); // the capture and the matrix's Ultimate run
   await page.waitForSelector('#filter-test option[value="arithmetic-fails"]', { state: 'attached' });
   await page.selectOption('#filter-target', '');
-  await page.waitForFunction(() => !location.hash.includes('target=') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      !location.hash.includes('target=') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
+  );
   await page.waitForSelector('#filter-test option[value="arithmetic-fails"]', { state: 'attached' });
   await page.selectOption('#filter-test', 'arithmetic-fails');
   await page.waitForFunction(
-    () => location.hash.includes('test=arithmetic-fails') && document.querySelector('main')?.dataset.state === 'ready',
+    () =>
+      location.hash.includes('test=arithmetic-fails') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
   );
   assert.deepEqual(await texts('#runs-table tbody .status'), ['failed']);
   await shot('runs-filtered');
@@ -93,7 +116,12 @@ test('runs view: every example run listed; filters by status, target and test na
   const first = await texts('#runs-table tbody .run-link');
   assert.equal(first.length, 3);
   await page.click('#runs-next');
-  await page.waitForFunction(() => location.hash.includes('cursor=') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      location.hash.includes('cursor=') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
+  );
   const second = await texts('#runs-table tbody .run-link');
   assert.equal(second.length, 3);
   assert.ok(
@@ -194,7 +222,10 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   await shot('timeline');
   await page.click('#timeline-next');
   await page.waitForFunction(
-    () => document.querySelector('#timeline-cursor')?.textContent !== '0:0' && document.querySelector('main')?.dataset.state === 'ready',
+    () =>
+      document.querySelector('#timeline-cursor')?.textContent !== '0:0' &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
   );
   const cursor = (await page.textContent('#timeline-cursor')) ?? '';
   const secondRows = await texts('#timeline-rows tbody tr');
@@ -207,7 +238,12 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   await page.fill('#timeline-address_to', '$D7FF');
   await page.selectOption('#timeline-access', 'write');
   await page.click('#timeline-apply');
-  await page.waitForFunction(() => location.hash.includes('access=write') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      location.hash.includes('access=write') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
+  );
   const cells = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
   const bus = cells.filter((c) => c[1] === 'read' || c[1] === 'write' || c[1] === 'vic');
   assert.ok(bus.length > 0 && bus.length < firstRows.length, `filtered rows: ${bus.length}`);
@@ -222,7 +258,12 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   await page.fill('#timeline-address_to', '$08FF');
   await page.selectOption('#timeline-access', 'read');
   await page.click('#timeline-apply');
-  await page.waitForFunction(() => location.hash.includes('access=read') && document.querySelector('main')?.dataset.state === 'ready');
+  await page.waitForFunction(
+    () =>
+      location.hash.includes('access=read') &&
+      document.querySelector('main')?.dataset.state === 'ready' &&
+      document.querySelector('main')?.dataset.hash === location.hash,
+  );
   const code = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
   const reads = code.filter((c) => c[1] === 'read');
   assert.ok(reads.length > 0, 'code reads found');
