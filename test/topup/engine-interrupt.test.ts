@@ -5,9 +5,11 @@
 // 1000 ms, so a surviving process also shows the loop stopped within 1 s of the interrupt.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { OcamlToplevel, EvalResult } from '../../engines/ocaml/index.js';
-import { startedMarker, testEngine, topupVariants } from './helpers.js';
+import { startedMarker, tempDir, testEngine, topupVariants } from './helpers.js';
 
 /** Resolves once the engine reports an eval running (no fixed sleeps). */
 async function whenBusy(engine: OcamlToplevel): Promise<void> {
@@ -131,6 +133,58 @@ for (const variant of topupVariants()) {
       assert.match(r.error!, /did not answer the interrupt within 1000 ms.*replaying \d+ logged phrases/);
       assert.ok(r.toplevel_restarted);
       assert.equal((await engine.eval('rebuilt')).value_repr, '5');
+    });
+  });
+
+  describe(`OcamlToplevel interrupts that land while a phrase is compiled [${variant.bin}]`, () => {
+    // The typing environment loads a module's components lazily and memoizes an exception raised
+    // while doing so: an interrupt acted on inside the compiler used to leave the module broken,
+    // and every later phrase mentioning it failed at once with "evaluation timed out". A large
+    // interface makes that load long enough for the first SIGINT to land in it.
+    let bigDir: { path: string; remove: () => void };
+    before(() => {
+      bigDir = tempDir('topup-big-');
+      const vals = Array.from({ length: 20_000 }, (_, i) => `val v${i} : int -> t`).join('\n');
+      writeFileSync(join(bigDir.path, 'big.mli'), `type t = int\n${vals}\n`);
+      execFileSync('ocamlfind', ['ocamlc', '-c', 'big.mli'], { cwd: bigDir.path });
+    });
+    after(() => bigDir.remove());
+
+    test('cancel() while the compiler loads a module: the phrase stops, the module stays usable', async () => {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { engine, close } = testEngine({ driver: variant.driver });
+        try {
+          assert.equal((await engine.eval(`#directory ${JSON.stringify(bigDir.path)}`)).error, null);
+          const running = engine.eval('let rec spin (x : Big.t) : unit = spin x in spin 0', { timeout: 60 });
+          await whenBusy(engine);
+          assert.deepEqual(engine.cancel(), { cancelled: true });
+          assertInterruptedInPlace(await running);
+          const later = await engine.eval('let later : Big.t = 7');
+          assert.equal(later.error, null, `attempt ${attempt}: a later phrase mentioning Big failed`);
+          assert.equal(later.value_repr, 'val later : Big.t = 7');
+        } finally {
+          await close();
+        }
+      }
+    });
+
+    test('a batch deadline that passes while the phrase compiles stops its code, and the toplevel stays healthy', async () => {
+      const { engine, close } = testEngine({ driver: variant.driver });
+      try {
+        // 400 chained lets take well over the 20 ms deadline to type and compile; the deadline
+        // is carried over to the phrase's code, where the endless loop is stopped in place.
+        const lets = Array.from({ length: 400 }, (_, i) => `let a${i + 1} = a${i} * 3 + ${i} in`).join(' ');
+        const r = await engine.evalBatch([`let slow a0 = ${lets} a400 in let rec spin () = spin () in ignore (slow 0); spin ()`], {
+          timeout: 0.02,
+        });
+        assert.equal(r.stopped_on_error, true);
+        assertInterruptedInPlace(r.results[0]!);
+        const later = await engine.eval('let rec down n = if n = 0 then Sys.word_size else down (n - 1) in down 10');
+        assert.equal(later.error, null);
+        assert.equal(later.value_repr, '64');
+      } finally {
+        await close();
+      }
     });
   });
 

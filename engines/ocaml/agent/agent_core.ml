@@ -14,8 +14,10 @@
    Answers (agent -> parent): {"ok":true,...} or {"ok":false,"error":S}; eval always answers
    ok:true and puts failures in its "error" field.
 
-   Interrupts: SIGINT is ignored between phrases and turned into Sys.Break while a phrase runs,
-   so an interrupt that arrives late is simply dropped. Version-specific compiler-libs usage is
+   Interrupts: SIGINT and an eval_batch deadline become Sys.Break only while a phrase's own code
+   runs; one that arrives while the phrase is parsed, typed or compiled is not acted on there
+   (see [on_interrupt]), and SIGINT is ignored between phrases, so an interrupt that arrives late
+   is simply dropped. Version-specific compiler-libs usage is
    kept to the agents' files (checked against 4.13.1). *)
 
 (* ---------- minimal JSON ---------- *)
@@ -226,13 +228,10 @@ let rec ignore_sigint () =
 let is_break = function Sys.Break | Fun.Finally_raised Sys.Break -> true | _ -> false
 
 (* Per-element deadlines of eval_batch: an interval timer whose SIGALRM raises Sys.Break inside a
-   running phrase (the same path as an interrupt). An alarm between phrases is remembered and
-   stops the element before its next phrase starts. *)
+   running phrase (the same path as an interrupt, see [Make.on_alarm]). An alarm between phrases
+   is remembered and stops the element before its next phrase starts. *)
 let in_phrase = ref false
 let alarm_pending = ref false
-let () =
-  Sys.set_signal Sys.sigalrm
-    (Sys.Signal_handle (fun _ -> if !in_phrase then (in_phrase := false; raise Sys.Break) else alarm_pending := true))
 
 let set_deadline seconds =
   alarm_pending := false;
@@ -321,6 +320,9 @@ module type TOPLEVEL = sig
   val preprocess_phrase : Format.formatter -> Parsetree.toplevel_phrase -> Parsetree.toplevel_phrase
   (** Run one phrase; the outcome goes through [!Oprint.out_phrase]; false when it failed. *)
   val execute_phrase : bool -> Format.formatter -> Parsetree.toplevel_phrase -> bool
+  (** True while the code of a phrase (or of a file it loads) runs, as opposed to the toplevel
+      parsing, typing, compiling or printing it. *)
+  val running_user_code : unit -> bool
   val add_string_directive : string -> doc:string -> (string -> unit) -> unit
   val add_directory : string -> unit
   (** Load a compiled archive (.cma/.cmo, or .cmxs/.cmx/.cmxa); messages to the formatter. *)
@@ -340,6 +342,27 @@ module type TOPLEVEL = sig
 end
 
 module Make (T : TOPLEVEL) = struct
+
+(* ---------- where an interrupt may land ---------- *)
+
+(* Sys.Break is raised only inside the phrase's own code. Raised inside the compiler it would do
+   lasting harm: the typing environment computes module components lazily and memoizes an
+   exception raised while doing so (Env's lazy values keep [Raise e]), so one interrupt that
+   lands while, say, Stdlib.Sys is first looked up makes every later phrase that mentions it fail
+   with "evaluation timed out" — the native driver's poll points mention it in every [let rec].
+   An interrupt that arrives while the toplevel works is therefore dropped; the parent repeats
+   SIGINT every 100 ms until the answer comes, so the next one lands in the phrase's code (a
+   phrase that never gets there, stuck in the compiler, is killed after the grace period). *)
+let on_interrupt _ = if T.running_user_code () then raise Sys.Break
+
+(* A deadline that passes while the toplevel works on a phrase is tried again a moment later,
+   once the phrase's code may be running; between phrases it is remembered. *)
+let on_alarm _ =
+  if T.running_user_code () then (in_phrase := false; raise Sys.Break)
+  else if !in_phrase then ignore (Unix.setitimer Unix.ITIMER_REAL { Unix.it_interval = 0.; it_value = 0.005 })
+  else alarm_pending := true
+
+let () = Sys.set_signal Sys.sigalrm (Sys.Signal_handle on_alarm)
 
 (* ---------- findlib-backed directives that fail loudly ---------- *)
 
@@ -442,7 +465,7 @@ let run_phrase (phr : Parsetree.toplevel_phrase) : phrase_result =
     with_capture (fun () ->
         try
           in_phrase := true;
-          Sys.catch_break true;
+          Sys.set_signal Sys.sigint (Sys.Signal_handle on_interrupt);
           let phr = T.preprocess_phrase msg_ppf phr in
           let ok = T.execute_phrase true msg_ppf phr in
           in_phrase := false;

@@ -25,6 +25,17 @@ type run_result = Run_ok of Obj.t | Run_failed of string
 external run_toplevel_unit : string -> string -> run_result = "caml_natdynlink_run_toplevel"
 
 let toplevel_env = ref Env.empty
+
+(* True while a phrase's compiled code, or a loaded plugin's initialisation, runs. *)
+let user_code = ref false
+let running_user_code () = !user_code
+
+let as_user_code f =
+  user_code := true;
+  match f () with
+  | r -> user_code := false; r
+  | exception e -> user_code := false; raise e
+
 let max_printer_depth = ref 100
 let max_printer_steps = ref 300
 
@@ -143,7 +154,7 @@ let compile_and_run ~unit_name lam size =
      (the parent repeats SIGINT until it gets an answer). *)
   let rec cleanup () = try remove_quietly obj; remove_quietly dll with Sys.Break -> cleanup () in
   (match link_shared obj dll with () -> () | exception e -> cleanup (); raise e);
-  match run_toplevel_unit dll unit_name with
+  match as_user_code (fun () -> run_toplevel_unit dll unit_name) with
   | Run_ok v -> cleanup (); Ok v
   | Run_failed msg -> cleanup (); raise (Phrase_not_loadable (explain_dlopen_failure msg))
   | exception e -> cleanup (); Error e
@@ -310,7 +321,7 @@ let load_file ppf path =
     Fun.protect
       ~finally:(fun () -> if linked then remove_quietly cmxs)
       (fun () ->
-         match Dynlink.loadfile cmxs with
+         match as_user_code (fun () -> Dynlink.loadfile cmxs) with
          | () -> true
          | exception Dynlink.Error err ->
            Format.fprintf ppf "Error while loading %s: %s.@." path (Dynlink.error_message err);

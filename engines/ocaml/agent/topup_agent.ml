@@ -13,6 +13,9 @@ module Bytecode = struct
   let preprocess_phrase = Toploop.preprocess_phrase
   let execute_phrase = Toploop.execute_phrase
 
+  (* Toploop sets may_trace exactly around the code of a phrase or of a loaded unit. *)
+  let running_user_code () = !Toploop.may_trace
+
   let add_string_directive name ~doc f =
     Toploop.add_directive name (Toploop.Directive_string f) { Toploop.section = "Loading code"; doc }
 

@@ -14,6 +14,7 @@ module Native = struct
   let parse_use_file = Native_toplevel.parse_use_file
   let preprocess_phrase = Native_toplevel.preprocess_phrase
   let execute_phrase = Native_toplevel.execute_phrase
+  let running_user_code = Native_toplevel.running_user_code
   let add_string_directive name ~doc:_ f = Native_toplevel.add_directive name f
   let add_directory = Native_toplevel.add_directory
   let load_file = Native_toplevel.load_file
