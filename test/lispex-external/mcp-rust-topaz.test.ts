@@ -4,20 +4,22 @@
 // an answer being selected; all-four stays unavailable (no fresh AOT member).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ComparisonResultSchema } from '../../adapters/lispex/result-schemas.js';
 import { binCommand } from '../helpers/bin.js';
 import { payload } from '../lispex-mcp/helpers.js';
 import { PRODUCTS_DIR, requireTopaz } from './harness.js';
 
-async function connect(topazVm: string, extra: string[] = []): Promise<Client> {
+async function connect(topazVm: string, extra: string[] = [], env?: Record<string, string>): Promise<Client> {
   const { command, args } = binCommand('lispex', ['mcp', 'serve', '--topaz-vm', topazVm, ...extra]);
   const client = new Client({ name: 'lispex-external-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command, args, stderr: 'pipe', ...(env ? { env: { ...getDefaultEnvironment(), ...env } } : {}) }),
+  );
   return client;
 }
 
@@ -113,14 +115,22 @@ describe('a planted bug in the Topaz VM is caught on the right axis', { timeout:
 
 describe('all-four with the three startup options (real products)', { timeout: 300_000 }, () => {
   let client: Client;
+  // The server gets a temp dir of its own: other test files build fresh AOT products at the same
+  // time, and their workspaces must not be mistaken for one this server left behind.
+  let serverTmp: string;
   before(async () => {
+    serverTmp = mkdtempSync(join(tmpdir(), 'lispex-all-four-tmp-'));
     const rustc = readFileSync(join(PRODUCTS_DIR, 'topaz-runtime', 'RUSTC'), 'utf8').trim();
-    client = await connect(requireTopaz(), ['--topaz-compiler', join(PRODUCTS_DIR, 'topaz-compiler'), '--rust-tools', rustc]);
+    client = await connect(requireTopaz(), ['--topaz-compiler', join(PRODUCTS_DIR, 'topaz-compiler'), '--rust-tools', rustc], {
+      TMPDIR: serverTmp,
+    });
   });
-  after(() => client.close());
+  after(async () => {
+    await client.close();
+    rmSync(serverTmp, { recursive: true, force: true });
+  });
 
   test('tree, VM, Topaz VM and a fresh AOT product agree; the request workspace is gone', async () => {
-    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('lispex-aot-')));
     for (const source of [
       '(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2))))) (display (fib 15)) (list (fib 18) (/ 1 3) 2.5 (% -7 2))',
       "(guard (e ((error-object? e) (list 'caught (error-object-message e)))) (vector-ref (vector 1 2) 9))",
@@ -140,7 +150,8 @@ describe('all-four with the three startup options (real products)', { timeout: 3
       assert.equal(r.partial_comparison, false);
       assert.deepEqual(r.cleanup, { workspace_created: true, workers_terminated: 2, processes_started: 3, complete: true });
     }
-    const after = readdirSync(tmpdir()).filter((n) => n.startsWith('lispex-aot-') && !before.has(n));
-    assert.deepEqual(after, [], 'every request workspace was removed');
+    // (tsx, which runs the bin from source in tests, keeps its cache there too.)
+    const left = readdirSync(serverTmp).filter((n) => n.startsWith('lispex-aot-'));
+    assert.deepEqual(left, [], 'every request workspace was removed');
   });
 });
