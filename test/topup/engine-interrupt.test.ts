@@ -168,6 +168,30 @@ for (const variant of topupVariants()) {
       }
     });
 
+    test('a phrase whose type checking never ends: killed after the grace period, the log replayed', async () => {
+      const { engine, close } = testEngine({ driver: variant.driver });
+      try {
+        await engine.eval('let kept_through = "restart"');
+        // Module subtyping is undecidable; this classic instance sends OCaml's checker into an
+        // endless loop. The interrupt is never acted on inside the compiler, so the agent does not
+        // answer it and is replaced.
+        const r = await engine.eval(
+          [
+            'module type I = sig module type A module F : functor (X : sig module type A = A module F : functor (X : A) -> sig end end) -> sig end end',
+            'module type J = sig module type A = I module F : functor (X : I) -> sig end end',
+            'module Loop (X : J) = (X : I)',
+          ].join(';;\n'),
+          { timeout: 0.2 },
+        );
+        assert.equal(r.error_kind, 'timeout');
+        assert.match(r.error!, /did not answer the interrupt within 1000 ms.*replaying \d+ logged phrases/);
+        assert.equal(r.toplevel_restarted?.replay_error, null);
+        assert.equal((await engine.eval('kept_through')).value_repr, '"restart"');
+      } finally {
+        await close();
+      }
+    });
+
     test('a batch deadline that passes while the phrase compiles stops its code, and the toplevel stays healthy', async () => {
       const { engine, close } = testEngine({ driver: variant.driver });
       try {
