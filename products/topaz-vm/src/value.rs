@@ -61,20 +61,25 @@ impl Slots {
             Slots::Heap(vec![V::Nil; size])
         }
     }
-}
-
-impl Slots {
-    pub fn get(&self, i: usize) -> Option<&V> {
+    #[inline]
+    fn as_slice(&self) -> &[V] {
         match self {
-            Slots::Inline(a) => a.get(i),
-            Slots::Heap(v) => v.get(i),
+            Slots::Inline(a) => a,
+            Slots::Heap(v) => v,
         }
     }
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut V> {
+    #[inline]
+    fn as_mut_slice(&mut self) -> &mut [V] {
         match self {
-            Slots::Inline(a) => a.get_mut(i),
-            Slots::Heap(v) => v.get_mut(i),
+            Slots::Inline(a) => a,
+            Slots::Heap(v) => v,
         }
+    }
+    pub fn get(&self, i: usize) -> Option<&V> {
+        self.as_slice().get(i)
+    }
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut V> {
+        self.as_mut_slice().get_mut(i)
     }
 }
 
@@ -82,20 +87,14 @@ impl std::ops::Index<usize> for Slots {
     type Output = V;
     #[inline]
     fn index(&self, i: usize) -> &V {
-        match self {
-            Slots::Inline(a) => &a[i],
-            Slots::Heap(v) => &v[i],
-        }
+        &self.as_slice()[i]
     }
 }
 
 impl std::ops::IndexMut<usize> for Slots {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut V {
-        match self {
-            Slots::Inline(a) => &mut a[i],
-            Slots::Heap(v) => &mut v[i],
-        }
+        &mut self.as_mut_slice()[i]
     }
 }
 

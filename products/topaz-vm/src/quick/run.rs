@@ -127,7 +127,7 @@ pub fn attempt(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx) -> Option<V> {
     r
 }
 
-fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &mut Vec<V>) -> Option<V> {
+fn exec(vm: &mut Vm, tier: &mut Tier, cx: &mut Fx, globals: &mut [V]) -> Option<V> {
     let regs = &mut tier.regs;
     let frames = &mut tier.frames;
     let log = &mut tier.log;
