@@ -24,6 +24,12 @@ const DiagnosticWire = z.strictObject({
 
 const AXES = ['frontend-transition', 'token', 'normalization-step', 'machine-transition', 'output-byte', 'non-tail-call-depth'] as const;
 
+const FastPathsWire = z.strictObject({
+  quick_calls: z.number().int().min(0),
+  compiled_calls: z.number().int().min(0),
+  given_up: z.number().int().min(0),
+});
+
 const ProductObservationWire = z.strictObject({
   protocol: z.literal(EXTERNAL_PROTOCOL),
   status: z.enum(['ok', 'source-error', 'runtime-error', 'resource', 'infrastructure-error']),
@@ -47,19 +53,14 @@ const ProductObservationWire = z.strictObject({
     max_call_depth: z.number().int().min(0),
     call_depth_limit: z.number().int().min(0),
     // Optional detail (never compared): calls completed on the product's fast paths.
-    fast_paths: z
-      .strictObject({ quick_calls: z.number().int().min(0), compiled_calls: z.number().int().min(0), given_up: z.number().int().min(0) })
-      .optional(),
+    fast_paths: FastPathsWire.optional(),
     wall_ms: z.number().min(0),
   }),
   engine: z.strictObject({ implementation: z.string(), version: z.string() }),
 });
 
-export interface FastPaths {
-  readonly quick_calls: number;
-  readonly compiled_calls: number;
-  readonly given_up: number;
-}
+/** Calls the product completed on its fast paths (`metrics.fast_paths`), as it reports them. */
+export type FastPaths = Readonly<z.infer<typeof FastPathsWire>>;
 
 export type ProductFailureReason = 'crashed' | 'garbage' | 'oversized' | 'wall-clock-exceeded' | 'cancelled' | 'spawn-failed';
 
