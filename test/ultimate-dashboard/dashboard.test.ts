@@ -66,47 +66,27 @@ test('runs view: every example run listed; filters by status, target and test na
   assert.deepEqual([...statuses].sort(), ['crashed', 'failed', 'passed', 'passed', 'passed', 'passed', 'passed']);
 
   await page.selectOption('#filter-status', 'crashed');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('status=crashed') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('status=crashed'));
+  await settled(page);
   assert.deepEqual(await texts('#runs-table tbody .status'), ['crashed']);
   assert.ok((await texts('#runs-table tbody tr'))[0]?.includes('brk-crash'));
 
   await page.selectOption('#filter-status', '');
-  await page.waitForFunction(
-    () =>
-      !location.hash.includes('status=') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => !location.hash.includes('status='));
+  await settled(page);
   await page.selectOption('#filter-target', 'ultimate');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('target=ultimate') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('target=ultimate'));
+  await settled(page);
   const ultimate = await texts('#runs-table tbody tr');
   assert.equal(ultimate.length, 2, ultimate.join('\n')); // the capture and the matrix's Ultimate run
   await page.waitForSelector('#filter-test option[value="arithmetic-fails"]', { state: 'attached' });
   await page.selectOption('#filter-target', '');
-  await page.waitForFunction(
-    () =>
-      !location.hash.includes('target=') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => !location.hash.includes('target='));
+  await settled(page);
   await page.waitForSelector('#filter-test option[value="arithmetic-fails"]', { state: 'attached' });
   await page.selectOption('#filter-test', 'arithmetic-fails');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('test=arithmetic-fails') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('test=arithmetic-fails'));
+  await settled(page);
   assert.deepEqual(await texts('#runs-table tbody .status'), ['failed']);
   await shot('runs-filtered');
 
@@ -116,12 +96,8 @@ test('runs view: every example run listed; filters by status, target and test na
   const first = await texts('#runs-table tbody .run-link');
   assert.equal(first.length, 3);
   await page.click('#runs-next');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('cursor=') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('cursor='));
+  await settled(page);
   const second = await texts('#runs-table tbody .run-link');
   assert.equal(second.length, 3);
   assert.ok(
@@ -221,12 +197,8 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   assert.equal(firstRows.length, 256);
   await shot('timeline');
   await page.click('#timeline-next');
-  await page.waitForFunction(
-    () =>
-      document.querySelector('#timeline-cursor')?.textContent !== '0:0' &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => document.querySelector('#timeline-cursor')?.textContent !== '0:0');
+  await settled(page);
   const cursor = (await page.textContent('#timeline-cursor')) ?? '';
   const secondRows = await texts('#timeline-rows tbody tr');
   assert.ok(secondRows.length > 0);
@@ -238,12 +210,8 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   await page.fill('#timeline-address_to', '$D7FF');
   await page.selectOption('#timeline-access', 'write');
   await page.click('#timeline-apply');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('access=write') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('access=write'));
+  await settled(page);
   const cells = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
   const bus = cells.filter((c) => c[1] === 'read' || c[1] === 'write' || c[1] === 'vic');
   assert.ok(bus.length > 0 && bus.length < firstRows.length, `filtered rows: ${bus.length}`);
@@ -258,12 +226,8 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   await page.fill('#timeline-address_to', '$08FF');
   await page.selectOption('#timeline-access', 'read');
   await page.click('#timeline-apply');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('access=read') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('access=read'));
+  await settled(page);
   const code = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
   const reads = code.filter((c) => c[1] === 'read');
   assert.ok(reads.length > 0, 'code reads found');

@@ -90,21 +90,13 @@ test('the intents view lists every intent with the state the API reports', { tim
 
 test('the state filter asks the API and shows only that state', { timeout: 60_000 }, async () => {
   await page.selectOption('#native-state', 'revoked');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('state=revoked') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('state=revoked'));
+  await settled(page);
   const states = await page.$$eval('#native-intents .intent-state', (els) => els.map((e) => e.textContent));
   assert.deepEqual(states, ['revoked']);
   await page.selectOption('#native-state', 'exhausted');
-  await page.waitForFunction(
-    () =>
-      location.hash.includes('state=exhausted') &&
-      document.querySelector('main')?.dataset.state === 'ready' &&
-      document.querySelector('main')?.dataset.hash === location.hash,
-  );
+  await page.waitForFunction(() => location.hash.includes('state=exhausted'));
+  await settled(page);
   assert.match((await page.textContent('#native-empty')) ?? '', /No native intent is exhausted/);
 });
 
