@@ -107,3 +107,8 @@ function pushFull(full: Int32Array, simple: Int32Array, cp: number, out: number[
 export const pushFullUpper = (cp: number, out: number[]): void => pushFull(FULL_UPPER, SIMPLE_UPPER, cp, out);
 export const pushFullLower = (cp: number, out: number[]): void => pushFull(FULL_LOWER, SIMPLE_LOWER, cp, out);
 export const pushFullFold = (cp: number, out: number[]): void => pushFull(FULL_FOLD, SIMPLE_FOLD, cp, out);
+
+/** `s` with A–Z lowered and every other scalar kept: for the reader's ASCII-only syntax (#T, #X, +INF.0). */
+export function asciiLowercase(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+}

@@ -88,9 +88,15 @@ export function writeStringLiteral(s: string, quote = '"'): string {
 
 const DELIMITER = /[()";'`,|[\]{}]/;
 
-/** True when `name` holds a White_Space scalar (the contract's table, not the host's \s). */
-function hasWhiteSpace(name: string): boolean {
-  for (const ch of name) if (isWhitespaceChar(ch.codePointAt(0)!)) return true;
+/**
+ * True when `name` holds a White_Space scalar (the contract's table, not the host's \s) or U+FEFF,
+ * the BOM: the reader takes it as an ordinary scalar, but nobody reading the output can see it.
+ */
+function hasSpaceOrBom(name: string): boolean {
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0xfeff || isWhitespaceChar(cp)) return true;
+  }
   return false;
 }
 
@@ -98,7 +104,7 @@ function hasWhiteSpace(name: string): boolean {
 export function symbolNeedsBars(name: string): boolean {
   if (name.length === 0 || name === '.') return true;
   if (name.startsWith('#')) return true;
-  if (DELIMITER.test(name) || hasWhiteSpace(name)) return true;
+  if (DELIMITER.test(name) || hasSpaceOrBom(name)) return true;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a symbol with a control character must be printed |escaped|.
   if (/[\x00-\x1f\x7f]/.test(name)) return true;
   // Anything the reader would take as a number or reject as a malformed number.

@@ -89,7 +89,7 @@ function mapScalars(s: string, push: (cp: number, out: number[], all: number[], 
 }
 
 export function upcaseString(s: string): string {
-  if (isAscii(s)) return s.toUpperCase();
+  if (isAscii(s)) return s.toUpperCase(); // ASCII: the same in every Unicode version
   return mapScalars(s, (cp, out) => pushFullUpper(cp, out));
 }
 

@@ -77,6 +77,8 @@ const EXPECTED: Array<[string, string]> = [
   ['(list (char-whitespace? #\\x85) (char-whitespace? #\\xfeff) (char-whitespace? #\\x3000))', '(#t #f #t)'],
   ['(list (char-upper-case? #\\x2160) (char-lower-case? #\\xaa) (char-alphabetic? #\\x345))', '(#t #t #t)'],
   ['(list (char-upcase #\\x10428) (char-downcase #\\x10400))', '(#\\𐐀 #\\𐐨)'],
+  ['(string->symbol "\\xfeff;a")', '|\ufeffa|'],
+  ['(string->symbol "a\\x85;")', '|a\u0085|'],
   ['(list #\\x301 #\\xe000 #\\x378 #\\xad #\\x1f600)', '(#\\x301 #\\xe000 #\\x378 #\\xad #\\😀)'],
 ];
 

@@ -59,7 +59,7 @@ fn symbol_needs_bars(name: &str) -> bool {
     if name.is_empty() || name == "." || name.starts_with('#') {
         return true;
     }
-    if name.chars().any(|c| unicode::is_white_space(c as u32) || "()\";'`,|[]{}".contains(c) || (c as u32) < 0x20 || c as u32 == 0x7f) {
+    if name.chars().any(|c| unicode::is_white_space(c as u32) || c == '\u{feff}' || "()\";'`,|[]{}".contains(c) || (c as u32) < 0x20 || c as u32 == 0x7f) {
         return true;
     }
     if let Ok(Some(_)) | Err(()) = crate::num::parse_number(name, 10) {
