@@ -10,6 +10,7 @@
 // mixed comparisons are exact (the flonum is converted to its exact value), so `<`/`=` stay
 // transitive. Division by an exact or inexact zero is E313.
 
+import { asciiLowercase } from './chars.js';
 import { LispexError } from './diagnostics.js';
 import { Flonum, MultipleValues, Ratnum, normalizeInteger, type Value } from './values.js';
 
@@ -506,7 +507,7 @@ export function parseNumber(text: string, defaultRadix = 10): ParsedNumber {
   let sawRadix = false;
   let i = 0;
   while (i + 1 < text.length && text[i] === '#') {
-    const p = text[i + 1]!.toLowerCase();
+    const p = asciiLowercase(text[i + 1]!);
     if (p === 'e' || p === 'i') {
       if (exactness !== null) return INVALID;
       exactness = p;
@@ -522,7 +523,7 @@ export function parseNumber(text: string, defaultRadix = 10): ParsedNumber {
   if (body.startsWith('+') || body.startsWith('-')) {
     negative = body[0] === '-';
     body = body.slice(1);
-    const lower = body.toLowerCase();
+    const lower = asciiLowercase(body);
     if (lower === 'inf.0' || lower === 'nan.0') return NONFINITE;
   }
   if (body.length === 0) return INVALID;

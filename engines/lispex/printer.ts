@@ -11,6 +11,7 @@
 // printing always terminates. Printing is iterative: deep or long structures cannot overflow
 // the JS stack.
 
+import { isInvisible, isWhitespaceChar } from './chars.js';
 import { formatNumber, parseNumber } from './numbers.js';
 import {
   Bytevector,
@@ -56,9 +57,6 @@ const STRING_ESCAPES: ReadonlyMap<number, string> = new Map([
   [92, '\\\\'],
 ]);
 
-/** Non-ASCII characters written as `#\xHH` because their glyph is blank or attaches to another. */
-const INVISIBLE_CHAR = /^[\p{White_Space}\p{Cc}\p{Cf}\p{M}\p{Zl}\p{Zp}\p{Co}\p{Cn}]$/u;
-
 function hex(cp: number): string {
   return cp.toString(16);
 }
@@ -66,7 +64,9 @@ function hex(cp: number): string {
 export function writeChar(cp: number): string {
   const name = CHAR_NAMES.get(cp);
   if (name !== undefined) return `#\\${name}`;
-  if (cp < 0x20 || (cp >= 0x80 && INVISIBLE_CHAR.test(String.fromCodePoint(cp)))) return `#\\x${hex(cp)}`;
+  // Non-ASCII characters whose glyph is blank or attaches to another (or that are unassigned in
+  // the contract's Unicode version) are written as #\xHH: chars.ts's table, not the host's \p{…}.
+  if (cp < 0x20 || (cp >= 0x80 && isInvisible(cp))) return `#\\x${hex(cp)}`;
   return `#\\${String.fromCodePoint(cp)}`;
 }
 
@@ -86,13 +86,25 @@ export function writeStringLiteral(s: string, quote = '"'): string {
   return out + s.slice(plainFrom) + quote;
 }
 
-const DELIMITER_OR_SPACE = /[\s()";'`,|[\]{}]/u;
+const DELIMITER = /[()";'`,|[\]{}]/;
+
+/**
+ * True when `name` holds a White_Space scalar (the contract's table, not the host's \s) or U+FEFF,
+ * the BOM: the reader takes it as an ordinary scalar, but nobody reading the output can see it.
+ */
+function hasSpaceOrBom(name: string): boolean {
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0xfeff || isWhitespaceChar(cp)) return true;
+  }
+  return false;
+}
 
 /** True when the bare name would not read back as this symbol, so it needs `|…|`. */
 export function symbolNeedsBars(name: string): boolean {
   if (name.length === 0 || name === '.') return true;
   if (name.startsWith('#')) return true;
-  if (DELIMITER_OR_SPACE.test(name)) return true;
+  if (DELIMITER.test(name) || hasSpaceOrBom(name)) return true;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a symbol with a control character must be printed |escaped|.
   if (/[\x00-\x1f\x7f]/.test(name)) return true;
   // Anything the reader would take as a number or reject as a malformed number.

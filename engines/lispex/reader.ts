@@ -4,6 +4,7 @@
 // scalar charges one frontend transition (in SourceCursor). The parser keeps an explicit stack,
 // so deeply nested input cannot overflow the JS stack.
 
+import { asciiLowercase } from './chars.js';
 import { LispexError, type SourcePosition, type Span } from './diagnostics.js';
 import { MAX_DATUM_NESTING, ResourceExhausted, type Meter } from './meter.js';
 import { EOF, SourceCursor } from './source.js';
@@ -316,7 +317,7 @@ class Reader {
       this.stack.push({ kind: 'bytevector', items: [], start, startByte });
       return;
     }
-    const lower = text.toLowerCase();
+    const lower = asciiLowercase(text);
     if (lower === '#t' || lower === '#true' || lower === '#f' || lower === '#false') {
       this.meter.chargeToken();
       this.complete({ t: 'atom', value: lower === '#t' || lower === '#true', span: this.span(start, startByte) });

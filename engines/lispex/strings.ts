@@ -2,6 +2,7 @@
 // Indexing is by scalar. A string without surrogate pairs (the common case) indexes its UTF-16
 // text directly; a string with astral scalars gets a scalar array built once and cached.
 
+import { isCased, isCaseIgnorable, pushFullFold, pushFullLower, pushFullUpper } from './chars.js';
 import { Char, LString } from './values.js';
 
 const scalarCache = new WeakMap<LString, number[]>();
@@ -68,26 +69,58 @@ export function compareScalarOrder(a: string, b: string): number {
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
+// String case mapping is the FULL mapping of the contract's Unicode version (SpecialCasing's
+// unconditional entries over UnicodeData's simple mappings, from our own tables): "ß" upcases to
+// "SS", "İ" downcases to "i̇", and string-downcase applies the one language-independent
+// condition, Final_Sigma. Folding is CaseFolding's full folding (status C and F).
+
+/** True when `s` is all ASCII, where every mapping is the ASCII one. */
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function mapScalars(s: string, push: (cp: number, out: number[], all: number[], k: number) => void): string {
+  const all: number[] = [];
+  for (const ch of s) all.push(ch.codePointAt(0)!);
+  const out: number[] = [];
+  for (let k = 0; k < all.length; k++) push(all[k]!, out, all, k);
+  return stringFromScalars(out).value;
+}
+
 export function upcaseString(s: string): string {
-  return s.toUpperCase();
+  if (isAscii(s)) return s.toUpperCase(); // ASCII: the same in every Unicode version
+  return mapScalars(s, (cp, out) => pushFullUpper(cp, out));
+}
+
+const CAPITAL_SIGMA = 0x3a3;
+const SMALL_SIGMA = 0x3c3;
+const FINAL_SIGMA = 0x3c2;
+
+/**
+ * Unicode's Final_Sigma at index k: skipping case-ignorable scalars, a cased one comes before and
+ * none comes after. (Case-ignorable is tested first, as ICU and Rust's std do, so a scalar that is
+ * both — U+0345, modifier letters — is skipped.)
+ */
+function isFinalSigma(all: readonly number[], k: number): boolean {
+  let i = k - 1;
+  while (i >= 0 && isCaseIgnorable(all[i]!)) i--;
+  if (i < 0 || !isCased(all[i]!)) return false;
+  let j = k + 1;
+  while (j < all.length && isCaseIgnorable(all[j]!)) j++;
+  return !(j < all.length && isCased(all[j]!));
 }
 
 export function downcaseString(s: string): string {
-  return s.toLowerCase();
+  if (isAscii(s)) return s.toLowerCase();
+  return mapScalars(s, (cp, out, all, k) => {
+    if (cp === CAPITAL_SIGMA) out.push(isFinalSigma(all, k) ? FINAL_SIGMA : SMALL_SIGMA);
+    else pushFullLower(cp, out);
+  });
 }
 
-const CHEROKEE = /[\u13a0-\u13fd\uab70-\uabbf]/u;
-
-/**
- * Full case folding approximated as lowercase(uppercase(s)) (ß -> ss, ς -> σ), except Cherokee
- * letters, which fold to uppercase as Unicode's CaseFolding specifies.
- */
+/** Full case folding: "Straße" and "STRASSE" both fold to "strasse", "ẞ" to "ss", "ſ" to "s". */
 export function foldcaseString(s: string): string {
-  // ASCII-only strings fold by lowercasing (cheap and exact).
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range, controls included, folds by lowercasing.
-  if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
-  if (!CHEROKEE.test(s)) return s.toUpperCase().toLowerCase();
-  let out = '';
-  for (const ch of s) out += CHEROKEE.test(ch) ? ch.toUpperCase() : ch.toUpperCase().toLowerCase();
-  return out;
+  if (isAscii(s)) return s.toLowerCase();
+  return mapScalars(s, (cp, out) => pushFullFold(cp, out));
 }

@@ -9,6 +9,63 @@
 //     depth, output bytes);
 //   - reader-error (5 %): a free-form program damaged so the reader rejects it.
 // Programs always terminate (loops and recursion are bounded by small literal counters).
+// Strings and characters are not only ASCII: both kinds draw from UNICODE_STRINGS/UNICODE_CHARS
+// (combining marks, astral scalars, the special casings ß İ ﬃ ᾀ, final sigma, ſ, Cherokee,
+// titlecase, non-ASCII digits and spaces), and well-typed programs write the results of the case
+// procedures, -ci comparisons and character predicates on them (textForm).
+
+/** Non-ASCII string literals (source text; some spell their scalars with \x…; escapes). */
+export const UNICODE_STRINGS: readonly string[] = [
+  '"Straße"',
+  '"STRASSE"',
+  '"ΟΔΟΣ ΟΔΟΣ."',
+  '"ὈΔΥΣΣΕΎΣ"',
+  '"ſtraſſe"',
+  '"İstanbul"',
+  '"ﬃ ﬆ"',
+  '"ᾀᾳῼ"',
+  '"e\u0301o\u0308"',
+  '"\\x1F600;a"',
+  '"😀𐐨𐐀"',
+  '"Ꭰꭰᏸ"',
+  '"ǅǆǄ"',
+  '"ŉ"',
+  '"և"',
+  '"a\\x85;b\u3000c"',
+  '"Ⅷ٣४"',
+  '"ა Ა"',
+  '"ΣΑ\u0345Σ"',
+  '"K\u212aÅ"',
+  '"\\xe000;\\x378;\\xad;"',
+];
+
+/** Non-ASCII character literals. */
+export const UNICODE_CHARS: readonly string[] = [
+  '#\\ß',
+  '#\\x17f',
+  '#\\x130',
+  '#\\x131',
+  '#\\x3a3',
+  '#\\x3c2',
+  '#\\x301',
+  '#\\x345',
+  '#\\x1F600',
+  '#\\x10428',
+  '#\\x10400',
+  '#\\xab70',
+  '#\\x13f8',
+  '#\\x1f80',
+  '#\\x1c5',
+  '#\\x2167',
+  '#\\x663',
+  '#\\x3000',
+  '#\\x85',
+  '#\\x212a',
+  '#\\x1e9e',
+  '#\\é',
+  '#\\Ω',
+  '#\\x10ffff',
+];
 
 /** mulberry32: small, fast, deterministic. */
 export function rng(seed: number): () => number {
@@ -108,7 +165,8 @@ export class ProgramGenerator {
         forms.push(`(vector-set! ${v} ${this.int(3)} ${this.num(1, numVars)})`);
         forms.push(`(vector->list ${v})`);
       } else if (k < 7) {
-        forms.push(`(string-append "n=" (number->string ${this.pick(['7', '42', '-3', '1/3', '2.5'])}) "!")`);
+        if (this.chance(0.6)) forms.push(this.textForm());
+        else forms.push(`(string-append "n=" (number->string ${this.pick(['7', '42', '-3', '1/3', '2.5'])}) "!")`);
       } else if (k < 8) {
         const a = this.name('a');
         forms.push(`(call-with-values (lambda () (values ${this.num(1, numVars)} ${this.num(1, numVars)})) (lambda (${a} b) (- ${a} b)))`);
@@ -117,6 +175,60 @@ export class ProgramGenerator {
       }
     }
     return forms.join('\n');
+  }
+
+  /** A string expression over the Unicode literals (never empty, so string-ref 0 is safe). */
+  private textString(d: number): string {
+    if (d <= 0 || this.chance(0.5)) return this.pick(UNICODE_STRINGS);
+    const t = () => this.textString(d - 1);
+    switch (this.int(6)) {
+      case 0:
+        return `(string-append ${t()} ${t()})`;
+      case 1:
+        return `(${this.pick(['string-upcase', 'string-downcase', 'string-foldcase'])} ${t()})`;
+      case 2:
+        return `(list->string (list ${this.textChar(d - 1)} ${this.textChar(d - 1)}))`;
+      case 3:
+        return `(string-map ${this.pick(['char-upcase', 'char-downcase', 'char-foldcase'])} ${t()})`;
+      case 4:
+        return `(substring ${t()} 0 1)`;
+      default:
+        return `(symbol->string (string->symbol ${t()}))`;
+    }
+  }
+
+  /** A character expression over the Unicode literals. */
+  private textChar(d: number): string {
+    if (d <= 0 || this.chance(0.5)) return this.pick(UNICODE_CHARS);
+    switch (this.int(3)) {
+      case 0:
+        return `(string-ref ${this.textString(d - 1)} 0)`;
+      case 1:
+        return `(${this.pick(['char-upcase', 'char-downcase', 'char-foldcase'])} ${this.textChar(d - 1)})`;
+      default:
+        return `(integer->char ${this.pick(['#xdf', '#x3a3', '#x1f88', '#x1e900', '#xfb03', '#x10d0', '#x1c90', '#x2c00', '#xa7c0', '#x16e40'])})`;
+    }
+  }
+
+  /** A written result of the case procedures, -ci comparisons or predicates on non-ASCII text. */
+  private textForm(): string {
+    const s = () => this.textString(2);
+    const c = () => this.textChar(2);
+    const cmp = (kind: string) =>
+      `(${kind}${this.pick(['=', '<', '<=', '>', '>='])}? ${kind === 'string-ci' ? `${s()} ${s()}` : `${c()} ${c()}`})`;
+    const form = this.pick([
+      () => `(list (string-upcase ${s()}) (string-downcase ${s()}) (string-foldcase ${s()}))`,
+      () => `(let ((t ${s()})) (list t (string-length (string-upcase t)) (string-foldcase t) (string->list (string-downcase t))))`,
+      () => cmp('string-ci'),
+      () => cmp('char-ci'),
+      () => `(string-ci=? ${s()} (string-upcase ${s()}))`,
+      () =>
+        `(let ((c ${c()})) (list c (char-upcase c) (char-downcase c) (char-foldcase c) (char-alphabetic? c) (char-numeric? c) (char-whitespace? c) (char-upper-case? c) (char-lower-case? c) (char->integer c)))`,
+      () => `(map char-foldcase (string->list ${s()}))`,
+      () => `(string->symbol ${s()})`,
+      () => `(list (string<? ${s()} ${s()}) (equal? (string-foldcase ${s()}) (string-foldcase ${s()})))`,
+    ]);
+    return `(write ${form()})`;
   }
 
   /** A program that reaches a resource limit (both routes must agree on which, and where). */
@@ -209,9 +321,9 @@ export class ProgramGenerator {
       case 5:
         return this.pick(['#t', '#f']);
       case 6:
-        return this.pick(['"ab"', '"hello world"', '""', '"x\\ny"', '"é"']);
+        return this.chance(0.5) ? this.pick(['"ab"', '"hello world"', '""', '"x\\ny"', '"é"']) : this.pick(UNICODE_STRINGS);
       case 7:
-        return this.pick(['#\\a', '#\\space', '#\\Z', '#\\x41']);
+        return this.chance(0.5) ? this.pick(['#\\a', '#\\space', '#\\Z', '#\\x41']) : this.pick(UNICODE_CHARS);
       case 8:
         return this.pick(["'(1 2 3)", "'()", "'(a b . c)", "'(1 (2 3) #(4))"]);
       case 9:
@@ -372,7 +484,7 @@ export class ProgramGenerator {
       case 34:
         return `(vector-ref (vector ${e()} ${e()}) ${this.pick(['0', '1', '2', e()])})`;
       case 35:
-        return `(${this.pick(['string-append', 'string<?', 'string=?'])} ${this.pick(['"a"', e()])} ${this.pick(['"b"', e()])})`;
+        return `(${this.pick(['string-append', 'string<?', 'string=?', 'string-ci=?', 'string-ci<?', 'char-ci=?', 'char-ci>?'])} ${this.pick(['"a"', e()])} ${this.pick(['"b"', e()])})`;
       case 36:
         return `(${this.pick(['number->string', 'exact->inexact', 'abs', 'exact', 'square', 'zero?', 'even?'])} ${e()})`;
       case 37:
@@ -395,7 +507,20 @@ export class ProgramGenerator {
           ? `(expt ${e()} ${this.pick(['2', '3', '-1', '0'])})`
           : `(${this.pick(['max', 'min', 'gcd'])} ${e()} ${this.pick(['2', e()])})`;
       case 42:
-        return `(${this.pick(['symbol->string', 'string->symbol', 'string-length', 'string->list', 'list->string'])} ${e()})`;
+        return `(${this.pick([
+          'symbol->string',
+          'string->symbol',
+          'string-length',
+          'string->list',
+          'list->string',
+          'string-upcase',
+          'string-downcase',
+          'string-foldcase',
+          'char-upcase',
+          'char-foldcase',
+          'char-alphabetic?',
+          'char-whitespace?',
+        ])} ${e()})`;
       case 43:
         return `(${this.pick(['%', 'list-first', 'list-rest'])} ${e()}${this.chance(0.5) ? ` ${e()}` : ''})`;
       case 44: {

@@ -10,5 +10,7 @@ pub mod prims;
 pub mod printer;
 pub mod protocol;
 pub mod quick;
+pub mod unicode;
+pub mod unicode_tables;
 pub mod value;
 pub mod vm;

@@ -5,6 +5,7 @@
 
 use crate::num::{self, check_num};
 use crate::printer::{display_value, write_value};
+use crate::unicode;
 use crate::value::*;
 use crate::vm::{values_of, Control, PrimFn, Vm};
 use std::cmp::Ordering;
@@ -883,44 +884,21 @@ fn string_copy(_: &mut Vm, a: &[V]) -> R<V> {
 fn substring(_: &mut Vm, a: &[V]) -> R<V> {
     substring_like("substring", a)
 }
+// Case mapping and the character predicates answer from crate::unicode (our tables of the
+// contract's Unicode version), not from std's char methods (the compiling rustc's version).
 fn string_upcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::str(&check_str("string-upcase", &a[0])?.to_uppercase()))
+    Ok(V::str(&unicode::upcase_string(&check_str("string-upcase", &a[0])?)))
 }
 fn string_downcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::str(&check_str("string-downcase", &a[0])?.to_lowercase()))
+    Ok(V::str(&unicode::downcase_string(&check_str("string-downcase", &a[0])?)))
 }
-/// Simple case folding of one character (CaseFolding.txt status C and S).
-fn fold_char(c: char) -> char {
-    let cp = c as u32;
-    match cp {
-        0x3c2 => 'σ',
-        0x13a0..=0x13f5 => c,
-        0x13f8..=0x13fd => char::from_u32(cp - 8).unwrap_or(c),
-        0xab70..=0xabbf => char::from_u32(cp - 0xab70 + 0x13a0).unwrap_or(c),
-        _ => one_case(c, false),
-    }
-}
-
-/// Full case folding of a string (status C and F): ß and ẞ fold to "ss".
-fn fold_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            'ß' | '\u{1e9e}' => out.push_str("ss"),
-            '\u{130}' => out.push_str("i\u{307}"),
-            _ => out.push(fold_char(c)),
-        }
-    }
-    out
-}
-
 fn string_foldcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::str(&fold_string(&check_str("string-foldcase", &a[0])?)))
+    Ok(V::str(&unicode::foldcase_string(&check_str("string-foldcase", &a[0])?)))
 }
 fn str_chain(who: &str, a: &[V], fold: bool, holds: fn(Ordering) -> bool) -> R<V> {
     let key = |s: Text| -> String {
         if fold {
-            fold_string(&s)
+            unicode::foldcase_string(&s)
         } else {
             s.to_string()
         }
@@ -979,38 +957,29 @@ fn integer_to_char(_: &mut Vm, a: &[V]) -> R<V> {
 fn ch(c: u32) -> char {
     char::from_u32(c).unwrap_or('\u{fffd}')
 }
-fn one_case(c: char, upper: bool) -> char {
-    let mut it: Vec<char> = if upper { c.to_uppercase().collect() } else { c.to_lowercase().collect() };
-    if it.len() == 1 {
-        it.pop().unwrap()
-    } else {
-        c
-    }
-}
 macro_rules! charpred {
     ($name:ident, $who:expr, $test:expr) => {
         fn $name(_: &mut Vm, a: &[V]) -> R<V> {
-            let c = ch(check_char($who, &a[0])?);
-            Ok(V::Bool($test(c)))
+            Ok(V::Bool($test(check_char($who, &a[0])?)))
         }
     };
 }
-charpred!(char_alphabetic, "char-alphabetic?", |c: char| c.is_alphabetic());
-charpred!(char_numeric, "char-numeric?", |c: char| c.is_numeric());
-charpred!(char_whitespace, "char-whitespace?", |c: char| c.is_whitespace());
-charpred!(char_upper, "char-upper-case?", |c: char| c.is_uppercase());
-charpred!(char_lower, "char-lower-case?", |c: char| c.is_lowercase());
+charpred!(char_alphabetic, "char-alphabetic?", unicode::is_alphabetic);
+charpred!(char_numeric, "char-numeric?", unicode::is_numeric);
+charpred!(char_whitespace, "char-whitespace?", unicode::is_white_space);
+charpred!(char_upper, "char-upper-case?", unicode::is_upper_case);
+charpred!(char_lower, "char-lower-case?", unicode::is_lower_case);
 fn char_upcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::Char(one_case(ch(check_char("char-upcase", &a[0])?), true) as u32))
+    Ok(V::Char(unicode::upcase(check_char("char-upcase", &a[0])?)))
 }
 fn char_downcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::Char(one_case(ch(check_char("char-downcase", &a[0])?), false) as u32))
+    Ok(V::Char(unicode::downcase(check_char("char-downcase", &a[0])?)))
 }
 fn char_foldcase(_: &mut Vm, a: &[V]) -> R<V> {
-    Ok(V::Char(fold_char(ch(check_char("char-foldcase", &a[0])?)) as u32))
+    Ok(V::Char(unicode::foldcase(check_char("char-foldcase", &a[0])?)))
 }
 fn char_chain(who: &str, a: &[V], fold: bool, holds: fn(Ordering) -> bool) -> R<V> {
-    let key = |c: u32| if fold { fold_char(ch(c)) as u32 } else { c };
+    let key = |c: u32| if fold { unicode::foldcase(c) } else { c };
     let mut result = true;
     let mut prev = key(check_char(who, &a[0])?);
     for x in &a[1..] {

@@ -2,6 +2,7 @@
 
 use crate::json::write_str;
 use crate::num::format_number;
+use crate::unicode;
 use crate::value::V;
 
 fn char_name(cp: u32) -> Option<&'static str> {
@@ -19,27 +20,14 @@ fn char_name(cp: u32) -> Option<&'static str> {
     })
 }
 
-/// Non-ASCII characters whose glyph is blank or combining print as `#\xHH`.
-fn invisible(c: char) -> bool {
-    let cp = c as u32;
-    c.is_whitespace()
-        || c.is_control()
-        || (0x300..=0x36f).contains(&cp)
-        || (0x200b..=0x200f).contains(&cp)
-        || (0x202a..=0x202e).contains(&cp)
-        || (0x2060..=0x2064).contains(&cp)
-        || cp == 0xfeff
-        || cp == 0xad
-        || (0xe000..=0xf8ff).contains(&cp)
-        || (0xfe00..=0xfe0f).contains(&cp)
-}
-
 pub fn write_char(cp: u32) -> String {
     if let Some(n) = char_name(cp) {
         return format!("#\\{}", n);
     }
     let c = char::from_u32(cp).unwrap_or('\u{fffd}');
-    if cp < 0x20 || (cp >= 0x80 && invisible(c)) {
+    // Blank, attaching, private-use and (in the contract's Unicode version) unassigned
+    // characters print as #\xHH; the table is the one engines/lispex/printer.ts reads.
+    if cp < 0x20 || (cp >= 0x80 && unicode::is_invisible(cp)) {
         return format!("#\\x{:x}", cp);
     }
     format!("#\\{}", c)
@@ -71,7 +59,7 @@ fn symbol_needs_bars(name: &str) -> bool {
     if name.is_empty() || name == "." || name.starts_with('#') {
         return true;
     }
-    if name.chars().any(|c| c.is_whitespace() || "()\";'`,|[]{}".contains(c) || (c as u32) < 0x20 || c as u32 == 0x7f) {
+    if name.chars().any(|c| unicode::is_white_space(c as u32) || c == '\u{feff}' || "()\";'`,|[]{}".contains(c) || (c as u32) < 0x20 || c as u32 == 0x7f) {
         return true;
     }
     if let Ok(Some(_)) | Err(()) = crate::num::parse_number(name, 10) {
