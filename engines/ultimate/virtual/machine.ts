@@ -17,7 +17,7 @@
 // Bit 26: the U64 core's meaning is not public; this emulation drives it low when the access hits
 // BASIC, KERNAL or character ROM (no cartridge is emulated, so it never means ROML/ROMH here).
 
-import { Cia6526 } from './cia6526.js';
+import { Cia6526, type CiaModel } from './cia6526.js';
 import { InputLines } from './input-lines.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
@@ -72,6 +72,8 @@ export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
 export interface C64MachineOptions {
   /** Called once per clock with the debug-stream entry of that bus cycle. */
   onBusCycle?: (entry: number) => void;
+  /** The CIA chips: the original 6526 (default) or the 6526A of later C64s. */
+  ciaModel?: CiaModel;
 }
 
 export class C64Machine implements CpuBus {
@@ -128,17 +130,20 @@ export class C64Machine implements CpuBus {
     this.cpu = new Cpu6510(this);
     this.vicTiming = new VicBusTiming(this);
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
+    const ciaOptions = { model: opts.ciaModel ?? '6526' } as const;
     this.cia1 = new Cia6526(
-      (active) => {
-        if (active) this.cpu.irqLines |= IRQ_SOURCE_CIA;
-        else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
-      },
+      (active, at) => this.cpu.setIrqSource(IRQ_SOURCE_CIA, active, at),
       (a, b) => this.inputLines.cia1Pins(a, b),
+      ciaOptions,
     );
-    this.cia2 = new Cia6526((active) => {
-      this.nmiLow = active;
-      if (active) this.cpu.triggerNmi(); // NMI is edge-triggered: only the falling edge counts
-    });
+    this.cia2 = new Cia6526(
+      (active, at) => {
+        this.nmiLow = active;
+        if (active) this.cpu.triggerNmi(at); // NMI is edge-triggered: only the falling edge counts
+      },
+      undefined,
+      ciaOptions,
+    );
     this.reset();
   }
 
@@ -347,9 +352,16 @@ export class C64Machine implements CpuBus {
     if (page === 0xd000) return this.vicRead(addr & 0x3f);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
     if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
-    if ((addr & 0xff00) === 0xdc00) return this.cia1.read(addr & 0x0f, this.cpu.cycles, sideEffects);
-    if ((addr & 0xff00) === 0xdd00) return this.cia2.read(addr & 0x0f, this.cpu.cycles, sideEffects);
+    if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr, sideEffects);
+    if ((addr & 0xff00) === 0xdd00) return this.ciaRead(this.cia2, addr, sideEffects);
     return 0xff; // I/O 1 and 2: nothing plugged in
+  }
+
+  /** A CIA read clocks the chip up to this access and may start its interrupt pipeline. */
+  private ciaRead(cia: Cia6526, addr: number, sideEffects: boolean): number {
+    const v = cia.read(addr & 0x0f, this.cpu.cycles, sideEffects);
+    if (sideEffects) this.updateNextEvent();
+    return v;
   }
 
   private ioWrite(addr: number, value: number): void {
@@ -417,11 +429,11 @@ export class C64Machine implements CpuBus {
         break;
       case 0x19: // writing 1s acknowledges
         this.vic[0x19]! &= ~value & 0x0f;
-        this.updateVicIrq();
+        this.updateVicIrq(this.cpu.cycles - 1);
         break;
       case 0x1a:
         this.vic[0x1a] = value & 0x0f;
-        this.updateVicIrq();
+        this.updateVicIrq(this.cpu.cycles - 1);
         break;
       default:
         this.vic[reg] = value;
@@ -467,14 +479,14 @@ export class C64Machine implements CpuBus {
     this.updateNextEvent();
   }
 
-  private updateVicIrq(): void {
-    if ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0) this.cpu.irqLines |= IRQ_SOURCE_VIC;
-    else this.cpu.irqLines &= ~IRQ_SOURCE_VIC;
+  /** The VIC's IRQ output follows its latch and enable bits; `at` is the clock of the change. */
+  private updateVicIrq(at: number): void {
+    this.cpu.setIrqSource(IRQ_SOURCE_VIC, (this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0, at);
   }
 
   private rasterMatched(): void {
     this.vic[0x19]! |= 0x01;
-    this.updateVicIrq();
+    this.updateVicIrq(this.nextRasterMatch);
     this.nextRasterMatch += PAL_CYCLES_PER_FRAME;
   }
 
@@ -604,8 +616,8 @@ export class C64Machine implements CpuBus {
     this.vicTiming.reset(this.cpu.cycles);
     this.baCheckAt = this.cpu.cycles;
     this.baLowNow = false;
-    this.cia1.reset();
-    this.cia2.reset();
+    this.cia1.reset(this.cpu.cycles);
+    this.cia2.reset(this.cpu.cycles);
     this.colorRam.fill(0);
     this.rasterCompare = 0;
     this.cpu.irqLines = 0;
