@@ -19,6 +19,7 @@
 
 import { Cia6526, type CiaModel } from './cia6526.js';
 import { InputLines } from './input-lines.js';
+import { CpuPort } from './cpu-port.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { VicBusTiming } from './vic-timing.js';
@@ -63,9 +64,6 @@ function emitFor(mode: DebugStreamMode): number {
   return EMIT_CPU;
 }
 
-/** Levels of the processor-port pins while they are inputs: pull-ups on 0-2, cassette sense (4) open. */
-const PORT_INPUT_LEVELS = 0x17;
-
 /** Why the last `run()` returned. */
 export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
 
@@ -98,8 +96,8 @@ export class C64Machine implements CpuBus {
   /** Why the last `run()` returned. */
   lastStop: StopReason = 'cycles';
 
-  private portDdr = 0;
-  private portData = 0;
+  /** The 6510's on-chip port at $00/$01 (cpu-port.ts). */
+  private readonly port = new CpuPort();
   private readonly regions = new Uint8Array(256);
   /** The VIC-II register file (read by the bus timing). */
   readonly vic = new Uint8Array(0x40);
@@ -170,7 +168,7 @@ export class C64Machine implements CpuBus {
         v = this.ram[addr]!;
         break;
       case REGION_ZP:
-        v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
+        v = addr === 0 ? this.port.direction : addr === 1 ? this.port.read(this.cpu.cycles) : this.ram[addr]!;
         break;
       case REGION_BASIC:
         v = BASIC_ROM[addr - 0xa000]!;
@@ -316,19 +314,14 @@ export class C64Machine implements CpuBus {
 
   // --- the processor port and banking --------------------------------------------------------
 
-  private portValue(): number {
-    return (this.portData & this.portDdr) | (PORT_INPUT_LEVELS & ~this.portDdr);
-  }
-
   private portWrite(addr: number, value: number): void {
-    if (addr === 0) this.portDdr = value;
-    else this.portData = value;
+    this.port.write(addr, value, this.cpu.cycles);
     this.updateBanking();
   }
 
   /** The LORAM/HIRAM/CHAREN lines as the PLA sees them (inputs read as pulled high). */
   private updateBanking(): void {
-    const lines = (this.portData | ~this.portDdr) & 7;
+    const lines = this.port.bankingLines();
     const loram = (lines & 1) !== 0;
     const hiram = (lines & 2) !== 0;
     const charen = (lines & 4) !== 0;
@@ -509,7 +502,7 @@ export class C64Machine implements CpuBus {
       case REGION_RAM:
         return this.ram[addr]!;
       case REGION_ZP:
-        return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
+        return addr === 0 ? this.port.direction : addr === 1 ? this.port.read(this.cpu.cycles) : this.ram[addr]!;
       case REGION_BASIC:
         return BASIC_ROM[addr - 0xa000]!;
       case REGION_KERNAL:
@@ -609,8 +602,7 @@ export class C64Machine implements CpuBus {
    * KERNAL run until BASIC's READY prompt waits for input.
    */
   reset(): void {
-    this.portDdr = 0;
-    this.portData = 0;
+    this.port.reset();
     this.updateBanking();
     this.vic.fill(0);
     this.vicTiming.reset(this.cpu.cycles);
