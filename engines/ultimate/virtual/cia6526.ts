@@ -16,6 +16,7 @@
 // pending) a run of clocks is skipped in one step (`advance`), so a running timer costs a few
 // operations per underflow.
 
+import { CiaSerial } from './cia-serial.js';
 import { CiaTod } from './cia-tod.js';
 
 /** Which chip: the original 6526 or the 6526A/8521 of later C64s. */
@@ -81,15 +82,7 @@ const MASK1 = ~(
 );
 // Pipeline word 2.
 const TODINT0 = 1 << 0;
-const SERINT0 = 1 << 1;
-const SERINT2 = 1 << 3;
-const SERLOAD0 = 1 << 4;
-const SERLOAD1 = 1 << 5;
-const SERCLK0 = 1 << 6;
-const SERCLK1 = 1 << 7;
-const SERCLK2 = 1 << 8;
-const SERCLK3 = 1 << 9;
-const MASK2 = ~(TODINT0 | SERINT0 | SERLOAD0 | SERCLK0) & 0x3ff;
+const MASK2 = ~TODINT0 & 0x3;
 
 const PAL_CLOCK = 985_248;
 
@@ -116,7 +109,7 @@ export class Cia6526 {
   private icrAck = 0;
   private intActive = false;
   private sdr = 0;
-  private serCounter = 0;
+  private readonly serial = new CiaSerial();
   /** PB6/PB7 as the timers drive them (toggle or one-clock pulse). */
   private pbTimerOut = 0;
   private pbToggle = 0;
@@ -170,7 +163,7 @@ export class Cia6526 {
     this.d = this.d2 = this.f = this.f2 = 0;
     this.icr = this.imr = this.icrAck = 0;
     this.sdr = 0;
-    this.serCounter = 0;
+    this.serial.reset();
     this.pbTimerOut = 0;
     this.pbToggle = 0;
     if (this.intActive) {
@@ -208,7 +201,7 @@ export class Cia6526 {
 
   /** The pipelines are at a fixed point: clocks only decrement the running counters. */
   private isQuiet(): boolean {
-    return (((this.d << 1) & MASK1) | this.f) === this.d && (((this.d2 << 1) & MASK2) | this.f2) === this.d2;
+    return (((this.d << 1) & MASK1) | this.f) === this.d && (((this.d2 << 1) & MASK2) | this.f2) === this.d2 && this.serial.isQuiet();
   }
 
   private scheduleNext(): void {
@@ -227,7 +220,7 @@ export class Cia6526 {
     const now = this.clock;
     if (now >= this.tod.nextTick) this.tod.tick((this.cra & 0x80) !== 0);
     let d = this.d;
-    let d2 = this.d2;
+    const d2 = this.d2;
 
     // Timer A: decrement, underflow, one-shot stop, reload.
     if (d & CA3) this.counterA = (this.counterA - 1) & 0xffff;
@@ -265,22 +258,9 @@ export class Cia6526 {
       d &= ~CB2;
     }
 
-    // Serial shift register, output mode: timer A's underflows clock CNT; 8 bits then SP int.
-    if (aOut && this.cra & 0x40) {
-      if (this.serCounter) this.f2 ^= SERCLK0;
-      else if (d2 & SERLOAD1) {
-        d2 &= ~(SERLOAD1 | SERLOAD0);
-        this.f2 &= ~SERLOAD0;
-        this.serCounter = 8;
-        this.f2 ^= SERCLK0;
-      }
-    }
-    if (this.serCounter) {
-      const edge = d2 & (SERCLK2 | SERCLK1);
-      if (edge === SERCLK1) {
-        if (this.serCounter === 1) d2 |= SERINT0;
-      } else if (edge === SERCLK2) this.serCounter--;
-    }
+    // Serial shift register, output mode: timer A's underflows clock it (cia-serial.ts).
+    if (aOut && this.cra & 0x40) this.serial.timerUnderflow();
+    const spFlag = this.serial.tick(this.sdr);
 
     // PB6/PB7: toggle, or a one-clock high pulse.
     if (aOut) {
@@ -315,9 +295,9 @@ export class Cia6526 {
       this.icr |= 0x04;
       if (this.imr & 0x04) d |= SETINT0 | SETICR0;
     }
-    if (d2 & SERINT2) {
+    if (spFlag) {
       this.icr |= 0x08;
-      if (this.imr & 0x08) d |= SETINT0 | SETICR0;
+      if (this.imr & 0x08) d = this.raise(d);
     }
     if (d & (CLRICR1 | ACKICR1 | SETICR1 | SETINT1 | CLRINT0)) {
       if (d & CLRICR1) this.icr &= 0x7f;
@@ -459,8 +439,7 @@ export class Cia6526 {
         break;
       case 0x0c:
         this.sdr = value;
-        this.d2 |= SERLOAD0;
-        this.f2 |= SERLOAD0;
+        if (this.cra & 0x40) this.serial.written();
         break;
       case 0x0d:
         this.writeIcr(value);
@@ -513,10 +492,7 @@ export class Cia6526 {
       this.f &= ~CA0;
     }
     if ((value ^ this.cra) & 0x40) {
-      // the serial direction changes: the shift register starts over
-      this.d2 &= ~(SERLOAD0 | SERLOAD1 | SERCLK0 | SERCLK1 | SERCLK2);
-      this.f2 &= ~(SERLOAD0 | SERCLK0);
-      this.serCounter = 0;
+      this.serial.changeDirection((value & 0x40) !== 0);
     }
     this.d = d;
     this.cra = value;
@@ -550,6 +526,3 @@ export class Cia6526 {
     this.crb = value;
   }
 }
-
-// Kept for readers of the pipeline layout: the serial clock's last stage is not consulted.
-void SERCLK3;

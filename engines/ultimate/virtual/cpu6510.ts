@@ -16,6 +16,11 @@
 export interface CpuBus {
   read(addr: number): number;
   write(addr: number, value: number): void;
+  /**
+   * Optional: bring the interrupt sources up to the current clock. Called inside a BRK/IRQ
+   * entry, where an NMI edge that arrived by now takes over the vector.
+   */
+  syncInterrupts?(): void;
 }
 
 /** Status register bits (bit 5 is always 1 when P is pushed or read; B exists only on the stack). */
@@ -388,6 +393,7 @@ export class Cpu6510 {
     this.push(this.pc >> 8);
     this.push(this.pc & 0xff);
     // NMI hijack: an NMI arriving while BRK/IRQ pushes takes over the vector.
+    if (vector !== 0xfffa) this.bus.syncInterrupts?.();
     let v = vector;
     if (this.nmiPending && vector !== 0xfffa && this.nmiAt <= this.cycles - 1) {
       this.nmiPending = false;

@@ -463,6 +463,11 @@ export class C64Machine implements CpuBus {
     this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent);
   }
 
+  /** The CPU is inside a BRK/IRQ entry: an NMI due by now may take over its vector. */
+  syncInterrupts(): void {
+    if (this.cpu.cycles >= this.nextEvent) this.handleEvents();
+  }
+
   /** Raster compare and CIA timer underflows due by now (called between instructions). */
   private handleEvents(): void {
     const now = this.cpu.cycles;
