@@ -26,7 +26,7 @@ irq:    tsx
 `;
 
 /** Assert the IRQ line at `clock` (counted from the NOP after CLI); where did it interrupt? */
-function interruptedAt(clock: number): number {
+function interruptedAt(clock: number, releasedAt?: number): number {
   const prog = acme(SOURCE, 0x0400);
   const { cpu, bus } = flatCpu(prog.bytes, 0x0400);
   bus.mem[0xfffe] = prog.labels.get('irq')! & 0xff;
@@ -35,6 +35,7 @@ function interruptedAt(clock: number): number {
   cpu.step(); // CLI
   const t0 = cpu.cycles;
   cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, true, t0 + clock);
+  if (releasedAt !== undefined) cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, false, t0 + releasedAt);
   while (!cpu.jammed && cpu.cycles < t0 + 100) cpu.step();
   return bus.mem[0x11]! | (bus.mem[0x12]! << 8);
 }
@@ -51,4 +52,11 @@ test('a taken branch without page crossing delays an IRQ of its second cycle by 
   // BEQ polls in clock 6 (its operand fetch); clock 6 itself is already too late.
   assert.equal(interruptedAt(5), 0x0406, 'low before the branch poll: taken after the branch');
   assert.equal(interruptedAt(6), 0x0407, 'low in the branch second cycle: the NOP after it runs first');
+});
+
+test('a line released after the poll still takes the IRQ (the poll latched it)', () => {
+  // Low in clock 0 (the NOP's poll), high again from clock 1: the IRQ is taken after the NOP.
+  assert.equal(interruptedAt(0, 1), 0x0402);
+  // Low only in clock 1 (after the NOP's poll, released before the LDA's poll in clock 3): no IRQ.
+  assert.equal(interruptedAt(1, 2), 0);
 });

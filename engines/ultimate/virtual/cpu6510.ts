@@ -58,6 +58,11 @@ export class Cpu6510 {
   #irqLines = 0;
   /** The clock (0-based cycle index) from which the IRQ line has been low. */
   private irqAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The clock from which the IRQ line is high again (after the last release). A poll that
+   * happened while the line was still low takes the IRQ even if it was released since.
+   */
+  private irqReleasedAt = Number.NEGATIVE_INFINITY;
   /** The clock of the pending NMI edge. */
   private nmiAt = Number.NEGATIVE_INFINITY;
   /**
@@ -122,6 +127,7 @@ export class Cpu6510 {
   }
   set irqLines(value: number) {
     if (this.#irqLines === 0 && value !== 0) this.irqAt = Number.NEGATIVE_INFINITY;
+    if (value === 0) this.irqReleasedAt = Number.NEGATIVE_INFINITY;
     this.#irqLines = value;
   }
 
@@ -130,7 +136,10 @@ export class Cpu6510 {
     if (active) {
       if (this.#irqLines === 0) this.irqAt = at;
       this.#irqLines |= source;
-    } else this.#irqLines &= ~source;
+    } else if (this.#irqLines !== 0) {
+      this.#irqLines &= ~source;
+      if (this.#irqLines === 0) this.irqReleasedAt = at;
+    }
   }
 
   /** An NMI is edge-triggered: call this once per falling edge, with the clock of the edge. */
@@ -439,7 +448,8 @@ export class Cpu6510 {
       this.pollAt = Number.NEGATIVE_INFINITY; // the handler's first instruction always runs
       return true;
     }
-    if (this.#irqLines !== 0 && this.irqAt <= seen && (override === -1 ? this.fi : override) === 0) {
+    const lowAtPoll = this.irqAt <= seen && (this.#irqLines !== 0 || this.irqReleasedAt > seen);
+    if (lowAtPoll && (override === -1 ? this.fi : override) === 0) {
       this.rd(this.pc);
       this.rd(this.pc);
       this.interrupt(0xfffe, false);
@@ -456,7 +466,10 @@ export class Cpu6510 {
   step(): number {
     const start = this.cycles;
     if (this.jammed) return 0;
-    if ((this.#irqLines !== 0 || this.nmiPending || this.pollIOverride !== -1) && this.pollInterrupts()) {
+    if (
+      (this.#irqLines !== 0 || this.irqReleasedAt > this.pollAt || this.nmiPending || this.pollIOverride !== -1) &&
+      this.pollInterrupts()
+    ) {
       return this.cycles - start;
     }
     const opAddr = this.pc;
