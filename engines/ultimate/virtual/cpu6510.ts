@@ -16,6 +16,11 @@
 export interface CpuBus {
   read(addr: number): number;
   write(addr: number, value: number): void;
+  /**
+   * Optional: bring the interrupt sources up to the current clock. Called inside a BRK/IRQ
+   * entry, where an NMI edge that arrived by now takes over the vector.
+   */
+  syncInterrupts?(): void;
 }
 
 /** Status register bits (bit 5 is always 1 when P is pushed or read; B exists only on the stack). */
@@ -50,8 +55,25 @@ export class Cpu6510 {
   private fv = 0;
   private fn = 0;
 
-  /** Bitmask of IRQ_SOURCE_*: the IRQ line is low while any bit is set. */
-  irqLines = 0;
+  #irqLines = 0;
+  /** The clock (0-based cycle index) from which the IRQ line has been low. */
+  private irqAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The clock from which the IRQ line is high again (after the last release). A poll that
+   * happened while the line was still low takes the IRQ even if it was released since.
+   */
+  private irqReleasedAt = Number.NEGATIVE_INFINITY;
+  /** The clock of the pending NMI edge. */
+  private nmiAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The last clock whose interrupt lines the previous instruction's poll saw: the 6502 samples
+   * IRQ/NMI during an instruction's second-to-last cycle, so a line that goes low in the last
+   * cycle waits for the next instruction. A taken branch without page crossing polls one cycle
+   * earlier still (its third cycle has no poll).
+   */
+  private pollAt = Number.NEGATIVE_INFINITY;
+  /** Set by a taken branch without page crossing: its poll is one cycle earlier. */
+  private pollEarly = 0;
   /** Set on a falling edge of NMI (see `triggerNmi`); cleared when the NMI is taken. */
   nmiPending = false;
   /** True after a KIL/JAM opcode: only a reset starts the CPU again. */
@@ -82,6 +104,7 @@ export class Cpu6510 {
     this.jammed = false;
     this.nmiPending = false;
     this.pollIOverride = -1;
+    this.pollAt = Number.NEGATIVE_INFINITY;
     this.rd(this.pc);
     this.rd(this.pc);
     this.rd(0x100 | this.sp);
@@ -95,8 +118,33 @@ export class Cpu6510 {
     this.pc = lo | (this.rd(0xfffd) << 8);
   }
 
-  /** An NMI is edge-triggered: call this once per falling edge. */
-  triggerNmi(): void {
+  /**
+   * Bitmask of IRQ_SOURCE_*: the IRQ line is low while any bit is set. Setting it directly makes
+   * a new IRQ due at once (as if it had been low for long); `setIrqSource` says from which clock.
+   */
+  get irqLines(): number {
+    return this.#irqLines;
+  }
+  set irqLines(value: number) {
+    if (this.#irqLines === 0 && value !== 0) this.irqAt = Number.NEGATIVE_INFINITY;
+    if (value === 0) this.irqReleasedAt = Number.NEGATIVE_INFINITY;
+    this.#irqLines = value;
+  }
+
+  /** A source pulls the IRQ line low from clock `at` (0-based cycle index), or releases it. */
+  setIrqSource(source: number, active: boolean, at: number): void {
+    if (active) {
+      if (this.#irqLines === 0) this.irqAt = at;
+      this.#irqLines |= source;
+    } else if (this.#irqLines !== 0) {
+      this.#irqLines &= ~source;
+      if (this.#irqLines === 0) this.irqReleasedAt = at;
+    }
+  }
+
+  /** An NMI is edge-triggered: call this once per falling edge, with the clock of the edge. */
+  triggerNmi(at = Number.NEGATIVE_INFINITY): void {
+    if (!this.nmiPending) this.nmiAt = at;
     this.nmiPending = true;
   }
 
@@ -343,7 +391,9 @@ export class Cpu6510 {
     if (!taken) return;
     this.rd(this.pc); // the opcode fetch the taken branch throws away
     const target = (this.pc + ((off ^ 0x80) - 0x80)) & 0xffff;
-    if ((target ^ this.pc) & 0xff00) this.rd((this.pc & 0xff00) | (target & 0xff)); // page fix-up
+    if ((target ^ this.pc) & 0xff00)
+      this.rd((this.pc & 0xff00) | (target & 0xff)); // page fix-up
+    else this.pollEarly = 1; // no poll in the third cycle: an interrupt waits one cycle more
     this.pc = target;
   }
 
@@ -352,8 +402,9 @@ export class Cpu6510 {
     this.push(this.pc >> 8);
     this.push(this.pc & 0xff);
     // NMI hijack: an NMI arriving while BRK/IRQ pushes takes over the vector.
+    if (vector !== 0xfffa) this.bus.syncInterrupts?.();
     let v = vector;
-    if (this.nmiPending && vector !== 0xfffa) {
+    if (this.nmiPending && vector !== 0xfffa && this.nmiAt <= this.cycles - 1) {
       this.nmiPending = false;
       v = 0xfffa;
     }
@@ -363,13 +414,17 @@ export class Cpu6510 {
     this.pc = lo | (this.rd(v + 1) << 8);
   }
 
-  /** Stores of the unstable SHA/SHX/SHY/TAS group: value & (high byte of the base + 1). */
-  private storeHighAnd(base: number, idx: number, value: number): void {
+  /**
+   * Stores of the SHA/SHX/SHY/TAS group: value & (high byte of the base + 1). On a page cross
+   * the high byte of the address becomes that AND. When the VIC held the CPU (RDY low) on the
+   * dummy read before the write, the "& (H+1)" drops off the stored value — not the address
+   * (VICE-testprogs CPU/sha readme, verified on 6510 and 8500).
+   */
+  private storeHighAnd(base: number, idx: number, value: number, heldByRdy: boolean): void {
     const ea = (base + idx) & 0xffff;
-    const v = value & (((base >> 8) + 1) & 0xff);
-    // On a page cross the high byte of the address is replaced by the stored value.
-    const addr = (base & 0xff) + idx > 0xff ? (v << 8) | (ea & 0xff) : ea;
-    this.wr(addr, v);
+    const anded = value & (((base >> 8) + 1) & 0xff);
+    const addr = (base & 0xff) + idx > 0xff ? (anded << 8) | (ea & 0xff) : ea;
+    this.wr(addr, heldByRdy ? value : anded);
   }
 
   private jam(opAddr: number): void {
@@ -384,17 +439,21 @@ export class Cpu6510 {
   private pollInterrupts(): boolean {
     const override = this.pollIOverride;
     this.pollIOverride = -1;
-    if (this.nmiPending) {
+    const seen = this.pollAt;
+    if (this.nmiPending && this.nmiAt <= seen) {
       this.nmiPending = false;
       this.rd(this.pc);
       this.rd(this.pc);
       this.interrupt(0xfffa, false);
+      this.pollAt = Number.NEGATIVE_INFINITY; // the handler's first instruction always runs
       return true;
     }
-    if (this.irqLines !== 0 && (override === -1 ? this.fi : override) === 0) {
+    const lowAtPoll = this.irqAt <= seen && (this.#irqLines !== 0 || this.irqReleasedAt > seen);
+    if (lowAtPoll && (override === -1 ? this.fi : override) === 0) {
       this.rd(this.pc);
       this.rd(this.pc);
       this.interrupt(0xfffe, false);
+      this.pollAt = Number.NEGATIVE_INFINITY;
       return true;
     }
     return false;
@@ -407,7 +466,10 @@ export class Cpu6510 {
   step(): number {
     const start = this.cycles;
     if (this.jammed) return 0;
-    if ((this.irqLines !== 0 || this.nmiPending || this.pollIOverride !== -1) && this.pollInterrupts()) {
+    if (
+      (this.#irqLines !== 0 || this.irqReleasedAt > this.pollAt || this.nmiPending || this.pollIOverride !== -1) &&
+      this.pollInterrupts()
+    ) {
       return this.cycles - start;
     }
     const opAddr = this.pc;
@@ -917,6 +979,7 @@ export class Cpu6510 {
       case 0x00:
         this.fetch(); // the padding byte: BRK returns to the address after it
         this.interrupt(0xfffe, true);
+        this.pollEarly = Number.POSITIVE_INFINITY; // like IRQ entry: the handler's first instruction runs
         break;
 
       // ---- branches
@@ -1159,11 +1222,17 @@ export class Cpu6510 {
         this.fc = t >= 0 ? 1 : 0;
         this.x = this.nz(t & 0xff);
         break;
-      case 0x8b:
-        this.a = this.nz((this.a | UNSTABLE_MAGIC) & this.x & this.fetch());
-        break; // ANE
+      case 0x8b: {
+        // ANE: the chip's internal A leaks into the AND through a magic constant; while the
+        // VIC holds the CPU on the operand fetch (RDY low) bit 0 of it reads as 0 too.
+        const before = this.cycles;
+        const imm = this.fetch();
+        const magic = this.cycles - before > 1 ? ANE_MAGIC_RDY : ANE_MAGIC;
+        this.a = this.nz((this.a | magic) & this.x & imm);
+        break;
+      }
       case 0xab:
-        this.a = this.x = this.nz((this.a | UNSTABLE_MAGIC) & this.fetch());
+        this.a = this.x = this.nz((this.a | LXA_MAGIC) & this.fetch());
         break; // LXA
 
       // ---- undocumented: the unstable "AND with high byte + 1" stores
@@ -1172,8 +1241,9 @@ export class Cpu6510 {
         const ptr = this.fetch();
         const lo = this.rd(ptr);
         const base = lo | (this.rd((ptr + 1) & 0xff) << 8);
+        const before = this.cycles;
         this.rd((base & 0xff00) | ((lo + this.y) & 0xff));
-        this.storeHighAnd(base, this.y, this.a & this.x);
+        this.storeHighAnd(base, this.y, this.a & this.x, this.cycles - before > 1);
         break;
       }
       case 0x9f:
@@ -1183,10 +1253,11 @@ export class Cpu6510 {
         const lo = this.fetch();
         const base = lo | (this.fetch() << 8);
         const idx = op === 0x9c ? this.x : this.y;
+        const before = this.cycles;
         this.rd((base & 0xff00) | ((lo + idx) & 0xff));
         if (op === 0x9b) this.sp = this.a & this.x; // TAS
         const value = op === 0x9e ? this.x : op === 0x9c ? this.y : this.a & this.x;
-        this.storeHighAnd(base, idx, value);
+        this.storeHighAnd(base, idx, value, this.cycles - before > 1);
         break;
       }
 
@@ -1210,6 +1281,8 @@ export class Cpu6510 {
         // Unreachable: every one of the 256 opcodes has a case above.
         throw new Error(`6510: no case for opcode $${op.toString(16)}`);
     }
+    this.pollAt = this.cycles - 2 - this.pollEarly;
+    this.pollEarly = 0;
     return this.cycles - start;
   }
 
@@ -1250,8 +1323,13 @@ const RMW_RRA = 9;
 const RMW_DCP = 10;
 const RMW_ISC = 11;
 
-/** The chip-dependent constant of ANE ($8B) and LXA ($AB); $EE is the commonly measured value. */
-const UNSTABLE_MAGIC = 0xee;
+/**
+ * The chip-dependent constants of ANE ($8B) and LXA ($AB), as measured on C64s (VICE uses the
+ * same): ANE ORs A with $EF, or $EE when RDY held the CPU on the operand fetch; LXA with $EE.
+ */
+const ANE_MAGIC = 0xef;
+const ANE_MAGIC_RDY = 0xee;
+const LXA_MAGIC = 0xee;
 
 /** The twelve opcodes that halt an NMOS 6502. */
 export const JAM_OPCODES: readonly number[] = [0x02, 0x12, 0x22, 0x32, 0x42, 0x52, 0x62, 0x72, 0x92, 0xb2, 0xd2, 0xf2];

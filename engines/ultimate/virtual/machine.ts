@@ -17,8 +17,9 @@
 // Bit 26: the U64 core's meaning is not public; this emulation drives it low when the access hits
 // BASIC, KERNAL or character ROM (no cartridge is emulated, so it never means ROML/ROMH here).
 
-import { Cia6526 } from './cia6526.js';
+import { Cia6526, type CiaModel } from './cia6526.js';
 import { InputLines } from './input-lines.js';
+import { CpuPort } from './cpu-port.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { VicBusTiming } from './vic-timing.js';
@@ -63,15 +64,14 @@ function emitFor(mode: DebugStreamMode): number {
   return EMIT_CPU;
 }
 
-/** Levels of the processor-port pins while they are inputs: pull-ups on 0-2, cassette sense (4) open. */
-const PORT_INPUT_LEVELS = 0x17;
-
 /** Why the last `run()` returned. */
 export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
 
 export interface C64MachineOptions {
   /** Called once per clock with the debug-stream entry of that bus cycle. */
   onBusCycle?: (entry: number) => void;
+  /** The CIA chips: the original 6526 (default) or the 6526A of later C64s. */
+  ciaModel?: CiaModel;
 }
 
 export class C64Machine implements CpuBus {
@@ -96,8 +96,8 @@ export class C64Machine implements CpuBus {
   /** Why the last `run()` returned. */
   lastStop: StopReason = 'cycles';
 
-  private portDdr = 0;
-  private portData = 0;
+  /** The 6510's on-chip port at $00/$01 (cpu-port.ts). */
+  private readonly port = new CpuPort();
   private readonly regions = new Uint8Array(256);
   /** The VIC-II register file (read by the bus timing). */
   readonly vic = new Uint8Array(0x40);
@@ -128,17 +128,20 @@ export class C64Machine implements CpuBus {
     this.cpu = new Cpu6510(this);
     this.vicTiming = new VicBusTiming(this);
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
+    const ciaOptions = { model: opts.ciaModel ?? '6526' } as const;
     this.cia1 = new Cia6526(
-      (active) => {
-        if (active) this.cpu.irqLines |= IRQ_SOURCE_CIA;
-        else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
-      },
+      (active, at) => this.cpu.setIrqSource(IRQ_SOURCE_CIA, active, at),
       (a, b) => this.inputLines.cia1Pins(a, b),
+      ciaOptions,
     );
-    this.cia2 = new Cia6526((active) => {
-      this.nmiLow = active;
-      if (active) this.cpu.triggerNmi(); // NMI is edge-triggered: only the falling edge counts
-    });
+    this.cia2 = new Cia6526(
+      (active, at) => {
+        this.nmiLow = active;
+        if (active) this.cpu.triggerNmi(at); // NMI is edge-triggered: only the falling edge counts
+      },
+      undefined,
+      ciaOptions,
+    );
     this.reset();
   }
 
@@ -165,7 +168,7 @@ export class C64Machine implements CpuBus {
         v = this.ram[addr]!;
         break;
       case REGION_ZP:
-        v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
+        v = addr === 0 ? this.port.direction : addr === 1 ? this.port.read(this.cpu.cycles) : this.ram[addr]!;
         break;
       case REGION_BASIC:
         v = BASIC_ROM[addr - 0xa000]!;
@@ -311,19 +314,14 @@ export class C64Machine implements CpuBus {
 
   // --- the processor port and banking --------------------------------------------------------
 
-  private portValue(): number {
-    return (this.portData & this.portDdr) | (PORT_INPUT_LEVELS & ~this.portDdr);
-  }
-
   private portWrite(addr: number, value: number): void {
-    if (addr === 0) this.portDdr = value;
-    else this.portData = value;
+    this.port.write(addr, value, this.cpu.cycles);
     this.updateBanking();
   }
 
   /** The LORAM/HIRAM/CHAREN lines as the PLA sees them (inputs read as pulled high). */
   private updateBanking(): void {
-    const lines = (this.portData | ~this.portDdr) & 7;
+    const lines = this.port.bankingLines();
     const loram = (lines & 1) !== 0;
     const hiram = (lines & 2) !== 0;
     const charen = (lines & 4) !== 0;
@@ -347,9 +345,16 @@ export class C64Machine implements CpuBus {
     if (page === 0xd000) return this.vicRead(addr & 0x3f);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
     if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
-    if ((addr & 0xff00) === 0xdc00) return this.cia1.read(addr & 0x0f, this.cpu.cycles, sideEffects);
-    if ((addr & 0xff00) === 0xdd00) return this.cia2.read(addr & 0x0f, this.cpu.cycles, sideEffects);
+    if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr, sideEffects);
+    if ((addr & 0xff00) === 0xdd00) return this.ciaRead(this.cia2, addr, sideEffects);
     return 0xff; // I/O 1 and 2: nothing plugged in
+  }
+
+  /** A CIA read clocks the chip up to this access and may start its interrupt pipeline. */
+  private ciaRead(cia: Cia6526, addr: number, sideEffects: boolean): number {
+    const v = cia.read(addr & 0x0f, this.cpu.cycles, sideEffects);
+    if (sideEffects) this.updateNextEvent();
+    return v;
   }
 
   private ioWrite(addr: number, value: number): void {
@@ -417,11 +422,11 @@ export class C64Machine implements CpuBus {
         break;
       case 0x19: // writing 1s acknowledges
         this.vic[0x19]! &= ~value & 0x0f;
-        this.updateVicIrq();
+        this.updateVicIrq(this.cpu.cycles - 1);
         break;
       case 0x1a:
         this.vic[0x1a] = value & 0x0f;
-        this.updateVicIrq();
+        this.updateVicIrq(this.cpu.cycles - 1);
         break;
       default:
         this.vic[reg] = value;
@@ -458,6 +463,11 @@ export class C64Machine implements CpuBus {
     this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent);
   }
 
+  /** The CPU is inside a BRK/IRQ entry: an NMI due by now may take over its vector. */
+  syncInterrupts(): void {
+    if (this.cpu.cycles >= this.nextEvent) this.handleEvents();
+  }
+
   /** Raster compare and CIA timer underflows due by now (called between instructions). */
   private handleEvents(): void {
     const now = this.cpu.cycles;
@@ -467,14 +477,14 @@ export class C64Machine implements CpuBus {
     this.updateNextEvent();
   }
 
-  private updateVicIrq(): void {
-    if ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0) this.cpu.irqLines |= IRQ_SOURCE_VIC;
-    else this.cpu.irqLines &= ~IRQ_SOURCE_VIC;
+  /** The VIC's IRQ output follows its latch and enable bits; `at` is the clock of the change. */
+  private updateVicIrq(at: number): void {
+    this.cpu.setIrqSource(IRQ_SOURCE_VIC, (this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0, at);
   }
 
   private rasterMatched(): void {
     this.vic[0x19]! |= 0x01;
-    this.updateVicIrq();
+    this.updateVicIrq(this.nextRasterMatch);
     this.nextRasterMatch += PAL_CYCLES_PER_FRAME;
   }
 
@@ -497,7 +507,7 @@ export class C64Machine implements CpuBus {
       case REGION_RAM:
         return this.ram[addr]!;
       case REGION_ZP:
-        return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
+        return addr === 0 ? this.port.direction : addr === 1 ? this.port.read(this.cpu.cycles) : this.ram[addr]!;
       case REGION_BASIC:
         return BASIC_ROM[addr - 0xa000]!;
       case REGION_KERNAL:
@@ -597,15 +607,14 @@ export class C64Machine implements CpuBus {
    * KERNAL run until BASIC's READY prompt waits for input.
    */
   reset(): void {
-    this.portDdr = 0;
-    this.portData = 0;
+    this.port.reset();
     this.updateBanking();
     this.vic.fill(0);
     this.vicTiming.reset(this.cpu.cycles);
     this.baCheckAt = this.cpu.cycles;
     this.baLowNow = false;
-    this.cia1.reset();
-    this.cia2.reset();
+    this.cia1.reset(this.cpu.cycles);
+    this.cia2.reset(this.cpu.cycles);
     this.colorRam.fill(0);
     this.rasterCompare = 0;
     this.cpu.irqLines = 0;
