@@ -45,6 +45,8 @@ export class Cia6526 {
   constructor(
     private readonly onInterrupt: (active: boolean) => void,
     private readonly pins?: (a: number, b: number) => { a: number; b: number },
+    /** The chip revision ('6526' old, '6526A' new); the timing differences are not modelled yet. */
+    readonly model: '6526' | '6526A' = '6526',
   ) {}
 
   #portPins(): { a: number; b: number } {

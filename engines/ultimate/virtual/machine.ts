@@ -39,6 +39,10 @@ export const PAL_LINES = 312;
 export const PAL_CYCLES_PER_FRAME = PAL_CYCLES_PER_LINE * PAL_LINES;
 /** The real PAL C64's CPU clock in Hz. */
 export const PAL_CLOCK_HZ = 985_248;
+export const NTSC_CYCLES_PER_LINE = 65;
+export const NTSC_LINES = 263;
+/** REU sizes of the 1700/1764/1750 and the Ultimate's larger ones, in KiB. */
+export const REU_SIZES_KB: readonly number[] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 
 export const DEBUG_REGISTER_ADDRESS = 0xd7ff;
 
@@ -69,9 +73,29 @@ const PORT_INPUT_LEVELS = 0x17;
 /** Why the last `run()` returned. */
 export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
 
+/** The CIA revision: the original 6526 or the 6526A of later boards (interrupt and timer timing differ). */
+export type CiaModel = '6526' | '6526A';
+/** The video standard: the PAL 6569 (63 cycles × 312 lines) or the NTSC 6567R8 (65 × 263). */
+export type VideoStandard = 'pal' | 'ntsc';
+
+/** ROM images for the three ROM sockets (8 KiB, 8 KiB, 4 KiB), e.g. from `loadRomDir`. */
+export interface C64Roms {
+  kernal: Uint8Array;
+  basic: Uint8Array;
+  chargen: Uint8Array;
+}
+
 export interface C64MachineOptions {
   /** Called once per clock with the debug-stream entry of that bus cycle. */
   onBusCycle?: (entry: number) => void;
+  /** CIA revision of both CIAs (default '6526', as VICE's default C64). */
+  ciaModel?: CiaModel;
+  /** PAL or NTSC VIC-II (default 'pal'). */
+  video?: VideoStandard;
+  /** REU size in KiB (128 … 16384, a power of two), or 0/undefined for no REU at $DF00. */
+  reuKb?: number;
+  /** Real ROM images; without them the machine runs the stand-in (our own code, kernal-standin.asm). */
+  roms?: C64Roms;
 }
 
 export class C64Machine implements CpuBus {
@@ -83,8 +107,21 @@ export class C64Machine implements CpuBus {
 
   /** The Ultimate 64's debug register ($D7FF): the program writes it, the host reads it. */
   debugRegister = 0;
-  /** The KERNAL ROM the CPU sees: the stand-in until DMA FF08 replaces it (until the device restarts). */
+  /** The KERNAL ROM the CPU sees: the stand-in or the given image, until DMA FF08 replaces it (until the device restarts). */
   private kernal: Uint8Array = KERNAL_ROM;
+  private readonly basic: Uint8Array = BASIC_ROM;
+  /** The character generator: zeros with the stand-in (no Commodore character set is included). */
+  private readonly chargen: Uint8Array = new Uint8Array(0x1000);
+  /** Real ROM images were given: boot and READY are the real KERNAL's. */
+  readonly realRoms: boolean;
+  readonly ciaModel: CiaModel;
+  readonly video: VideoStandard;
+  /** REU size in KiB (0 = none). */
+  readonly reuKb: number;
+  /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
+  readonly cyclesPerLine: number;
+  readonly linesPerFrame: number;
+  readonly cyclesPerFrame: number;
   onDebugRegisterWrite?: (value: number) => void;
   /**
    * Called before each instruction with its address; return true to stop `run()` before the
@@ -125,8 +162,30 @@ export class C64Machine implements CpuBus {
 
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
+    const video = opts.video ?? 'pal';
+    if (video !== 'pal' && video !== 'ntsc') throw new RangeError(`video must be 'pal' or 'ntsc'; got ${JSON.stringify(video)}`);
+    this.video = video;
+    const ciaModel = opts.ciaModel ?? '6526';
+    if (ciaModel !== '6526' && ciaModel !== '6526A') {
+      throw new RangeError(`ciaModel must be '6526' or '6526A'; got ${JSON.stringify(ciaModel)}`);
+    }
+    this.ciaModel = ciaModel;
+    const reuKb = opts.reuKb ?? 0;
+    if (!REU_SIZES_KB.includes(reuKb) && reuKb !== 0) {
+      throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${reuKb}`);
+    }
+    this.reuKb = reuKb;
+    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : NTSC_CYCLES_PER_LINE;
+    this.linesPerFrame = video === 'pal' ? PAL_LINES : NTSC_LINES;
+    this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
+    this.realRoms = opts.roms !== undefined;
+    if (opts.roms) {
+      this.kernal = romImage(opts.roms.kernal, 0x2000, 'kernal');
+      this.basic = romImage(opts.roms.basic, 0x2000, 'basic');
+      this.chargen = romImage(opts.roms.chargen, 0x1000, 'chargen');
+    }
     this.cpu = new Cpu6510(this);
-    this.vicTiming = new VicBusTiming(this);
+    this.vicTiming = new VicBusTiming(this, this.cyclesPerLine, this.linesPerFrame);
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
     this.cia1 = new Cia6526(
       (active) => {
@@ -134,11 +193,16 @@ export class C64Machine implements CpuBus {
         else this.cpu.irqLines &= ~IRQ_SOURCE_CIA;
       },
       (a, b) => this.inputLines.cia1Pins(a, b),
+      ciaModel,
     );
-    this.cia2 = new Cia6526((active) => {
-      this.nmiLow = active;
-      if (active) this.cpu.triggerNmi(); // NMI is edge-triggered: only the falling edge counts
-    });
+    this.cia2 = new Cia6526(
+      (active) => {
+        this.nmiLow = active;
+        if (active) this.cpu.triggerNmi(); // NMI is edge-triggered: only the falling edge counts
+      },
+      undefined,
+      ciaModel,
+    );
     this.reset();
   }
 
@@ -168,7 +232,7 @@ export class C64Machine implements CpuBus {
         v = addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
         break;
       case REGION_BASIC:
-        v = BASIC_ROM[addr - 0xa000]!;
+        v = this.basic[addr - 0xa000]!;
         rom = true;
         break;
       case REGION_KERNAL:
@@ -176,9 +240,9 @@ export class C64Machine implements CpuBus {
         rom = true;
         break;
       case REGION_CHAR:
-        v = 0;
+        v = this.chargen[addr & 0x0fff]!;
         rom = true;
-        break; // no character generator ROM is included
+        break;
       default:
         v = this.ioRead(addr, true);
         break;
@@ -299,13 +363,14 @@ export class C64Machine implements CpuBus {
   private vicAddress(c: number, stolenHalf: boolean): number {
     const bank = (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
     const matrix = bank | ((this.vic[0x18]! >> 4) << 10);
-    const k = c % PAL_CYCLES_PER_LINE;
+    const k = c % this.cyclesPerLine;
     if (stolenHalf && k >= 14 && k <= 53) {
-      const line = Math.floor((c % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
+      const line = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
       const row = Math.max(0, Math.min(24, (line - 0x30) >> 3));
       return matrix + row * 40 + (k - 14);
     }
-    if (k >= 57 || k <= 9) return matrix + 0x3f8 + (((k + 63 - 57) % 63) >> 1);
+    const s0 = this.cyclesPerLine - 6; // sprite 0's pointer fetch (cycle 58 of 63)
+    if (k >= s0 || k <= 9) return matrix + 0x3f8 + (((k + this.cyclesPerLine - s0) % this.cyclesPerLine) >> 1);
     return bank | 0x3fff;
   }
 
@@ -339,7 +404,7 @@ export class C64Machine implements CpuBus {
 
   /** The raster line the beam is on at the current cycle. */
   rasterLine(): number {
-    return Math.floor((this.cpu.cycles % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
+    return Math.floor((this.cpu.cycles % this.cyclesPerFrame) / this.cyclesPerLine);
   }
 
   private ioRead(addr: number, sideEffects: boolean): number {
@@ -441,15 +506,15 @@ export class C64Machine implements CpuBus {
   }
 
   private scheduleRasterMatch(): void {
-    if (this.rasterCompare >= PAL_LINES) {
+    if (this.rasterCompare >= this.linesPerFrame) {
       this.nextRasterMatch = Number.POSITIVE_INFINITY;
       this.updateNextEvent();
       return;
     }
     const now = this.cpu.cycles;
-    const frameStart = now - (now % PAL_CYCLES_PER_FRAME);
-    let at = frameStart + this.rasterCompare * PAL_CYCLES_PER_LINE;
-    if (at <= now) at += PAL_CYCLES_PER_FRAME;
+    const frameStart = now - (now % this.cyclesPerFrame);
+    let at = frameStart + this.rasterCompare * this.cyclesPerLine;
+    if (at <= now) at += this.cyclesPerFrame;
     this.nextRasterMatch = at;
     this.updateNextEvent();
   }
@@ -475,7 +540,7 @@ export class C64Machine implements CpuBus {
   private rasterMatched(): void {
     this.vic[0x19]! |= 0x01;
     this.updateVicIrq();
-    this.nextRasterMatch += PAL_CYCLES_PER_FRAME;
+    this.nextRasterMatch += this.cyclesPerFrame;
   }
 
   // --- debugger and DMA access (no side effects, no bus cycles) ----------------------------------
@@ -499,11 +564,11 @@ export class C64Machine implements CpuBus {
       case REGION_ZP:
         return addr === 0 ? this.portDdr : addr === 1 ? this.portValue() : this.ram[addr]!;
       case REGION_BASIC:
-        return BASIC_ROM[addr - 0xa000]!;
+        return this.basic[addr - 0xa000]!;
       case REGION_KERNAL:
         return this.kernal[addr - 0xe000]!;
       case REGION_CHAR:
-        return 0;
+        return this.chargen[addr & 0x0fff]!;
       default:
         return this.ioRead(addr, false);
     }
@@ -618,10 +683,15 @@ export class C64Machine implements CpuBus {
   /** True while BASIC sits in its input loop waiting for a key. */
   isReady(): boolean {
     const pc = this.cpu.pc;
+    if (this.realRoms) {
+      // The real KERNAL's keyboard wait (901227-03 $E5CD-$E5D4: LDA $C6 / STA $CC / STA $0292 /
+      // BEQ $E5CD), reached through BASIC's input loop once READY. is printed.
+      return pc >= REAL_KERNAL_WAIT_KEY_START && pc <= REAL_KERNAL_WAIT_KEY_END && this.ram[0xc6] === 0;
+    }
     return pc >= STANDIN_LABELS.waitKeyStart && pc < STANDIN_LABELS.waitKeyEnd && this.ram[0xc6] === 0;
   }
 
-  private runUntilReady(limit = 2_000_000): void {
+  private runUntilReady(limit = this.realRoms ? 4_000_000 : 2_000_000): void {
     const hook = this.onExec;
     this.onExec = undefined;
     try {
@@ -629,7 +699,7 @@ export class C64Machine implements CpuBus {
     } finally {
       this.onExec = hook;
     }
-    if (!this.isReady()) throw new Error('virtual C64: the stand-in KERNAL did not reach READY');
+    if (!this.isReady()) throw new Error(`virtual C64: the ${this.realRoms ? 'given' : 'stand-in'} KERNAL did not reach READY`);
   }
 
   /**
@@ -649,6 +719,7 @@ export class C64Machine implements CpuBus {
   }
 
   private inPopKey(): boolean {
+    if (this.realRoms) return false; // the real KERNAL takes keys with interrupts off ($E5B4 SEI)
     const pc = this.cpu.pc;
     return pc >= STANDIN_LABELS.popKeyStart && pc < STANDIN_LABELS.popKeyEnd;
   }
@@ -747,6 +818,17 @@ export function screenCodeToText(code: number, lowercaseCharset: boolean): strin
   if (lowercaseCharset && c >= 0x41 && c <= 0x5a) return String.fromCharCode(c);
   if (c === 0x40) return '─';
   return c === 0x60 ? ' ' : '·';
+}
+
+/** The real KERNAL's keyboard wait loop (revision 901227-03). */
+const REAL_KERNAL_WAIT_KEY_START = 0xe5cd;
+const REAL_KERNAL_WAIT_KEY_END = 0xe5d4;
+
+function romImage(bytes: Uint8Array, size: number, name: string): Uint8Array {
+  if (!(bytes instanceof Uint8Array) || bytes.length !== size) {
+    throw new RangeError(`the ${name} ROM image must be ${size} bytes; got ${bytes instanceof Uint8Array ? bytes.length : typeof bytes}`);
+  }
+  return new Uint8Array(bytes);
 }
 
 function checkRange(addr: number, len: number): void {
