@@ -19,9 +19,10 @@
 
 import { Cia6526 } from './cia6526.js';
 import { InputLines } from './input-lines.js';
-import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
+import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { VicBusTiming } from './vic-timing.js';
+import { Rec8726 } from './rec8726.js';
 import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
 
 export { DEBUG_STREAM_MODES, type DebugStreamMode } from './debug-stream-mode.js';
@@ -118,6 +119,10 @@ export class C64Machine implements CpuBus {
   readonly video: VideoStandard;
   /** REU size in KiB (0 = none). */
   readonly reuKb: number;
+  /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
+  readonly reu?: Rec8726;
+  /** A REU transfer was started by the last write; it runs before the next instruction. */
+  private reuPending = false;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
   readonly cyclesPerLine: number;
   readonly linesPerFrame: number;
@@ -185,6 +190,17 @@ export class C64Machine implements CpuBus {
       this.chargen = romImage(opts.roms.chargen, 0x1000, 'chargen');
     }
     this.cpu = new Cpu6510(this);
+    if (reuKb > 0) {
+      this.reu = new Rec8726(reuKb, {
+        dmaCycle: (isRead) => this.dmaCycle(isRead),
+        dmaRead: (addr) => this.dmaRead(addr),
+        dmaWrite: (addr, value) => this.dmaWrite(addr, value),
+        setIrq: (active) => {
+          if (active) this.cpu.irqLines |= IRQ_SOURCE_EXTERNAL;
+          else this.cpu.irqLines &= ~IRQ_SOURCE_EXTERNAL;
+        },
+      });
+    }
     this.vicTiming = new VicBusTiming(this, this.cyclesPerLine, this.linesPerFrame);
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
     this.cia1 = new Cia6526(
@@ -277,6 +293,7 @@ export class C64Machine implements CpuBus {
       // ROM regions: writes go to the RAM underneath, as on the real machine.
       this.ram[addr] = value;
       if (addr < 2) this.portWrite(addr, value);
+      else if (addr === 0xff00 && this.reu?.ff00Written()) this.startReuTransfer();
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
@@ -414,6 +431,9 @@ export class C64Machine implements CpuBus {
     if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
     if ((addr & 0xff00) === 0xdc00) return this.cia1.read(addr & 0x0f, this.cpu.cycles, sideEffects);
     if ((addr & 0xff00) === 0xdd00) return this.cia2.read(addr & 0x0f, this.cpu.cycles, sideEffects);
+    if ((addr & 0xff00) === 0xdf00 && this.reu !== undefined) {
+      return sideEffects ? this.reu.read(addr & 0x1f) : this.reu.peek(addr & 0x1f);
+    }
     return 0xff; // I/O 1 and 2: nothing plugged in
   }
 
@@ -432,7 +452,56 @@ export class C64Machine implements CpuBus {
     } else if ((addr & 0xff00) === 0xdd00) {
       this.cia2.write(addr & 0x0f, value, this.cpu.cycles);
       this.updateNextEvent();
+    } else if ((addr & 0xff00) === 0xdf00 && this.reu?.write(addr & 0x1f, value)) {
+      this.startReuTransfer();
     }
+  }
+
+  // --- the REU's DMA -----------------------------------------------------------------------------
+
+  /**
+   * The transfer starts on the clock after the write that started it (the CPU's next clock is a
+   * read, which DMA holds off): it runs between instructions, before the next one.
+   */
+  private startReuTransfer(): void {
+    this.reuPending = true;
+    this.nextEvent = 0;
+  }
+
+  /**
+   * One DMA clock at index `cpu.cycles`: while the VIC-II holds the bus the REC waits — for a read
+   * of C64 memory as soon as BA drops, for a write after two clocks of BA low.
+   */
+  private dmaCycle(isRead: boolean): void {
+    const cpu = this.cpu;
+    for (;;) {
+      const now = cpu.cycles;
+      const iv = this.vicTiming.intervalAt(now);
+      if (iv === undefined) break;
+      const [, last, stolenFrom] = iv;
+      if (!isRead && now < stolenFrom - 1) break;
+      cpu.cycles = last + 1;
+    }
+    cpu.cycles++;
+  }
+
+  /** What DMA reads at `addr`: C64 memory as the processor port maps it, I/O with its side effects. */
+  private dmaRead(addr: number): number {
+    if (addr < 2) return this.ram[addr]!; // the processor port is inside the CPU: DMA sees RAM
+    switch (this.regions[addr >>> 8]) {
+      case REGION_IO:
+        return this.ioRead(addr, true);
+      default:
+        return this.peek(addr);
+    }
+  }
+
+  private dmaWrite(addr: number, value: number): void {
+    if (this.regions[addr >>> 8] === REGION_IO) {
+      if ((addr & 0xff00) !== 0xdf00) this.ioWrite(addr, value); // the REC does not program itself
+    } else if (addr < 2) {
+      this.ram[addr] = value; // DMA reaches the RAM under the processor port
+    } else this.ram[addr] = value;
   }
 
   private vicRead(reg: number): number {
@@ -525,6 +594,11 @@ export class C64Machine implements CpuBus {
 
   /** Raster compare and CIA timer underflows due by now (called between instructions). */
   private handleEvents(): void {
+    if (this.reuPending) {
+      this.reuPending = false;
+      this.reu!.transfer();
+      this.baCheckAt = this.vicTiming.nextAttention(this.cpu.cycles);
+    }
     const now = this.cpu.cycles;
     if (now >= this.nextRasterMatch) this.rasterMatched();
     if (now >= this.cia1.nextEvent) this.cia1.catchUp(now);
@@ -671,6 +745,8 @@ export class C64Machine implements CpuBus {
     this.baLowNow = false;
     this.cia1.reset();
     this.cia2.reset();
+    this.reu?.reset();
+    this.reuPending = false;
     this.colorRam.fill(0);
     this.rasterCompare = 0;
     this.cpu.irqLines = 0;
