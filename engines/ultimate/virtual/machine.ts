@@ -23,6 +23,7 @@ import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuB
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { VicBusTiming } from './vic-timing.js';
 import { Rec8726 } from './rec8726.js';
+import { VicCollisions } from './vic-collisions.js';
 import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
 
 export { DEBUG_STREAM_MODES, type DebugStreamMode } from './debug-stream-mode.js';
@@ -121,6 +122,10 @@ export class C64Machine implements CpuBus {
   readonly reuKb: number;
   /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
   readonly reu?: Rec8726;
+  /** Sprite-sprite and sprite-background collisions ($D01E/$D01F), evaluated a line at a time. */
+  private readonly collisions: VicCollisions;
+  /** While a collision interrupt is enabled: the clock of the next line start to evaluate. */
+  private collisionWatchAt = Number.POSITIVE_INFINITY;
   /** A REU transfer was started by the last write; it runs before the next instruction. */
   private reuPending = false;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
@@ -202,6 +207,12 @@ export class C64Machine implements CpuBus {
       });
     }
     this.vicTiming = new VicBusTiming(this, this.cyclesPerLine, this.linesPerFrame);
+    this.collisions = new VicCollisions(
+      { vic: this.vic, vicFetch: (a) => this.vicFetch(a), vicBank: () => this.vicBank() },
+      this.cyclesPerLine,
+      this.linesPerFrame,
+    );
+    this.collisions.colorOf = (cell) => this.colorRam[cell & 0x3ff]!;
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
     this.cia1 = new Cia6526(
       (active) => {
@@ -511,6 +522,10 @@ export class C64Machine implements CpuBus {
       case 0x12:
         return this.rasterLine() & 0xff;
       case 0x19:
+        if (this.vic[0x15] !== 0) {
+          this.collisions.catchUp(this.cpu.cycles);
+          this.takeCollisionIrq();
+        }
         return this.vic[0x19]! | 0x70 | ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0 ? 0x80 : 0);
       case 0x1a:
         return this.vic[0x1a]! | 0xf0;
@@ -520,20 +535,29 @@ export class C64Machine implements CpuBus {
         return this.vic[0x18]! | 0x01;
       case 0x1e:
       case 0x1f:
-        return 0; // no sprite collisions without sprite graphics
+        if (this.vic[0x15] !== 0 || this.collisions.spriteSprite | this.collisions.spriteBackground) {
+          const v = this.collisions.read(reg, this.cpu.cycles, true);
+          this.takeCollisionIrq();
+          return v;
+        }
+        return 0;
       default:
         return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg]! | 0xf0 : this.vic[reg]!;
     }
   }
 
   private vicWrite(reg: number, value: number): void {
+    // Lines that have passed were drawn with the registers as they were: evaluate them first.
+    if (this.vic[0x15] !== 0 && reg < 0x20) {
+      this.collisions.catchUp(this.cpu.cycles);
+      this.takeCollisionIrq();
+    }
     switch (reg) {
       case 0x11:
         this.vic[0x11] = value;
         this.setRasterCompare((this.rasterCompare & 0xff) | ((value & 0x80) << 1));
         this.vicTimingChanged();
         break;
-      case 0x15:
       case 0x17:
       case 0x01:
       case 0x03:
@@ -556,7 +580,16 @@ export class C64Machine implements CpuBus {
       case 0x1a:
         this.vic[0x1a] = value & 0x0f;
         this.updateVicIrq();
+        this.watchCollisions();
         break;
+      case 0x15:
+        this.vic[0x15] = value;
+        this.vicTimingChanged();
+        this.watchCollisions();
+        break;
+      case 0x1e:
+      case 0x1f:
+        break; // read-only latches
       default:
         this.vic[reg] = value;
     }
@@ -589,7 +622,35 @@ export class C64Machine implements CpuBus {
   }
 
   private updateNextEvent(): void {
-    this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent);
+    this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent, this.collisionWatchAt);
+  }
+
+  /** A byte as the VIC-II sees memory: its 16 KiB bank, with the character ROM in banks 0 and 2. */
+  private vicFetch(addr: number): number {
+    const bank = this.vicBank();
+    if ((bank & 0x4000) === 0 && (addr & 0x3000) === 0x1000) return this.chargen[addr & 0x0fff]!;
+    return this.ram[bank | (addr & 0x3fff)]!;
+  }
+
+  private vicBank(): number {
+    return (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
+  }
+
+  /** New collisions raise their interrupt flags in $D019. */
+  private takeCollisionIrq(): void {
+    const irq = this.collisions.pendingIrq;
+    if (irq === 0) return;
+    this.collisions.pendingIrq = 0;
+    this.vic[0x19]! |= irq;
+    this.updateVicIrq();
+  }
+
+  /** With a collision interrupt enabled and sprites on, lines are evaluated as they end. */
+  private watchCollisions(): void {
+    const watch = (this.vic[0x1a]! & 0x06) !== 0 && this.vic[0x15] !== 0;
+    const now = this.cpu.cycles;
+    this.collisionWatchAt = watch ? now - (now % this.cyclesPerLine) + this.cyclesPerLine : Number.POSITIVE_INFINITY;
+    this.updateNextEvent();
   }
 
   /** Raster compare and CIA timer underflows due by now (called between instructions). */
@@ -603,6 +664,11 @@ export class C64Machine implements CpuBus {
     if (now >= this.nextRasterMatch) this.rasterMatched();
     if (now >= this.cia1.nextEvent) this.cia1.catchUp(now);
     if (now >= this.cia2.nextEvent) this.cia2.catchUp(now);
+    if (now >= this.collisionWatchAt) {
+      this.collisions.catchUp(now);
+      this.takeCollisionIrq();
+      this.collisionWatchAt = now - (now % this.cyclesPerLine) + this.cyclesPerLine;
+    }
     this.updateNextEvent();
   }
 
@@ -747,6 +813,8 @@ export class C64Machine implements CpuBus {
     this.cia2.reset();
     this.reu?.reset();
     this.reuPending = false;
+    this.collisions.reset(this.cpu.cycles);
+    this.collisionWatchAt = Number.POSITIVE_INFINITY;
     this.colorRam.fill(0);
     this.rasterCompare = 0;
     this.cpu.irqLines = 0;
