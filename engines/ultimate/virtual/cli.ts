@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../common/usage-error.js';
 import { VirtualUltimate, type VirtualUltimateOptions } from './index.js';
+import { REU_SIZES_KB } from './machine.js';
+import { loadRomDir } from './rom-dir.js';
 
 export const VIRTUAL_DEVICE_USAGE = `usage: ultimate-tool virtual-device [options]
 
@@ -23,6 +25,11 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
   --stream-source-port N debug-stream UDP source port (default 6510 if free, else any; 0 = any)
   --product P           u64 (default); u2plus (no FF76/debugreg, U2+ stream bits); u64-elite2 (RISC-V: Run Update, native mode)
   --firmware 3.15|3.14  firmware behaviour where versions differ (default 3.15: idle DMA closes after 1 s)
+  --rom-dir DIR         boot real ROMs from DIR (VICE's names: kernal-901227-03.bin, basic-901226-01.bin,
+                        chargen-901225-01.bin); default: the stand-in KERNAL (no Commodore ROM ships)
+  --cia-model M         6526 (default) or 6526A
+  --video V             pal (default) or ntsc
+  --reu-kb N            REU at $DF00 of N KiB (128, 256, 512, 1024, 2048, 4096, 8192, 16384); default none
   --exit-on-stdin-close stop when stdin reaches end of file
   --bench-port N        u64-elite2 only: lab-bench port (UART log, power cycle; default 0)
   --help                this text
@@ -115,6 +122,35 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
         const v = value();
         if (v !== '3.15' && v !== '3.14') throw new UsageError(`--firmware expects 3.15 or 3.14, got ${JSON.stringify(v)}`);
         options.firmware = v;
+        break;
+      }
+      case '--rom-dir': {
+        const v = value();
+        if (!v) throw new UsageError('--rom-dir expects a folder');
+        try {
+          options.roms = loadRomDir(v);
+        } catch (e) {
+          throw new UsageError(`--rom-dir: ${(e as Error).message}`);
+        }
+        break;
+      }
+      case '--cia-model': {
+        const v = value();
+        if (v !== '6526' && v !== '6526A') throw new UsageError(`--cia-model expects 6526 or 6526A, got ${JSON.stringify(v)}`);
+        options.ciaModel = v;
+        break;
+      }
+      case '--video': {
+        const v = value();
+        if (v !== 'pal' && v !== 'ntsc') throw new UsageError(`--video expects pal or ntsc, got ${JSON.stringify(v)}`);
+        options.video = v;
+        break;
+      }
+      case '--reu-kb': {
+        const v = value();
+        const n = Number(v);
+        if (!REU_SIZES_KB.includes(n)) throw new UsageError(`--reu-kb expects one of ${REU_SIZES_KB.join(', ')}, got ${JSON.stringify(v)}`);
+        options.reuKb = n;
         break;
       }
       case '--exit-on-stdin-close':

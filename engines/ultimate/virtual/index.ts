@@ -3,7 +3,8 @@
 // loopback on configurable ports (0 = ephemeral, reported back). Its /v1/info says plainly that it
 // is virtual; it never pretends to be hardware.
 import { randomBytes } from 'node:crypto';
-import { C64Machine } from './machine.js';
+import { type C64Roms, type CiaModel, C64Machine, type VideoStandard } from './machine.js';
+import { loadRomDir } from './rom-dir.js';
 import type { MachineSeam } from './machine-seam.js';
 import { MachineClock } from './clock.js';
 import { DebugStreamer, type StreamDestination } from './debug-streamer.js';
@@ -91,6 +92,16 @@ export interface VirtualUltimateOptions {
   files?: Record<string, Uint8Array>;
   /** Configuration at boot ({category: {item: value}}), as saved to flash; read by the REU preload. */
   config?: Record<string, Record<string, string | number>>;
+  /** The emulated C64's CIA revision (default '6526'). */
+  ciaModel?: CiaModel;
+  /** PAL (default) or NTSC VIC-II. */
+  video?: VideoStandard;
+  /** REU at $DF00 of this size in KiB (default none). */
+  reuKb?: number;
+  /** Real ROM images (default: the stand-in). */
+  roms?: C64Roms;
+  /** A folder holding VICE's ROM file names (rom-dir.ts); used when `roms` is not given. */
+  romDir?: string;
 }
 
 export interface VirtualPorts {
@@ -159,6 +170,10 @@ export class VirtualUltimate implements RestDevice {
     // One bus-cycle sink: the stream while it runs (in the product's bit layout), the monitor's
     // load/store watch while it has any (U64 layout, as the machine produces it).
     const machine = new C64Machine({
+      ciaModel: opts.ciaModel,
+      video: opts.video,
+      reuKb: opts.reuKb,
+      roms: opts.roms ?? (opts.romDir !== undefined ? loadRomDir(opts.romDir) : undefined),
       onBusCycle: (entry: number) => {
         if (streamer.active) streamer.push(u2plus ? u64EntryToU2Plus(entry) : entry);
         if (vice?.watching) vice.watchBus(entry);

@@ -20,9 +20,11 @@
 import { Cia6526, type CiaModel } from './cia6526.js';
 import { InputLines } from './input-lines.js';
 import { CpuPort } from './cpu-port.js';
-import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
+import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { VicBusTiming } from './vic-timing.js';
+import { Rec8726 } from './rec8726.js';
+import { VicCollisions } from './vic-collisions.js';
 import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
 
 export { DEBUG_STREAM_MODES, type DebugStreamMode } from './debug-stream-mode.js';
@@ -40,6 +42,10 @@ export const PAL_LINES = 312;
 export const PAL_CYCLES_PER_FRAME = PAL_CYCLES_PER_LINE * PAL_LINES;
 /** The real PAL C64's CPU clock in Hz. */
 export const PAL_CLOCK_HZ = 985_248;
+export const NTSC_CYCLES_PER_LINE = 65;
+export const NTSC_LINES = 263;
+/** REU sizes of the 1700/1764/1750 and the Ultimate's larger ones, in KiB. */
+export const REU_SIZES_KB: readonly number[] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 
 export const DEBUG_REGISTER_ADDRESS = 0xd7ff;
 
@@ -67,11 +73,29 @@ function emitFor(mode: DebugStreamMode): number {
 /** Why the last `run()` returned. */
 export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
 
+/** The CIA revision: the original 6526 or the 6526A of later boards (interrupt and timer timing differ). */
+export type { CiaModel };
+/** The video standard: the PAL 6569 (63 cycles × 312 lines) or the NTSC 6567R8 (65 × 263). */
+export type VideoStandard = 'pal' | 'ntsc';
+
+/** ROM images for the three ROM sockets (8 KiB, 8 KiB, 4 KiB), e.g. from `loadRomDir`. */
+export interface C64Roms {
+  kernal: Uint8Array;
+  basic: Uint8Array;
+  chargen: Uint8Array;
+}
+
 export interface C64MachineOptions {
   /** Called once per clock with the debug-stream entry of that bus cycle. */
   onBusCycle?: (entry: number) => void;
-  /** The CIA chips: the original 6526 (default) or the 6526A of later C64s. */
+  /** CIA revision of both CIAs (default '6526', as VICE's default C64). */
   ciaModel?: CiaModel;
+  /** PAL or NTSC VIC-II (default 'pal'). */
+  video?: VideoStandard;
+  /** REU size in KiB (128 … 16384, a power of two), or 0/undefined for no REU at $DF00. */
+  reuKb?: number;
+  /** Real ROM images; without them the machine runs the stand-in (our own code, kernal-standin.asm). */
+  roms?: C64Roms;
 }
 
 export class C64Machine implements CpuBus {
@@ -83,8 +107,29 @@ export class C64Machine implements CpuBus {
 
   /** The Ultimate 64's debug register ($D7FF): the program writes it, the host reads it. */
   debugRegister = 0;
-  /** The KERNAL ROM the CPU sees: the stand-in until DMA FF08 replaces it (until the device restarts). */
+  /** The KERNAL ROM the CPU sees: the stand-in or the given image, until DMA FF08 replaces it (until the device restarts). */
   private kernal: Uint8Array = KERNAL_ROM;
+  private readonly basic: Uint8Array = BASIC_ROM;
+  /** The character generator: zeros with the stand-in (no Commodore character set is included). */
+  private readonly chargen: Uint8Array = new Uint8Array(0x1000);
+  /** Real ROM images were given: boot and READY are the real KERNAL's. */
+  readonly realRoms: boolean;
+  readonly ciaModel: CiaModel;
+  readonly video: VideoStandard;
+  /** REU size in KiB (0 = none). */
+  readonly reuKb: number;
+  /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
+  readonly reu?: Rec8726;
+  /** Sprite-sprite and sprite-background collisions ($D01E/$D01F), evaluated a line at a time. */
+  private readonly collisions: VicCollisions;
+  /** While a collision interrupt is enabled: the clock of the next line start to evaluate. */
+  private collisionWatchAt = Number.POSITIVE_INFINITY;
+  /** A REU transfer was started by the last write; it runs before the next instruction. */
+  private reuPending = false;
+  /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
+  readonly cyclesPerLine: number;
+  readonly linesPerFrame: number;
+  readonly cyclesPerFrame: number;
   onDebugRegisterWrite?: (value: number) => void;
   /**
    * Called before each instruction with its address; return true to stop `run()` before the
@@ -125,10 +170,48 @@ export class C64Machine implements CpuBus {
 
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
+    const video = opts.video ?? 'pal';
+    if (video !== 'pal' && video !== 'ntsc') throw new RangeError(`video must be 'pal' or 'ntsc'; got ${JSON.stringify(video)}`);
+    this.video = video;
+    const ciaModel = opts.ciaModel ?? '6526';
+    if (ciaModel !== '6526' && ciaModel !== '6526A') {
+      throw new RangeError(`ciaModel must be '6526' or '6526A'; got ${JSON.stringify(ciaModel)}`);
+    }
+    this.ciaModel = ciaModel;
+    const reuKb = opts.reuKb ?? 0;
+    if (!REU_SIZES_KB.includes(reuKb) && reuKb !== 0) {
+      throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${reuKb}`);
+    }
+    this.reuKb = reuKb;
+    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : NTSC_CYCLES_PER_LINE;
+    this.linesPerFrame = video === 'pal' ? PAL_LINES : NTSC_LINES;
+    this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
+    this.realRoms = opts.roms !== undefined;
+    if (opts.roms) {
+      this.kernal = romImage(opts.roms.kernal, 0x2000, 'kernal');
+      this.basic = romImage(opts.roms.basic, 0x2000, 'basic');
+      this.chargen = romImage(opts.roms.chargen, 0x1000, 'chargen');
+    }
     this.cpu = new Cpu6510(this);
-    this.vicTiming = new VicBusTiming(this);
+    if (reuKb > 0) {
+      this.reu = new Rec8726(reuKb, {
+        dmaCycle: (isRead) => this.dmaCycle(isRead),
+        dmaRead: (addr) => this.dmaRead(addr),
+        dmaWrite: (addr, value) => this.dmaWrite(addr, value),
+        setIrq: (active) => {
+          this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, active, this.cpu.cycles);
+        },
+      });
+    }
+    this.vicTiming = new VicBusTiming(this, this.cyclesPerLine, this.linesPerFrame);
+    this.collisions = new VicCollisions(
+      { vic: this.vic, vicFetch: (a) => this.vicFetch(a), vicBank: () => this.vicBank() },
+      this.cyclesPerLine,
+      this.linesPerFrame,
+    );
+    this.collisions.colorOf = (cell) => this.colorRam[cell & 0x3ff]!;
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
-    const ciaOptions = { model: opts.ciaModel ?? '6526' } as const;
+    const ciaOptions = { model: ciaModel } as const;
     this.cia1 = new Cia6526(
       (active, at) => this.cpu.setIrqSource(IRQ_SOURCE_CIA, active, at),
       (a, b) => this.inputLines.cia1Pins(a, b),
@@ -171,7 +254,7 @@ export class C64Machine implements CpuBus {
         v = addr === 0 ? this.port.direction : addr === 1 ? this.port.read(this.cpu.cycles) : this.ram[addr]!;
         break;
       case REGION_BASIC:
-        v = BASIC_ROM[addr - 0xa000]!;
+        v = this.basic[addr - 0xa000]!;
         rom = true;
         break;
       case REGION_KERNAL:
@@ -179,9 +262,9 @@ export class C64Machine implements CpuBus {
         rom = true;
         break;
       case REGION_CHAR:
-        v = 0;
+        v = this.chargen[addr & 0x0fff]!;
         rom = true;
-        break; // no character generator ROM is included
+        break;
       default:
         v = this.ioRead(addr, true);
         break;
@@ -216,6 +299,7 @@ export class C64Machine implements CpuBus {
       // ROM regions: writes go to the RAM underneath, as on the real machine.
       this.ram[addr] = value;
       if (addr < 2) this.portWrite(addr, value);
+      else if (addr === 0xff00 && this.reu?.ff00Written()) this.startReuTransfer();
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
@@ -302,13 +386,14 @@ export class C64Machine implements CpuBus {
   private vicAddress(c: number, stolenHalf: boolean): number {
     const bank = (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
     const matrix = bank | ((this.vic[0x18]! >> 4) << 10);
-    const k = c % PAL_CYCLES_PER_LINE;
+    const k = c % this.cyclesPerLine;
     if (stolenHalf && k >= 14 && k <= 53) {
-      const line = Math.floor((c % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
+      const line = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
       const row = Math.max(0, Math.min(24, (line - 0x30) >> 3));
       return matrix + row * 40 + (k - 14);
     }
-    if (k >= 57 || k <= 9) return matrix + 0x3f8 + (((k + 63 - 57) % 63) >> 1);
+    const s0 = this.cyclesPerLine - 6; // sprite 0's pointer fetch (cycle 58 of 63)
+    if (k >= s0 || k <= 9) return matrix + 0x3f8 + (((k + this.cyclesPerLine - s0) % this.cyclesPerLine) >> 1);
     return bank | 0x3fff;
   }
 
@@ -337,7 +422,7 @@ export class C64Machine implements CpuBus {
 
   /** The raster line the beam is on at the current cycle. */
   rasterLine(): number {
-    return Math.floor((this.cpu.cycles % PAL_CYCLES_PER_FRAME) / PAL_CYCLES_PER_LINE);
+    return Math.floor((this.cpu.cycles % this.cyclesPerFrame) / this.cyclesPerLine);
   }
 
   private ioRead(addr: number, sideEffects: boolean): number {
@@ -347,6 +432,9 @@ export class C64Machine implements CpuBus {
     if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
     if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr, sideEffects);
     if ((addr & 0xff00) === 0xdd00) return this.ciaRead(this.cia2, addr, sideEffects);
+    if ((addr & 0xff00) === 0xdf00 && this.reu !== undefined) {
+      return sideEffects ? this.reu.read(addr & 0x1f) : this.reu.peek(addr & 0x1f);
+    }
     return 0xff; // I/O 1 and 2: nothing plugged in
   }
 
@@ -372,7 +460,56 @@ export class C64Machine implements CpuBus {
     } else if ((addr & 0xff00) === 0xdd00) {
       this.cia2.write(addr & 0x0f, value, this.cpu.cycles);
       this.updateNextEvent();
+    } else if ((addr & 0xff00) === 0xdf00 && this.reu?.write(addr & 0x1f, value)) {
+      this.startReuTransfer();
     }
+  }
+
+  // --- the REU's DMA -----------------------------------------------------------------------------
+
+  /**
+   * The transfer starts on the clock after the write that started it (the CPU's next clock is a
+   * read, which DMA holds off): it runs between instructions, before the next one.
+   */
+  private startReuTransfer(): void {
+    this.reuPending = true;
+    this.nextEvent = 0;
+  }
+
+  /**
+   * One DMA clock at index `cpu.cycles`: while the VIC-II holds the bus the REC waits — for a read
+   * of C64 memory as soon as BA drops, for a write after two clocks of BA low.
+   */
+  private dmaCycle(isRead: boolean): void {
+    const cpu = this.cpu;
+    for (;;) {
+      const now = cpu.cycles;
+      const iv = this.vicTiming.intervalAt(now);
+      if (iv === undefined) break;
+      const [, last, stolenFrom] = iv;
+      if (!isRead && now < stolenFrom - 1) break;
+      cpu.cycles = last + 1;
+    }
+    cpu.cycles++;
+  }
+
+  /** What DMA reads at `addr`: C64 memory as the processor port maps it, I/O with its side effects. */
+  private dmaRead(addr: number): number {
+    if (addr < 2) return this.ram[addr]!; // the processor port is inside the CPU: DMA sees RAM
+    switch (this.regions[addr >>> 8]) {
+      case REGION_IO:
+        return this.ioRead(addr, true);
+      default:
+        return this.peek(addr);
+    }
+  }
+
+  private dmaWrite(addr: number, value: number): void {
+    if (this.regions[addr >>> 8] === REGION_IO) {
+      if ((addr & 0xff00) !== 0xdf00) this.ioWrite(addr, value); // the REC does not program itself
+    } else if (addr < 2) {
+      this.ram[addr] = value; // DMA reaches the RAM under the processor port
+    } else this.ram[addr] = value;
   }
 
   private vicRead(reg: number): number {
@@ -382,6 +519,10 @@ export class C64Machine implements CpuBus {
       case 0x12:
         return this.rasterLine() & 0xff;
       case 0x19:
+        if (this.vic[0x15] !== 0) {
+          this.collisions.catchUp(this.cpu.cycles);
+          this.takeCollisionIrq();
+        }
         return this.vic[0x19]! | 0x70 | ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0 ? 0x80 : 0);
       case 0x1a:
         return this.vic[0x1a]! | 0xf0;
@@ -391,20 +532,29 @@ export class C64Machine implements CpuBus {
         return this.vic[0x18]! | 0x01;
       case 0x1e:
       case 0x1f:
-        return 0; // no sprite collisions without sprite graphics
+        if (this.vic[0x15] !== 0 || this.collisions.spriteSprite | this.collisions.spriteBackground) {
+          const v = this.collisions.read(reg, this.cpu.cycles, true);
+          this.takeCollisionIrq();
+          return v;
+        }
+        return 0;
       default:
         return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg]! | 0xf0 : this.vic[reg]!;
     }
   }
 
   private vicWrite(reg: number, value: number): void {
+    // Lines that have passed were drawn with the registers as they were: evaluate them first.
+    if (this.vic[0x15] !== 0 && reg < 0x20) {
+      this.collisions.catchUp(this.cpu.cycles);
+      this.takeCollisionIrq();
+    }
     switch (reg) {
       case 0x11:
         this.vic[0x11] = value;
         this.setRasterCompare((this.rasterCompare & 0xff) | ((value & 0x80) << 1));
         this.vicTimingChanged();
         break;
-      case 0x15:
       case 0x17:
       case 0x01:
       case 0x03:
@@ -427,7 +577,16 @@ export class C64Machine implements CpuBus {
       case 0x1a:
         this.vic[0x1a] = value & 0x0f;
         this.updateVicIrq(this.cpu.cycles - 1);
+        this.watchCollisions();
         break;
+      case 0x15:
+        this.vic[0x15] = value;
+        this.vicTimingChanged();
+        this.watchCollisions();
+        break;
+      case 0x1e:
+      case 0x1f:
+        break; // read-only latches
       default:
         this.vic[reg] = value;
     }
@@ -446,21 +605,49 @@ export class C64Machine implements CpuBus {
   }
 
   private scheduleRasterMatch(): void {
-    if (this.rasterCompare >= PAL_LINES) {
+    if (this.rasterCompare >= this.linesPerFrame) {
       this.nextRasterMatch = Number.POSITIVE_INFINITY;
       this.updateNextEvent();
       return;
     }
     const now = this.cpu.cycles;
-    const frameStart = now - (now % PAL_CYCLES_PER_FRAME);
-    let at = frameStart + this.rasterCompare * PAL_CYCLES_PER_LINE;
-    if (at <= now) at += PAL_CYCLES_PER_FRAME;
+    const frameStart = now - (now % this.cyclesPerFrame);
+    let at = frameStart + this.rasterCompare * this.cyclesPerLine;
+    if (at <= now) at += this.cyclesPerFrame;
     this.nextRasterMatch = at;
     this.updateNextEvent();
   }
 
   private updateNextEvent(): void {
-    this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent);
+    this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent, this.collisionWatchAt);
+  }
+
+  /** A byte as the VIC-II sees memory: its 16 KiB bank, with the character ROM in banks 0 and 2. */
+  private vicFetch(addr: number): number {
+    const bank = this.vicBank();
+    if ((bank & 0x4000) === 0 && (addr & 0x3000) === 0x1000) return this.chargen[addr & 0x0fff]!;
+    return this.ram[bank | (addr & 0x3fff)]!;
+  }
+
+  private vicBank(): number {
+    return (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
+  }
+
+  /** New collisions raise their interrupt flags in $D019. */
+  private takeCollisionIrq(): void {
+    const irq = this.collisions.pendingIrq;
+    if (irq === 0) return;
+    this.collisions.pendingIrq = 0;
+    this.vic[0x19]! |= irq;
+    this.updateVicIrq(this.cpu.cycles);
+  }
+
+  /** With a collision interrupt enabled and sprites on, lines are evaluated as they end. */
+  private watchCollisions(): void {
+    const watch = (this.vic[0x1a]! & 0x06) !== 0 && this.vic[0x15] !== 0;
+    const now = this.cpu.cycles;
+    this.collisionWatchAt = watch ? now - (now % this.cyclesPerLine) + this.cyclesPerLine : Number.POSITIVE_INFINITY;
+    this.updateNextEvent();
   }
 
   /** The CPU is inside a BRK/IRQ entry: an NMI due by now may take over its vector. */
@@ -470,10 +657,20 @@ export class C64Machine implements CpuBus {
 
   /** Raster compare and CIA timer underflows due by now (called between instructions). */
   private handleEvents(): void {
+    if (this.reuPending) {
+      this.reuPending = false;
+      this.reu!.transfer();
+      this.baCheckAt = this.vicTiming.nextAttention(this.cpu.cycles);
+    }
     const now = this.cpu.cycles;
     if (now >= this.nextRasterMatch) this.rasterMatched();
     if (now >= this.cia1.nextEvent) this.cia1.catchUp(now);
     if (now >= this.cia2.nextEvent) this.cia2.catchUp(now);
+    if (now >= this.collisionWatchAt) {
+      this.collisions.catchUp(now);
+      this.takeCollisionIrq();
+      this.collisionWatchAt = now - (now % this.cyclesPerLine) + this.cyclesPerLine;
+    }
     this.updateNextEvent();
   }
 
@@ -485,7 +682,7 @@ export class C64Machine implements CpuBus {
   private rasterMatched(): void {
     this.vic[0x19]! |= 0x01;
     this.updateVicIrq(this.nextRasterMatch);
-    this.nextRasterMatch += PAL_CYCLES_PER_FRAME;
+    this.nextRasterMatch += this.cyclesPerFrame;
   }
 
   // --- debugger and DMA access (no side effects, no bus cycles) ----------------------------------
@@ -509,11 +706,11 @@ export class C64Machine implements CpuBus {
       case REGION_ZP:
         return addr === 0 ? this.port.direction : addr === 1 ? this.port.read(this.cpu.cycles) : this.ram[addr]!;
       case REGION_BASIC:
-        return BASIC_ROM[addr - 0xa000]!;
+        return this.basic[addr - 0xa000]!;
       case REGION_KERNAL:
         return this.kernal[addr - 0xe000]!;
       case REGION_CHAR:
-        return 0;
+        return this.chargen[addr & 0x0fff]!;
       default:
         return this.ioRead(addr, false);
     }
@@ -615,6 +812,10 @@ export class C64Machine implements CpuBus {
     this.baLowNow = false;
     this.cia1.reset(this.cpu.cycles);
     this.cia2.reset(this.cpu.cycles);
+    this.reu?.reset();
+    this.reuPending = false;
+    this.collisions.reset(this.cpu.cycles);
+    this.collisionWatchAt = Number.POSITIVE_INFINITY;
     this.colorRam.fill(0);
     this.rasterCompare = 0;
     this.cpu.irqLines = 0;
@@ -627,10 +828,15 @@ export class C64Machine implements CpuBus {
   /** True while BASIC sits in its input loop waiting for a key. */
   isReady(): boolean {
     const pc = this.cpu.pc;
+    if (this.realRoms) {
+      // The real KERNAL's keyboard wait (901227-03 $E5CD-$E5D4: LDA $C6 / STA $CC / STA $0292 /
+      // BEQ $E5CD), reached through BASIC's input loop once READY. is printed.
+      return pc >= REAL_KERNAL_WAIT_KEY_START && pc <= REAL_KERNAL_WAIT_KEY_END && this.ram[0xc6] === 0;
+    }
     return pc >= STANDIN_LABELS.waitKeyStart && pc < STANDIN_LABELS.waitKeyEnd && this.ram[0xc6] === 0;
   }
 
-  private runUntilReady(limit = 2_000_000): void {
+  private runUntilReady(limit = this.realRoms ? 4_000_000 : 2_000_000): void {
     const hook = this.onExec;
     this.onExec = undefined;
     try {
@@ -638,7 +844,7 @@ export class C64Machine implements CpuBus {
     } finally {
       this.onExec = hook;
     }
-    if (!this.isReady()) throw new Error('virtual C64: the stand-in KERNAL did not reach READY');
+    if (!this.isReady()) throw new Error(`virtual C64: the ${this.realRoms ? 'given' : 'stand-in'} KERNAL did not reach READY`);
   }
 
   /**
@@ -658,6 +864,7 @@ export class C64Machine implements CpuBus {
   }
 
   private inPopKey(): boolean {
+    if (this.realRoms) return false; // the real KERNAL takes keys with interrupts off ($E5B4 SEI)
     const pc = this.cpu.pc;
     return pc >= STANDIN_LABELS.popKeyStart && pc < STANDIN_LABELS.popKeyEnd;
   }
@@ -756,6 +963,17 @@ export function screenCodeToText(code: number, lowercaseCharset: boolean): strin
   if (lowercaseCharset && c >= 0x41 && c <= 0x5a) return String.fromCharCode(c);
   if (c === 0x40) return '─';
   return c === 0x60 ? ' ' : '·';
+}
+
+/** The real KERNAL's keyboard wait loop (revision 901227-03). */
+const REAL_KERNAL_WAIT_KEY_START = 0xe5cd;
+const REAL_KERNAL_WAIT_KEY_END = 0xe5d4;
+
+function romImage(bytes: Uint8Array, size: number, name: string): Uint8Array {
+  if (!(bytes instanceof Uint8Array) || bytes.length !== size) {
+    throw new RangeError(`the ${name} ROM image must be ${size} bytes; got ${bytes instanceof Uint8Array ? bytes.length : typeof bytes}`);
+  }
+  return new Uint8Array(bytes);
 }
 
 function checkRange(addr: number, len: number): void {

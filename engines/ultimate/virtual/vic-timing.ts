@@ -61,7 +61,21 @@ export class VicBusTiming {
   #spriteDma = 0;
   readonly #spriteLines = new Int8Array(8);
 
-  constructor(private readonly regs: VicTimingRegisters) {}
+  /** Clocks per raster line and per frame: 63 × 312 on the PAL 6569, 65 × 263 on the NTSC 6567R8. */
+  readonly #perLine: number;
+  readonly #perFrame: number;
+
+  constructor(
+    private readonly regs: VicTimingRegisters,
+    cyclesPerLine = VIC_CYCLES_PER_LINE,
+    lines = VIC_LINES,
+  ) {
+    this.#perLine = cyclesPerLine;
+    this.#perFrame = cyclesPerLine * lines;
+    // The 6567R8's two extra clocks come before the sprite accesses (C. Bauer's timing diagrams).
+    this.#sprite0 = SPRITE0_ACCESS + cyclesPerLine - VIC_CYCLES_PER_LINE;
+  }
+  readonly #sprite0: number;
 
   /** Forget all state (machine reset); the line containing `now` is computed on the next access. */
   reset(now: number): void {
@@ -69,7 +83,7 @@ export class VicBusTiming {
     this.#to.length = 0;
     this.#stolen.length = 0;
     this.#line.length = 0;
-    this.#lineStart = now - (now % VIC_CYCLES_PER_LINE);
+    this.#lineStart = now - (now % this.#perLine);
     this.#nextLine = this.#lineStart;
     this.#denSeen = false;
     this.#spriteDma = 0;
@@ -111,7 +125,7 @@ export class VicBusTiming {
   registersChanged(now: number): void {
     this.#advance(now);
     const ls = this.#lineStart;
-    const line = (ls % VIC_CYCLES_PER_FRAME) / VIC_CYCLES_PER_LINE;
+    const line = (ls % this.#perFrame) / this.#perLine;
     if (line === BAD_LINE_FIRST && (this.regs.vic[0x11]! & 0x10) !== 0) this.#denSeen = true;
     // Drop what was scheduled for this line and has not begun; keep an interval already under way.
     for (let i = this.#from.length - 1; i >= 0 && this.#line[i] === ls; i--) {
@@ -129,8 +143,8 @@ export class VicBusTiming {
     while (now >= this.#nextLine) {
       const ls = this.#nextLine;
       this.#lineStart = ls;
-      this.#nextLine = ls + VIC_CYCLES_PER_LINE;
-      const line = (ls % VIC_CYCLES_PER_FRAME) / VIC_CYCLES_PER_LINE;
+      this.#nextLine = ls + this.#perLine;
+      const line = (ls % this.#perFrame) / this.#perLine;
       if (line === 0) this.#denSeen = false;
       if (line === BAD_LINE_FIRST) this.#denSeen = (this.regs.vic[0x11]! & 0x10) !== 0;
       // The accesses of the previous line are done: count down each sprite's DMA lines.
@@ -145,7 +159,7 @@ export class VicBusTiming {
 
   /** Adds the intervals of the line starting at `ls`, none beginning before clock `notBefore`. */
   #schedule(ls: number, notBefore: number): void {
-    const line = (ls % VIC_CYCLES_PER_FRAME) / VIC_CYCLES_PER_LINE;
+    const line = (ls % this.#perFrame) / this.#perLine;
     if (this.isBadLine(line)) {
       this.#push(ls, ls + BAD_BA_FROM, ls + BAD_LAST, ls + BAD_AEC_FROM, notBefore);
     }
@@ -169,15 +183,15 @@ export class VicBusTiming {
         n++;
         continue;
       }
-      const first = ls + SPRITE0_ACCESS + 2 * n;
+      const first = ls + this.#sprite0 + 2 * n;
       let lastSprite = n;
       for (let m = n + 1; m < 8; m++) {
         if ((dma & (1 << m)) === 0) continue;
-        const gapFree = ls + SPRITE0_ACCESS + 2 * m - (ls + SPRITE0_ACCESS + 2 * lastSprite + 1) - 1;
+        const gapFree = ls + this.#sprite0 + 2 * m - (ls + this.#sprite0 + 2 * lastSprite + 1) - 1;
         if (gapFree > BA_WARNING) break;
         lastSprite = m;
       }
-      this.#push(ls, first - BA_WARNING, ls + SPRITE0_ACCESS + 2 * lastSprite + 1, first, notBefore);
+      this.#push(ls, first - BA_WARNING, ls + this.#sprite0 + 2 * lastSprite + 1, first, notBefore);
       n = lastSprite + 1;
     }
   }

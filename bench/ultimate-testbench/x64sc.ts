@@ -1,0 +1,105 @@
+// The same testbench list on the real x64sc, for comparison with run.ts (the virtual C64): each
+// program as the testbench README says —
+//   x64sc -default -debugcart -warp +sound -limitcycles N [option flags] -autostartprgmode 1 -autostart FILE
+// exit code 0 = pass (1 = cycle limit reached, which passes for `expect:timeout`).
+//
+//   node --import tsx bench/ultimate-testbench/x64sc.ts [--every N] [--filter TEXT] [--category NAME]
+//        [--x64sc PATH] [--dir TESTBENCH] [--failures]
+//
+// --every N runs every Nth program of the list (the full list takes long on a shared machine).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  defaultTestbenchDir,
+  formatTable,
+  readTestbench,
+  tally,
+  testbenchPresent,
+  type TestbenchEntry,
+  type TestbenchResult,
+} from './testbench.js';
+
+const { values } = parseArgs({
+  options: {
+    every: { type: 'string', default: '1' },
+    filter: { type: 'string' },
+    category: { type: 'string' },
+    x64sc: { type: 'string' },
+    dir: { type: 'string' },
+    failures: { type: 'boolean', default: false },
+  },
+});
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const x64sc = values.x64sc ?? resolve(repoRoot, '..', 'shared', 'tools', 'vice', 'x64sc');
+const dir = values.dir ?? defaultTestbenchDir();
+if (!existsSync(x64sc)) {
+  console.error(`no x64sc at ${x64sc}; give --x64sc`);
+  process.exit(2);
+}
+if (!testbenchPresent(dir)) {
+  console.error(`no testbench at ${dir}; give --dir`);
+  process.exit(2);
+}
+const every = Number(values.every);
+if (!Number.isInteger(every) || every < 1) {
+  console.error(`--every expects a positive integer; got ${values.every}`);
+  process.exit(2);
+}
+
+/** The x64sc flags of a program's options (the README's mapping). */
+export function x64scFlags(options: readonly string[]): string[] {
+  const flags: string[] = [];
+  for (const o of options) {
+    if (o === 'cia-new') flags.push('-ciamodel', '1');
+    else if (o === 'cia-old') flags.push('-ciamodel', '0');
+    else if (o === 'vicii-pal') flags.push('-pal');
+    else if (o === 'vicii-ntsc') flags.push('-ntsc');
+    else if (o === 'vicii-ntscold') flags.push('-ntscold');
+    else {
+      const reu = /^reu(\d+)([km])$/.exec(o);
+      if (reu) flags.push('-reu', '-reusize', String(Number(reu[1]) * (reu[2] === 'm' ? 1024 : 1)));
+    }
+  }
+  return flags;
+}
+
+function runOne(entry: TestbenchEntry): TestbenchResult {
+  const args = [
+    '-default',
+    '-debugcart',
+    '-warp',
+    '+sound',
+    '-limitcycles',
+    String(entry.cycles),
+    ...x64scFlags(entry.options),
+    '-autostartprgmode',
+    '1',
+    '-autostart',
+    join(dir, 'prg', entry.path),
+  ];
+  const r = spawnSync(x64sc, args, { stdio: 'ignore', timeout: 300_000 });
+  const code = r.status ?? -1;
+  const timedOut = code === 1;
+  const passed = entry.options.includes('expect:timeout') ? timedOut || code === 0 : code === 0;
+  return { entry, passed, exitCode: timedOut ? undefined : code, cycles: 0 };
+}
+
+let entries = readTestbench(dir);
+if (values.filter) entries = entries.filter((e) => e.path.includes(values.filter!));
+if (values.category) entries = entries.filter((e) => e.category.toLowerCase() === values.category!.toLowerCase());
+entries = entries.filter((_, i) => i % every === 0);
+
+const t0 = process.hrtime.bigint();
+const results = entries.map(runOne);
+const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+console.log(`\n## x64sc (${x64sc}): ${entries.length} programs${every > 1 ? ` (every ${every}th)` : ''} from ${dir}\n`);
+console.log(formatTable(tally(results)));
+console.log(`\n${seconds.toFixed(1)} s wall clock`);
+if (values.failures) {
+  for (const r of results.filter((x) => !x.passed))
+    console.log(`  ${r.entry.path} [${r.entry.options.join(';')}] → ${r.exitCode ?? 'limit'}`);
+}
