@@ -322,7 +322,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
           });
       // External members get the same derivation the built-in VM compiles (built once here).
       const request = definition.prerequisite.length > 0 ? buildExternalRequest(source, input, MCP_SOURCE_ID, STDOUT_JSON_BYTES) : null;
-      const runMember = (member: CourtMember): Promise<MemberRun> => {
+      const runMember = (member: CourtMember, onBuilt: (buildMs: number) => void): Promise<MemberRun> => {
         if (member === 'tree' || member === 'rust-vm') return run(member === 'tree' ? 'tree' : 'vm').then((host) => ({ host }));
         if (member === 'fresh-aot') {
           return runFreshAotMember({
@@ -332,6 +332,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
             wallClockMs: FIXED_BOUNDS.evalWallClockMs,
             maxOutputBytes: COMPARISON_TRANSFER.maxObservationBytes,
             signal: controller.signal,
+            onBuilt,
           }).then((aot) => {
             if (aot.outcome.kind !== 'completed') controller.abort();
             return { external: aot.outcome, aot };
@@ -349,9 +350,20 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         });
       };
       const routeMembers: CourtMember[] = [...definition.members];
+      // Progress (only when the caller sent a progressToken): each member as it finishes, and the
+      // fresh AOT build, which alone may take seconds.
+      const steps = routeMembers.length + (routeMembers.includes('fresh-aot') ? 1 : 0);
+      let done = 0;
+      const step = (message: string): void => ctx.progress(++done, steps, message);
+      const reportBuilt = (buildMs: number): void => step(`fresh AOT product built in ${Math.round(buildMs)} ms`);
+      const reported = (member: CourtMember) => (run: MemberRun) => {
+        const outcome = run.host !== undefined ? run.host.kind : run.external!.kind === 'completed' ? 'completed' : run.external!.reason;
+        step(`member ${member} finished: ${outcome}`);
+        return run;
+      };
       let runs: MemberRun[];
       try {
-        runs = await Promise.all(routeMembers.map(runMember));
+        runs = await Promise.all(routeMembers.map((member) => runMember(member, reportBuilt).then(reported(member))));
       } finally {
         clearTimeout(courtTimer);
         dispose();

@@ -61,7 +61,8 @@ function runSnippet(name: string, input?: string): { stdout: string; stderr: str
 }
 
 test('the README marks the snippets a newcomer copies', () => {
-  for (const name of ['compose-server', 'engines', 'in-memory-test', 'ssh-types']) assert.ok(snippets.has(name), `README snippet ${name}`);
+  for (const name of ['compose-server', 'engines', 'in-memory-test', 'mcp-client', 'ssh-types'])
+    assert.ok(snippets.has(name), `README snippet ${name}`);
 });
 
 test('every README snippet and a consumer of every entry point (ESM and CommonJS, beside util.styleText and import.meta.dirname) type-check strictly on Node 20 types, skipLibCheck false', {
@@ -108,6 +109,13 @@ test('engines: the OCaml toplevel and Lispex answer as the README says', { timeo
 test('in-memory-test: the official SDK client calls the server in memory', { timeout: 120_000 }, () => {
   const r = runSnippet('in-memory-test');
   assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /HELLO/);
+});
+
+test('mcp-client: our McpClient calls the server in memory with the API the README describes', { timeout: 120_000 }, () => {
+  const r = runSnippet('mcp-client');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\[ 'shout' \]/);
   assert.match(r.stdout, /HELLO/);
 });
 
