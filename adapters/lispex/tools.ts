@@ -14,15 +14,14 @@ import type { StartupProducts } from './products.js';
 import { REFERENCE_TOPICS, profileIdentity, referenceAnswer } from './reference.js';
 import {
   COMPARISON_RESULT_SCHEMA_ID,
-  ComparisonResultSchema,
   CourtSchema,
   EVAL_RESULT_SCHEMA_ID,
-  EvalResultSchema,
   type ComparisonResult,
   type CourtMember,
   type EvalResult,
 } from './result-schemas.js';
 import { ROUTE_ROLE, routeObservation, sha256Hex } from './route-observation.js';
+import { ComparisonResultOutput, EvalResultOutput } from './result-wire-schemas.js';
 import { buildExternalRequest } from './external/derivation.js';
 import { externalFailure, type MemberRun } from './external/member-run.js';
 import { runFreshAotMember } from './external/aot-route.js';
@@ -223,7 +222,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       'return lispex.mcp-eval-result/v1: values of the last top-level form, stdout, diagnostics, warnings, status, ' +
       'exit status, resource outcome, metrics and identities. Trusted source only: this is not a sandbox.',
     input: z.strictObject({ source: sourceField, input: inputField }),
-    output: EvalResultSchema,
+    output: EvalResultOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async ({ source, input }, ctx): Promise<EvalResult> => {
       checkTextField('source', source);
@@ -266,7 +265,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       source: sourceField,
       input: inputField,
     }),
-    output: ComparisonResultSchema,
+    output: ComparisonResultOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async ({ court, source, input }, ctx): Promise<ComparisonResult> => {
       checkTextField('source', source);
