@@ -22,10 +22,10 @@ import {
 } from './result-schemas.js';
 import { ROUTE_ROLE, routeObservation, sha256Hex } from './route-observation.js';
 import { ComparisonResultOutput, EvalResultOutput } from './result-wire-schemas.js';
-import { buildExternalRequest } from './external/derivation.js';
-import { externalFailure, type MemberRun } from './external/member-run.js';
-import { runFreshAotMember } from './external/aot-route.js';
-import { runTopazMember, type MemberOutcome } from './external/topaz-route.js';
+import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
+import { externalFailure, type MemberRun } from './member-run.js';
+import { runFreshAotMember } from '../../engines/lispex/external/aot-route.js';
+import { runTopazMember, type MemberOutcome } from '../../engines/lispex/external/topaz-route.js';
 
 /** What the tools need from the evaluation host (LispexHost, or a test double). */
 export interface EvaluationHost {
