@@ -5,6 +5,7 @@
 // to a Unix socket on the remote host, exposed as an MCP Transport with NDJSON framing — the bytes
 // go through the SSH connection itself, no local TCP port is opened.
 import { readFileSync, existsSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { AgentAuthMethod, PublicKeyAuthMethod, ClientChannel, ConnectConfig, Client as Ssh2Client } from 'ssh2';
 import { resolveSshHost, type ResolvedSshHost } from './ssh/config.js';
@@ -362,8 +363,12 @@ export class SshConnection {
     });
   }
 
-  /** A raw stream-local channel to `socketPath` on the remote host (OpenSSH direct-streamlocal). */
-  openStreamLocal(socketPath: string): Promise<ClientChannel> {
+  /**
+   * A raw stream-local channel to `socketPath` on the remote host (OpenSSH direct-streamlocal).
+   * Typed as Node's Duplex (ssh2's ClientChannel is one) so the published declarations need no
+   * ssh2 types, whose @types package would pin an old @types/node onto every consumer.
+   */
+  openStreamLocal(socketPath: string): Promise<Duplex> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error('the SSH connection is closed'));
       this.client.openssh_forwardOutStreamLocal(socketPath, (err, channel) => (err ? reject(err) : resolve(channel)));

@@ -6,11 +6,15 @@
 //       `write` and a LF; warnings and diagnostics on stderr; exit 0 / 1 / 2.
 //   lispex check <file> [--route tree|vm] [--input DATUM]
 //       the same run, but prints only the diagnostics and warnings (no stdout), same exit status.
+//   lispex build-products [--out DIR]
+//       builds the Rust products of the rust-topaz and all-four courts with the local cargo and
+//       prints the `lispex mcp serve` line that uses them (build-products.ts says why).
 //   lispex --help | --version
 
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
-import { packageVersion } from '../../common/package-info.js';
+import { homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { packageRoot, packageVersion } from '../../common/package-info.js';
 import { EXIT_USAGE, UsageError } from '../../common/usage-error.js';
 import type { Observation } from '../../engines/lispex/observation.js';
 import { StartupOptionError } from './products.js';
@@ -28,6 +32,9 @@ Usage:
       Run a program and print only its diagnostics and warnings.
   lispex mcp serve [--topaz-vm PATH] [--topaz-compiler PATH --rust-tools PATH]
       Serve the Lispex MCP tools over stdio.
+  lispex build-products [--out DIR]
+      Build the Rust products (Topaz VM, fresh AOT compiler) for this machine with the local
+      cargo (default DIR: the package's dist/products) and print the \`lispex mcp serve\` line.
   lispex --help | --version
 
 Exit status: 0 ok, 1 source or runtime error, 2 resource limit, 64 usage error.
@@ -104,6 +111,39 @@ function printHelp(): number {
   return 0;
 }
 
+/** `lispex build-products [--out DIR]`: build, then print the serve line on stdout. */
+async function runBuildProducts(args: readonly string[]): Promise<number> {
+  let out: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--out') {
+      out = args[++i];
+      if (out === undefined || out === '') throw new UsageError('--out needs a folder');
+    } else {
+      throw new UsageError(`unknown option ${JSON.stringify(arg)} for lispex build-products; expected --out DIR`);
+    }
+  }
+  const { buildProducts, findCargo, serveCommandLine, ProductBuildError } = await import('./build-products.js');
+  const root = packageRoot();
+  try {
+    const built = buildProducts({
+      sourceRoot: root,
+      outDir: resolve(out ?? join(root, 'dist', 'products')),
+      targetDir: join(root, 'products', 'target'),
+      cargo: findCargo({ PATH: process.env.PATH, HOME: homedir() }),
+      log: (line) => process.stderr.write(`lispex build-products: ${line}\n`),
+    });
+    process.stdout.write(`${serveCommandLine(built)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ProductBuildError) {
+      process.stderr.write(`lispex build-products: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
 /** Run the command line; resolves to the exit status. Never calls process.exit. */
 export async function runLispexCli(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -132,6 +172,10 @@ export async function runLispexCli(argv: readonly string[]): Promise<number> {
         writeDiagnostics(observation);
         return observation.exit_status;
       }
+      case 'build-products': {
+        if (asksForHelp(rest)) return printHelp();
+        return await runBuildProducts(rest);
+      }
       case 'mcp': {
         const [sub, ...flags] = rest;
         if (sub !== 'serve') throw new UsageError(`unknown command "lispex mcp ${sub ?? ''}"; expected "lispex mcp serve"`);
@@ -144,7 +188,7 @@ export async function runLispexCli(argv: readonly string[]): Promise<number> {
         return 0;
       }
       default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}; expected run, check or mcp serve`);
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; expected run, check, mcp serve or build-products`);
     }
   } catch (error) {
     if (error instanceof UsageError) {

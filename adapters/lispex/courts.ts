@@ -1,7 +1,7 @@
 // The three closed comparison courts and whether this server can hold each one. tree-rust runs
 // our tree and our bytecode VM (which fills the court's "Rust VM" member); rust-topaz adds the
 // Topaz VM product given by --topaz-vm; all-four adds a fresh AOT product built per request by
-// --topaz-compiler with --rust-tools (adapters/lispex/external/). A court whose startup products
+// --topaz-compiler with --rust-tools (engines/lispex/external/). A court whose startup products
 // are missing answers court_available:false without attempting any route.
 
 import type { Court, CourtMember } from './result-schemas.js';

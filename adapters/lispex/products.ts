@@ -5,7 +5,7 @@
 
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { handshake } from './external/handshake.js';
+import { handshake } from '../../engines/lispex/external/handshake.js';
 
 export type ProductFlag = '--topaz-vm' | '--topaz-compiler' | '--rust-tools';
 export const PRODUCT_FLAGS: readonly ProductFlag[] = ['--topaz-vm', '--topaz-compiler', '--rust-tools'];

@@ -14,19 +14,18 @@ import type { StartupProducts } from './products.js';
 import { REFERENCE_TOPICS, profileIdentity, referenceAnswer } from './reference.js';
 import {
   COMPARISON_RESULT_SCHEMA_ID,
-  ComparisonResultSchema,
   CourtSchema,
   EVAL_RESULT_SCHEMA_ID,
-  EvalResultSchema,
   type ComparisonResult,
   type CourtMember,
   type EvalResult,
 } from './result-schemas.js';
 import { ROUTE_ROLE, routeObservation, sha256Hex } from './route-observation.js';
-import { buildExternalRequest } from './external/derivation.js';
-import { externalFailure, type MemberRun } from './external/member-run.js';
-import { runFreshAotMember } from './external/aot-route.js';
-import { runTopazMember, type MemberOutcome } from './external/topaz-route.js';
+import { ComparisonResultOutput, EvalResultOutput } from './result-wire-schemas.js';
+import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
+import { externalFailure, type MemberRun } from './member-run.js';
+import { runFreshAotMember } from '../../engines/lispex/external/aot-route.js';
+import { runTopazMember, type MemberOutcome } from '../../engines/lispex/external/topaz-route.js';
 
 /** What the tools need from the evaluation host (LispexHost, or a test double). */
 export interface EvaluationHost {
@@ -223,7 +222,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       'return lispex.mcp-eval-result/v1: values of the last top-level form, stdout, diagnostics, warnings, status, ' +
       'exit status, resource outcome, metrics and identities. Trusted source only: this is not a sandbox.',
     input: z.strictObject({ source: sourceField, input: inputField }),
-    output: EvalResultSchema,
+    output: EvalResultOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async ({ source, input }, ctx): Promise<EvalResult> => {
       checkTextField('source', source);
@@ -266,7 +265,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
       source: sourceField,
       input: inputField,
     }),
-    output: ComparisonResultSchema,
+    output: ComparisonResultOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async ({ court, source, input }, ctx): Promise<ComparisonResult> => {
       checkTextField('source', source);
@@ -322,7 +321,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
           });
       // External members get the same derivation the built-in VM compiles (built once here).
       const request = definition.prerequisite.length > 0 ? buildExternalRequest(source, input, MCP_SOURCE_ID, STDOUT_JSON_BYTES) : null;
-      const runMember = (member: CourtMember): Promise<MemberRun> => {
+      const runMember = (member: CourtMember, onBuilt: (buildMs: number) => void): Promise<MemberRun> => {
         if (member === 'tree' || member === 'rust-vm') return run(member === 'tree' ? 'tree' : 'vm').then((host) => ({ host }));
         if (member === 'fresh-aot') {
           return runFreshAotMember({
@@ -332,6 +331,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
             wallClockMs: FIXED_BOUNDS.evalWallClockMs,
             maxOutputBytes: COMPARISON_TRANSFER.maxObservationBytes,
             signal: controller.signal,
+            onBuilt,
           }).then((aot) => {
             if (aot.outcome.kind !== 'completed') controller.abort();
             return { external: aot.outcome, aot };
@@ -349,9 +349,20 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         });
       };
       const routeMembers: CourtMember[] = [...definition.members];
+      // Progress (only when the caller sent a progressToken): each member as it finishes, and the
+      // fresh AOT build, which alone may take seconds.
+      const steps = routeMembers.length + (routeMembers.includes('fresh-aot') ? 1 : 0);
+      let done = 0;
+      const step = (message: string): void => ctx.progress(++done, steps, message);
+      const reportBuilt = (buildMs: number): void => step(`fresh AOT product built in ${Math.round(buildMs)} ms`);
+      const reported = (member: CourtMember) => (run: MemberRun) => {
+        const outcome = run.host !== undefined ? run.host.kind : run.external!.kind === 'completed' ? 'completed' : run.external!.reason;
+        step(`member ${member} finished: ${outcome}`);
+        return run;
+      };
       let runs: MemberRun[];
       try {
-        runs = await Promise.all(routeMembers.map(runMember));
+        runs = await Promise.all(routeMembers.map((member) => runMember(member, reportBuilt).then(reported(member))));
       } finally {
         clearTimeout(courtTimer);
         dispose();

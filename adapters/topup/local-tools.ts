@@ -22,6 +22,27 @@ export interface LocalToolsOptions {
   track?: <T>(ctx: ToolContext, run: () => Promise<T>) => Promise<T>;
 }
 
+/** How often a long eval reports its elapsed time (MCP progress, when the caller asked for it). */
+export const EVAL_PROGRESS_INTERVAL_MS = 1000;
+
+/**
+ * Run `work`, reporting the elapsed whole seconds as progress every second while it runs (an eval
+ * that ends within a second reports nothing). The total is unknown, so none is sent.
+ */
+async function withElapsedProgress<T>(ctx: ToolContext, work: () => Promise<T>): Promise<T> {
+  let seconds = 0;
+  const timer = setInterval(() => {
+    seconds += 1;
+    ctx.progress(seconds, undefined, `eval running for ${seconds} s`);
+  }, EVAL_PROGRESS_INTERVAL_MS);
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export function localTools({ engine, router, track = (_ctx, run) => run() }: LocalToolsOptions): ToolRegistry {
   const tools = new ToolRegistry();
 
@@ -59,7 +80,7 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
     description:
       'Evaluate one or more OCaml phrases (";;" optional) in the persistent toplevel. Returns {value_repr, type, stdout, stderr, warnings, error}: phrases run in order and stop at the first failure; value_repr/type describe the last successful phrase; stdout/stderr are what user code printed; error (null on success) carries the compiler message with its location, the exception, or "evaluation timed out". #require "pkg" loads findlib packages. Oversized fields are cut with …[+N bytes; full at <path>] and spilled to *_overflow.',
     shape: { source: z.string().describe('OCaml phrase(s)'), timeout: timeoutField },
-    local: (args, ctx) => engine.eval(args.source, { timeout: args.timeout, signal: ctx.signal }),
+    local: (args, ctx) => withElapsedProgress(ctx, () => engine.eval(args.source, { timeout: args.timeout, signal: ctx.signal })),
   });
 
   routable({
@@ -68,7 +89,12 @@ export function localTools({ engine, router, track = (_ctx, run) => run() }: Loc
     description:
       'Evaluate a list of sources sequentially (later ones see earlier bindings); timeout is per element. Returns {results, stopped_on_error}: every element evaluated, in order, stopping after the first with a non-null error.',
     shape: { sources: z.array(z.string()).describe('OCaml sources, one eval each'), timeout: timeoutField },
-    local: (args, ctx) => engine.evalBatch(args.sources, { timeout: args.timeout, signal: ctx.signal }),
+    local: (args, ctx) =>
+      engine.evalBatch(args.sources, {
+        timeout: args.timeout,
+        signal: ctx.signal,
+        onElement: (done, total) => ctx.progress(done, total, `${done} of ${total} phrases evaluated`),
+      }),
   });
 
   routable({

@@ -7,9 +7,9 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runFreshAotMember } from '../../adapters/lispex/external/aot-route.js';
-import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
-import { runTopazMember } from '../../adapters/lispex/external/topaz-route.js';
+import { runFreshAotMember } from '../../engines/lispex/external/aot-route.js';
+import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
+import { runTopazMember } from '../../engines/lispex/external/topaz-route.js';
 import { LispexEvaluator } from '../../engines/lispex/index.js';
 import { ProgramGenerator } from '../../test/lispex-diff/generator.js';
 import { PRODUCTS_DIR, builtinObservation, mismatchAxes, requireTopaz } from '../../test/lispex-external/harness.js';

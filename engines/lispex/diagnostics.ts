@@ -4,6 +4,7 @@
 
 import catalogJson from './contracts/diagnostic-catalog.v1.json' with { type: 'json' };
 import type { Value } from './values.js';
+import type { WarningCode } from './warning-codes.js';
 
 /** A 1-based source position: line, and column counted in Unicode scalars. */
 export interface SourcePosition {
@@ -72,7 +73,7 @@ export type ErrorCode =
   | 'E332'
   | 'E340'
   | 'recursion-limit';
-export type WarningCode = 'W330' | 'W331';
+export type { WarningCode } from './warning-codes.js';
 
 /** Default message prose per code (prose is advisory per OBSERVATION-CONTRACT-1). */
 export const DEFAULT_MESSAGES: Readonly<Record<ErrorCode | WarningCode, string>> = {

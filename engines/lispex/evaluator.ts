@@ -55,6 +55,7 @@ import {
   type Value,
 } from './values.js';
 import { VmRoute } from './vm/route.js';
+import type { RouteRunner } from './route-runner.js';
 import { hostDataLimit, isHostStackOverflow } from './machine-errors.js';
 
 export interface RunOptions {
@@ -78,11 +79,7 @@ export interface RunOptions {
   readonly stdoutJsonLimit?: number;
 }
 
-/** What a route offers the evaluator: evaluate one top-level form; the site to blame. */
-export interface RouteRunner {
-  evalForm(form: Core): Value;
-  currentSite(): SourcePosition;
-}
+export type { RouteRunner } from './route-runner.js';
 
 export const ENGINE_VERSION: string = packageVersion();
 

@@ -12,6 +12,7 @@ export type {
   CompileResult,
   EvalBatchResult,
   EvalErrorKind,
+  EvalBatchOptions,
   EvalOptions,
   EvalResult,
   LookupResult,

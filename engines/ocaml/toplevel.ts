@@ -24,6 +24,7 @@ import type {
   CompileResult,
   EvalBatchResult,
   EvalErrorKind,
+  EvalBatchOptions,
   EvalOptions,
   EvalResult,
   LookupResult,
@@ -298,7 +299,7 @@ export class OcamlToplevel {
    * The whole batch is one request: the agent runs the elements back to back and enforces each
    * element's deadline itself (an interval timer), so a batch costs one round trip.
    */
-  async evalBatch(sources: readonly string[], options: EvalOptions = {}): Promise<EvalBatchResult> {
+  async evalBatch(sources: readonly string[], options: EvalBatchOptions = {}): Promise<EvalBatchResult> {
     const timeout = validateTimeout(options.timeout, this.defaultTimeout);
     if (sources.length === 0) return { results: [], stopped_on_error: false };
     return this.queue.run(async () => {
@@ -311,6 +312,7 @@ export class OcamlToplevel {
         this.putCapped(result, 'stdout', r.stdout);
         this.putCapped(result, 'stderr', r.stderr);
         results.push(result);
+        options.onElement?.(results.length, sources.length);
       };
       // Only a safety net for an agent that stops answering: per-element deadlines are the agent's.
       const outcome = await this.guardedRequest(

@@ -80,3 +80,8 @@ export interface EvalOptions {
   timeout?: number;
   signal?: AbortSignal;
 }
+
+export interface EvalBatchOptions extends EvalOptions {
+  /** Called as each element finishes: `done` of `total` elements evaluated (for progress reports). */
+  onElement?: (done: number, total: number) => void;
+}

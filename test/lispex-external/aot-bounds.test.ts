@@ -9,9 +9,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runFreshAotMember, type AotRunOptions } from '../../adapters/lispex/external/aot-route.js';
-import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
-import { processGroupAlive } from '../../adapters/lispex/external/product-process.js';
+import { runFreshAotMember, type AotRunOptions } from '../../engines/lispex/external/aot-route.js';
+import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
+import { processGroupAlive } from '../../engines/lispex/external/product-process.js';
 import { PRODUCTS_DIR, requireTopaz } from './harness.js';
 
 async function waitFor(condition: () => boolean, deadlineMs = 10_000): Promise<void> {

@@ -12,8 +12,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runFreshAotMember } from '../../adapters/lispex/external/aot-route.js';
-import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
+import { runFreshAotMember } from '../../engines/lispex/external/aot-route.js';
+import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
 import { PRODUCTS_DIR, builtinObservation, mismatchAxes, requireTopaz, topazObservation } from './harness.js';
 
 const compiler = join(PRODUCTS_DIR, 'topaz-compiler');

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
-import { processGroupAlive } from '../../adapters/lispex/external/product-process.js';
-import { runTopazMember } from '../../adapters/lispex/external/topaz-route.js';
+import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
+import { processGroupAlive } from '../../engines/lispex/external/product-process.js';
+import { runTopazMember } from '../../engines/lispex/external/topaz-route.js';
 import { binCommand } from '../helpers/bin.js';
 
 const HANDSHAKE = `{"protocol":"lispex.external-backend-protocol/v1","product":"stand-in","version":"0"}`;

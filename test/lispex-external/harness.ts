@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareObservations } from '../../adapters/lispex/comparison.js';
-import { buildExternalRequest } from '../../adapters/lispex/external/derivation.js';
-import { type FastPaths, runTopazMember } from '../../adapters/lispex/external/topaz-route.js';
+import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
+import { type FastPaths, runTopazMember } from '../../engines/lispex/external/topaz-route.js';
 import type { ComparisonAxis, RouteObservation } from '../../adapters/lispex/result-schemas.js';
 import { routeObservation } from '../../adapters/lispex/route-observation.js';
 import { packageRoot } from '../../common/index.js';

@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { FastPaths } from '../../adapters/lispex/external/topaz-route.js';
+import type { FastPaths } from '../../engines/lispex/external/topaz-route.js';
 import { ProgramGenerator } from '../lispex-diff/generator.js';
 import { builtinObservation, mismatchAxes, pool, requireTopaz, topazRun } from './harness.js';
 

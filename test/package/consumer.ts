@@ -3,7 +3,7 @@
 // output (so `files` and `exports` are what is tested), and its dependencies are linked from this
 // checkout's node_modules (so the test needs no network).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/bin.js';
@@ -24,11 +24,19 @@ export function createConsumerProject(): ConsumerProject {
   mkdirSync(target, { recursive: true });
   execFileSync('tar', ['xzf', tarball, '-C', target, '--strip-components=1']);
   const source = join(repoRoot, 'node_modules');
+  // Type packages as a real install has them: the consumer's own Node 20 types and the @types
+  // packages that are our runtime dependencies, none of our devDependencies' (which would hide a
+  // missing dependency, or bring another @types/node).
+  const runtime = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { dependencies: object }).dependencies);
+  const typesWanted = (sub: string): boolean => sub === 'node' || runtime.includes(`@types/${sub}`);
   for (const name of readdirSync(source)) {
     if (name === '.bin' || name === '.package-lock.json' || name === 'mcp-engines') continue;
     if (name.startsWith('@')) {
       mkdirSync(join(modules, name), { recursive: true });
-      for (const sub of readdirSync(join(source, name))) symlinkSync(join(source, name, sub), join(modules, name, sub));
+      for (const sub of readdirSync(join(source, name))) {
+        if (name === '@types' && !typesWanted(sub)) continue;
+        symlinkSync(join(source, name, sub), join(modules, name, sub));
+      }
     } else {
       symlinkSync(join(source, name), join(modules, name));
     }
@@ -47,7 +55,7 @@ export function createConsumerProject(): ConsumerProject {
           skipLibCheck: false,
           types: ['node'],
         },
-        include: ['*.mts', '*.ts'],
+        include: ['*.mts', '*.cts', '*.ts'],
       },
       null,
       2,

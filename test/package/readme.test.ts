@@ -3,18 +3,50 @@
 // run, and its output checked. A README change that breaks a newcomer's first try fails here.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { repoRoot } from '../helpers/bin.js';
 import { type ConsumerProject, createConsumerProject, markedSnippets } from './consumer.js';
+import { validateAgainstOwnSchema } from './example-schema.js';
 
 const snippets = markedSnippets(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
 let project: ConsumerProject;
 
+/** Every code entry point of package.json's exports, as a consumer imports it ("mcp-engines/…"). */
+const entryPoints = Object.entries(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).exports as Record<string, unknown>)
+  .filter(([, target]) => typeof target === 'object')
+  .map(([subpath]) => (subpath === '.' ? 'mcp-engines' : `mcp-engines/${subpath.slice(2)}`));
+
+/**
+ * A strict Node 20 consumer of every entry point: ESM (types of the "import" condition) beside
+ * Node 20 APIs whose types an older @types/node lacks, and CommonJS ("require" condition).
+ */
+function entryPointConsumers(): { mts: string; cts: string } {
+  const names = entryPoints.map((_, i) => `e${i}`);
+  const mts = [
+    "import { styleText } from 'node:util';",
+    ...entryPoints.map((spec, i) => `import * as e${i} from '${spec}';`),
+    `const loaded: object[] = [${names.join(', ')}];`,
+    'const here: string = import.meta.dirname;',
+    'const count: number = loaded.filter((m) => Object.keys(m).length > 0).length;',
+    "console.log(styleText('bold', String(count) + ' entry points'), here.length > 0);",
+    '',
+  ].join('\n');
+  const cts = [
+    ...entryPoints.map((spec, i) => `import e${i} = require('${spec}');`),
+    `export const loaded: object[] = [${names.join(', ')}];`,
+    '',
+  ].join('\n');
+  return { mts, cts };
+}
+
 before(() => {
   project = createConsumerProject();
   for (const [name, code] of snippets) writeFileSync(join(project.dir, `${name}.mts`), code);
+  const consumers = entryPointConsumers();
+  writeFileSync(join(project.dir, 'entry-points.mts'), consumers.mts);
+  writeFileSync(join(project.dir, 'entry-points-cjs.cts'), consumers.cts);
 });
 after(() => project?.remove());
 
@@ -29,10 +61,11 @@ function runSnippet(name: string, input?: string): { stdout: string; stderr: str
 }
 
 test('the README marks the snippets a newcomer copies', () => {
-  for (const name of ['compose-server', 'engines', 'in-memory-test', 'ssh-types']) assert.ok(snippets.has(name), `README snippet ${name}`);
+  for (const name of ['compose-server', 'engines', 'in-memory-test', 'mcp-client', 'ssh-types'])
+    assert.ok(snippets.has(name), `README snippet ${name}`);
 });
 
-test('every README snippet type-checks strictly against the published types (incl. mcp-engines/transports/ssh)', {
+test('every README snippet and a consumer of every entry point (ESM and CommonJS, beside util.styleText and import.meta.dirname) type-check strictly on Node 20 types, skipLibCheck false', {
   timeout: 180_000,
 }, () => {
   const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -77,4 +110,27 @@ test('in-memory-test: the official SDK client calls the server in memory', { tim
   const r = runSnippet('in-memory-test');
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /HELLO/);
+});
+
+test('mcp-client: our McpClient calls the server in memory with the API the README describes', { timeout: 120_000 }, () => {
+  const r = runSnippet('mcp-client');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\[ 'shout' \]/);
+  assert.match(r.stdout, /HELLO/);
+});
+
+test('entry-points: every entry point of the exports map loads in the consumer', { timeout: 120_000 }, () => {
+  assert.ok(entryPoints.length >= 11, `only ${entryPoints.length} entry points found in package.json exports`);
+  const r = runSnippet('entry-points');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`${entryPoints.length} entry points`));
+  assert.match(r.stdout, /true/);
+});
+
+test('the example copied out of the installed package validates against the schema its $schema names', () => {
+  const copy = join(project.dir, 'c64-project');
+  cpSync(join(project.dir, 'node_modules', 'mcp-engines', 'examples', 'c64-project'), copy, { recursive: true });
+  const { schemaPath, errors } = validateAgainstOwnSchema(copy);
+  assert.ok(schemaPath.startsWith(copy), schemaPath);
+  assert.deepEqual(errors, []);
 });

@@ -4,6 +4,9 @@
 import { type McpClient, ToolError, RemoteError } from '../../../src/index.js';
 import type { CallToolResult } from '../../../src/index.js';
 
+/** Receives the forwarded call's progress notifications. */
+export type ProgressListener = (progress: { progress: number; total?: number; message?: string }) => void;
+
 export abstract class RoutedPeer {
   protected lostReason: string | undefined;
 
@@ -38,11 +41,11 @@ export abstract class RoutedPeer {
     });
   }
 
-  /** Forward a tool call; the peer's result comes back unchanged. */
-  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  /** Forward a tool call; the peer's result comes back unchanged, its progress to `onProgress`. */
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: ProgressListener): Promise<CallToolResult> {
     if (!this.alive) throw this.notAlive();
     try {
-      return await this.client.callTool(tool, args, signal ? { signal } : {});
+      return await this.client.callTool(tool, args, { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) });
     } catch (err) {
       if (signal?.aborted) throw err;
       if (!this.alive) throw this.notAlive();

@@ -98,7 +98,8 @@ export class SessionRouter implements TopupRouter {
 
   async forward(target: RouteTarget, tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
     const { host: _h, session: _s, ...rest } = args;
-    return this.peerFor(target).call(tool, rest, ctx.signal);
+    // The target's progress notifications (eval's elapsed time, eval_batch's k of n) reach our caller.
+    return this.peerFor(target).call(tool, rest, ctx.signal, (p) => ctx.progress(p.progress, p.total, p.message));
   }
 
   async cancel(target: RouteTarget, _params: Record<string, unknown>): Promise<void> {

@@ -47,7 +47,7 @@ import type { RunContext } from '../run-context.js';
 import type { Globals } from '../globals.js';
 import type { Meter } from '../meter.js';
 import type { Runtime } from '../runtime.js';
-import type { RouteRunner } from '../evaluator.js';
+import type { RouteRunner } from '../route-runner.js';
 import {
   Closure,
   Continuation,

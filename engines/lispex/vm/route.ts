@@ -4,7 +4,7 @@
 import { Compiler } from '../compiler.js';
 import type { Core, CoreProgram } from '../core-ir.js';
 import type { SourcePosition } from '../diagnostics.js';
-import type { RouteRunner } from '../evaluator.js';
+import type { RouteRunner } from '../route-runner.js';
 import type { RunContext } from '../run-context.js';
 import type { Primitive, Value } from '../values.js';
 import { Vm } from './vm.js';

@@ -26,6 +26,8 @@ export interface AotRunOptions {
   /** Observers for tests: the workspace once made, each product's process group once started. */
   readonly onWorkspace?: (path: string) => void;
   readonly onProcessGroup?: (phase: 'build' | 'run', pgid: number) => void;
+  /** Called once the product is built, before it runs (the tool reports it as progress). */
+  readonly onBuilt?: (buildMs: number) => void;
   /** How the workspace is removed (tests substitute a failing remover to reach the closed path). */
   readonly removeWorkspace?: (path: string) => Promise<void>;
 }
@@ -63,6 +65,7 @@ export async function runFreshAotMember(options: AotRunOptions): Promise<AotMemb
       const failed = toMemberOutcome(build, options.request, buildMs, 'fresh-aot');
       outcome = failed.kind === 'failed' ? { ...failed, message: `build: ${failed.message}` } : failed;
     } else {
+      options.onBuilt?.(buildMs);
       const runStarted = performance.now();
       const run = await runProduct({
         executable: join(workspace, 'program'),

@@ -1,11 +1,11 @@
 // What one court member produced: a built-in route's host outcome or an external product's
 // member outcome, and the tool error an external failure becomes.
 
-import { ToolError } from '../../../src/index.js';
-import type { HostOutcome } from '../../../engines/lispex/host/index.js';
-import type { CourtMember } from '../result-schemas.js';
-import type { AotMemberResult } from './aot-route.js';
-import type { MemberOutcome } from './topaz-route.js';
+import { ToolError } from '../../src/index.js';
+import type { HostOutcome } from '../../engines/lispex/host/index.js';
+import type { CourtMember } from './result-schemas.js';
+import type { AotMemberResult } from '../../engines/lispex/external/aot-route.js';
+import type { MemberOutcome } from '../../engines/lispex/external/topaz-route.js';
 
 export interface MemberRun {
   readonly host?: HostOutcome;

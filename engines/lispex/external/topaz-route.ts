@@ -4,9 +4,9 @@
 // failure with a reason, never an observation.
 
 import { z } from 'zod';
-import { LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID } from '../../../engines/lispex/meter.js';
-import type { RouteObservation } from '../result-schemas.js';
-import { sha256Hex } from '../route-observation.js';
+import { LANGUAGE_PROFILE, METER_ID, METER_MANIFEST_ID } from '../meter.js';
+import type { RouteObservation } from '../route-observation-schema.js';
+import { sha256Hex } from '../source.js';
 import { EXTERNAL_PROTOCOL, type ExternalRequest } from './derivation.js';
 import { runProduct, type ProductRunOutcome } from './product-process.js';
 
@@ -159,7 +159,11 @@ export function toMemberOutcome(
     status: parsed.status,
     exit_status: parsed.exit_status,
     values: parsed.values as RouteObservation['values'],
-    stdout: { text: parsed.stdout, byte_length: Buffer.byteLength(parsed.stdout, 'utf8'), sha256: sha256Hex(parsed.stdout) },
+    stdout: {
+      text: parsed.stdout,
+      byte_length: Buffer.byteLength(parsed.stdout, 'utf8'),
+      sha256: sha256Hex(Buffer.from(parsed.stdout, 'utf8')),
+    },
     diagnostics: parsed.diagnostics,
     warnings: parsed.warnings,
     resource_outcome: {

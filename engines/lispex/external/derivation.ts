@@ -3,18 +3,18 @@
 // front end runs here once; the product runs the machine. A front-end fault (reader, normalizer,
 // form depth, front-end meter axes) travels as `front_end_fault`, which the product restates.
 
-import { CodeObject } from '../../../engines/lispex/bytecode.js';
-import { Compiler } from '../../../engines/lispex/compiler.js';
-import { Temp, coreToSexpr, type CoreProgram } from '../../../engines/lispex/core-ir.js';
-import { DEFAULT_MESSAGES, LispexError, exitStatusOf } from '../../../engines/lispex/diagnostics.js';
-import { primitiveTable } from '../../../engines/lispex/evaluator.js';
-import { type FrontEndProgress, runFrontEnd } from '../../../engines/lispex/front-end.js';
-import { GlobalCell, Globals, UNASSIGNED } from '../../../engines/lispex/globals.js';
-import { isHostStackOverflow } from '../../../engines/lispex/machine-errors.js';
-import { DEFAULT_PROFILE_ID, EXHAUSTION_CODES, Meter, ResourceExhausted, profileById } from '../../../engines/lispex/meter.js';
-import type { ResourceLimits, ResourceUsage } from '../../../engines/lispex/observation.js';
-import { writeValue } from '../../../engines/lispex/printer.js';
-import { encodeSource, sha256Hex } from '../../../engines/lispex/source.js';
+import { CodeObject } from '../bytecode.js';
+import { Compiler } from '../compiler.js';
+import { Temp, coreToSexpr, type CoreProgram } from '../core-ir.js';
+import { DEFAULT_MESSAGES, LispexError, exitStatusOf } from '../diagnostics.js';
+import { primitiveTable } from '../evaluator.js';
+import { type FrontEndProgress, runFrontEnd } from '../front-end.js';
+import { GlobalCell, Globals, UNASSIGNED } from '../globals.js';
+import { isHostStackOverflow } from '../machine-errors.js';
+import { DEFAULT_PROFILE_ID, EXHAUSTION_CODES, Meter, ResourceExhausted, profileById } from '../meter.js';
+import type { ResourceLimits, ResourceUsage } from '../observation.js';
+import { writeValue } from '../printer.js';
+import { encodeSource, sha256Hex } from '../source.js';
 import {
   Bytevector,
   Char,
@@ -29,7 +29,7 @@ import {
   Sym,
   Unspecified,
   type Value,
-} from '../../../engines/lispex/values.js';
+} from '../values.js';
 
 export const EXTERNAL_PROTOCOL = 'lispex.external-backend-protocol/v1';
 
