@@ -4,7 +4,8 @@ import { z } from 'zod';
 
 /** Parses a 16-bit address; returns undefined for anything else. */
 export function parseAddress(text: string): number | undefined {
-  const t = text.trim();
+  // Exactly as written: a stray space or newline is not part of any of the three spellings.
+  const t = text;
   let n: number;
   if (/^\$[0-9a-fA-F]{1,4}$/.test(t)) n = Number.parseInt(t.slice(1), 16);
   else if (/^0x[0-9a-fA-F]{1,4}$/i.test(t)) n = Number.parseInt(t.slice(2), 16);

@@ -116,7 +116,14 @@ export class JobRunner {
     const answer = structuredClone(job);
     entry.done = this.#execute(job, test, probe, abort.signal)
       .catch((e: unknown) => {
-        if (e instanceof CancelledError || abort.signal.aborted) {
+        if ((e instanceof CancelledError || abort.signal.aborted) && job.started_at !== null) {
+          // Stopped while running (SIGTERM): the runs it committed stay, and the record says so.
+          job.state = 'failed';
+          job.error = {
+            code: 'interrupted',
+            message: `the service stopped while this job was running; its ${job.run_ids.length} committed run(s) are kept`,
+          };
+        } else if (e instanceof CancelledError || abort.signal.aborted) {
           job.state = 'cancelled';
           job.error = { code: 'cancelled', message: 'the service stopped before this job could run' };
         } else {
@@ -128,7 +135,7 @@ export class JobRunner {
           if (!(e instanceof ServiceError)) this.ctx.logger.error(`job ${jobId}: ${(e as Error)?.stack ?? String(e)}`);
         }
         job.finished_at = this.#iso();
-        job.progress.phase = job.state;
+        job.progress.phase = job.error?.code === 'interrupted' ? 'interrupted' : job.state;
         this.#save(job);
       })
       .finally(() => this.#running.delete(jobId));

@@ -76,16 +76,7 @@ export class RunAnalyses {
   // ---- timeline ----
 
   async timeline(run: RunRecord, q: TimelineParams): Promise<Record<string, unknown>> {
-    const ds = run.observations.debug_stream as Record<string, unknown> | undefined;
-    if (!ds || typeof ds.index !== 'string' || typeof ds.capture !== 'string')
-      throw timelineFailed(
-        'no-capture',
-        `run ${run.run_id} carries no verified debug-stream capture; capture one with start_debug_stream_capture`,
-      );
-    const indexEntry = run.evidence.find((e) => e.name === ds.index);
-    const captureEntry = run.evidence.find((e) => e.name === ds.capture);
-    if (!indexEntry || !captureEntry) throw timelineFailed('no-capture', `run ${run.run_id} does not register its capture and index`);
-
+    // The request's own parameters first: a malformed request is refused as such, whatever the run holds.
     let limit: number | undefined;
     if (q.limit !== undefined) {
       if (!/^[0-9]{1,5}$/.test(q.limit))
@@ -103,6 +94,16 @@ export class RunAnalyses {
     const addressTo = address('address_to', q.address_to);
     if (q.access !== undefined && q.access !== 'read' && q.access !== 'write')
       throw timelineFailed('invalid-access', `access ${JSON.stringify(q.access)} is not "read" or "write"`);
+
+    const ds = run.observations.debug_stream as Record<string, unknown> | undefined;
+    if (!ds || typeof ds.index !== 'string' || typeof ds.capture !== 'string')
+      throw timelineFailed(
+        'no-capture',
+        `run ${run.run_id} carries no verified debug-stream capture; capture one with start_debug_stream_capture`,
+      );
+    const indexEntry = run.evidence.find((e) => e.name === ds.index);
+    const captureEntry = run.evidence.find((e) => e.name === ds.capture);
+    if (!indexEntry || !captureEntry) throw timelineFailed('no-capture', `run ${run.run_id} does not register its capture and index`);
 
     const debugInfo = await this.#runDebugInfo(run);
     if (q.context !== undefined && !debugInfo)

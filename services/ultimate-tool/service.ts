@@ -34,7 +34,7 @@ import { type BoundRoute, type Reply, type RouteHandlers, bindRoutes } from './r
 import { checkProbe, identityOf, newProbe, probeView } from './probes.js';
 import { describeIssues } from './manifest.js';
 import { ServiceError } from './service-error.js';
-import { ServiceStore } from './store.js';
+import { CorruptRowError, ServiceStore } from './store.js';
 import { compareStoredRuns, listPairs, rejectCheckpointMatrix, storedPair } from './checkpoint-service.js';
 import type { SymbolAnalysis } from './symbol-analysis.js';
 import { type CaptureLimits, CaptureService, DEFAULT_CAPTURE_LIMITS } from './captures.js';
@@ -158,6 +158,14 @@ export class UltimateToolService {
     const recovered = this.store.recover(new Date(this.#now()).toISOString());
     if (recovered.interruptedJobs.length)
       this.#log.warn(`marked ${recovered.interruptedJobs.length} interrupted job(s) failed: ${recovered.interruptedJobs.join(', ')}`);
+    if (recovered.corruptJobs.length)
+      this.#log.warn(
+        `store ${this.store.dir}: ${recovered.corruptJobs.length} job row(s) are not readable jobs; marked failed: ${recovered.corruptJobs.join(', ')}`,
+      );
+    if (recovered.orphanedEvidenceDirs.length)
+      this.#log.warn(
+        `store ${this.store.dir}: moved ${recovered.orphanedEvidenceDirs.length} evidence folder(s) that no committed run registers aside (kept, not deleted): ${recovered.orphanedEvidenceDirs.join(', ')}`,
+      );
     this.#jobs = new JobRunner({
       store: this.store,
       projectRoot: this.projectRoot,
@@ -254,6 +262,9 @@ export class UltimateToolService {
             error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) },
           },
         };
+      } else if (e instanceof CorruptRowError) {
+        this.#log.error(`${req.method} ${req.url}: ${e.message}`);
+        reply = { status: 500, body: { api_schema_version: API_SCHEMA_VERSION, error: { code: 'internal', message: e.message } } };
       } else {
         this.#log.error(`internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
         reply = {
@@ -311,6 +322,15 @@ export class UltimateToolService {
           ? `${method} is not allowed on ${url.pathname}`
           : `no route ${method} ${url.pathname}; the routes are listed in ${ROUTES.openApi.path}`,
         other ? 405 : 404,
+      );
+    }
+    // A route without query parameters in the table takes none: an unknown one is refused, not ignored.
+    if (!route.spec.query && url.searchParams.size > 0) {
+      req.resume();
+      throw new ServiceError(
+        'invalid-request',
+        `${method} ${route.spec.path} takes no query parameters; got ${[...url.searchParams.keys()].join(', ')}`,
+        400,
       );
     }
     let body: unknown;

@@ -6,8 +6,8 @@
 // Evidence bytes live in files under `<dir>/runs/<run_id>/`, written durably BEFORE the record
 // that registers them is committed; files of a run whose record never committed are removed on
 // open (they were never registered, so nobody can have read them).
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Job, RunRecord, RunSummary } from './api/schemas.js';
 import { CheckpointPairTable } from './checkpoint-pairs.js';
@@ -28,6 +28,21 @@ export interface RunPage {
   runs: RunSummary[];
   nextCursor: string | null;
 }
+
+/** A stored run or job row that is not a readable document: the error names the row and the store. */
+export class CorruptRowError extends Error {
+  override readonly name = 'CorruptRowError';
+  constructor(
+    readonly kind: 'run' | 'job',
+    readonly id: string,
+    readonly storeDir: string,
+  ) {
+    super(`${kind} ${id} in the store ${storeDir} is corrupted (its stored record is not valid JSON); the other ${kind}s are unaffected`);
+  }
+}
+
+/** Where start-up moves evidence folders no committed run registers (never deleted). */
+export const ORPHANED_DIR = 'orphaned';
 
 export const INTERRUPTED_REASON =
   'the service stopped (crash, kill or restart) while this job was queued or running; no run of it was half-written';
@@ -104,13 +119,29 @@ export class ServiceStore {
 
   /**
    * Startup recovery: every job the previous process left queued or running becomes `failed` with
-   * a clear reason, and evidence folders that no committed run registers are removed.
+   * a clear reason (a row that is not a job any more is marked corrupt and named, and start-up goes
+   * on), and evidence folders that no committed run registers are moved aside to `orphaned/`,
+   * never deleted: a store restored without its `-wal` file has committed runs the database does
+   * not know of, and their evidence is the only copy. The caller logs the names.
    */
-  recover(nowIso: string): { interruptedJobs: string[]; orphanEvidenceDirs: number } {
-    const rows = this.#db.prepare("SELECT doc FROM jobs WHERE state IN ('queued', 'running')").all() as Array<{ doc: string }>;
+  recover(nowIso: string): { interruptedJobs: string[]; corruptJobs: string[]; orphanedEvidenceDirs: string[] } {
+    const rows = this.#db.prepare("SELECT job_id, doc FROM jobs WHERE state IN ('queued', 'running')").all() as Array<{
+      job_id: string;
+      doc: string;
+    }>;
     const interrupted: string[] = [];
-    for (const { doc } of rows) {
-      const job = JSON.parse(doc) as Job;
+    const corrupt: string[] = [];
+    for (const { job_id, doc } of rows) {
+      let job: Job;
+      try {
+        job = JSON.parse(doc) as Job;
+        if (typeof job !== 'object' || job === null || typeof job.progress !== 'object') throw new Error('not a job');
+      } catch {
+        // Keep the row's id and mark it, so the job is not picked up as running again.
+        this.#db.prepare("UPDATE jobs SET state = 'failed' WHERE job_id = ?").run(job_id);
+        corrupt.push(job_id);
+        continue;
+      }
       job.state = 'failed';
       job.finished_at = nowIso;
       job.error = { code: 'interrupted', message: INTERRUPTED_REASON };
@@ -119,14 +150,16 @@ export class ServiceStore {
       interrupted.push(job.job_id);
     }
     const known = this.#db.prepare('SELECT 1 FROM runs WHERE run_id = ?');
-    let orphans = 0;
+    const orphaned: string[] = [];
     for (const name of readdirSync(join(this.dir, 'runs'))) {
-      if (!known.get(name)) {
-        rmSync(join(this.dir, 'runs', name), { recursive: true, force: true });
-        orphans++;
-      }
+      if (known.get(name)) continue;
+      mkdirSync(join(this.dir, ORPHANED_DIR), { recursive: true });
+      let target = join(this.dir, ORPHANED_DIR, name);
+      for (let n = 1; existsSync(target); n++) target = join(this.dir, ORPHANED_DIR, `${name}.${n}`);
+      renameSync(join(this.dir, 'runs', name), target);
+      orphaned.push(relative(this.dir, target));
     }
-    return { interruptedJobs: interrupted, orphanEvidenceDirs: orphans };
+    return { interruptedJobs: interrupted, corruptJobs: corrupt, orphanedEvidenceDirs: orphaned };
   }
 
   runDir(runId: string): string {
@@ -158,7 +191,18 @@ export class ServiceStore {
 
   getRun(runId: string): RunRecord | undefined {
     const row = this.#getRun.get(runId) as { record: string } | undefined;
-    return row ? (JSON.parse(row.record) as RunRecord) : undefined;
+    return row ? (this.#parseRow('run', runId, row.record) as RunRecord) : undefined;
+  }
+
+  /** A stored document, or CorruptRowError naming the row (never a bare JSON SyntaxError). */
+  #parseRow(kind: 'run' | 'job', id: string, text: string): unknown {
+    try {
+      const doc = JSON.parse(text) as unknown;
+      if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) return doc;
+    } catch {
+      /* reported below */
+    }
+    throw new CorruptRowError(kind, id, this.dir);
   }
 
   /** Newest first; `cursor` continues after the last run of the previous page. */
@@ -170,7 +214,16 @@ export class ServiceStore {
     if (q.status !== undefined) where.push(["json_extract(summary, '$.status') = ?", q.status]);
     const page = pageBySeq(this.#db, { table: 'runs', column: 'summary', tag: 'r', where, limit: q.limit, cursor: q.cursor });
     if (page === 'bad-cursor') return page;
-    return { runs: page.values.map((v) => JSON.parse(v) as RunSummary), nextCursor: page.nextCursor };
+    // A corrupted summary row is skipped (it cannot be shown), not allowed to break the list.
+    const runs = page.values.flatMap((v) => {
+      try {
+        const summary = JSON.parse(v) as RunSummary;
+        return typeof summary === 'object' && summary !== null ? [summary] : [];
+      } catch {
+        return [];
+      }
+    });
+    return { runs, nextCursor: page.nextCursor };
   }
 
   putJob(job: Job): void {
@@ -181,15 +234,22 @@ export class ServiceStore {
   listJobs(limit: number, state?: string): Job[] {
     const rows = (
       state === undefined
-        ? this.#db.prepare('SELECT doc FROM jobs ORDER BY created_seq DESC LIMIT ?').all(limit)
-        : this.#db.prepare('SELECT doc FROM jobs WHERE state = ? ORDER BY created_seq DESC LIMIT ?').all(state, limit)
-    ) as Array<{ doc: string }>;
-    return rows.map((r) => JSON.parse(r.doc) as Job);
+        ? this.#db.prepare('SELECT job_id, doc FROM jobs ORDER BY created_seq DESC LIMIT ?').all(limit)
+        : this.#db.prepare('SELECT job_id, doc FROM jobs WHERE state = ? ORDER BY created_seq DESC LIMIT ?').all(state, limit)
+    ) as Array<{ job_id: string; doc: string }>;
+    // One corrupted row must not hide every other job: it is skipped here (GET of that job names it).
+    return rows.flatMap((r) => {
+      try {
+        return [this.#parseRow('job', r.job_id, r.doc) as Job];
+      } catch {
+        return [];
+      }
+    });
   }
 
   getJob(jobId: string): Job | undefined {
     const row = this.#getJob.get(jobId) as { doc: string } | undefined;
-    return row ? (JSON.parse(row.doc) as Job) : undefined;
+    return row ? (this.#parseRow('job', jobId, row.doc) as Job) : undefined;
   }
 
   putProbe(p: StoredProbe): void {
