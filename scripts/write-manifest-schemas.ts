@@ -1,16 +1,16 @@
 // Writes the JSON Schema of ultimate-tool.json, generated from its one source (the zod
-// ManifestSchema, engines/ultimate/service/manifest.ts), to the two places it ships:
-//   engines/ultimate/service/manifest.schema.json   exported as mcp-engines/engines/ultimate/service/manifest.schema.json
+// ManifestSchema, services/ultimate-tool/manifest.ts), to the two places it ships:
+//   services/ultimate-tool/manifest.schema.json   exported as mcp-engines/services/ultimate-tool/manifest.schema.json
 //   examples/c64-project/ultimate-tool.schema.json  the example's own copy, named by its "$schema", so the
 //                                                   example validates in an editor wherever it is copied
 // Run after changing the manifest schema:  node --import tsx scripts/write-manifest-schemas.ts
 // test/ultimate-service/manifest.test.ts and test/package/example-schema.test.ts fail while a copy is stale.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { manifestJsonSchema } from '../engines/ultimate/service/manifest.js';
+import { manifestJsonSchema } from '../services/ultimate-tool/manifest.js';
 
 export const MANIFEST_SCHEMA_COPIES = [
-  'engines/ultimate/service/manifest.schema.json',
+  'services/ultimate-tool/manifest.schema.json',
   'examples/c64-project/ultimate-tool.schema.json',
 ] as const;
 

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { manifestJsonSchema } from '../../engines/ultimate/service/manifest.js';
+import { manifestJsonSchema } from '../../services/ultimate-tool/manifest.js';
 import { repoRoot } from '../helpers/bin.js';
 import { validateAgainstOwnSchema } from './example-schema.js';
 

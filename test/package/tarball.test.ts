@@ -23,7 +23,7 @@ const ALLOWED: readonly RegExp[] = [
   // The Rust products' crate sources, built by `lispex build-products` with the user's cargo.
   /^products\/topaz-(vm|aot)\/Cargo\.(toml|lock)$/,
   /^products\/topaz-(vm|aot)\/src\/.+\.rs$/,
-  /^engines\/ultimate\/service\/manifest\.schema\.json$/,
+  /^services\/ultimate-tool\/manifest\.schema\.json$/,
   /^examples\/c64-project\//,
   /^examples\/riscv\/[\w-]+\.(c|S|h)$/,
 ];

@@ -1,0 +1,179 @@
+// One run: start the program on a connected target, observe it the way the test says (debug
+// register or screen), read back screen, colour, memory expectations and — after a crash
+// hand-off — the crash context, and judge the status. Evidence files are written through the
+// EvidenceWriter; the caller commits the record that registers them.
+import type { RunStatus } from './api/schemas.js';
+import { hex16 } from './address.js';
+import type { EvidenceWriter } from './evidence.js';
+import type { TestSpec } from './manifest.js';
+import { COLOUR_RAM, SCREEN_BYTES, SCREEN_RAM, matchScreen, renderScreenPng, screenLines } from './screen.js';
+import { CHECKPOINT_EVIDENCE_NAME } from './analysis/checkpoint-comparison.js';
+import { CheckpointRecorder } from './targets/checkpoint-recorder.js';
+import { HANDOFF, type TargetConnection } from './targets/connection.js';
+
+export interface RunOutcome {
+  status: RunStatus;
+  statusReason: string;
+  observations: Record<string, unknown>;
+  screenMatch: { text: string; row: number | null; matched: boolean; found_at: { row: number; column: number } | null } | null;
+  crashState: Record<string, unknown> | null;
+  timings: { load_ms: number; execute_ms: number; observe_ms: number };
+}
+
+function hexBytes(b: Uint8Array): string {
+  return Buffer.from(b).toString('hex');
+}
+
+export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uint8Array, evidence: EvidenceWriter): Promise<RunOutcome> {
+  const t0 = performance.now();
+  await conn.start(prg);
+  const t1 = performance.now();
+  const deadline = t1 + test.budget.time_ms;
+  const observations: Record<string, unknown> = { observe: test.observe };
+  let status: RunStatus;
+  let reason: string;
+  let screenBytes: Uint8Array | undefined;
+  let crashed = false;
+  let screenMatch: RunOutcome['screenMatch'] = null;
+  const spec = test.expect.screen_match;
+
+  if (test.observe === 'debug_register') {
+    // The checkpoint observer exists only for a test that has checkpoints.
+    const checkpoints = test.memory_checkpoint_capture && test.checkpoints.length ? new CheckpointRecorder(test.checkpoints) : undefined;
+    const w = await conn.waitDebugResult(deadline, checkpoints);
+    observations.progress_markers = w.progress;
+    if (checkpoints) {
+      await evidence.add(CHECKPOINT_EVIDENCE_NAME, 'application/json', Buffer.from(`${JSON.stringify(checkpoints.capture(), null, 2)}\n`));
+      observations.memory_checkpoints = {
+        evidence: CHECKPOINT_EVIDENCE_NAME,
+        planned: test.checkpoints.length,
+        captured: checkpoints.capturedCount,
+        missing: checkpoints.missing(),
+        acknowledgement_writes: checkpoints.acknowledgements,
+      };
+    }
+    if (w.outcome === 'result') {
+      observations.debug_register = w.value;
+      observations.debug_register_hex = `$${w.value.toString(16).toUpperCase().padStart(2, '0')}`;
+      if (w.value === HANDOFF.crash) {
+        crashed = true;
+        status = 'crashed';
+        reason = 'the program reported a crash ($C0 in $D7FF) through the harness crash hand-off';
+      } else if (w.value === test.expect.debug_register) {
+        status = 'passed';
+        reason = `the program reported ${observations.debug_register_hex}, the expected pass value`;
+      } else {
+        status = 'failed';
+        reason = `the program reported ${observations.debug_register_hex}; expected $${test.expect.debug_register.toString(16).toUpperCase()}`;
+      }
+    } else if (w.outcome === 'jam') {
+      status = 'crashed';
+      reason = `the CPU jammed at ${hex16(w.pc)} before reporting a result`;
+      observations.jam_pc = w.pc;
+    } else {
+      status = 'timed_out';
+      reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;
+      observations.debug_register = w.last;
+    }
+  } else {
+    // Screen observation: poll screen RAM until the expected text shows or the budget ends.
+    const text = spec?.text ?? '';
+    screenBytes = await conn.pollMemory(SCREEN_RAM, SCREEN_BYTES, deadline, (b) => matchScreen(screenLines(b), text, spec?.row) !== null);
+    const found = matchScreen(screenLines(screenBytes), text, spec?.row);
+    status = found ? 'passed' : 'failed';
+    reason = found
+      ? `screen RAM shows ${JSON.stringify(text)} at row ${found.row}, column ${found.column}`
+      : `screen RAM did not show ${JSON.stringify(text)} within the ${test.budget.time_ms} ms budget`;
+  }
+  const t2 = performance.now();
+
+  // Observation: screen, colours, memory expectations.
+  screenBytes ??= await conn.readMemory(SCREEN_RAM, SCREEN_BYTES);
+  const colour = (await conn.readMemory(COLOUR_RAM, SCREEN_BYTES)).map((c) => c & 15);
+  const [border = 14, background = 6] = await conn.readMemory(0xd020, 2);
+  const lines = screenLines(screenBytes);
+  if (spec) {
+    const found = matchScreen(lines, spec.text, spec.row);
+    screenMatch = { text: spec.text, row: spec.row ?? null, matched: found !== null, found_at: found };
+  }
+  await evidence.add('screen.txt', 'text/plain; charset=utf-8', Buffer.from(`${lines.join('\n')}\n`));
+  await evidence.add(
+    'screenshot.png',
+    'image/png',
+    renderScreenPng({ screen: screenBytes, colour, border: border & 15, background: background & 15 }),
+  );
+  await evidence.add('screen-ram.bin', 'application/octet-stream', screenBytes);
+  await evidence.add('colour-ram.bin', 'application/octet-stream', colour);
+
+  const memory: Array<Record<string, unknown>> = [];
+  for (const m of test.expect.memory) {
+    const want = Buffer.from(m.bytes, 'hex');
+    const got = await conn.readMemory(m.address, want.length);
+    const ok = Buffer.from(got).equals(want);
+    memory.push({ address: m.address, address_hex: hex16(m.address), expected: m.bytes, actual: hexBytes(got), matched: ok });
+    if (!ok && status === 'passed') {
+      status = 'failed';
+      reason = `memory at ${hex16(m.address)} is ${hexBytes(got)}, expected ${m.bytes}`;
+    }
+  }
+  observations.memory = memory;
+  observations.screen_text = lines;
+
+  let crashState: Record<string, unknown> | null = null;
+  if (crashed) crashState = await captureCrash(conn, test, evidence);
+  const t3 = performance.now();
+  return {
+    status,
+    statusReason: reason,
+    observations,
+    screenMatch,
+    crashState,
+    timings: { load_ms: t1 - t0, execute_ms: t2 - t1, observe_ms: t3 - t2 },
+  };
+}
+
+/**
+ * Reads the harness crash hand-off: CRASH_AREA ("CR", kind, A, X, Y, P, SP, PC lo, PC hi), the
+ * stack from SP+1 to $01FF, the zero page and the test's selected globals.
+ */
+async function captureCrash(conn: TargetConnection, test: TestSpec, evidence: EvidenceWriter): Promise<Record<string, unknown>> {
+  const area = await conn.readMemory(HANDOFF.crashArea, HANDOFF.crashAreaBytes);
+  const valid = area[0] === 0x43 && area[1] === 0x52;
+  const kind = !valid ? 'unknown' : area[2] === 1 ? 'brk' : area[2] === 2 ? 'nmi' : 'unknown';
+  const sp = area[7] ?? 0xff;
+  const pushedPc = (area[8] ?? 0) | ((area[9] ?? 0) << 8);
+  const stack = await conn.readMemory(0x0100 + ((sp + 1) & 0xff), 0xff - (sp & 0xff) || 1);
+  const zeroPage = await conn.readMemory(0x0000, 256);
+  await evidence.add('crash-context.bin', 'application/octet-stream', area);
+  await evidence.add('crash-stack.bin', 'application/octet-stream', stack);
+  await evidence.add('crash-zero-page.bin', 'application/octet-stream', zeroPage);
+  let globalsName: string | null = null;
+  if (test.crash_globals.length) {
+    const globals: Array<Record<string, unknown>> = [];
+    for (const g of test.crash_globals) {
+      const bytes = await conn.readMemory(g.address, g.length);
+      globals.push({ name: g.name, address: g.address, address_hex: hex16(g.address), bytes: hexBytes(bytes) });
+    }
+    globalsName = 'crash-globals.json';
+    await evidence.add(globalsName, 'application/json', Buffer.from(`${JSON.stringify(globals, null, 2)}\n`));
+  }
+  // BRK pushes the address of its opcode + 2: the site is exact. An NMI's pushed PC is the next
+  // instruction to run, so the site is where the program was interrupted, not a faulting opcode.
+  const site = !valid
+    ? null
+    : kind === 'brk'
+      ? {
+          address: (pushedPc - 2) & 0xffff,
+          address_hex: hex16((pushedPc - 2) & 0xffff),
+          exact: true,
+          note: 'the BRK opcode (pushed PC - 2)',
+        }
+      : { address: pushedPc, address_hex: hex16(pushedPc), exact: false, note: 'the instruction the NMI interrupted' };
+  return {
+    handoff: 'harness-crash-area-v1',
+    kind,
+    registers: { a: area[3] ?? 0, x: area[4] ?? 0, y: area[5] ?? 0, p: area[6] ?? 0, sp, pc: pushedPc },
+    site,
+    evidence: { context: 'crash-context.bin', stack: 'crash-stack.bin', zero_page: 'crash-zero-page.bin', globals: globalsName },
+  };
+}

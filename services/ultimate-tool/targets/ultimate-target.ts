@@ -1,0 +1,133 @@
+// The ultimate target: an Ultimate 64 / Ultimate-II+ (or the virtual one) through UltimateDevice.
+// Mutations (debug-register clear, REU image write, run_prg) are never retried: a repeated reset
+// would exceed the confirmed count. Reads (debug register, memory) are retried up to twice on a
+// transport or 5xx failure — unless strict_gate is on, which fails closed on the first error.
+import type { UltimateDevice } from '../../../engines/ultimate/device.js';
+import { UltimateError } from '../../../engines/ultimate/errors.js';
+import type { CheckpointPointSpec } from '../manifest.js';
+import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
+import { HANDOFF, type DebugWait, type TargetConnection, sleep } from './connection.js';
+
+const READ_RETRIES = 2;
+const POLL_MS = 15;
+
+function retryable(e: unknown): boolean {
+  if (!(e instanceof UltimateError)) return false;
+  if (e.kind === 'network' || e.kind === 'timeout') return true;
+  return typeof e.status === 'number' && e.status >= 500;
+}
+
+export interface UltimateConnectionOptions {
+  device: UltimateDevice;
+  identity: Record<string, unknown>;
+  emulation: boolean;
+  strictGate: boolean;
+  /** Called for every request that failed and was retried (for the run's observations). */
+  onRetry?: (what: string, error: string) => void;
+}
+
+export class UltimateConnection implements TargetConnection {
+  deviceMs = 0;
+  readonly identity: Record<string, unknown>;
+  readonly emulation: boolean;
+  readonly #device: UltimateDevice;
+  readonly #strict: boolean;
+  readonly #onRetry?: (what: string, error: string) => void;
+
+  constructor(o: UltimateConnectionOptions) {
+    this.#device = o.device;
+    this.identity = o.identity;
+    this.emulation = o.emulation;
+    this.#strict = o.strictGate;
+    this.#onRetry = o.onRetry;
+  }
+
+  async #timed<T>(fn: () => Promise<T>): Promise<T> {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.deviceMs += performance.now() - t;
+    }
+  }
+
+  async #read<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#timed(fn);
+      } catch (e) {
+        if (this.#strict || attempt >= READ_RETRIES || !retryable(e)) throw e;
+        this.#onRetry?.(what, (e as Error).message);
+      }
+    }
+  }
+
+  async writeReu(image: Uint8Array): Promise<void> {
+    await this.#timed(() => this.#device.writeReu(image, 0));
+  }
+
+  async start(prg: Uint8Array): Promise<void> {
+    await this.#timed(async () => {
+      // A stale result from an earlier run must not be taken for this run's answer.
+      await this.#device.rest.setDebugRegister(0);
+      await this.#device.runPrg({ bytes: prg });
+    });
+  }
+
+  async waitDebugResult(deadline: number, checkpoints?: CheckpointRecorder): Promise<DebugWait> {
+    const progress: number[] = [];
+    let last: number | null = null;
+    for (;;) {
+      const v = await this.#read('GET /v1/machine:debugreg', () => this.#device.rest.debugRegister());
+      if (v !== last && v !== 0) {
+        if (v >= HANDOFF.terminalFrom) return { outcome: 'result', value: v, progress };
+        progress.push(v);
+        const point = checkpoints?.pointFor(v);
+        if (point && checkpoints) await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
+      }
+      last = v;
+      if (performance.now() >= deadline) return { outcome: 'timeout', last, progress };
+      await this.#timed(() => sleep(POLL_MS));
+    }
+  }
+
+  /**
+   * One pause episode: the program spins until the acknowledgement, so its state is settled; pause
+   * it, read every range, write the acknowledgement (the only mutation), resume once. Nothing in
+   * an episode is retried, strict_gate or not: a repeated resume could run the program past a
+   * point unobserved. After a failure the machine is resumed once (still one resume) and the run
+   * ends as an error.
+   */
+  async #checkpointEpisode(point: CheckpointPointSpec, checkpoints: CheckpointRecorder): Promise<void> {
+    const rest = this.#device.rest;
+    await rest.pause();
+    let resumed = false;
+    try {
+      const bytes: Uint8Array[] = [];
+      for (const r of point.ranges) bytes.push(await rest.readMemory(r.address, r.length));
+      checkpoints.record(point, bytes);
+      await rest.writeMemory(CHECKPOINT_ACK_ADDRESS, Uint8Array.of(point.marker));
+      checkpoints.acknowledgements++;
+      resumed = true;
+      await rest.resume();
+    } finally {
+      if (!resumed) await rest.resume().catch(() => undefined);
+    }
+  }
+
+  readMemory(address: number, length: number): Promise<Uint8Array> {
+    return this.#read('GET /v1/machine:readmem', () => this.#device.rest.readMemory(address, length));
+  }
+
+  async pollMemory(address: number, length: number, deadline: number, done: (b: Uint8Array) => boolean): Promise<Uint8Array> {
+    for (;;) {
+      const bytes = await this.readMemory(address, length);
+      if (done(bytes) || performance.now() >= deadline) return bytes;
+      await this.#timed(() => sleep(Math.min(50, Math.max(0, deadline - performance.now()))));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#device.close();
+  }
+}
