@@ -41,6 +41,12 @@ export interface UltimateTargetConfig {
   device: UltimateDeviceOptions;
   /** Set when the service started the virtual Ultimate 64 itself (--virtual-device). */
   virtualDevice: boolean;
+  /**
+   * An IPv4 address of this machine the hardware can stream its debug stream to: test runs are then
+   * observed from the bus trace (exact writes, cycles, crashes). Absent: REST polling. The virtual
+   * device always streams to 127.0.0.1.
+   */
+  debugStreamReceiver?: string | null;
 }
 
 export interface JobContext {
@@ -294,6 +300,8 @@ export class JobRunner {
       identity,
       emulation: identity.virtual === true || this.ctx.ultimate?.virtualDevice === true,
       strictGate: strict,
+      // The virtual device always streams to this machine; hardware streams when a receiver is configured.
+      debugStreamReceiver: this.ctx.ultimate?.virtualDevice === true ? '127.0.0.1' : (this.ctx.ultimate?.debugStreamReceiver ?? null),
     });
   }
 
