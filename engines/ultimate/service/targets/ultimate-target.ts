@@ -179,7 +179,11 @@ export class UltimateConnection implements TargetConnection {
         return;
       }
       // The program spins in the harness until acknowledged: the same pause episode as polling.
-      hostWork = hostWork.then(() => this.#checkpointEpisode(point, cp)).catch((e: unknown) => void (hostError ??= e));
+      hostWork = hostWork
+        .then(() => this.#checkpointEpisode(point, cp))
+        .catch((e: unknown) => {
+          hostError ??= e;
+        });
     };
     const observer = new BusTraceObserver({
       prg: this.#prg,
