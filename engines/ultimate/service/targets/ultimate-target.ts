@@ -264,7 +264,9 @@ export class UltimateConnection implements TargetConnection {
     }
   }
 
-  readMemory(address: number, length: number): Promise<Uint8Array> {
+  async readMemory(address: number, length: number): Promise<Uint8Array> {
+    // A run observed by the screen never calls waitDebugResult: the deferred start happens here.
+    if (this.#pendingStart) await this.#timed(() => this.#runPrg());
     return this.#read('GET /v1/machine:readmem', () => this.#device.rest.readMemory(address, length));
   }
 
