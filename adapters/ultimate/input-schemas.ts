@@ -1,11 +1,33 @@
 // The tools' closed input schemas. Everything a request could get wrong is caught here, before
 // any HTTP request: the adapter never sends the service what it can already tell is malformed.
+// Every field the service also checks extends the API's own field (services/ultimate-tool/api/
+// fields.ts), so a limit here is the service's limit by construction (test/ultimate-mcp/limits.test.ts).
 import { z } from 'zod';
-import { parseAddress } from '../../services/ultimate-tool/symbols/index.js';
+import { parseAddress } from '../../services/ultimate-tool/api/address.js';
+import {
+  CHECKPOINT_COMPARISONS_LIMIT_MAX,
+  ConfirmedCount,
+  Context,
+  DIAGNOSTIC_LIMIT_MAX as API_DIAGNOSTIC_LIMIT_MAX,
+  DiagnosticCursor,
+  EvidenceName,
+  ID_MAX,
+  IPV4,
+  JobId,
+  ProbeId,
+  REPEAT_MAX,
+  Repeat,
+  RUNS_LIMIT_MAX,
+  RunsCursor,
+  TestName,
+  TIMELINE_LIMIT_MAX as API_TIMELINE_LIMIT_MAX,
+  TimelineCursor,
+  UUID_V4_ANY_CASE,
+} from '../../services/ultimate-tool/api/fields.js';
 import { TargetSchema } from './api-schemas.js';
 
 // Spelled out in both cases (not the i flag), so the JSON Schema pattern clients see says the same.
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const UUID = UUID_V4_ANY_CASE;
 
 /** A run or comparison id: a UUID (any case on input, lowercase on the wire, as the service writes them). */
 export const uuidField = (what: string) =>
@@ -15,8 +37,9 @@ export const uuidField = (what: string) =>
     .transform((s) => s.toLowerCase());
 
 /** Job and probe ids are opaque, but always one safe path segment. */
-const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
-const opaqueId = (what: string) => z.string().regex(OPAQUE_ID, `${what} must be 1-128 characters of [A-Za-z0-9_.-]`);
+const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const opaqueId = (what: string, field: typeof ProbeId | typeof JobId) =>
+  field.regex(OPAQUE_ID, `${what} must be 1-${ID_MAX} characters of [A-Za-z0-9_.-]`);
 
 function hasControlCharacter(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 0x20 || s.charCodeAt(i) === 0x7f) return true;
@@ -24,60 +47,52 @@ function hasControlCharacter(s: string): boolean {
 }
 
 /** An exact context name (a label scope/section the run's symbol files define). */
-const contextField = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine((s) => !hasControlCharacter(s), { message: 'context must not contain control characters' })
+const contextField = Context.refine((s) => !hasControlCharacter(s), { message: 'context must not contain control characters' })
   .optional()
   .describe('optional exact context (a scope, segment or file name from the run’s symbol files)');
 
 /** A registered evidence file name: a plain name, never a path. */
-const evidenceName = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((s) => s !== '.' && s !== '..' && !/[/\\]/.test(s) && !hasControlCharacter(s), {
-    message: 'name must be a registered evidence file name, not a path (no "/", "\\", "..", control characters)',
-  });
+const evidenceName = EvidenceName.refine((s) => s !== '.' && s !== '..' && !/[/\\]/.test(s) && !hasControlCharacter(s), {
+  message: 'name must be a registered evidence file name, not a path (no "/", "\\", "..", control characters)',
+});
 
 export const NoArgs = z.strictObject({});
 
 export const ListRunsArgs = z.strictObject({
-  limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
-  cursor: z.string().min(1).max(512).optional().describe('next_cursor from the previous page'),
-  test: z.string().min(1).max(256).optional().describe('only runs of this test'),
+  limit: z.number().int().min(1).max(RUNS_LIMIT_MAX).optional().describe(`1-${RUNS_LIMIT_MAX}, default 20`),
+  cursor: RunsCursor.optional().describe('next_cursor from the previous page'),
+  test: TestName.optional().describe('only runs of this test'),
   target: TargetSchema.optional().describe('only runs on this target'),
 });
 
 export const GetRunArgs = z.strictObject({ run_id: uuidField('run_id') });
 
 export const GetJobArgs = z.strictObject({
-  job_id: opaqueId('job_id').refine((s) => s !== 'active', { message: 'job_id "active" is reserved; use get_active_job' }),
+  job_id: opaqueId('job_id', JobId).refine((s) => s !== 'active', { message: 'job_id "active" is reserved; use get_active_job' }),
 });
 
 export const ProbeArgs = z.strictObject({
   strict_gate: z.boolean().optional().describe('request a strict probe (needed by a strict_gate job); default false'),
 });
 
-/** The largest `repeat` the adapter forwards; a bound so a typo cannot queue a million runs. */
-export const MAX_REPEAT = 1000;
+/** The largest `repeat` (the service's bound; a typo cannot queue a million runs). */
+export const MAX_REPEAT = REPEAT_MAX;
 
 export const StartTestJobArgs = z
   .strictObject({
-    test: z.string().min(1).max(256).describe('a test name from get_project'),
+    test: TestName.describe('a test name from get_project'),
     targets: z
       .array(TargetSchema)
       .min(1)
       .max(2)
       .refine((t) => new Set(t).size === t.length, { message: 'targets must not repeat' })
       .describe('vice, ultimate or both'),
-    repeat: z.number().int().min(1).max(MAX_REPEAT).optional().describe(`runs per target, 1-${MAX_REPEAT}, default 1`),
+    repeat: Repeat.optional().describe(`runs per target, 1-${MAX_REPEAT}, default 1`),
     baseline_run_id: uuidField('baseline_run_id').optional(),
     strict_gate: z.boolean().optional(),
-    probe_id: opaqueId('probe_id').optional().describe('from probe_ultimate; required for the ultimate target'),
-    confirmed_reset_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
-    confirmed_reu_write_count: z.number().int().min(0).max(MAX_REPEAT).optional(),
+    probe_id: opaqueId('probe_id', ProbeId).optional().describe('from probe_ultimate; required for the ultimate target'),
+    confirmed_reset_count: ConfirmedCount.optional(),
+    confirmed_reu_write_count: ConfirmedCount.optional(),
     compare_checkpoints: z
       .boolean()
       .optional()
@@ -127,15 +142,21 @@ export const CompareRunCheckpointsArgs = z.strictObject({
 });
 
 export const ListCheckpointComparisonsArgs = z.strictObject({
-  limit: z.number().int().min(1).max(200).optional().describe('1-200, default 50'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(CHECKPOINT_COMPARISONS_LIMIT_MAX)
+    .optional()
+    .describe(`1-${CHECKPOINT_COMPARISONS_LIMIT_MAX}, default 50`),
 });
 
 export const GetCheckpointComparisonArgs = z.strictObject({ comparison_id: uuidField('comparison_id') });
 // ---- debug-stream captures and run analyses (issue 11) ----
 
 /** The timeline's page bound (docs/ultimate/TIMELINE.md). */
-export const TIMELINE_LIMIT_MAX = 4096;
-export const DIAGNOSTIC_LIMIT_MAX = 100;
+export const TIMELINE_LIMIT_MAX = API_TIMELINE_LIMIT_MAX;
+export const DIAGNOSTIC_LIMIT_MAX = API_DIAGNOSTIC_LIMIT_MAX;
 export const DIAGNOSTIC_SECTIONS = [
   'checkpoints',
   'budget',
@@ -158,10 +179,10 @@ const addressField = (what: string) =>
 export const GetRunTimelineArgs = z
   .strictObject({
     run_id: uuidField('run_id'),
-    cursor: z
-      .string()
-      .regex(/^\d{1,10}:\d{1,4}$/, 'cursor must be DATAGRAM_ORDINAL:ENTRY_INDEX, e.g. "0:0" (next_cursor of the previous page)')
-      .optional(),
+    cursor: TimelineCursor.regex(
+      /^\d{1,10}:\d{1,4}$/,
+      'cursor must be DATAGRAM_ORDINAL:ENTRY_INDEX, e.g. "0:0" (next_cursor of the previous page)',
+    ).optional(),
     limit: z.number().int().min(1).max(TIMELINE_LIMIT_MAX).optional().describe(`rows per page, 1-${TIMELINE_LIMIT_MAX}, default 256`),
     address_from: addressField('address_from'),
     address_to: addressField('address_to'),
@@ -181,46 +202,36 @@ export const GetDiagnosticItemsArgs = z.strictObject({
   run_id: uuidField('run_id'),
   section: z.enum(DIAGNOSTIC_SECTIONS),
   limit: z.number().int().min(1).max(DIAGNOSTIC_LIMIT_MAX).optional().describe(`1-${DIAGNOSTIC_LIMIT_MAX}, default 50`),
-  cursor: z
-    .string()
-    .min(1)
-    .max(512)
-    .regex(/^[A-Za-z0-9_-]+$/, 'cursor must be the opaque next_cursor of the previous page (base64url characters)')
-    .optional(),
+  cursor: DiagnosticCursor.regex(
+    /^[A-Za-z0-9_-]+$/,
+    'cursor must be the opaque next_cursor of the previous page (base64url characters)',
+  ).optional(),
 });
 
 export const GetCrashReportArgs = z.strictObject({ run_id: uuidField('run_id'), context: contextField });
 
 const ipv4 = z
   .string()
-  .regex(
-    /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/,
-    'receiver_ipv4 must be a dotted IPv4 address of this machine, e.g. 192.168.1.10',
-  )
+  .regex(IPV4, 'receiver_ipv4 must be a dotted IPv4 address of this machine, e.g. 192.168.1.10')
   .describe('the IPv4 address of this machine’s interface the device streams to');
 
 export const PrepareDebugStreamCaptureArgs = z.strictObject({
-  probe_id: opaqueId('probe_id').describe('from probe_ultimate'),
+  probe_id: opaqueId('probe_id', ProbeId).describe('from probe_ultimate'),
   receiver_ipv4: ipv4,
   strict_gate: z.boolean().optional(),
 });
 
 export const PrepareSourceLinkedCaptureArgs = z.strictObject({
-  probe_id: opaqueId('probe_id').describe('from probe_ultimate'),
+  probe_id: opaqueId('probe_id', ProbeId).describe('from probe_ultimate'),
   receiver_ipv4: ipv4,
-  test: z.string().min(1).max(256).describe('the project test to run while capturing (currently timeline-probe)'),
+  test: TestName.describe('the project test to run while capturing (currently timeline-probe)'),
   strict_gate: z.boolean().optional(),
 });
 
 export const CancelPreparationArgs = z.strictObject({ preparation_id: uuidField('preparation_id') });
 
 const exactlyOne = (what: string) =>
-  z
-    .number()
-    .int()
-    .min(0)
-    .max(1000)
-    .describe(`${what}: must be exactly 1 (the service refuses any other value before consuming the preparation)`);
+  ConfirmedCount.describe(`${what}: must be exactly 1 (the service refuses any other value before consuming the preparation)`);
 
 export const StartDebugStreamCaptureArgs = z.strictObject({
   preparation_id: uuidField('preparation_id'),

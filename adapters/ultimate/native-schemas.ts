@@ -2,16 +2,17 @@
 // relies on in the service's native answers (SERVICE-API.md "Native"; loose objects, passed on
 // unchanged).
 import { z } from 'zod';
+import { HOST, MAX_RUNS_MAX, NativeProgramName, ProbeId } from '../../services/ultimate-tool/api/fields.js';
 import { API_SCHEMA_VERSION, JobSchema } from './api-schemas.js';
 import { uuidField } from './input-schemas.js';
 
 const apiBody = <S extends z.ZodRawShape>(shape: S) => z.looseObject({ api_schema_version: z.literal(API_SCHEMA_VERSION), ...shape });
-const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const host = z
   .string()
   .min(1)
   .max(253)
-  .regex(/^[A-Za-z0-9.:_-]+$/, 'device_host must be a host name or address (the one the probe showed)')
+  .regex(HOST, 'device_host must be a host name or address (the one the probe showed)')
   .describe('the device host exactly as the intent identity shows it');
 
 export const INTENT_STATES = ['active', 'suspended', 'revoked', 'expired', 'exhausted', 'consumed'] as const;
@@ -19,20 +20,20 @@ export const INTENT_STATES = ['active', 'suspended', 'revoked', 'expired', 'exha
 // ---- inputs ----
 
 export const CreateNativePreparationArgs = z.strictObject({
-  program: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'program must be a native program name from get_project (native_programs)')
-    .describe('a name from the manifest native_programs (see get_project)'),
+  program: NativeProgramName.regex(
+    /^[a-z0-9][a-z0-9_-]*$/,
+    'program must be a native program name from get_project (native_programs)',
+  ).describe('a name from the manifest native_programs (see get_project)'),
 });
 
 export const CreateNativeIntentArgs = z
   .strictObject({
     preparation_id: uuidField('preparation_id'),
-    probe_id: z.string().regex(OPAQUE_ID, 'probe_id must be the id probe_ultimate returned').describe('from probe_ultimate; consumed'),
+    probe_id: ProbeId.regex(OPAQUE_ID, 'probe_id must be the id probe_ultimate returned').describe('from probe_ultimate; consumed'),
     mode: z.enum(['one-shot', 'standing']),
     confirmed_standing_authorization: z.boolean().optional().describe('required true for mode standing'),
     expires_at: z.iso.datetime({ offset: true }).optional().describe('standing: ISO-8601 expiry'),
-    max_runs: z.number().int().min(1).max(1_000_000).optional().describe('standing: the most runs it allows'),
+    max_runs: z.number().int().min(1).max(MAX_RUNS_MAX).optional().describe('standing: the most runs it allows'),
   })
   .superRefine((r, ctx) => {
     if (r.mode === 'standing' && r.confirmed_standing_authorization !== true)
@@ -60,7 +61,7 @@ export const StartNativeHealthCheckArgs = z.strictObject({
 });
 
 export const StartRiscvSmokeJobArgs = z.strictObject({
-  probe_id: z.string().regex(OPAQUE_ID, 'probe_id must be the id probe_ultimate returned'),
+  probe_id: ProbeId.regex(OPAQUE_ID, 'probe_id must be the id probe_ultimate returned'),
   device_host: host,
   confirmed_run_update_count: z.literal(1).describe('must be 1: the smoke job performs exactly one Run Update'),
 });

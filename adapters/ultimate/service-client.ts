@@ -60,6 +60,8 @@ import {
   NativeRunStartBodySchema,
 } from './native-schemas.js';
 import { parseServiceUrl } from './service-url.js';
+import { type RouteInput, requestTarget } from '../../services/ultimate-tool/api/paths.js';
+import { ROUTES, type RouteSpec } from '../../services/ultimate-tool/api/routes.js';
 
 /** Service codes that report the device (not the service) as the failing party. */
 const DEVICE_ERROR_CODES: ReadonlySet<string> = new Set(['identity_changed', 'target_unavailable']);
@@ -105,93 +107,95 @@ export class UltimateServiceClient {
   }
 
   getProject(opts?: RequestOptions): Promise<ProjectBody> {
-    return this.request('GET', '/v13/project', ProjectBodySchema, undefined, opts);
+    return this.call(ROUTES.getProject, {}, ProjectBodySchema, opts);
   }
 
   listTargets(opts?: RequestOptions): Promise<TargetsBody> {
-    return this.request('GET', '/v13/targets', TargetsBodySchema, undefined, opts);
+    return this.call(ROUTES.listTargets, {}, TargetsBodySchema, opts);
   }
 
   listRuns(query: ListRunsQuery = {}, opts?: RequestOptions): Promise<RunsBody> {
-    return this.request('GET', `/v13/runs${queryString(query)}`, RunsBodySchema, undefined, opts);
+    return this.call(ROUTES.listRuns, { query }, RunsBodySchema, opts);
   }
 
   getRun(runId: string, opts?: RequestOptions): Promise<RunBody> {
-    return this.request('GET', `/v13/runs/${enc(runId)}`, RunBodySchema, undefined, opts);
+    return this.call(ROUTES.getRun, { params: { run_id: runId } }, RunBodySchema, opts);
   }
 
   readEvidence(runId: string, name: string, opts?: RequestOptions): Promise<EvidenceBody> {
-    return this.request('GET', `/v13/runs/${enc(runId)}/evidence/${enc(name)}`, EvidenceBodySchema, undefined, opts);
+    return this.call(ROUTES.readEvidence, { params: { run_id: runId, name } }, EvidenceBodySchema, opts);
   }
 
   resolveAddress(runId: string, address: string, context?: string, opts?: RequestOptions): Promise<ResolveBody> {
-    const path = `/v13/runs/${enc(runId)}/resolve${queryString({ address, context })}`;
-    return this.request('GET', path, ResolveBodySchema, undefined, opts);
+    return this.call(ROUTES.resolveAddress, { params: { run_id: runId }, query: { address, context } }, ResolveBodySchema, opts);
   }
 
   compareRuns(baseline: string, candidate: string, context?: string, opts?: RequestOptions): Promise<ComparisonBody> {
-    const path = `/v13/comparisons/runs${queryString({ baseline, candidate, context })}`;
-    return this.request('GET', path, ComparisonBodySchema, undefined, opts);
+    return this.call(ROUTES.compareRuns, { query: { baseline, candidate, context } }, ComparisonBodySchema, opts);
   }
 
   compareRunCheckpoints(baseline: string, candidate: string, opts?: RequestOptions): Promise<CheckpointComparisonBody> {
-    const path = `/v13/comparisons/checkpoints${queryString({ baseline, candidate })}`;
-    return this.request('GET', path, CheckpointComparisonBodySchema, undefined, opts);
+    return this.call(ROUTES.compareRunCheckpoints, { query: { baseline, candidate } }, CheckpointComparisonBodySchema, opts);
   }
 
   listCheckpointComparisons(limit?: number, opts?: RequestOptions): Promise<CheckpointComparisonsBody> {
-    return this.request('GET', `/v13/checkpoint-comparisons${queryString({ limit })}`, CheckpointComparisonsBodySchema, undefined, opts);
+    return this.call(ROUTES.listCheckpointComparisons, { query: { limit } }, CheckpointComparisonsBodySchema, opts);
   }
 
   getCheckpointComparison(comparisonId: string, opts?: RequestOptions): Promise<CheckpointComparisonRecordBody> {
-    return this.request('GET', `/v13/checkpoint-comparisons/${enc(comparisonId)}`, CheckpointComparisonRecordBodySchema, undefined, opts);
+    return this.call(
+      ROUTES.getCheckpointComparison,
+      { params: { comparison_id: comparisonId } },
+      CheckpointComparisonRecordBodySchema,
+      opts,
+    );
   }
 
   getJob(jobId: string, opts?: RequestOptions): Promise<JobBody> {
-    return this.request('GET', `/v13/jobs/${enc(jobId)}`, JobBodySchema, undefined, opts);
+    return this.call(ROUTES.getJob, { params: { job_id: jobId } }, JobBodySchema, opts);
   }
 
   getActiveJob(opts?: RequestOptions): Promise<ActiveJobBody> {
-    return this.request('GET', '/v13/jobs/active', ActiveJobBodySchema, undefined, opts);
+    return this.call(ROUTES.getActiveJob, {}, ActiveJobBodySchema, opts);
   }
 
   probeUltimate(body: { strict_gate?: boolean } = {}, opts?: RequestOptions): Promise<ProbeBody> {
-    return this.request('POST', '/v13/probes', ProbeBodySchema, body, opts);
+    return this.call(ROUTES.probeUltimate, { body }, ProbeBodySchema, opts);
   }
 
   startTestJob(body: StartJobRequest, opts?: RequestOptions): Promise<JobBody> {
-    return this.request('POST', '/v13/jobs', JobBodySchema, body, opts);
+    return this.call(ROUTES.startTestJob, { body }, JobBodySchema, opts);
   }
 
   // ---- the trusted-native flow (SERVICE-API.md "Native") ----
 
   createNativePreparation(body: { program: string }, opts?: RequestOptions): Promise<NativePreparationBody> {
     // A preparation may build the program with the RISC-V toolchain.
-    return this.request('POST', '/v13/native/preparations', NativePreparationBodySchema, body, { timeoutMs: 660_000, ...opts });
+    return this.call(ROUTES.createNativePreparation, { body }, NativePreparationBodySchema, { timeoutMs: 660_000, ...opts });
   }
 
   createNativeIntent(body: Record<string, unknown>, opts?: RequestOptions): Promise<NativeIntentBody> {
-    return this.request('POST', '/v13/native/intents', NativeIntentBodySchema, body, opts);
+    return this.call(ROUTES.createNativeIntent, { body }, NativeIntentBodySchema, opts);
   }
 
   getNativeIntent(intentId: string, opts?: RequestOptions): Promise<NativeIntentBody> {
-    return this.request('GET', `/v13/native/intents/${enc(intentId)}`, NativeIntentBodySchema, undefined, opts);
+    return this.call(ROUTES.getNativeIntent, { params: { intent_id: intentId } }, NativeIntentBodySchema, opts);
   }
 
   revokeNativeIntent(intentId: string, opts?: RequestOptions): Promise<NativeIntentBody> {
-    return this.request('POST', `/v13/native/intents/${enc(intentId)}/revoke`, NativeIntentBodySchema, {}, opts);
+    return this.call(ROUTES.revokeNativeIntent, { params: { intent_id: intentId }, body: {} }, NativeIntentBodySchema, opts);
   }
 
   startNativeRun(body: { intent_id: string; device_host: string }, opts?: RequestOptions): Promise<NativeRunStartBody> {
-    return this.request('POST', '/v13/native/runs', NativeRunStartBodySchema, body, { timeoutMs: 120_000, ...opts });
+    return this.call(ROUTES.startNativeRun, { body }, NativeRunStartBodySchema, { timeoutMs: 120_000, ...opts });
   }
 
   startNativeHealthCheck(body: { intent_id: string; run_id: string; device_host: string }, opts?: RequestOptions): Promise<NativeJobBody> {
-    return this.request('POST', '/v13/native/health-checks', NativeJobBodySchema, body, { timeoutMs: 120_000, ...opts });
+    return this.call(ROUTES.startNativeHealthCheck, { body }, NativeJobBodySchema, { timeoutMs: 120_000, ...opts });
   }
 
   startRiscvSmokeJob(body: Record<string, unknown>, opts?: RequestOptions): Promise<NativeJobBody> {
-    return this.request('POST', '/v13/native/smoke-jobs', NativeJobBodySchema, body, { timeoutMs: 660_000, ...opts });
+    return this.call(ROUTES.startRiscvSmokeJob, { body }, NativeJobBodySchema, { timeoutMs: 660_000, ...opts });
   }
 
   // ---- run analyses ----
@@ -208,11 +212,11 @@ export class UltimateServiceClient {
     },
     opts?: RequestOptions,
   ): Promise<TimelineBody> {
-    return this.request('GET', `/v13/runs/${enc(runId)}/timeline${queryString(query)}`, TimelineBodySchema, undefined, opts);
+    return this.call(ROUTES.getRunTimeline, { params: { run_id: runId }, query }, TimelineBodySchema, opts);
   }
 
   getDiagnosticReport(runId: string, opts?: RequestOptions): Promise<DiagnosticReportBody> {
-    return this.request('GET', `/v13/runs/${enc(runId)}/diagnostic-report`, DiagnosticReportBodySchema, undefined, opts);
+    return this.call(ROUTES.getDiagnosticReport, { params: { run_id: runId } }, DiagnosticReportBodySchema, opts);
   }
 
   getDiagnosticItems(
@@ -220,26 +224,29 @@ export class UltimateServiceClient {
     query: { section: string; limit?: number; cursor?: string },
     opts?: RequestOptions,
   ): Promise<DiagnosticItemsBody> {
-    return this.request('GET', `/v13/runs/${enc(runId)}/diagnostic-items${queryString(query)}`, DiagnosticItemsBodySchema, undefined, opts);
+    return this.call(ROUTES.getDiagnosticItems, { params: { run_id: runId }, query }, DiagnosticItemsBodySchema, opts);
   }
 
   getCrashReport(runId: string, context?: string, opts?: RequestOptions): Promise<CrashReportBody> {
-    return this.request('GET', `/v13/runs/${enc(runId)}/crash-report${queryString({ context })}`, CrashReportBodySchema, undefined, opts);
+    return this.call(ROUTES.getCrashReport, { params: { run_id: runId }, query: { context } }, CrashReportBodySchema, opts);
   }
 
   // ---- debug-stream captures ----
 
   prepareCapture(kind: CaptureKind, body: Record<string, unknown>, opts?: RequestOptions): Promise<PreparationBody> {
     // A source-linked preparation runs a clean build first.
-    return this.request('POST', `/v13/captures/${kind}/preparations`, PreparationBodySchema, body, { timeoutMs: 120_000, ...opts });
+    const route = kind === 'debug-stream' ? ROUTES.prepareDebugStreamCapture : ROUTES.prepareSourceLinkedCapture;
+    return this.call(route, { body }, PreparationBodySchema, { timeoutMs: 120_000, ...opts });
   }
 
   cancelCapturePreparation(kind: CaptureKind, preparationId: string, opts?: RequestOptions): Promise<PreparationBody> {
-    return this.request('DELETE', `/v13/captures/${kind}/preparations/${enc(preparationId)}`, PreparationBodySchema, undefined, opts);
+    const route = kind === 'debug-stream' ? ROUTES.cancelDebugStreamPreparation : ROUTES.cancelSourceLinkedPreparation;
+    return this.call(route, { params: { preparation_id: preparationId } }, PreparationBodySchema, opts);
   }
 
   startCapture(kind: CaptureKind, preparationId: string, body: Record<string, unknown>, opts?: RequestOptions): Promise<CaptureStartBody> {
-    return this.request('POST', `/v13/captures/${kind}/preparations/${enc(preparationId)}/start`, CaptureStartBodySchema, body, {
+    const route = kind === 'debug-stream' ? ROUTES.startDebugStreamCapture : ROUTES.startSourceLinkedCapture;
+    return this.call(route, { params: { preparation_id: preparationId }, body }, CaptureStartBodySchema, {
       timeoutMs: CAPTURE_START_TIMEOUT_MS,
       ...opts,
     });
@@ -248,6 +255,14 @@ export class UltimateServiceClient {
   /** Close the kept-alive connections. */
   close(): void {
     this.agent.destroy();
+  }
+
+  /**
+   * THE way to the service: one call of a route of the API's route table (path parameters, query,
+   * body), its answer checked against what the adapter relies on and returned as the service sent it.
+   */
+  call<S extends z.ZodType>(route: RouteSpec, input: RouteInput, check: S, opts?: RequestOptions): Promise<z.output<S>> {
+    return this.request(route.method, requestTarget(route, input), check, input.body, opts);
   }
 
   /** Send one request and check the answer; the body is returned as the service sent it. */
@@ -375,17 +390,6 @@ function serviceError(method: string, path: string, status: number, json: unknow
   const layerHint = details?.layer;
   const layer: ErrorLayer = layerHint === 'device' || DEVICE_ERROR_CODES.has(code) || code.startsWith('device_') ? 'device' : 'service';
   return new UltimateToolError({ code, layer, message, http_status: status, ...(details ? { details } : {}) });
-}
-
-function enc(segment: string): string {
-  return encodeURIComponent(segment);
-}
-
-function queryString(query: Record<string, string | number | undefined>): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-  const text = params.toString();
-  return text ? `?${text}` : '';
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

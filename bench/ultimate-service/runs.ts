@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceStore } from '../../services/ultimate-tool/store.js';
 import { UltimateToolService } from '../../services/ultimate-tool/index.js';
-import type { RunRecord } from '../../services/ultimate-tool/api-schemas.js';
+import type { RunRecord } from '../../services/ultimate-tool/api/schemas.js';
 
 const iterations = Number(process.argv[2] ?? 500);
 const RUNS = 10_000;

@@ -9,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../../services/ultimate-tool/api-schemas.js';
+import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../../services/ultimate-tool/api/schemas.js';
 import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
 import { readTimelinePage } from '../../services/ultimate-tool/timeline/timeline-page.js';

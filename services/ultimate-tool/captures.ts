@@ -28,7 +28,7 @@ import {
   type SourceLinkedPrepareRequestSchema,
   type SourceLinkedStartRequestSchema,
   type SupportingArtifact,
-} from './api-schemas.js';
+} from './api/schemas.js';
 import { runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
 import { type JobRunner, expectationsOf } from './jobs.js';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointComparisonError, type CheckpointRun, compareRunCheckpoints } from './analysis/checkpoint-comparison.js';
-import type { JobRequest, RunRecord } from './api-schemas.js';
+import type { JobRequest, RunRecord } from './api/schemas.js';
 import { CHECKPOINT_COMPARISON_RECORD_SCHEMA_VERSION } from './checkpoint-pairs.js';
 import type { TestSpec } from './manifest.js';
 import { ServiceError } from './service-error.js';

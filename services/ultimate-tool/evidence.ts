@@ -6,7 +6,7 @@
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncDirectory, sha256File, sha256Hex } from '../../common/index.js';
-import type { EvidenceEntry, RunRecord } from './api-schemas.js';
+import type { EvidenceEntry, RunRecord } from './api/schemas.js';
 import { ServiceError } from './service-error.js';
 
 export const TEXT_INLINE_LIMIT = 128 * 1024;

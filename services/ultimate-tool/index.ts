@@ -3,7 +3,7 @@
 export { UltimateToolService, type UltimateToolServiceOptions, DEFAULT_PORT, DEFAULT_VICE_COMMAND } from './service.js';
 export type { ViceTargetConfig, UltimateTargetConfig } from './jobs.js';
 export type { SymbolAnalysis, SymbolTable, ResolverResult, RunComparison } from './symbol-analysis.js';
-export * from './api-schemas.js';
+export * from './api/schemas.js';
 export {
   ManifestSchema,
   MANIFEST_FILE,
@@ -22,4 +22,6 @@ export {
   parseVirtualViceArgs,
   VIRTUAL_VICE_USAGE,
 } from '../../engines/ultimate/virtual/virtual-vice.js';
-export { openApiDocument } from './openapi.js';
+export { openApiDocument } from './api/openapi.js';
+export { ROUTES, ROUTE_LIST, type RouteSpec } from './api/routes.js';
+export { ROUTE_PATHS, type RouteName } from './api/paths.js';

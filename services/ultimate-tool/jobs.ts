@@ -15,7 +15,7 @@ import {
   type RunStatus,
   type SupportingArtifact,
   type TargetName,
-} from './api-schemas.js';
+} from './api/schemas.js';
 import { type BuildResult, type BuiltArtifact, runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
 import { type Manifest, type TestSpec, expectedPassValue } from './manifest.js';

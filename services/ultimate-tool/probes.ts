@@ -2,7 +2,7 @@
 // identity the device reported. Stored in the service store so "consumed" survives a restart.
 import { randomUUID } from 'node:crypto';
 import type { ProbeSnapshot } from '../../engines/ultimate/device.js';
-import type { Probe } from './api-schemas.js';
+import type { Probe } from './api/schemas.js';
 import { ServiceError } from './service-error.js';
 import type { ServiceStore, StoredProbe } from './store.js';
 

@@ -9,7 +9,7 @@ import { sha256File } from '../../common/index.js';
 import { DiagnosticReportError, type EvidenceHasher, buildDiagnosticReport, diagnosticItems } from './analysis/diagnostic-report.js';
 import { EvidenceIntegrityError, type EvidenceBytesReader, readVerified } from './analysis/registered-evidence.js';
 import { hex16, parseAddress } from './address.js';
-import type { RunRecord } from './api-schemas.js';
+import type { RunRecord } from './api/schemas.js';
 import { EVIDENCE_NAME } from './evidence.js';
 import { ServiceError } from './service-error.js';
 import type { ServiceStore } from './store.js';

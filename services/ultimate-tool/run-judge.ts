@@ -2,7 +2,7 @@
 // the expected pass value, the exact write sequence with its cycle distances, the cycle budget.
 // Pure functions of the test and the observation, so every target is judged the same way
 // (docs/ultimate/SERVICE.md, "Judging a run").
-import type { RunStatus } from './api-schemas.js';
+import type { RunStatus } from './api/schemas.js';
 import { hex16 } from './address.js';
 import { type TestSpec, expectedPassValue } from './manifest.js';
 import type { DebugWait } from './targets/connection.js';

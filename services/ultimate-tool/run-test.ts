@@ -2,7 +2,7 @@
 // register or screen), read back screen, colour, memory expectations and — after a crash
 // hand-off — the crash context, and judge the status. Evidence files are written through the
 // EvidenceWriter; the caller commits the record that registers them.
-import type { RunStatus } from './api-schemas.js';
+import type { RunStatus } from './api/schemas.js';
 import { hex16 } from './address.js';
 import type { EvidenceWriter } from './evidence.js';
 import type { TestSpec } from './manifest.js';

@@ -1,5 +1,5 @@
 // A failure the HTTP layer turns into `{ api_schema_version, error: { code, message, details } }`.
-import type { ErrorCode } from './api-schemas.js';
+import type { ErrorCode } from './api/schemas.js';
 
 export class ServiceError extends Error {
   override readonly name = 'ServiceError';

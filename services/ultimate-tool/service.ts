@@ -23,12 +23,14 @@ import {
   RunsQuerySchema,
   type TargetInfo,
   UuidSchema,
-} from './api-schemas.js';
+} from './api/schemas.js';
 import { parseAddress } from './address.js';
 import { readEvidence } from './evidence.js';
 import { JobRunner, type UltimateTargetConfig, type ViceTargetConfig } from './jobs.js';
 import { type Manifest, ManifestError, loadManifest } from './manifest.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument } from './api/openapi.js';
+import { ROUTES } from './api/routes.js';
+import { type BoundRoute, type Reply, type RouteHandlers, bindRoutes } from './route-binding.js';
 import { checkProbe, identityOf, newProbe, probeView } from './probes.js';
 import { describeIssues } from './manifest.js';
 import { ServiceError } from './service-error.js';
@@ -43,7 +45,7 @@ import { checkHost, checkJsonBody, expectedHost } from './dashboard/request-guar
 import { API_CSP, DASHBOARD_CSP, commonSecurityHeaders } from './dashboard/security-headers.js';
 import { LabBench } from './native-jobs/lab-bench.js';
 import type { NativeContext } from './native-jobs/native-context.js';
-import { type NativeRoute, nativeRoutes } from './native-jobs/native-routes.js';
+import { type NativeRoutes, nativeRoutes } from './native-jobs/native-routes.js';
 import { NativeStore } from './native-jobs/native-store.js';
 import {
   CapturePrepareRequestSchema,
@@ -55,7 +57,7 @@ import {
   TimelineQuerySchema,
   NoQuerySchema,
   JobsQuerySchema,
-} from './api-schemas.js';
+} from './api/schemas.js';
 
 export const DEFAULT_PORT = 6464;
 export const DEFAULT_VICE_COMMAND = ['x64sc', '-default', '+sound'];
@@ -87,9 +89,6 @@ export interface UltimateToolServiceOptions {
   /** How long a native run's output is awaited on the lab bench (default 30 s). */
   nativeOutputTimeoutMs?: number;
 }
-
-type Reply = { status: number; body: Record<string, unknown> };
-type Handler = (m: RegExpExecArray, url: URL, body: unknown) => Promise<Reply> | Reply;
 
 function ok(body: Record<string, unknown>, status = 200): Reply {
   return { status, body: { api_schema_version: API_SCHEMA_VERSION, ...body } };
@@ -138,7 +137,7 @@ export class UltimateToolService {
   readonly #jobs: JobRunner;
   readonly #log: Logger;
   readonly #now: () => number;
-  readonly #routes: Array<{ method: string; re: RegExp; handler: Handler }>;
+  readonly #routes: BoundRoute[];
   readonly #captures: CaptureService;
   readonly #analyses: RunAnalyses;
   readonly #assets = new DashboardAssets();
@@ -180,27 +179,27 @@ export class UltimateToolService {
     const uncertain = this.#native.recover(new Date(this.#now()).toISOString());
     if (uncertain.length)
       this.#log.warn(`marked ${uncertain.length} unfinished native run(s) uncertain and their intents suspended: ${uncertain.join(', ')}`);
-    this.#routes = [
+    this.#routes = bindRoutes({
       ...this.#nativeRoutes(),
       ...this.#captureRoutes(),
       ...this.#analysisRoutes(),
-      { method: 'GET', re: /^\/v13\/project$/, handler: () => this.#project() },
-      { method: 'GET', re: /^\/v13\/targets$/, handler: () => this.#targets() },
-      { method: 'GET', re: /^\/v13\/runs$/, handler: (_m, url) => this.#listRuns(url) },
-      { method: 'GET', re: /^\/v13\/runs\/([^/]+)$/, handler: (m) => ok({ run: this.#run(m[1]!) }) },
-      { method: 'GET', re: /^\/v13\/runs\/([^/]+)\/evidence\/([^/]*)$/, handler: (m) => this.#evidence(m[1]!, m[2]!) },
-      { method: 'GET', re: /^\/v13\/runs\/([^/]+)\/resolve$/, handler: (m, url) => this.#resolve(m[1]!, url) },
-      { method: 'GET', re: /^\/v13\/comparisons\/runs$/, handler: (_m, url) => this.#compare(url) },
-      { method: 'GET', re: /^\/v13\/comparisons\/checkpoints$/, handler: (_m, url) => this.#compareCheckpoints(url) },
-      { method: 'GET', re: /^\/v13\/checkpoint-comparisons$/, handler: (_m, url) => this.#checkpointComparisons(url) },
-      { method: 'GET', re: /^\/v13\/checkpoint-comparisons\/([^/]+)$/, handler: (m) => this.#checkpointComparison(m[1]!) },
-      { method: 'GET', re: /^\/v13\/jobs$/, handler: (_m, url) => this.#listJobs(url) },
-      { method: 'GET', re: /^\/v13\/jobs\/active$/, handler: () => ok({ job: this.#activeJob() }) },
-      { method: 'GET', re: /^\/v13\/jobs\/([^/]+)$/, handler: (m) => this.#job(m[1]!) },
-      { method: 'POST', re: /^\/v13\/probes$/, handler: (_m, _u, body) => this.#probe(body) },
-      { method: 'POST', re: /^\/v13\/jobs$/, handler: (_m, _u, body) => this.#startJob(body) },
-      { method: 'GET', re: /^\/v13\/openapi\.json$/, handler: () => ({ status: 200, body: openApiDocument(packageVersion()) }) },
-    ];
+      getProject: () => this.#project(),
+      listTargets: () => this.#targets(),
+      listRuns: (_m, url) => this.#listRuns(url),
+      getRun: (m) => ok({ run: this.#run(m[1]!) }),
+      readEvidence: (m) => this.#evidence(m[1]!, m[2]!),
+      resolveAddress: (m, url) => this.#resolve(m[1]!, url),
+      compareRuns: (_m, url) => this.#compare(url),
+      compareRunCheckpoints: (_m, url) => this.#compareCheckpoints(url),
+      listCheckpointComparisons: (_m, url) => this.#checkpointComparisons(url),
+      getCheckpointComparison: (m) => this.#checkpointComparison(m[1]!),
+      listJobs: (_m, url) => this.#listJobs(url),
+      getActiveJob: () => ok({ job: this.#activeJob() }),
+      getJob: (m) => this.#job(m[1]!),
+      probeUltimate: (_m, _u, body) => this.#probe(body),
+      startTestJob: (_m, _u, body) => this.#startJob(body),
+      openApi: () => ({ status: 200, body: openApiDocument(packageVersion()) }),
+    });
     this.#server = http.createServer((req, res) => void this.#serve(req, res));
     this.#server.keepAliveTimeout = 5000;
   }
@@ -310,7 +309,7 @@ export class UltimateToolService {
         other ? 'invalid-request' : 'not-found',
         other
           ? `${method} is not allowed on ${url.pathname}`
-          : `no route ${method} ${url.pathname}; routes are under /v13/ (see /v13/openapi.json)`,
+          : `no route ${method} ${url.pathname}; the routes are listed in ${ROUTES.openApi.path}`,
         other ? 405 : 404,
       );
     }
@@ -406,7 +405,7 @@ export class UltimateToolService {
   }
 
   #listRuns(url: URL): Reply {
-    const q = parse(RunsQuerySchema, queryObject(url), 'query for GET /v13/runs');
+    const q = parse(RunsQuerySchema, queryObject(url), `query for GET ${ROUTES.listRuns.path}`);
     const page = this.store.listRuns(q);
     if (page === 'bad-cursor')
       throw new ServiceError('invalid-request', 'cursor is not one this service issued (use next_cursor as given)', 400);
@@ -454,7 +453,7 @@ export class UltimateToolService {
   }
 
   async #compare(url: URL): Promise<Reply> {
-    const q = parse(CompareQuerySchema, queryObject(url), 'query for GET /v13/comparisons/runs');
+    const q = parse(CompareQuerySchema, queryObject(url), `query for GET ${ROUTES.compareRuns.path}`);
     const baseline = this.#run(q.baseline);
     const candidate = this.#run(q.candidate);
     const sa = this.#opts.symbolAnalysis;
@@ -470,12 +469,12 @@ export class UltimateToolService {
   }
 
   async #compareCheckpoints(url: URL): Promise<Reply> {
-    const q = parse(CheckpointCompareQuerySchema, queryObject(url), 'query for GET /v13/comparisons/checkpoints');
+    const q = parse(CheckpointCompareQuerySchema, queryObject(url), `query for GET ${ROUTES.compareRunCheckpoints.path}`);
     return ok(await compareStoredRuns(this.store, this.#run(q.baseline), this.#run(q.candidate)));
   }
 
   #checkpointComparisons(url: URL): Reply {
-    const q = parse(CheckpointComparisonsQuerySchema, queryObject(url), 'query for GET /v13/checkpoint-comparisons');
+    const q = parse(CheckpointComparisonsQuerySchema, queryObject(url), `query for GET ${ROUTES.listCheckpointComparisons.path}`);
     return ok(listPairs(this.store, q.limit));
   }
 
@@ -487,7 +486,7 @@ export class UltimateToolService {
 
   /** Recent jobs, newest first; a job still held by the runner is shown with its live progress. */
   #listJobs(url: URL): Reply {
-    const q = parse(JobsQuerySchema, queryObject(url), 'query for GET /v13/jobs');
+    const q = parse(JobsQuerySchema, queryObject(url), `query for GET ${ROUTES.listJobs.path}`);
     const jobs = this.store.listJobs(q.limit, q.state).map((j) => this.#jobs.liveJob(j.job_id) ?? j);
     return ok({ jobs });
   }
@@ -500,7 +499,7 @@ export class UltimateToolService {
   }
 
   async #probe(body: unknown): Promise<Reply> {
-    const req = parse(ProbeRequestSchema, body, 'body for POST /v13/probes');
+    const req = parse(ProbeRequestSchema, body, `body for POST ${ROUTES.probeUltimate.path}`);
     const u = this.#jobs.ctx.ultimate;
     if (!u) throw new ServiceError('target_unavailable', this.#ultimateInfo().reason ?? 'not configured', 503);
     const device = new UltimateDevice(u.device);
@@ -535,7 +534,7 @@ export class UltimateToolService {
     return null;
   }
 
-  #nativeRoutes(): NativeRoute[] {
+  #nativeRoutes(): NativeRoutes {
     const ctx: NativeContext = {
       store: this.store,
       native: this.#native,
@@ -558,101 +557,69 @@ export class UltimateToolService {
 
   // ---- debug-stream captures (captures.ts) ----
 
-  #captureRoutes(): Array<{ method: string; re: RegExp; handler: Handler }> {
-    const prep = (kind: string) => new RegExp(`^/v13/captures/${kind}/preparations$`);
-    const one = (kind: string, tail = '') => new RegExp(`^/v13/captures/${kind}/preparations/([^/]+)${tail}$`);
+  #captureRoutes(): RouteHandlers<
+    | 'prepareDebugStreamCapture'
+    | 'prepareSourceLinkedCapture'
+    | 'cancelDebugStreamPreparation'
+    | 'cancelSourceLinkedPreparation'
+    | 'startDebugStreamCapture'
+    | 'startSourceLinkedCapture'
+  > {
     const id = (raw: string) => {
       if (!UuidSchema.safeParse(raw).success)
         throw new ServiceError('invalid-request', `preparation id ${JSON.stringify(raw)} is not a lower-case UUID v4`, 400);
       return raw;
     };
     const c = this.#captures;
-    return [
-      {
-        method: 'POST',
-        re: prep('debug-stream'),
-        handler: async (_m, _u, body) =>
-          ok(
-            { preparation: await c.prepareDebugStream(parse(CapturePrepareRequestSchema, body, 'body of a debug-stream preparation')) },
-            201,
-          ),
-      },
-      {
-        method: 'POST',
-        re: prep('source-linked'),
-        handler: async (_m, _u, body) =>
-          ok(
-            {
-              preparation: await c.prepareSourceLinked(
-                parse(SourceLinkedPrepareRequestSchema, body, 'body of a source-linked preparation'),
-              ),
-            },
-            201,
-          ),
-      },
-      { method: 'DELETE', re: one('debug-stream'), handler: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }) },
-      { method: 'DELETE', re: one('source-linked'), handler: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }) },
-      {
-        method: 'POST',
-        re: one('debug-stream', '/start'),
-        handler: async (m, _u, body) =>
-          ok(await c.startDebugStream(id(m[1]!), parse(CaptureStartRequestSchema, body, 'body of a debug-stream capture start')), 201),
-      },
-      {
-        method: 'POST',
-        re: one('source-linked', '/start'),
-        handler: async (m, _u, body) =>
-          ok(
-            await c.startSourceLinked(id(m[1]!), parse(SourceLinkedStartRequestSchema, body, 'body of a source-linked capture start')),
-            201,
-          ),
-      },
-    ];
+    return {
+      prepareDebugStreamCapture: async (_m, _u, body) =>
+        ok(
+          { preparation: await c.prepareDebugStream(parse(CapturePrepareRequestSchema, body, 'body of a debug-stream preparation')) },
+          201,
+        ),
+      prepareSourceLinkedCapture: async (_m, _u, body) =>
+        ok(
+          {
+            preparation: await c.prepareSourceLinked(parse(SourceLinkedPrepareRequestSchema, body, 'body of a source-linked preparation')),
+          },
+          201,
+        ),
+      cancelDebugStreamPreparation: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }),
+      cancelSourceLinkedPreparation: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }),
+      startDebugStreamCapture: async (m, _u, body) =>
+        ok(await c.startDebugStream(id(m[1]!), parse(CaptureStartRequestSchema, body, 'body of a debug-stream capture start')), 201),
+      startSourceLinkedCapture: async (m, _u, body) =>
+        ok(await c.startSourceLinked(id(m[1]!), parse(SourceLinkedStartRequestSchema, body, 'body of a source-linked capture start')), 201),
+    };
   }
 
   // ---- run analyses (run-analyses.ts) ----
 
-  #analysisRoutes(): Array<{ method: string; re: RegExp; handler: Handler }> {
+  #analysisRoutes(): RouteHandlers<'getRunTimeline' | 'getDiagnosticReport' | 'getDiagnosticItems' | 'getCrashReport'> {
     const a = this.#analyses;
-    return [
-      {
-        method: 'GET',
-        re: /^\/v13\/runs\/([^/]+)\/timeline$/,
-        handler: async (m, url) => {
-          const q = parse(TimelineQuerySchema, queryObject(url), 'query for a run timeline');
-          return ok(await a.timeline(this.#run(m[1]!), q));
-        },
+    return {
+      getRunTimeline: async (m, url) => {
+        const q = parse(TimelineQuerySchema, queryObject(url), 'query for a run timeline');
+        return ok(await a.timeline(this.#run(m[1]!), q));
       },
-      {
-        method: 'GET',
-        re: /^\/v13\/runs\/([^/]+)\/diagnostic-report$/,
-        handler: async (m, url) => {
-          parse(NoQuerySchema, queryObject(url), 'query for a diagnostic report');
-          return ok(await a.diagnosticReport(this.#run(m[1]!)));
-        },
+      getDiagnosticReport: async (m, url) => {
+        parse(NoQuerySchema, queryObject(url), 'query for a diagnostic report');
+        return ok(await a.diagnosticReport(this.#run(m[1]!)));
       },
-      {
-        method: 'GET',
-        re: /^\/v13\/runs\/([^/]+)\/diagnostic-items$/,
-        handler: async (m, url) => {
-          const run = this.#run(m[1]!);
-          const q = parse(DiagnosticItemsQuerySchema, queryObject(url), 'query for diagnostic items');
-          return ok(await a.diagnosticItems(run, q.section, q.limit, q.cursor));
-        },
+      getDiagnosticItems: async (m, url) => {
+        const run = this.#run(m[1]!);
+        const q = parse(DiagnosticItemsQuerySchema, queryObject(url), 'query for diagnostic items');
+        return ok(await a.diagnosticItems(run, q.section, q.limit, q.cursor));
       },
-      {
-        method: 'GET',
-        re: /^\/v13\/runs\/([^/]+)\/crash-report$/,
-        handler: async (m, url) => {
-          const q = parse(CrashReportQuerySchema, queryObject(url), 'query for a crash report');
-          return ok(await a.crashReport(this.#run(m[1]!), q.context));
-        },
+      getCrashReport: async (m, url) => {
+        const q = parse(CrashReportQuerySchema, queryObject(url), 'query for a crash report');
+        return ok(await a.crashReport(this.#run(m[1]!), q.context));
       },
-    ];
+    };
   }
 
   async #startJob(body: unknown): Promise<Reply> {
-    const req = parse(JobRequestSchema, body, 'body for POST /v13/jobs');
+    const req = parse(JobRequestSchema, body, `body for POST ${ROUTES.startTestJob.path}`);
     const manifest = await this.#manifest();
     const test = manifest.tests.find((t) => t.name === req.test);
     if (!test)

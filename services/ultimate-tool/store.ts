@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Job, RunRecord, RunSummary } from './api-schemas.js';
+import type { Job, RunRecord, RunSummary } from './api/schemas.js';
 import { CheckpointPairTable } from './checkpoint-pairs.js';
 import { pageBySeq } from './seq-page.js';
 

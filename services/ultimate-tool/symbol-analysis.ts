@@ -1,7 +1,7 @@
 // The seam to the label/map analysis (parseSymbolFile, resolveAddress, compareRuns): the service's
 // /resolve and /comparisons/runs routes and its jobs call this interface. The default is the
 // pure module in ./symbols/ (labelMapAnalysis); tests inject a recording one.
-import type { RunRecord } from './api-schemas.js';
+import type { RunRecord } from './api/schemas.js';
 import type { SymbolFormat } from './manifest.js';
 import type { ResolverResult, RunComparison, SymbolTable } from './symbols/index.js';
 

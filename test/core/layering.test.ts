@@ -44,6 +44,29 @@ test('every folder imports only the folders docs/ARCHITECTURE.md allows', () => 
   assert.deepEqual(violations, []);
 });
 
+// Inside the layers, at folder level: a service's api/ folder is its one wire declaration, the only
+// part of it an adapter may import, and it imports nothing of the service itself.
+test('adapters import only services/*/api/, and a service api/ imports only itself', () => {
+  const violations: string[] = [];
+  const check = (folder: string, allowed: (target: string, file: string) => boolean, rule: string) => {
+    for (const file of sources(join(repoRoot, folder))) {
+      for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2] ?? '';
+        if (!spec.startsWith('.')) continue;
+        const target = relative(repoRoot, resolve(dirname(file), spec));
+        if (!allowed(target, relative(repoRoot, file))) violations.push(`${relative(repoRoot, file)} imports ${spec} (${rule})`);
+      }
+    }
+  };
+  check('adapters', (t) => !t.startsWith('services/') || /^services\/[^/]+\/api\//.test(t), 'adapters may import only services/*/api/');
+  for (const service of readdirSync(join(repoRoot, 'services'))) {
+    const api = `services/${service}/api`;
+    if (!statSync(join(repoRoot, api), { throwIfNoEntry: false })?.isDirectory()) continue;
+    check(api, (t) => t.startsWith(`${api}/`), `${api}/ may import only itself`);
+  }
+  assert.deepEqual(violations, []);
+});
+
 test('nothing in the package source writes to the console (logs go through the logger to stderr)', () => {
   const offenders: string[] = [];
   for (const folder of Object.keys(ALLOWED)) {

@@ -4,7 +4,7 @@
 // test jobs — and no FTP client, no update file and no trigger. Its request body is a closed
 // object, so a request that asks for anything more is refused before it runs.
 import type { UltimateDevice } from '../../../engines/ultimate/device.js';
-import type { Job } from '../api-schemas.js';
+import type { Job } from '../api/schemas.js';
 import { ServiceError } from '../service-error.js';
 import { IllegalIntentTransition } from './intent-state.js';
 import { type NativeContext, newNativeJob, openDevice, saveJob } from './native-context.js';

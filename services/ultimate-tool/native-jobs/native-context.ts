@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../common/index.js';
 import { UltimateDevice } from '../../../engines/ultimate/device.js';
 import { UltimateError } from '../../../engines/ultimate/errors.js';
-import type { Job } from '../api-schemas.js';
+import type { Job } from '../api/schemas.js';
 import type { UltimateTargetConfig } from '../jobs.js';
 import { ServiceError } from '../service-error.js';
 import type { ServiceStore } from '../store.js';

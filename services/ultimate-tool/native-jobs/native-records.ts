@@ -2,21 +2,26 @@
 // SERVICE-API.md "Native"): preparations, intents, native runs, and the request bodies of the
 // native routes. Requests are closed zod objects: an unknown field (say, a health check asking to
 // upload a file) is refused before anything runs.
-import { z } from 'zod';
 
-const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'expected a lower-case UUID v4');
-const Host = z
-  .string()
-  .min(1)
-  .max(253)
-  .regex(/^[A-Za-z0-9.:_-]+$/, 'expected a host name or address');
+import type { HealthGate, IntentState, NativeRunState } from '../api/native-schemas.js';
 
-export const INTENT_STATES = ['active', 'suspended', 'revoked', 'expired', 'exhausted', 'consumed'] as const;
-export type IntentState = (typeof INTENT_STATES)[number];
-export const HEALTH_GATES = ['none', 'pending', 'passed'] as const;
-export type HealthGate = (typeof HEALTH_GATES)[number];
-export const NATIVE_RUN_STATES = ['latched', 'uploaded', 'triggered', 'completed', 'uncertain', 'failed', 'refused'] as const;
-export type NativeRunState = (typeof NATIVE_RUN_STATES)[number];
+// The request bodies and states are part of the API's one declaration (api/native-schemas.ts).
+export {
+  EmptyBodySchema,
+  HEALTH_GATES,
+  type HealthGate,
+  INTENT_STATES,
+  type IntentState,
+  NATIVE_RUN_STATES,
+  NativeHealthCheckRequestSchema,
+  type NativeIntentRequest,
+  NativeIntentRequestSchema,
+  NativeIntentsQuerySchema,
+  NativePreparationRequestSchema,
+  NativeRunRequestSchema,
+  type NativeRunState,
+  NativeSmokeJobRequestSchema,
+} from '../api/native-schemas.js';
 /** Run states a restarted service finds unfinished: each becomes `uncertain`, never re-run. */
 export const UNFINISHED_RUN_STATES: readonly NativeRunState[] = ['latched', 'uploaded', 'triggered'];
 
@@ -94,51 +99,3 @@ export interface NativeRun {
 }
 
 export type NativeRunSummary = Pick<NativeRun, 'native_run_id' | 'state' | 'started_at' | 'finished_at' | 'utr2_token'>;
-
-// ---- request bodies ----
-
-export const NativePreparationRequestSchema = z.strictObject({
-  program: z.string().min(1).max(64).describe('a name from the manifest\'s "native_programs"'),
-});
-
-export const NativeIntentRequestSchema = z
-  .strictObject({
-    preparation_id: Uuid,
-    probe_id: z.string().min(1).max(100),
-    mode: z.enum(['one-shot', 'standing']),
-    confirmed_standing_authorization: z.boolean().optional(),
-    expires_at: z.iso.datetime({ offset: true }).optional(),
-    max_runs: z.number().int().min(1).max(1_000_000).optional(),
-  })
-  .superRefine((r, ctx) => {
-    if (r.mode === 'standing' && r.confirmed_standing_authorization !== true)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['confirmed_standing_authorization'],
-        message: 'a standing intent needs confirmed_standing_authorization: true (the user confirmed standing permission)',
-      });
-    if (r.mode === 'one-shot') {
-      for (const k of ['confirmed_standing_authorization', 'max_runs'] as const)
-        if (r[k] !== undefined)
-          ctx.addIssue({ code: 'custom', path: [k], message: `${k} applies only to a standing intent; a one-shot intent runs once` });
-    }
-  });
-export type NativeIntentRequest = z.infer<typeof NativeIntentRequestSchema>;
-
-export const NativeIntentsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(100).optional(),
-  state: z.enum(INTENT_STATES).optional(),
-});
-
-export const NativeRunRequestSchema = z.strictObject({ intent_id: Uuid, device_host: Host });
-
-export const NativeHealthCheckRequestSchema = z.strictObject({ intent_id: Uuid, run_id: Uuid, device_host: Host });
-
-export const NativeSmokeJobRequestSchema = z.strictObject({
-  probe_id: z.string().min(1).max(100),
-  device_host: Host,
-  confirmed_run_update_count: z.number().int(),
-});
-
-export const EmptyBodySchema = z.strictObject({});

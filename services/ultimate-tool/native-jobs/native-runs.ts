@@ -17,7 +17,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { UltimateDevice } from '../../../engines/ultimate/device.js';
 import { placeUtr2Token, triggerRunUpdate, uploadUpdateFile } from '../../../engines/ultimate/riscv-apps/run-update-trigger.js';
-import type { Job } from '../api-schemas.js';
+import type { Job } from '../api/schemas.js';
 import { EvidenceWriter } from '../evidence.js';
 import { identityOf } from '../probes.js';
 import { ServiceError } from '../service-error.js';

@@ -9,7 +9,7 @@ import { packageRoot } from '../../../common/index.js';
 import { buildRiscvProgram } from '../../../engines/ultimate/riscv-apps/riscv-toolchain.js';
 import { triggerRunUpdate, uploadUpdateFile } from '../../../engines/ultimate/riscv-apps/run-update-trigger.js';
 import { packUe2FromElf } from '../../../engines/ultimate/riscv-apps/ue2.js';
-import type { Job } from '../api-schemas.js';
+import type { Job } from '../api/schemas.js';
 import { identityOf, checkProbe, sameIdentity } from '../probes.js';
 import { ServiceError } from '../service-error.js';
 import { type NativeContext, isAmbiguous, newNativeJob, openDevice, saveJob } from './native-context.js';

@@ -2,7 +2,7 @@
 // (resolver schema 2). Every answer is a result, never an exception: resolved (one symbol, at the
 // address or the nearest before it), ambiguous (several equally good), unmapped (nothing close),
 // unavailable (no symbol information, or no such context).
-import { addressHex, parseAddress } from './address.js';
+import { addressHex, parseAddress } from '../api/address.js';
 import type { SegmentEntry, SymbolFormat, SymbolTable } from './symbol-table.js';
 
 export const RESOLVER_SCHEMA_VERSION = 2;

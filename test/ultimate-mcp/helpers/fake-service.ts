@@ -1,10 +1,13 @@
-// A stand-in for `ultimate-tool serve` that speaks the ULTIMATE-API.md routes with canned
+// A stand-in for `ultimate-tool serve` that speaks the routes of the API's route table
+// (services/ultimate-tool/api/routes.ts; docs/ultimate/SERVICE-API.md) with canned
 // answers, and counts every request that reaches it. With `upstream` it forwards each request to
 // a real service instead (still counting), so the same adapter tests can run against the real
 // thing: set ULTIMATE_SERVICE_URL=http://127.0.0.1:PORT.
 import http from 'node:http';
 import { deflateSync } from 'node:zlib';
 import { closeServer, listenLoopback } from '../../../common/index.js';
+import { pathMatcher } from '../../../services/ultimate-tool/api/paths.js';
+import { ROUTE_LIST } from '../../../services/ultimate-tool/api/routes.js';
 
 export const IDS = {
   run: '0b7e6a3c-1f2d-4c5b-9a8e-7d6c5b4a3f21',
@@ -116,7 +119,11 @@ export function runRecord(runId: string = IDS.run) {
 function cannedAnswer(req: SeenRequest): Answer | undefined {
   const { method, path } = req;
   const ok = (body: Record<string, unknown>, status = 200): Answer => ({ status, body: { ...V, ...body } });
-  if (method === 'GET' && path === '/v13/project') {
+  // Which route of the API's route table the request is (the service's own matching order).
+  const route = ROUTE_LIST.find((r) => r.method === method && pathMatcher(r.path).test(path));
+  const m = route ? pathMatcher(route.path).exec(path) : null;
+  const routeName = route?.name;
+  if (routeName === 'getProject') {
     return ok({
       project: {
         root: '/tmp/demo',
@@ -126,7 +133,7 @@ function cannedAnswer(req: SeenRequest): Answer | undefined {
       },
     });
   }
-  if (method === 'GET' && path === '/v13/targets') {
+  if (routeName === 'listTargets') {
     return ok({
       targets: [
         { target: 'vice', available: true, reason: null, emulation: true, description: 'virtual VICE' },
@@ -134,11 +141,11 @@ function cannedAnswer(req: SeenRequest): Answer | undefined {
       ],
     });
   }
-  if (method === 'GET' && path === '/v13/runs')
+  if (routeName === 'listRuns')
     return ok({ runs: [{ run_id: IDS.run, test: 'passes', target: 'vice', status: 'passed' }], next_cursor: null });
-  if (method === 'GET' && path === '/v13/jobs/active') return ok({ job: null });
-  if (method === 'POST' && path === '/v13/jobs') return ok({ job: job(req.body as Record<string, unknown>) }, 201);
-  if (method === 'POST' && path === '/v13/probes') {
+  if (routeName === 'getActiveJob') return ok({ job: null });
+  if (routeName === 'startTestJob') return ok({ job: job(req.body as Record<string, unknown>) }, 201);
+  if (routeName === 'probeUltimate') {
     const strict = (req.body as { strict_gate?: boolean })?.strict_gate ?? false;
     return ok(
       {
@@ -156,7 +163,7 @@ function cannedAnswer(req: SeenRequest): Answer | undefined {
       201,
     );
   }
-  if (method === 'GET' && path === '/v13/comparisons/runs') {
+  if (routeName === 'compareRuns') {
     return ok({
       comparison_schema_version: 1,
       result: 'compared',
@@ -164,12 +171,9 @@ function cannedAnswer(req: SeenRequest): Answer | undefined {
       candidate_run_id: req.query.candidate,
     });
   }
-  let m = /^\/v13\/jobs\/([^/]+)$/.exec(path);
-  if (method === 'GET' && m) return ok({ job: job({ job_id: decodeURIComponent(m[1]!) }) });
-  m = /^\/v13\/runs\/([^/]+)$/.exec(path);
-  if (method === 'GET' && m) return ok({ run: runRecord(decodeURIComponent(m[1]!)) });
-  m = /^\/v13\/runs\/([^/]+)\/resolve$/.exec(path);
-  if (method === 'GET' && m) {
+  if (routeName === 'getJob' && m) return ok({ job: job({ job_id: decodeURIComponent(m[1]!) }) });
+  if (routeName === 'getRun' && m) return ok({ run: runRecord(decodeURIComponent(m[1]!)) });
+  if (routeName === 'resolveAddress' && m) {
     return ok({
       resolver_schema_version: 2,
       result: 'resolved',
@@ -179,9 +183,8 @@ function cannedAnswer(req: SeenRequest): Answer | undefined {
       query: req.query,
     });
   }
-  m = /^\/v13\/runs\/([^/]+)\/evidence\/([^/]+)$/.exec(path);
-  if (method === 'GET' && m) {
-    const name = decodeURIComponent(m[2]!);
+  if (routeName === 'readEvidence' && m && m[2]) {
+    const name = decodeURIComponent(m[2]);
     if (name === 'screen.txt')
       return ok({ evidence: { name, media_type: 'text/plain', size: 5, sha256: 'c'.repeat(64), kind: 'text', text: 'READY' } });
     if (name === 'screenshot.png') {

@@ -10,6 +10,8 @@ export class ApiError extends Error {
   }
 }
 
+import { ROUTE_PATHS, type RouteName, fillPath } from '../../api/paths.js';
+
 export type Query = Record<string, string | number | undefined>;
 
 export function apiPath(path: string, query: Query = {}): string {
@@ -32,4 +34,9 @@ export async function getJson<T>(path: string, query: Query = {}): Promise<T> {
     throw new ApiError(r.status, e?.code ?? 'unknown', e?.message ?? `HTTP ${r.status}`);
   }
   return body as T;
+}
+
+/** GET one route of the API's route table (api/paths.ts) by name, with its path parameters. */
+export function getRoute<T>(name: RouteName, params: Record<string, string> = {}, query: Query = {}): Promise<T> {
+  return getJson<T>(fillPath(ROUTE_PATHS[name].path, params), query);
 }

@@ -1,36 +1,16 @@
-// The parts of the /v13 payloads the dashboard reads (docs/ultimate/SERVICE-API.md). Everything
-// else is shown as the API sent it.
-export interface RunSummary {
-  run_id: string;
-  job_id: string;
-  test: string;
-  target: string;
-  status: string;
-  emulation: boolean;
-  started_at: string;
-  finished_at: string;
-}
+// The /v13 payloads the dashboard reads. The run, evidence and job shapes are the API's own
+// (services/ultimate-tool/api/schemas.ts; type-only imports, nothing of zod reaches the browser
+// bundle); the analysis pages below are read loosely, as the API declares them loose.
+import type {
+  EvidenceEntry as ApiEvidenceEntry,
+  Job as ApiJob,
+  RunRecord as ApiRunRecord,
+  RunSummary as ApiRunSummary,
+} from '../../api/schemas.js';
 
-export interface EvidenceEntry {
-  name: string;
-  media_type: string;
-  size: number;
-  sha256: string;
-}
-
-export interface RunRecord extends RunSummary {
-  status_reason: string;
-  target_identity: Record<string, unknown>;
-  candidate: { artifact_sha256: string | null; artifact_name: string; build: Record<string, unknown> };
-  timings: Record<string, number>;
-  expectations: Record<string, unknown>;
-  observations: Record<string, unknown>;
-  screen_match: Record<string, unknown> | null;
-  supporting_artifacts: Array<{ role: string; format: string; name: string; size: number; sha256: string }>;
-  evidence: EvidenceEntry[];
-  crash_state: Record<string, unknown> | null;
-  comparison: Record<string, unknown> | null;
-}
+export type RunSummary = ApiRunSummary;
+export type EvidenceEntry = ApiEvidenceEntry;
+export type RunRecord = ApiRunRecord;
 
 export interface EvidenceRead extends EvidenceEntry {
   kind: 'text' | 'image' | 'binary';
@@ -38,19 +18,7 @@ export interface EvidenceRead extends EvidenceEntry {
   base64?: string;
 }
 
-export interface Job {
-  job_id: string;
-  state: string;
-  test: string;
-  targets: string[];
-  repeat: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  progress: { completed_runs: number; total_runs: number; phase: string };
-  run_ids: string[];
-  error: { code: string; message: string } | null;
-}
+export type Job = ApiJob;
 
 export interface TimelineRow {
   kind: 'bus' | 'gap' | 'uncertain';

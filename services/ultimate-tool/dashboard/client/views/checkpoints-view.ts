@@ -1,6 +1,6 @@
 // Stored checkpoint comparisons (GET /v13/checkpoint-comparisons) and one of them
 // (GET /v13/checkpoint-comparisons/{id}) with its points and first divergence.
-import { getJson } from '../api.js';
+import { getRoute } from '../api.js';
 import { el, fields, json, link, show, statusBadge, table } from '../dom.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
@@ -17,7 +17,7 @@ interface PairSummary {
 }
 
 export async function checkpointsView(ctx: ViewContext): Promise<void> {
-  const r = await getJson<{ checkpoint_comparisons: PairSummary[] }>('/v13/checkpoint-comparisons', { limit: 200 });
+  const r = await getRoute<{ checkpoint_comparisons: PairSummary[] }>('listCheckpointComparisons', {}, { limit: 200 });
   if (!ctx.current()) return;
   ctx.root.append(
     el('h1', {}, 'Checkpoint comparisons'),
@@ -45,9 +45,9 @@ export async function checkpointsView(ctx: ViewContext): Promise<void> {
 
 export async function checkpointView(ctx: ViewContext): Promise<void> {
   const id = ctx.route.args[0] ?? '';
-  const r = await getJson<{ checkpoint_comparison: PairSummary & { comparison: Record<string, unknown> } }>(
-    `/v13/checkpoint-comparisons/${encodeURIComponent(id)}`,
-  );
+  const r = await getRoute<{ checkpoint_comparison: PairSummary & { comparison: Record<string, unknown> } }>('getCheckpointComparison', {
+    comparison_id: id,
+  });
   if (!ctx.current()) return;
   const pair = r.checkpoint_comparison;
   const cmp = pair.comparison;

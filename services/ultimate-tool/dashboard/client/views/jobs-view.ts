@@ -3,7 +3,7 @@
 // client can call, costs one small indexed read per second, needs no long-lived connection the
 // service would have to drain on stop, and a one-second delay is well within what a person
 // watching a job notices.
-import { getJson } from '../api.js';
+import { getRoute } from '../api.js';
 import { el, link, statusBadge, table } from '../dom.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
@@ -36,7 +36,7 @@ export async function jobsView(ctx: ViewContext): Promise<void> {
   let polls = 0;
   const refresh = async () => {
     try {
-      const r = await getJson<{ jobs: Job[] }>('/v13/jobs', { limit: 20 });
+      const r = await getRoute<{ jobs: Job[] }>('listJobs', {}, { limit: 20 });
       if (!ctx.current()) return;
       holder.replaceChildren(r.jobs.length ? jobsTable(r.jobs) : el('p', { id: 'jobs-empty' }, 'No job yet.'));
       polls++;

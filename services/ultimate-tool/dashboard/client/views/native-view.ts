@@ -1,7 +1,8 @@
 // Native intents and their state (GET /v13/native/intents, docs/ultimate/SERVICE-API.md "Native";
 // services/ultimate-tool/native-jobs/). A service from before the native flow answers 404 there: the
 // view says so plainly instead of showing an error.
-import { ApiError, getJson } from '../api.js';
+import { ROUTE_PATHS } from '../../../api/paths.js';
+import { ApiError, getRoute } from '../api.js';
 import { el, fields, json, link, show, statusBadge, table } from '../dom.js';
 import { pager, readTrail } from '../pager.js';
 import { routeHash } from '../route.js';
@@ -22,7 +23,7 @@ function unavailable(ctx: ViewContext): void {
     el(
       'p',
       { id: 'native-unavailable', class: 'notice' },
-      'The native flow is not available on this service (GET /v13/native/intents answered 404).',
+      `The native flow is not available on this service (GET ${ROUTE_PATHS.listNativeIntents.path} answered 404).`,
     ),
   );
 }
@@ -34,7 +35,7 @@ export async function nativeView(ctx: ViewContext): Promise<void> {
   const trail = readTrail(q);
   let page: { intents: NativeIntent[]; next_cursor: string | null };
   try {
-    page = await getJson('/v13/native/intents', { limit: pageSize(limit ?? null), state, cursor: trail.cursor });
+    page = await getRoute('listNativeIntents', {}, { limit: pageSize(limit ?? null), state, cursor: trail.cursor });
   } catch (e) {
     if (e instanceof ApiError && e.status === 404 && e.code === 'not-found') return unavailable(ctx);
     throw e;
@@ -89,7 +90,7 @@ export async function nativeIntentView(ctx: ViewContext): Promise<void> {
   const id = ctx.route.args[0] ?? '';
   let intent: NativeIntent;
   try {
-    intent = (await getJson<{ intent: NativeIntent }>(`/v13/native/intents/${encodeURIComponent(id)}`)).intent;
+    intent = (await getRoute<{ intent: NativeIntent }>('getNativeIntent', { intent_id: id })).intent;
   } catch (e) {
     if (e instanceof ApiError && e.status === 404 && e.code === 'not-found' && /no route/.test(e.message)) return unavailable(ctx);
     throw e;

@@ -1,7 +1,7 @@
 // One run: status, expectations beside observations, evidence (the screenshot shown), the crash
 // report of a crashed run, the diagnostic report and its items, supporting artifacts. Each part is
 // its own /v13 request, so a failing analysis shows its error and the rest still renders.
-import { ApiError, getJson } from '../api.js';
+import { ApiError, getRoute } from '../api.js';
 import { el, fields, json, link, show, statusBadge, table } from '../dom.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
@@ -34,7 +34,7 @@ function expectationTable(run: RunRecord): HTMLTableElement {
 async function showEvidence(run: RunRecord, name: string, into: HTMLElement): Promise<void> {
   into.replaceChildren(el('p', {}, `loading ${name}…`));
   try {
-    const r = await getJson<{ evidence: EvidenceRead }>(`/v13/runs/${run.run_id}/evidence/${encodeURIComponent(name)}`);
+    const r = await getRoute<{ evidence: EvidenceRead }>('readEvidence', { run_id: run.run_id, name });
     const ev = r.evidence;
     if (ev.kind === 'image' && ev.base64 && ev.media_type === 'image/png')
       into.replaceChildren(el('img', { id: 'evidence-image', alt: ev.name, src: `data:image/png;base64,${ev.base64}` }));
@@ -51,7 +51,7 @@ async function showEvidence(run: RunRecord, name: string, into: HTMLElement): Pr
 async function screenshot(run: RunRecord): Promise<HTMLElement | null> {
   if (!run.evidence.some((e) => e.name === 'screenshot.png')) return null;
   try {
-    const r = await getJson<{ evidence: EvidenceRead }>(`/v13/runs/${run.run_id}/evidence/screenshot.png`);
+    const r = await getRoute<{ evidence: EvidenceRead }>('readEvidence', { run_id: run.run_id, name: 'screenshot.png' });
     if (!r.evidence.base64) return null;
     return el(
       'figure',
@@ -78,7 +78,7 @@ function symbolNames(symbols: unknown): unknown {
 async function crashSection(run: RunRecord): Promise<HTMLElement | null> {
   if (run.status !== 'crashed') return null;
   try {
-    const r = await getJson<Record<string, unknown>>(`/v13/runs/${run.run_id}/crash-report`);
+    const r = await getRoute<Record<string, unknown>>('getCrashReport', { run_id: run.run_id });
     const site = (r.site ?? {}) as Record<string, unknown>;
     const resolution = (site.resolution ?? {}) as Record<string, unknown>;
     return section(
@@ -109,10 +109,14 @@ async function diagnosticsSection(run: RunRecord): Promise<HTMLElement> {
   const loadItems = async () => {
     items.replaceChildren(el('p', {}, 'loading…'));
     try {
-      const r = await getJson<{ total: number; items: unknown[] }>(`/v13/runs/${run.run_id}/diagnostic-items`, {
-        section: picker.value,
-        limit: 50,
-      });
+      const r = await getRoute<{ total: number; items: unknown[] }>(
+        'getDiagnosticItems',
+        { run_id: run.run_id },
+        {
+          section: picker.value,
+          limit: 50,
+        },
+      );
       items.replaceChildren(el('p', {}, `${r.total} item(s)`), ...r.items.map((i) => json(i)));
     } catch (e) {
       items.replaceChildren(errorNote(e));
@@ -120,7 +124,7 @@ async function diagnosticsSection(run: RunRecord): Promise<HTMLElement> {
   };
   picker.addEventListener('change', () => void loadItems());
   try {
-    const r = await getJson<Record<string, unknown>>(`/v13/runs/${run.run_id}/diagnostic-report`);
+    const r = await getRoute<Record<string, unknown>>('getDiagnosticReport', { run_id: run.run_id });
     void loadItems();
     return section(
       'diagnostics',
@@ -137,7 +141,7 @@ async function diagnosticsSection(run: RunRecord): Promise<HTMLElement> {
 
 export async function runView(ctx: ViewContext): Promise<void> {
   const id = ctx.route.args[0] ?? '';
-  const { run } = await getJson<{ run: RunRecord }>(`/v13/runs/${encodeURIComponent(id)}`);
+  const { run } = await getRoute<{ run: RunRecord }>('getRun', { run_id: id });
   const [shot, crash, diagnostics] = await Promise.all([screenshot(run), crashSection(run), diagnosticsSection(run)]);
   if (!ctx.current()) return;
 

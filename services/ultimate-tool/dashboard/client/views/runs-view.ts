@@ -1,7 +1,7 @@
 // Runs, newest first: filters (test, target, status) and cursor paging, straight from
 // GET /v13/runs. The test list comes from GET /v13/project, fetched in parallel so it never
 // delays the first page.
-import { getJson } from '../api.js';
+import { getRoute } from '../api.js';
 import { el, link, statusBadge, table } from '../dom.js';
 import { pager, readTrail } from '../pager.js';
 import { routeHash } from '../route.js';
@@ -50,17 +50,21 @@ export async function runsView(ctx: ViewContext): Promise<void> {
   form.addEventListener('submit', (e) => e.preventDefault());
 
   // The project's tests fill the test filter when they arrive; the runs page does not wait for them.
-  void getJson<{ project: { tests: Array<{ name: string }> } }>('/v13/project')
+  void getRoute<{ project: { tests: Array<{ name: string }> } }>('getProject')
     .then((p) => {
       for (const t of p.project.tests) if (t.name !== filters.test) testSelect.appendChild(el('option', { value: t.name }, t.name));
     })
     .catch(() => undefined);
 
-  const page = await getJson<{ runs: RunSummary[]; next_cursor: string | null }>('/v13/runs', {
-    limit: pageSize(q.get('limit')),
-    cursor: trail.cursor,
-    ...filters,
-  });
+  const page = await getRoute<{ runs: RunSummary[]; next_cursor: string | null }>(
+    'listRuns',
+    {},
+    {
+      limit: pageSize(q.get('limit')),
+      cursor: trail.cursor,
+      ...filters,
+    },
+  );
   if (!ctx.current()) return;
   const rows = table(
     ['started', 'test', 'target', 'status', 'run'],

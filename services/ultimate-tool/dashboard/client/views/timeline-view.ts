@@ -2,7 +2,7 @@
 // (GET /v13/runs/{id}/timeline): the service reads only the index blocks a page touches, so the
 // browser never holds more than one page. Filters (address range, access, source context) are
 // passed to the API; "next page" follows next_cursor, "previous page" the route's history (pager.ts).
-import { ApiError, getJson } from '../api.js';
+import { ApiError, getRoute } from '../api.js';
 import { el, link, show, table } from '../dom.js';
 import { pager, readTrail } from '../pager.js';
 import { routeHash } from '../route.js';
@@ -59,7 +59,7 @@ export async function timelineView(ctx: ViewContext): Promise<void> {
   ctx.root.append(el('h1', {}, 'Timeline of ', link(routeHash('run', [runId]), runId)), form);
   let page: TimelinePage;
   try {
-    page = await getJson<TimelinePage>(`/v13/runs/${encodeURIComponent(runId)}/timeline`, { ...current, cursor: trail.cursor });
+    page = await getRoute<TimelinePage>('getRunTimeline', { run_id: runId }, { ...current, cursor: trail.cursor });
   } catch (e) {
     if (!ctx.current()) return;
     ctx.root.append(el('p', { class: 'error', id: 'timeline-error' }, e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)));

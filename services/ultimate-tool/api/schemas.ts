@@ -1,7 +1,25 @@
 // Every body of the HTTP API (API schema 13) as a zod schema: requests are parsed with them, and
-// the OpenAPI document (openapi.ts) is generated from the very same objects, so the published
-// document cannot drift from what the routes accept and answer.
+// the OpenAPI document (openapi.ts) is generated from the very same objects through the route
+// table (routes.ts), so the published document cannot drift from what the routes accept and answer.
+// Shared fields and their limits come from fields.ts.
 import { z } from 'zod';
+import {
+  AddressText,
+  ApiId,
+  CHECKPOINT_COMPARISONS_LIMIT_MAX,
+  ConfirmedCount,
+  Context,
+  DiagnosticCursor,
+  DiagnosticSection,
+  Ipv4,
+  JOBS_LIMIT_MAX,
+  ProbeId,
+  Repeat,
+  RUNS_LIMIT_MAX,
+  RunsCursor,
+  TestName,
+  TimelineCursor,
+} from './fields.js';
 
 export const API_SCHEMA_VERSION = 13;
 export const RUN_RECORD_SCHEMA_VERSION = 9;
@@ -53,7 +71,7 @@ export const ErrorBodySchema = z.object({
   }),
 });
 
-const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'expected a lower-case UUID v4');
+const Uuid = ApiId;
 export const UuidSchema = Uuid;
 export const TargetNameSchema = z.enum(['vice', 'ultimate']);
 export type TargetName = z.infer<typeof TargetNameSchema>;
@@ -65,18 +83,18 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 export const ProbeRequestSchema = z.strictObject({ strict_gate: z.boolean().default(false) });
 
 export const JobRequestSchema = z.strictObject({
-  test: z.string().min(1).max(64),
+  test: TestName,
   targets: z
     .array(TargetNameSchema)
     .min(1)
     .max(2)
     .refine((t) => new Set(t).size === t.length, 'targets must not repeat'),
-  repeat: z.number().int().min(1).max(100).default(1),
+  repeat: Repeat.default(1),
   baseline_run_id: Uuid.optional(),
   strict_gate: z.boolean().default(false),
-  probe_id: z.string().min(1).max(100).optional(),
-  confirmed_reset_count: z.number().int().min(0).max(1000).optional(),
-  confirmed_reu_write_count: z.number().int().min(0).max(1000).optional(),
+  probe_id: ProbeId.optional(),
+  confirmed_reset_count: ConfirmedCount.optional(),
+  confirmed_reu_write_count: ConfirmedCount.optional(),
   compare_checkpoints: z
     .boolean()
     .default(false)
@@ -85,22 +103,22 @@ export const JobRequestSchema = z.strictObject({
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
 export const RunsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(200).optional(),
-  test: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(RUNS_LIMIT_MAX).default(20),
+  cursor: RunsCursor.optional(),
+  test: TestName.optional(),
   target: TargetNameSchema.optional(),
   status: z.enum(['passed', 'failed', 'crashed', 'timed_out', 'error']).optional().describe('only runs with this status'),
 });
 
 export const ResolveQuerySchema = z.strictObject({
-  address: z.string().min(1).max(12).describe('decimal, $ABCD or 0xABCD'),
-  context: z.string().min(1).max(200).optional(),
+  address: AddressText.describe('decimal, $ABCD or 0xABCD'),
+  context: Context.optional(),
 });
 
 export const CompareQuerySchema = z.strictObject({
   baseline: Uuid,
   candidate: Uuid,
-  context: z.string().min(1).max(200).optional(),
+  context: Context.optional(),
 });
 
 // ---- payloads ----
@@ -126,7 +144,7 @@ export const JobSchema = z.object({
 export type Job = z.infer<typeof JobSchema>;
 
 export const JobsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('1-100, default 20'),
+  limit: z.coerce.number().int().min(1).max(JOBS_LIMIT_MAX).default(20).describe(`1-${JOBS_LIMIT_MAX}, default 20`),
   state: JobStateSchema.optional().describe('only jobs in this state'),
 });
 
@@ -263,7 +281,13 @@ export const ComparisonPayloadSchema = envelope({ comparison_schema_version: z.l
 
 export const CheckpointCompareQuerySchema = z.strictObject({ baseline: Uuid, candidate: Uuid });
 export const CheckpointComparisonsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50).describe('1-200, default 50'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(CHECKPOINT_COMPARISONS_LIMIT_MAX)
+    .default(50)
+    .describe(`1-${CHECKPOINT_COMPARISONS_LIMIT_MAX}, default 50`),
 });
 export const CheckpointComparisonPayloadSchema = envelope({
   checkpoint_comparison_schema_version: z.literal(1),
@@ -280,22 +304,15 @@ export const CheckpointComparisonRecordPayloadSchema = envelope({
 });
 // ---- debug-stream captures (captures.ts) ----
 
-const Ipv4 = z
-  .string()
-  .regex(
-    /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/,
-    'expected a dotted IPv4 address',
-  );
-
 export const CapturePrepareRequestSchema = z.strictObject({
-  probe_id: z.string().min(1).max(100),
+  probe_id: ProbeId,
   receiver_ipv4: Ipv4.describe('an IPv4 address of this machine the device can reach; the service receives the stream there'),
   strict_gate: z.boolean().default(false),
 });
 export const SourceLinkedPrepareRequestSchema = CapturePrepareRequestSchema.extend({
-  test: z.string().min(1).max(64).describe('the project test to run while capturing (currently timeline-probe)'),
+  test: TestName.describe('the project test to run while capturing (currently timeline-probe)'),
 });
-const Count = z.number().int().min(0).max(1000);
+const Count = ConfirmedCount;
 export const CaptureStartRequestSchema = z.strictObject({ confirmed_stream_start_count: Count, confirmed_stream_stop_count: Count });
 export const SourceLinkedStartRequestSchema = CaptureStartRequestSchema.extend({ confirmed_reset_count: Count });
 
@@ -305,20 +322,20 @@ export const CaptureStartPayloadSchema = envelope({ capture: z.record(z.string()
 // ---- run analyses (run-analyses.ts) ----
 
 export const TimelineQuerySchema = z.strictObject({
-  cursor: z.string().max(40).optional().describe('DATAGRAM_ORDINAL:ENTRY_INDEX'),
+  cursor: TimelineCursor.optional().describe('DATAGRAM_ORDINAL:ENTRY_INDEX'),
   limit: z.string().max(12).optional().describe('1-4096, default 256'),
   address_from: z.string().max(12).optional().describe('decimal, $ABCD or 0xABCD'),
   address_to: z.string().max(12).optional(),
   access: z.string().max(12).optional().describe('read or write'),
-  context: z.string().min(1).max(200).optional(),
+  context: Context.optional(),
 });
 export const DiagnosticItemsQuerySchema = z.strictObject({
-  section: z.string().min(1).max(64),
+  section: DiagnosticSection,
   limit: z.string().max(12).optional().describe('1-100, default 50'),
-  cursor: z.string().min(1).max(512).optional(),
+  cursor: DiagnosticCursor.optional(),
 });
 export const NoQuerySchema = z.strictObject({});
-export const CrashReportQuerySchema = z.strictObject({ context: z.string().min(1).max(200).optional() });
+export const CrashReportQuerySchema = z.strictObject({ context: Context.optional() });
 
 export const TimelinePayloadSchema = envelope({
   mode: z.enum(['bus_only', 'source_linked']),

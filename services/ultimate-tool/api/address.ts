@@ -1,4 +1,5 @@
-// C64 addresses as people write them: decimal, `$ABCD` or `0xABCD`, 0-65535.
+// C64 addresses as people write them: decimal, `$ABCD` or `0xABCD`, 0-65535 (the API's one address
+// syntax: the adapter checks tool inputs with it before any request).
 
 export type AddressParse = { readonly ok: true; readonly address: number } | { readonly ok: false; readonly message: string };
 

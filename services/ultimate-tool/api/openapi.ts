@@ -1,0 +1,55 @@
+// The OpenAPI 3.1 document of API schema 13, generated from the route table (routes.ts): the
+// paths, parameters, bodies, responses and error codes are the very objects the service parses
+// with, so the document cannot drift from what the routes accept and answer.
+import { z } from 'zod';
+import { ERROR_STATUSES } from './errors.js';
+import { pathParamNames } from './paths.js';
+import { ROUTE_LIST } from './routes.js';
+import * as S from './schemas.js';
+
+function schema(t: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(t, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+let cached: Record<string, unknown> | undefined;
+
+export function openApiDocument(version: string): Record<string, unknown> {
+  if (cached) return cached;
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errorResponse = { description: 'error', content: { 'application/json': { schema: schema(S.ErrorBodySchema, 'output') } } };
+  for (const op of ROUTE_LIST) {
+    const parameters: unknown[] = [];
+    const params = op.params ? ((schema(op.params, 'input') as { properties?: Record<string, unknown> }).properties ?? {}) : {};
+    for (const p of pathParamNames(op.path))
+      parameters.push({ name: p, in: 'path', required: true, schema: params[p] ?? { type: 'string' } });
+    if (op.query) {
+      const js = schema(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, s] of Object.entries(js.properties ?? {}))
+        parameters.push({ name, in: 'query', required: (js.required ?? []).includes(name), schema: s });
+    }
+    const errorCodes = op.errors.map((code) => `${code} (HTTP ${ERROR_STATUSES[code].join('/')})`).join(', ');
+    paths[op.path] ??= {};
+    paths[op.path]![op.method.toLowerCase()] = {
+      operationId: op.name,
+      summary: op.summary,
+      'x-error-codes': op.errors.map((code) => ({ code, statuses: ERROR_STATUSES[code] })),
+      ...(parameters.length ? { parameters } : {}),
+      ...(op.body ? { requestBody: { required: false, content: { 'application/json': { schema: schema(op.body, 'input') } } } } : {}),
+      responses: {
+        [String(op.status)]: { description: 'success', content: { 'application/json': { schema: schema(op.response, 'output') } } },
+        '4XX': { ...errorResponse, description: `error: ${errorCodes}` },
+        '5XX': { ...errorResponse, description: `error: ${errorCodes}` },
+      },
+    };
+  }
+  cached = {
+    openapi: '3.1.0',
+    // OpenAPI allows only x- extensions at the top level; this is the document's api_schema_version.
+    'x-api-schema-version': S.API_SCHEMA_VERSION,
+    info: { title: 'Ultimate Tool service', version, description: 'API schema 13: projects, builds, targets, jobs, runs, evidence.' },
+    servers: [{ url: 'http://127.0.0.1:6464' }],
+    paths,
+  };
+  return cached;
+}
