@@ -32,13 +32,14 @@ import {
 import { runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
 import { type JobRunner, expectationsOf } from './jobs.js';
-import type { Manifest } from './manifest.js';
+import { type Manifest, expectedPassValue } from './manifest.js';
 import { PROBE_TTL_MS, checkProbe, identityOf, sameIdentity } from './probes.js';
 import { SCREEN_BYTES, SCREEN_RAM, screenLines } from './screen.js';
 import { ServiceError } from './service-error.js';
 import type { StoredPreparation } from './store.js';
 import { HANDOFF } from './targets/connection.js';
 import { UltimateConnection } from './targets/ultimate-target.js';
+import { runProtocolFor } from './run-protocol.js';
 import { Ca65DebugInfo } from './timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from './timeline/capture-index.js';
 
@@ -204,7 +205,12 @@ export class CaptureService {
     };
     await keep('prg', 'c64-prg', artifact.prg.path, artifact.prg.bytes);
     for (const s of artifact.symbols)
-      await keep(s.format === 'ld65-map' ? 'map' : s.format === 'ld65-dbg' ? 'dbg' : 'labels', s.format, s.path, s.bytes);
+      await keep(
+        s.format === 'ld65-map' || s.format === '64tass-map' ? 'map' : s.format === 'ld65-dbg' ? 'dbg' : 'labels',
+        s.format,
+        s.path,
+        s.bytes,
+      );
     const prerequisites = {
       build: { status: 'succeeded', clean_copy: true, command: build.command, duration_ms: Math.round(build.durationMs) },
       artifact: { name: artifact.name, sha256: artifact.prg.sha256, size: artifact.prg.bytes.length },
@@ -414,14 +420,17 @@ export class CaptureService {
         const { summary } = await this.#capture(p, device, ev, async () => {
           try {
             await conn.start(prg); // the one confirmed reset (run_prg resets, loads and starts)
-            const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms);
-            progress = w.progress;
+            const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test, []));
+            const values = w.writes.map((x) => x.value);
+            progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
             outcome.result =
-              w.outcome === 'result'
+              w.outcome === 'ended'
                 ? { outcome: 'result', value: w.value }
-                : w.outcome === 'jam'
-                  ? { outcome: 'jam', pc: w.pc }
-                  : { outcome: 'timeout', last: w.last };
+                : w.outcome === 'crashed'
+                  ? w.crash.kind === 'harness'
+                    ? { outcome: 'result', value: HANDOFF.crash }
+                    : { outcome: 'jam', pc: w.crash.pc }
+                  : { outcome: 'timeout', last: values.at(-1) ?? null };
           } catch (e) {
             runError = `the test run failed while capturing: ${(e as Error).message}`;
           }
@@ -437,7 +446,7 @@ export class CaptureService {
         } catch (e) {
           runError ??= `the post-stop evidence could not be read: ${(e as Error).message}`;
         }
-        const expected = test.expect.debug_register;
+        const expected = expectedPassValue(test) ?? HANDOFF.pass;
         const marker = {
           read_after_stream_stop: true,
           address_hex: '$03FF',

@@ -61,6 +61,7 @@ describe('API schema 13', { timeout: 120_000 }, () => {
         'checkpoint-probe',
         'checkpoint-skew',
         'hang-times-out',
+        'sum-verdict-00',
       ],
     );
     assert.equal(r.body.project.ultimate_reu_image, null);

@@ -15,7 +15,7 @@ const example = JSON.parse(readFileSync(join(exampleProject, 'ultimate-tool.json
 describe('ultimate-tool.json', () => {
   it('the example project validates and normalizes addresses', async () => {
     const m = await loadManifest(exampleProject);
-    assert.equal(m.tests.length, 9);
+    assert.equal(m.tests.length, 10);
     const pass = m.tests.find((t) => t.name === 'sum-passes')!;
     assert.deepEqual(pass.expect.memory, [{ address: 0xc000, bytes: '37' }]);
     assert.equal(m.tests.find((t) => t.name === 'brk-crash')!.crash_globals[0]!.address, 0xfb);
