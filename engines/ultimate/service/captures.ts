@@ -39,6 +39,7 @@ import { ServiceError } from './service-error.js';
 import type { StoredPreparation } from './store.js';
 import { HANDOFF } from './targets/connection.js';
 import { UltimateConnection } from './targets/ultimate-target.js';
+import { runProtocolFor } from './run-protocol.js';
 import { Ca65DebugInfo } from './timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from './timeline/capture-index.js';
 
@@ -414,14 +415,17 @@ export class CaptureService {
         const { summary } = await this.#capture(p, device, ev, async () => {
           try {
             await conn.start(prg); // the one confirmed reset (run_prg resets, loads and starts)
-            const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms);
-            progress = w.progress;
+            const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test, []));
+            const values = w.writes.map((x) => x.value);
+            progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
             outcome.result =
-              w.outcome === 'result'
+              w.outcome === 'ended'
                 ? { outcome: 'result', value: w.value }
-                : w.outcome === 'jam'
-                  ? { outcome: 'jam', pc: w.pc }
-                  : { outcome: 'timeout', last: w.last };
+                : w.outcome === 'crashed'
+                  ? w.crash.kind === 'harness'
+                    ? { outcome: 'result', value: HANDOFF.crash }
+                    : { outcome: 'jam', pc: w.crash.pc }
+                  : { outcome: 'timeout', last: values.at(-1) ?? null };
           } catch (e) {
             runError = `the test run failed while capturing: ${(e as Error).message}`;
           }

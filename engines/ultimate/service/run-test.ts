@@ -10,6 +10,7 @@ import { COLOUR_RAM, SCREEN_BYTES, SCREEN_RAM, matchScreen, renderScreenPng, scr
 import { CHECKPOINT_EVIDENCE_NAME } from './analysis/checkpoint-comparison.js';
 import { CheckpointRecorder } from './targets/checkpoint-recorder.js';
 import { HANDOFF, type TargetConnection } from './targets/connection.js';
+import { runProtocolFor } from './run-protocol.js';
 
 export interface RunOutcome {
   status: RunStatus;
@@ -40,8 +41,9 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
   if (test.observe === 'debug_register') {
     // The checkpoint observer exists only for a test that has checkpoints.
     const checkpoints = test.memory_checkpoint_capture && test.checkpoints.length ? new CheckpointRecorder(test.checkpoints) : undefined;
-    const w = await conn.waitDebugResult(deadline, checkpoints);
-    observations.progress_markers = w.progress;
+    const w = await conn.waitDebugResult(deadline, runProtocolFor(test, [], checkpoints));
+    const values = w.writes.map((x) => x.value);
+    observations.progress_markers = w.outcome === 'timeout' ? values : values.slice(0, -1);
     if (checkpoints) {
       await evidence.add(CHECKPOINT_EVIDENCE_NAME, 'application/json', Buffer.from(`${JSON.stringify(checkpoints.capture(), null, 2)}\n`));
       observations.memory_checkpoints = {
@@ -52,28 +54,30 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
         acknowledgement_writes: checkpoints.acknowledgements,
       };
     }
-    if (w.outcome === 'result') {
+    if (w.outcome === 'ended') {
       observations.debug_register = w.value;
       observations.debug_register_hex = `$${w.value.toString(16).toUpperCase().padStart(2, '0')}`;
-      if (w.value === HANDOFF.crash) {
-        crashed = true;
-        status = 'crashed';
-        reason = 'the program reported a crash ($C0 in $D7FF) through the harness crash hand-off';
-      } else if (w.value === test.expect.debug_register) {
+      if (w.verdict === 'pass') {
         status = 'passed';
         reason = `the program reported ${observations.debug_register_hex}, the expected pass value`;
       } else {
         status = 'failed';
         reason = `the program reported ${observations.debug_register_hex}; expected $${test.expect.debug_register.toString(16).toUpperCase()}`;
       }
-    } else if (w.outcome === 'jam') {
+    } else if (w.outcome === 'crashed' && w.crash.kind === 'harness') {
+      observations.debug_register = HANDOFF.crash;
+      observations.debug_register_hex = '$C0';
+      crashed = true;
       status = 'crashed';
-      reason = `the CPU jammed at ${hex16(w.pc)} before reporting a result`;
-      observations.jam_pc = w.pc;
+      reason = 'the program reported a crash ($C0 in $D7FF) through the harness crash hand-off';
+    } else if (w.outcome === 'crashed') {
+      status = 'crashed';
+      reason = `the CPU jammed at ${hex16(w.crash.pc)} before reporting a result`;
+      observations.jam_pc = w.crash.pc;
     } else {
       status = 'timed_out';
       reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;
-      observations.debug_register = w.last;
+      observations.debug_register = w.writes.at(-1)?.value ?? null;
     }
   } else {
     // Screen observation: poll screen RAM until the expected text shows or the budget ends.

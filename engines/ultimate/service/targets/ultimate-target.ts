@@ -6,7 +6,8 @@ import type { UltimateDevice } from '../../device.js';
 import { UltimateError } from '../../errors.js';
 import type { CheckpointPointSpec } from '../manifest.js';
 import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
-import { HANDOFF, type DebugWait, type TargetConnection, sleep } from './connection.js';
+import { type DebugRegisterWrite, type DebugWait, type MemoryFill, type RunProtocol, type TargetConnection, sleep } from './connection.js';
+import { readHarnessCrash } from './harness-crash.js';
 
 const READ_RETRIES = 2;
 const POLL_MS = 15;
@@ -66,27 +67,35 @@ export class UltimateConnection implements TargetConnection {
     await this.#timed(() => this.#device.writeReu(image, 0));
   }
 
-  async start(prg: Uint8Array): Promise<void> {
+  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
     await this.#timed(async () => {
+      // RAM survives the reset of run_prg, so a fill made now is there when the program starts.
+      for (const f of prepare?.fill ?? []) await this.#device.rest.writeMemory(f.address, new Uint8Array(f.length).fill(f.byte));
       // A stale result from an earlier run must not be taken for this run's answer.
       await this.#device.rest.setDebugRegister(0);
       await this.#device.runPrg({ bytes: prg });
     });
   }
 
-  async waitDebugResult(deadline: number, checkpoints?: CheckpointRecorder): Promise<DebugWait> {
-    const progress: number[] = [];
+  async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
+    // REST polling: a value written and overwritten between two polls is missed; no cycles.
+    const writes: DebugRegisterWrite[] = [];
+    const base = { writes, writesExact: false, cycleSource: null };
     let last: number | null = null;
     for (;;) {
       const v = await this.#read('GET /v1/machine:debugreg', () => this.#device.rest.debugRegister());
       if (v !== last && v !== 0) {
-        if (v >= HANDOFF.terminalFrom) return { outcome: 'result', value: v, progress };
-        progress.push(v);
+        writes.push({ value: v, cycle: 0 });
+        const verdict = protocol.classify(v);
+        if (verdict === 'crash')
+          return { ...base, outcome: 'crashed', crash: await readHarnessCrash((a, n) => this.readMemory(a, n), null) };
+        if (verdict) return { ...base, outcome: 'ended', verdict, value: v };
+        const checkpoints = protocol.checkpoints;
         const point = checkpoints?.pointFor(v);
         if (point && checkpoints) await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
       }
       last = v;
-      if (performance.now() >= deadline) return { outcome: 'timeout', last, progress };
+      if (performance.now() >= deadline) return { ...base, outcome: 'timeout' };
       await this.#timed(() => sleep(POLL_MS));
     }
   }

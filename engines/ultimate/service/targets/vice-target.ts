@@ -12,7 +12,16 @@ import { CheckpointOp } from '../../vice/protocol.js';
 import { ViceMonitorClient, type ViceEvent } from '../../vice/client.js';
 import type { CheckpointPointSpec } from '../manifest.js';
 import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
-import { HANDOFF, type DebugWait, type TargetConnection, sleep } from './connection.js';
+import {
+  type DebugRegisterWrite,
+  type DebugWait,
+  HANDOFF,
+  type MemoryFill,
+  type RunProtocol,
+  type TargetConnection,
+  sleep,
+} from './connection.js';
+import { readHarnessCrash, readPages } from './harness-crash.js';
 
 export interface ViceLaunchOptions {
   /** argv of the emulator; the service appends `-binarymonitor -binarymonitoraddress ip4://127.0.0.1:PORT`. */
@@ -98,10 +107,12 @@ export class ViceConnection implements TargetConnection {
     }
   }
 
-  async start(prg: Uint8Array): Promise<void> {
+  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
     const file = join(this.tmp, 'program.prg');
     await writeFile(file, prg);
     await this.#timed(async () => {
+      // RAM survives the reset of AUTOSTART, so a fill made now is there when the program starts.
+      for (const f of prepare?.fill ?? []) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));
       await this.client.checkpointSet({ start: HANDOFF.debugRegister, op: CheckpointOp.store, stop: true });
       this.#events.length = 0;
       await this.client.autostart(file, { run: true });
@@ -131,21 +142,32 @@ export class ViceConnection implements TargetConnection {
     });
   }
 
-  async waitDebugResult(deadline: number, checkpoints?: CheckpointRecorder): Promise<DebugWait> {
-    const progress: number[] = [];
-    let last: number | null = null;
+  async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
+    // The value is read from the harness's $03FF mirror (in VICE $D7FF is a SID mirror); no cycles.
+    const writes: DebugRegisterWrite[] = [];
+    const base = { writes, writesExact: true, cycleSource: null };
+    const read = (a: number, n: number) => this.readMemory(a, n);
     for (;;) {
       const t = performance.now();
       const e = await this.#nextEvent(deadline);
       this.deviceMs += performance.now() - t;
-      if (!e) return { outcome: 'timeout', last, progress };
-      if (e.type === 'jam') return { outcome: 'jam', pc: e.pc, progress };
+      if (!e) return { ...base, outcome: 'timeout' };
+      if (e.type === 'jam') {
+        const { stack, zeroPage } = await readPages(read);
+        return {
+          ...base,
+          outcome: 'crashed',
+          crash: { kind: 'jam', pc: e.pc, a: 0, x: 0, y: 0, sp: 0, p: 0, stack, zeroPage, cycle: null },
+        };
+      }
       if (e.type !== 'stopped') continue;
-      const [value] = await this.#timed(() => this.client.memoryGet(HANDOFF.resultMirror, HANDOFF.resultMirror));
-      last = value ?? 0;
-      if (last >= HANDOFF.terminalFrom) return { outcome: 'result', value: last, progress };
-      progress.push(last);
-      const point = checkpoints?.pointFor(last);
+      const [value = 0] = await this.#timed(() => this.client.memoryGet(HANDOFF.resultMirror, HANDOFF.resultMirror));
+      writes.push({ value, cycle: 0 });
+      const verdict = protocol.classify(value);
+      if (verdict === 'crash') return { ...base, outcome: 'crashed', crash: await readHarnessCrash(read, null) };
+      if (verdict) return { ...base, outcome: 'ended', verdict, value };
+      const checkpoints = protocol.checkpoints;
+      const point = checkpoints?.pointFor(value);
       if (point && checkpoints) {
         await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
         continue;
