@@ -14,6 +14,11 @@ export class CheckpointRecorder {
   readonly #captured: CheckpointCapture['points'] = [];
   /** Host writes made during the run: one acknowledgement byte per point (the mutation budget). */
   acknowledgements = 0;
+  /**
+   * Whether the program waits for the acknowledgement at $03FE (the harness's checkpoint routine).
+   * Off: the point is captured at the marker's write and the program runs on untouched.
+   */
+  handshake = true;
 
   constructor(plan: readonly CheckpointPointSpec[]) {
     this.#plan = plan;
