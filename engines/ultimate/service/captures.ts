@@ -32,7 +32,7 @@ import {
 import { runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
 import { type JobRunner, expectationsOf } from './jobs.js';
-import type { Manifest } from './manifest.js';
+import { type Manifest, expectedPassValue } from './manifest.js';
 import { PROBE_TTL_MS, checkProbe, identityOf, sameIdentity } from './probes.js';
 import { SCREEN_BYTES, SCREEN_RAM, screenLines } from './screen.js';
 import { ServiceError } from './service-error.js';
@@ -205,7 +205,12 @@ export class CaptureService {
     };
     await keep('prg', 'c64-prg', artifact.prg.path, artifact.prg.bytes);
     for (const s of artifact.symbols)
-      await keep(s.format === 'ld65-map' ? 'map' : s.format === 'ld65-dbg' ? 'dbg' : 'labels', s.format, s.path, s.bytes);
+      await keep(
+        s.format === 'ld65-map' || s.format === '64tass-map' ? 'map' : s.format === 'ld65-dbg' ? 'dbg' : 'labels',
+        s.format,
+        s.path,
+        s.bytes,
+      );
     const prerequisites = {
       build: { status: 'succeeded', clean_copy: true, command: build.command, duration_ms: Math.round(build.durationMs) },
       artifact: { name: artifact.name, sha256: artifact.prg.sha256, size: artifact.prg.bytes.length },
@@ -441,7 +446,7 @@ export class CaptureService {
         } catch (e) {
           runError ??= `the post-stop evidence could not be read: ${(e as Error).message}`;
         }
-        const expected = test.expect.debug_register;
+        const expected = expectedPassValue(test) ?? HANDOFF.pass;
         const marker = {
           read_after_stream_stop: true,
           address_hex: '$03FF',

@@ -18,7 +18,7 @@ import {
 } from './api-schemas.js';
 import { type BuildResult, type BuiltArtifact, runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
-import type { Manifest, TestSpec } from './manifest.js';
+import { type Manifest, type TestSpec, expectedPassValue } from './manifest.js';
 import { identityOf, sameIdentity } from './probes.js';
 import { CHECKPOINT_COMPARISON_RECORD_SCHEMA_VERSION, type CheckpointPairRecord } from './checkpoint-pairs.js';
 import { compareStoredRuns } from './checkpoint-service.js';
@@ -41,6 +41,12 @@ export interface UltimateTargetConfig {
   device: UltimateDeviceOptions;
   /** Set when the service started the virtual Ultimate 64 itself (--virtual-device). */
   virtualDevice: boolean;
+  /**
+   * An IPv4 address of this machine the hardware can stream its debug stream to: test runs are then
+   * observed from the bus trace (exact writes, cycles, crashes). Absent: REST polling. The virtual
+   * device always streams to 127.0.0.1.
+   */
+  debugStreamReceiver?: string | null;
 }
 
 export interface JobContext {
@@ -294,6 +300,8 @@ export class JobRunner {
       identity,
       emulation: identity.virtual === true || this.ctx.ultimate?.virtualDevice === true,
       strictGate: strict,
+      // The virtual device always streams to this machine; hardware streams when a receiver is configured.
+      debugStreamReceiver: this.ctx.ultimate?.virtualDevice === true ? '127.0.0.1' : (this.ctx.ultimate?.debugStreamReceiver ?? null),
     });
   }
 
@@ -304,7 +312,7 @@ export class JobRunner {
     out.push({ role: 'prg', format: 'c64-prg', name: prg.name, size: prg.size, sha256: prg.sha256 });
     for (const s of artifact.symbols) {
       const e = await ev.add(base(s.path), 'text/plain; charset=utf-8', s.bytes);
-      const role = s.format === 'ld65-map' ? 'map' : s.format === 'ld65-dbg' ? 'dbg' : 'labels';
+      const role = s.format === 'ld65-map' || s.format === '64tass-map' ? 'map' : s.format === 'ld65-dbg' ? 'dbg' : 'labels';
       out.push({ role, format: s.format, name: e.name, size: e.size, sha256: e.sha256 });
     }
     await ev.add('build-stdout.txt', 'text/plain; charset=utf-8', build.stdout);
@@ -506,7 +514,10 @@ export class JobRunner {
 export function expectationsOf(test: TestSpec): Record<string, unknown> {
   return {
     observe: test.observe,
-    debug_register: test.observe === 'debug_register' ? test.expect.debug_register : null,
+    debug_register: test.observe === 'debug_register' ? expectedPassValue(test) : null,
+    ...(test.verdict ? { verdict: test.verdict } : {}),
+    ...(test.expect.debug_register_writes ? { debug_register_writes: test.expect.debug_register_writes } : {}),
+    ...(test.prepare ? { prepare: test.prepare } : {}),
     screen_match: test.expect.screen_match ?? null,
     memory: test.expect.memory,
     budget: test.budget,

@@ -17,13 +17,13 @@ const ProjectPath = z
     message: 'expected a path relative to the project root without ".."',
   });
 
-export const SymbolFormatSchema = z.enum(['acme-vicelabels', '64tass-vice-labels', 'ld65-labels', 'ld65-map', 'ld65-dbg']);
+export const SymbolFormatSchema = z.enum(['acme-vicelabels', '64tass-vice-labels', '64tass-map', 'ld65-labels', 'ld65-map', 'ld65-dbg']);
 export type SymbolFormat = z.infer<typeof SymbolFormatSchema>;
 
 export const SymbolFileSchema = z.strictObject({
   path: ProjectPath,
   format: SymbolFormatSchema.describe(
-    'acme --vicelabels, 64tass --vice-labels, ld65 -Ln, an ld65 -m map file, or an ld65 --dbgfile debug info file (source lines for timelines)',
+    'acme --vicelabels, 64tass --vice-labels, a 64tass --map memory map (the ranges the program occupies), ld65 -Ln, an ld65 -m map file, or an ld65 --dbgfile debug info file (source lines for timelines and crash reports)',
   ),
 });
 
@@ -33,14 +33,53 @@ export const ArtifactSchema = z.strictObject({
   symbols: z.array(SymbolFileSchema).max(8).default([]),
 });
 
+/** The longest memory expectation, in bytes (a whole 1 KiB screen or colour RAM fits four times). */
+export const MEMORY_EXPECTATION_MAX_BYTES = 4096;
+
 const HexBytes = z
   .string()
   .regex(/^([0-9a-fA-F]{2})+$/, 'expected bytes as an even number of hex digits, e.g. "37" or "0a0b"')
-  .max(512);
+  .max(
+    MEMORY_EXPECTATION_MAX_BYTES * 2,
+    `expected at most ${MEMORY_EXPECTATION_MAX_BYTES} bytes (${MEMORY_EXPECTATION_MAX_BYTES * 2} hex digits)`,
+  );
 
 export const MemoryExpectationSchema = z.strictObject({
   address: AddressSchema,
-  bytes: HexBytes.describe('expected bytes at the address, as hex'),
+  bytes: HexBytes.describe('expected bytes at the address, as hex (up to 4096 bytes)'),
+  mask: HexBytes.optional().describe(
+    'bits compared, as hex of the same length as bytes (e.g. "0f" per cell of colour RAM, whose upper 4 bits are not memory); without it every bit is compared',
+  ),
+});
+
+/** A byte value 0-255 (a $D7FF value, a fill byte). */
+const ByteValue = z.number().int().min(0).max(255);
+
+/** The $D7FF values that end the run as passed or failed (the program's own protocol). */
+export const VerdictSchema = z.strictObject({
+  pass: z.array(ByteValue).min(1).max(256).describe('$D7FF values (0-255) that end the run as passed, e.g. [0]'),
+  fail: z.array(ByteValue).max(256).default([]).describe('$D7FF values (0-255) that end the run as failed, e.g. [255]'),
+});
+
+/** One write of the expected $D7FF sequence; cycles from the previous write's cycle to this one's. */
+export const DebugRegisterWriteExpectationSchema = z.strictObject({
+  value: ByteValue.describe('the value written to $D7FF'),
+  cycles_after_previous: z
+    .union([
+      z.number().int().min(1),
+      z.strictObject({ min: z.number().int().min(0), max: z.number().int().min(0) }).refine((r) => r.min <= r.max, {
+        message: 'expected min <= max',
+      }),
+    ])
+    .optional()
+    .describe('CPU cycles from the previous write to this one (write cycle to write cycle): exactly n, or {min, max}'),
+});
+
+/** Memory filled before the program starts (RAM survives the reset). */
+export const MemoryFillSchema = z.strictObject({
+  address: AddressSchema,
+  length: z.number().int().min(1).max(0x10000).describe('bytes to fill; address + length stays within $0000-$FFFF'),
+  byte: ByteValue.describe('the fill byte'),
 });
 
 export const ScreenMatchSpecSchema = z.strictObject({
@@ -68,8 +107,10 @@ export const CheckpointPointSchema = z.strictObject({
     .number()
     .int()
     .min(1)
-    .max(0x7f)
-    .describe('the progress marker ($01-$7F) the program writes to $D7FF through the harness checkpoint routine'),
+    .max(0xff)
+    .describe(
+      'the marker the program writes to $D7FF: $01-$7F through the harness checkpoint routine (acknowledged), or, with verdict, any value outside the verdict sets (captured at the exact write)',
+    ),
   ranges: z.array(CheckpointRangeSchema).min(1).max(CHECKPOINT_LIMITS.rangesPerPoint),
 });
 export type CheckpointPointSpec = z.infer<typeof CheckpointPointSchema>;
@@ -83,13 +124,32 @@ export const TestSchema = z.strictObject({
     .enum(['debug_register', 'screen'])
     .describe('debug_register: the run ends on a result written to $D7FF; screen: it ends when screen_match holds or the budget ends'),
   expect: z.strictObject({
-    debug_register: z.number().int().min(0x80).max(0xbf).default(0x80).describe('the result byte that means pass'),
+    debug_register: ByteValue.optional().describe(
+      'the $D7FF value that ends a passing run (0-255); default $80 with the harness convention, any pass value with verdict',
+    ),
+    debug_register_writes: z
+      .array(DebugRegisterWriteExpectationSchema)
+      .min(1)
+      .max(256)
+      .optional()
+      .describe('the exact ordered sequence of $D7FF writes of the run, optionally with the CPU cycles between them'),
     screen_match: ScreenMatchSpecSchema.optional(),
     memory: z.array(MemoryExpectationSchema).max(32).default([]),
   }),
+  verdict: VerdictSchema.optional().describe(
+    'the $D7FF values that end the run as passed or failed; without it the harness convention ($80 pass, $81-$BF fail, $C0 crash)',
+  ),
+  prepare: z
+    .strictObject({ fill: z.array(MemoryFillSchema).min(1).max(16).describe('memory filled before the program starts') })
+    .optional(),
   budget: z.strictObject({
     time_ms: z.number().int().min(100).max(600_000).describe('wall-clock budget of one run on the target'),
-    cycles: z.number().int().min(1).optional().describe('cycle budget, recorded; judged where the target can count cycles'),
+    cycles: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("the most CPU cycles from the program's first instruction to the write that ends the run; over it the run fails"),
   }),
   crash_globals: z
     .array(z.strictObject({ name: z.string().min(1).max(64), address: AddressSchema, length: z.number().int().min(1).max(256) }))
@@ -133,6 +193,50 @@ export const NativeProgramSchema = z
   });
 export type NativeProgramSpec = z.infer<typeof NativeProgramSchema>;
 
+/** The issue-26 rules of one test: verdict sets disjoint, fills inside memory, masks as long as bytes. */
+function checkProtocol(t: z.infer<typeof TestSchema>, path: Array<string | number>, ctx: z.RefinementCtx): void {
+  const issue = (p: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path: [...path, ...p], message });
+  if (t.verdict) {
+    const pass = new Set(t.verdict.pass);
+    const both = [...new Set(t.verdict.fail.filter((v) => pass.has(v)))];
+    if (both.length)
+      issue(
+        ['verdict'],
+        `the values ${both.map((v) => `$${v.toString(16).toUpperCase().padStart(2, '0')}`).join(', ')} are in both pass and fail; the two sets must not overlap`,
+      );
+    if (t.observe !== 'debug_register') issue(['verdict'], 'verdict needs observe "debug_register" (the values are written to $D7FF)');
+    if (t.expect.debug_register !== undefined && !pass.has(t.expect.debug_register))
+      issue(['expect', 'debug_register'], `expected one of the verdict's pass values (${[...pass].join(', ')})`);
+  } else if (t.expect.debug_register !== undefined && (t.expect.debug_register < 0x80 || t.expect.debug_register > 0xbf))
+    issue(
+      ['expect', 'debug_register'],
+      'without verdict the harness convention applies: expected a pass byte $80-$BF (128-191); declare verdict for other values',
+    );
+  if (t.expect.debug_register_writes && t.observe !== 'debug_register')
+    issue(['expect', 'debug_register_writes'], 'debug_register_writes needs observe "debug_register"');
+  t.prepare?.fill.forEach((f, j) => {
+    if (f.address + f.length > 0x10000)
+      issue(
+        ['prepare', 'fill', j, 'length'],
+        `the fill from $${f.address.toString(16).toUpperCase().padStart(4, '0')} of ${f.length} bytes runs past $FFFF; a fill stays inside $0000-$FFFF`,
+      );
+  });
+  t.expect.memory.forEach((m, j) => {
+    if (m.mask !== undefined && m.mask.length !== m.bytes.length)
+      issue(
+        ['expect', 'memory', j, 'mask'],
+        `expected a mask of the same length as bytes (${m.bytes.length / 2} bytes), got ${m.mask.length / 2}`,
+      );
+    if (m.address + m.bytes.length / 2 > 0x10000) issue(['expect', 'memory', j, 'bytes'], 'the expected bytes run past $FFFF');
+  });
+}
+
+/** The pass value of a test: its expect.debug_register, or the harness's $80 without verdict (null: any pass value). */
+export function expectedPassValue(t: TestSpec): number | null {
+  if (t.expect.debug_register !== undefined) return t.expect.debug_register;
+  return t.verdict ? null : 0x80;
+}
+
 /** The checkpoint rules a single test must keep (added to the manifest's issues). */
 function checkCheckpoints(t: z.infer<typeof TestSchema>, path: Array<string | number>, ctx: z.RefinementCtx): void {
   if (t.checkpoints.length === 0) return;
@@ -145,6 +249,10 @@ function checkCheckpoints(t: z.infer<typeof TestSchema>, path: Array<string | nu
   t.checkpoints.forEach((p, i) => {
     if (names.has(p.name)) issue(['checkpoints', i, 'name'], `duplicate checkpoint ${p.name}`);
     if (markers.has(p.marker)) issue(['checkpoints', i, 'marker'], `marker ${p.marker} is used by another checkpoint; markers are unique`);
+    if (!t.verdict && p.marker > 0x7f)
+      issue(['checkpoints', i, 'marker'], 'without verdict the harness convention applies: expected a progress marker $01-$7F (1-127)');
+    if (t.verdict && (t.verdict.pass.includes(p.marker) || t.verdict.fail.includes(p.marker)))
+      issue(['checkpoints', i, 'marker'], `marker ${p.marker} is a verdict value; a marker must not end the run`);
     names.add(p.name);
     markers.add(p.marker);
     const rangeNames = new Set<string>();
@@ -192,6 +300,7 @@ export const ManifestSchema = z
       if (testNames.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tests', i, 'name'], message: `duplicate test ${t.name}` });
       testNames.add(t.name);
       checkCheckpoints(t, ['tests', i], ctx);
+      checkProtocol(t, ['tests', i], ctx);
       if (t.observe === 'screen' && !t.expect.screen_match)
         ctx.addIssue({
           code: 'custom',

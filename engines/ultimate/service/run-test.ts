@@ -9,8 +9,9 @@ import type { TestSpec } from './manifest.js';
 import { COLOUR_RAM, SCREEN_BYTES, SCREEN_RAM, matchScreen, renderScreenPng, screenLines } from './screen.js';
 import { CHECKPOINT_EVIDENCE_NAME } from './analysis/checkpoint-comparison.js';
 import { CheckpointRecorder } from './targets/checkpoint-recorder.js';
-import { HANDOFF, type TargetConnection } from './targets/connection.js';
-import { runProtocolFor } from './run-protocol.js';
+import { type CrashState, HANDOFF, type TargetConnection } from './targets/connection.js';
+import { runProtocolFor, usesHarnessHandshake } from './run-protocol.js';
+import { codeRangesOf, hex8, judgeCycleBudget, judgeDebugWait, judgeWriteSequence, writesObservation } from './run-judge.js';
 
 export interface RunOutcome {
   status: RunStatus;
@@ -25,25 +26,41 @@ function hexBytes(b: Uint8Array): string {
   return Buffer.from(b).toString('hex');
 }
 
+/** The first offset where `got` and `want` differ in the bits of `mask` (all bits without one); null if none. */
+function firstMaskedDifference(got: Uint8Array, want: Uint8Array, mask?: Uint8Array): number | null {
+  for (let i = 0; i < want.length; i++) {
+    const m = mask ? (mask[i] ?? 0xff) : 0xff;
+    if (((got[i] ?? 0) & m) !== ((want[i] ?? 0) & m)) return i;
+  }
+  return got.length < want.length ? got.length : null;
+}
+
 export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uint8Array, evidence: EvidenceWriter): Promise<RunOutcome> {
   const t0 = performance.now();
-  await conn.start(prg);
+  await conn.start(prg, test.prepare ? { fill: test.prepare.fill } : undefined);
   const t1 = performance.now();
   const deadline = t1 + test.budget.time_ms;
   const observations: Record<string, unknown> = { observe: test.observe };
   let status: RunStatus;
   let reason: string;
   let screenBytes: Uint8Array | undefined;
-  let crashed = false;
+  let harnessCrash = false;
+  let traceCrash: CrashState | null = null;
   let screenMatch: RunOutcome['screenMatch'] = null;
   const spec = test.expect.screen_match;
 
   if (test.observe === 'debug_register') {
     // The checkpoint observer exists only for a test that has checkpoints.
-    const checkpoints = test.memory_checkpoint_capture && test.checkpoints.length ? new CheckpointRecorder(test.checkpoints) : undefined;
-    const w = await conn.waitDebugResult(deadline, runProtocolFor(test, [], checkpoints));
+    const checkpoints =
+      test.memory_checkpoint_capture && test.checkpoints.length
+        ? new CheckpointRecorder(test.checkpoints, usesHarnessHandshake(test))
+        : undefined;
+    const w = await conn.waitDebugResult(deadline, runProtocolFor(test, codeRangesOf(prg), checkpoints));
     const values = w.writes.map((x) => x.value);
-    observations.progress_markers = w.outcome === 'timeout' ? values : values.slice(0, -1);
+    observations.progress_markers =
+      w.outcome === 'ended' || (w.outcome === 'crashed' && w.crash.kind === 'harness') ? values.slice(0, -1) : values;
+    observations.protocol = test.verdict ? { verdict: test.verdict } : 'harness';
+    Object.assign(observations, writesObservation(w));
     if (checkpoints) {
       await evidence.add(CHECKPOINT_EVIDENCE_NAME, 'application/json', Buffer.from(`${JSON.stringify(checkpoints.capture(), null, 2)}\n`));
       observations.memory_checkpoints = {
@@ -52,32 +69,44 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
         captured: checkpoints.capturedCount,
         missing: checkpoints.missing(),
         acknowledgement_writes: checkpoints.acknowledgements,
+        handshake: checkpoints.handshake,
       };
     }
+    const judged = judgeDebugWait(test, w);
+    status = judged.status;
+    reason = judged.reason;
     if (w.outcome === 'ended') {
       observations.debug_register = w.value;
-      observations.debug_register_hex = `$${w.value.toString(16).toUpperCase().padStart(2, '0')}`;
-      if (w.verdict === 'pass') {
-        status = 'passed';
-        reason = `the program reported ${observations.debug_register_hex}, the expected pass value`;
-      } else {
-        status = 'failed';
-        reason = `the program reported ${observations.debug_register_hex}; expected $${test.expect.debug_register.toString(16).toUpperCase()}`;
-      }
+      observations.debug_register_hex = hex8(w.value);
     } else if (w.outcome === 'crashed' && w.crash.kind === 'harness') {
       observations.debug_register = HANDOFF.crash;
-      observations.debug_register_hex = '$C0';
-      crashed = true;
-      status = 'crashed';
-      reason = 'the program reported a crash ($C0 in $D7FF) through the harness crash hand-off';
+      observations.debug_register_hex = hex8(HANDOFF.crash);
+      harnessCrash = true;
     } else if (w.outcome === 'crashed') {
-      status = 'crashed';
-      reason = `the CPU jammed at ${hex16(w.crash.pc)} before reporting a result`;
-      observations.jam_pc = w.crash.pc;
+      traceCrash = w.crash;
+      if (w.crash.kind === 'jam') observations.jam_pc = w.crash.pc;
     } else {
-      status = 'timed_out';
-      reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;
       observations.debug_register = w.writes.at(-1)?.value ?? null;
+    }
+    // The sequence and the budget can only fail a run that would otherwise pass.
+    if (status === 'passed') {
+      const seq = judgeWriteSequence(test, w);
+      if (seq) {
+        observations.debug_register_writes_check = seq;
+        if (!seq.matched) {
+          status = seq.status;
+          reason = seq.reason;
+        }
+      }
+    }
+    const budget = judgeCycleBudget(test, w);
+    if (budget) {
+      observations.cycles = budget.used;
+      observations.cycle_budget = budget;
+      if (status === 'passed' && budget.within !== true) {
+        status = budget.within === false ? 'failed' : 'error';
+        reason = budget.reason;
+      }
     }
   } else {
     // Screen observation: poll screen RAM until the expected text shows or the budget ends.
@@ -113,18 +142,33 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
   for (const m of test.expect.memory) {
     const want = Buffer.from(m.bytes, 'hex');
     const got = await conn.readMemory(m.address, want.length);
-    const ok = Buffer.from(got).equals(want);
-    memory.push({ address: m.address, address_hex: hex16(m.address), expected: m.bytes, actual: hexBytes(got), matched: ok });
+    const diff = firstMaskedDifference(got, want, m.mask === undefined ? undefined : Buffer.from(m.mask, 'hex'));
+    const ok = diff === null;
+    memory.push({
+      address: m.address,
+      address_hex: hex16(m.address),
+      expected: m.bytes,
+      ...(m.mask !== undefined ? { mask: m.mask } : {}),
+      actual: hexBytes(got),
+      matched: ok,
+      ...(diff !== null
+        ? { first_difference: { address_hex: hex16(m.address + diff), expected: hex8(want[diff] ?? 0), actual: hex8(got[diff] ?? 0) } }
+        : {}),
+    });
     if (!ok && status === 'passed') {
       status = 'failed';
-      reason = `memory at ${hex16(m.address)} is ${hexBytes(got)}, expected ${m.bytes}`;
+      reason =
+        want.length <= 16
+          ? `memory at ${hex16(m.address)} is ${hexBytes(got)}, expected ${m.bytes}${m.mask ? ` (mask ${m.mask})` : ''}`
+          : `memory at ${hex16(m.address + (diff ?? 0))} is ${hex8(got[diff ?? 0] ?? 0)}, expected ${hex8(want[diff ?? 0] ?? 0)} (first difference of ${want.length} bytes from ${hex16(m.address)})`;
     }
   }
   observations.memory = memory;
   observations.screen_text = lines;
 
   let crashState: Record<string, unknown> | null = null;
-  if (crashed) crashState = await captureCrash(conn, test, evidence);
+  if (harnessCrash) crashState = await captureCrash(conn, test, evidence);
+  else if (traceCrash) crashState = await recordTraceCrash(conn, test, traceCrash, evidence);
   const t3 = performance.now();
   return {
     status,
@@ -178,6 +222,51 @@ async function captureCrash(conn: TargetConnection, test: TestSpec, evidence: Ev
     kind,
     registers: { a: area[3] ?? 0, x: area[4] ?? 0, y: area[5] ?? 0, p: area[6] ?? 0, sp, pc: pushedPc },
     site,
+    evidence: { context: 'crash-context.bin', stack: 'crash-stack.bin', zero_page: 'crash-zero-page.bin', globals: globalsName },
+  };
+}
+
+/**
+ * Records a crash the target saw without the program's cooperation (bus trace: BRK, JAM): the
+ * context in the harness area's layout ("CR", kind 1 BRK / 3 JAM / 4 outside code, A, X, Y, P, SP,
+ * PC lo, PC hi) under the hand-off name `bus-trace-v1`, the stack from SP+1 and the zero page as
+ * they were at the crash, and the selected globals as they are now.
+ */
+async function recordTraceCrash(
+  conn: TargetConnection,
+  test: TestSpec,
+  c: CrashState,
+  evidence: EvidenceWriter,
+): Promise<Record<string, unknown>> {
+  const kindByte = c.kind === 'brk' ? 1 : c.kind === 'jam' ? 3 : 4;
+  const area = new Uint8Array(HANDOFF.crashAreaBytes);
+  area.set([0x43, 0x52, kindByte, c.a, c.x, c.y, c.p, c.sp, c.pc & 0xff, c.pc >> 8]);
+  // The crash report's layout: SP+1..$01FF, or one byte when SP is $FF (as the harness area).
+  const stack = c.sp === 0xff ? c.stack.subarray(0, 1) : c.stack.subarray((c.sp + 1) & 0xff);
+  await evidence.add('crash-context.bin', 'application/octet-stream', area);
+  await evidence.add('crash-stack.bin', 'application/octet-stream', stack);
+  await evidence.add('crash-zero-page.bin', 'application/octet-stream', c.zeroPage);
+  let globalsName: string | null = null;
+  if (test.crash_globals.length) {
+    const globals: Array<Record<string, unknown>> = [];
+    for (const g of test.crash_globals) {
+      const bytes = await conn.readMemory(g.address, g.length);
+      globals.push({ name: g.name, address: g.address, address_hex: hex16(g.address), bytes: hexBytes(bytes), read: 'after the run' });
+    }
+    globalsName = 'crash-globals.json';
+    await evidence.add(globalsName, 'application/json', Buffer.from(`${JSON.stringify(globals, null, 2)}\n`));
+  }
+  return {
+    handoff: 'bus-trace-v1',
+    kind: c.kind,
+    registers: { a: c.a, x: c.x, y: c.y, p: c.p, sp: c.sp, pc: c.pc },
+    cycle: c.cycle,
+    site: {
+      address: c.pc,
+      address_hex: hex16(c.pc),
+      exact: true,
+      note: c.kind === 'brk' ? 'the BRK opcode' : c.kind === 'jam' ? 'the JAM opcode' : 'the first instruction outside the code ranges',
+    },
     evidence: { context: 'crash-context.bin', stack: 'crash-stack.bin', zero_page: 'crash-zero-page.bin', globals: globalsName },
   };
 }

@@ -1,4 +1,5 @@
 import { parseLd65Map } from './ld65-map.js';
+import { parseTass64Map } from './tass64-map.js';
 import { SYMBOL_FORMATS, SymbolFileError, type SymbolFormat, type SymbolTable } from './symbol-table.js';
 import { parseViceLabels } from './vice-labels.js';
 
@@ -11,6 +12,8 @@ export function parseSymbolFile(format: SymbolFormat, text: string, file: string
       return parseViceLabels(format, text, file);
     case 'ld65-map':
       return parseLd65Map(text, file);
+    case '64tass-map':
+      return parseTass64Map(text, file);
     default:
       throw new SymbolFileError(format, 0, `unknown format; expected one of ${SYMBOL_FORMATS.join(', ')}`);
   }

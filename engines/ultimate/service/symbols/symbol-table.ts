@@ -1,7 +1,7 @@
 // What a label or map file says, whatever assembler wrote it: symbols with addresses, and (from
 // an ld65 map) segments with their placement and the object files that contributed to them.
 
-export const SYMBOL_FORMATS = ['acme-vicelabels', '64tass-vice-labels', 'ld65-labels', 'ld65-map'] as const;
+export const SYMBOL_FORMATS = ['acme-vicelabels', '64tass-vice-labels', '64tass-map', 'ld65-labels', 'ld65-map'] as const;
 export type SymbolFormat = (typeof SYMBOL_FORMATS)[number];
 
 export interface SymbolEntry {

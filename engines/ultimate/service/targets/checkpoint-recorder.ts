@@ -20,8 +20,17 @@ export class CheckpointRecorder {
    */
   handshake = true;
 
-  constructor(plan: readonly CheckpointPointSpec[]) {
+  /**
+   * true: the program spins in the harness's checkpoint routine until the host writes the marker
+   * to $03FE (the pause episode). false: no harness — the point is captured at the exact write of
+   * the marker (VICE: the monitor stop; Ultimate: reconstructed from the bus trace) and nothing is
+   * written to the machine.
+   */
+  readonly handshake: boolean;
+
+  constructor(plan: readonly CheckpointPointSpec[], handshake = true) {
     this.#plan = plan;
+    this.handshake = handshake;
   }
 
   /** The planned point announced by `marker`, unless it was captured already. */

@@ -1,4 +1,8 @@
 // The ultimate target: an Ultimate 64 / Ultimate-II+ (or the virtual one) through UltimateDevice.
+// With a debug-stream receiver (always on the virtual device; on hardware when one is configured)
+// the run is observed from the bus trace: every $D7FF write with its cycle, BRK and JAM crashes,
+// markers reconstructed at their exact write (bus-trace-observer.ts). Without one, the debug
+// register is polled over REST, and the run says writes may have been missed.
 // Mutations (debug-register clear, REU image write, run_prg) are never retried: a repeated reset
 // would exceed the confirmed count. Reads (debug register, memory) are retried up to twice on a
 // transport or 5xx failure — unless strict_gate is on, which fails closed on the first error.
@@ -8,6 +12,14 @@ import type { CheckpointPointSpec } from '../manifest.js';
 import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
 import { type DebugRegisterWrite, type DebugWait, type MemoryFill, type RunProtocol, type TargetConnection, sleep } from './connection.js';
 import { readHarnessCrash } from './harness-crash.js';
+import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
+import { DebugStreamReceiver } from './debug-stream-receiver.js';
+import { prgEntry } from './prg-entry.js';
+
+/** Two entries per clock (the VIC's half and the CPU's): clocks are counted exactly, stolen ones too. */
+export const JUDGE_STREAM_MODE = '6510 & VIC';
+/** Memory known at the start for reconstruction: all RAM below the I/O area. */
+const SNAPSHOT = { address: 0x0000, length: 0xd000 } as const;
 
 const READ_RETRIES = 2;
 const POLL_MS = 15;
@@ -25,6 +37,8 @@ export interface UltimateConnectionOptions {
   strictGate: boolean;
   /** Called for every request that failed and was retried (for the run's observations). */
   onRetry?: (what: string, error: string) => void;
+  /** The IPv4 address of this machine the device streams to; null/absent: REST polling. */
+  debugStreamReceiver?: string | null;
 }
 
 export class UltimateConnection implements TargetConnection {
@@ -34,8 +48,14 @@ export class UltimateConnection implements TargetConnection {
   readonly #device: UltimateDevice;
   readonly #strict: boolean;
   readonly #onRetry?: (what: string, error: string) => void;
+  readonly #receiverAddress: string | null;
+  #receiver: DebugStreamReceiver | null = null;
+  #streaming = false;
+  #prg: Uint8Array = new Uint8Array();
+  #snapshot: Array<{ address: number; bytes: Uint8Array }> = [];
 
   constructor(o: UltimateConnectionOptions) {
+    this.#receiverAddress = o.debugStreamReceiver ?? null;
     this.#device = o.device;
     this.identity = o.identity;
     this.emulation = o.emulation;
@@ -71,13 +91,51 @@ export class UltimateConnection implements TargetConnection {
     await this.#timed(async () => {
       // RAM survives the reset of run_prg, so a fill made now is there when the program starts.
       for (const f of prepare?.fill ?? []) await this.#device.rest.writeMemory(f.address, new Uint8Array(f.length).fill(f.byte));
+      this.#prg = prg;
+      if (this.#receiverAddress !== null && prgEntry(prg)) await this.#startStream(this.#receiverAddress);
       // A stale result from an earlier run must not be taken for this run's answer.
       await this.#device.rest.setDebugRegister(0);
       await this.#device.runPrg({ bytes: prg });
     });
   }
 
+  /**
+   * Receiver first, then the stream, then the snapshot: a write between the stream's start and the
+   * snapshot is both in the snapshot and replayed from the trace, which leaves the same memory.
+   */
+  async #startStream(address: string): Promise<void> {
+    const rest = this.#device.rest;
+    this.#receiver = await DebugStreamReceiver.open(address);
+    try {
+      await rest.setConfigItem('Data Streams', 'Debug Stream Mode', JUDGE_STREAM_MODE);
+      if (!this.emulation && (await this.#device.family()) === 'u64') await rest.streamStop('video');
+      await rest.streamStart('debug', `${address}:${this.#receiver.port}`);
+      this.#streaming = true;
+      this.#snapshot = [{ address: SNAPSHOT.address, bytes: await rest.readMemory(SNAPSHOT.address, SNAPSHOT.length) }];
+    } catch (e) {
+      await this.#stopStream();
+      throw e;
+    }
+  }
+
+  async #stopStream(): Promise<void> {
+    const streaming = this.#streaming;
+    this.#streaming = false;
+    this.#receiver?.close();
+    this.#receiver = null;
+    if (streaming) await this.#device.rest.streamStop('debug');
+  }
+
   async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
+    const receiver = this.#receiver;
+    const entry = prgEntry(this.#prg);
+    if (receiver && entry) {
+      try {
+        return await this.#timed(() => this.#waitOnStream(receiver, entry, deadline, protocol));
+      } finally {
+        await this.#timed(() => this.#stopStream());
+      }
+    }
     // REST polling: a value written and overwritten between two polls is missed; no cycles.
     const writes: DebugRegisterWrite[] = [];
     const base = { writes, writesExact: false, cycleSource: null };
@@ -98,6 +156,70 @@ export class UltimateConnection implements TargetConnection {
       if (performance.now() >= deadline) return { ...base, outcome: 'timeout' };
       await this.#timed(() => sleep(POLL_MS));
     }
+  }
+
+  async #waitOnStream(
+    receiver: DebugStreamReceiver,
+    entry: NonNullable<ReturnType<typeof prgEntry>>,
+    deadline: number,
+    protocol: RunProtocol,
+  ): Promise<DebugWait> {
+    // Host work a marker asks for (the harness handshake) runs in order, beside the stream.
+    let hostWork: Promise<void> = Promise.resolve();
+    let hostError: unknown;
+    const onMarker = (m: MarkerEvent) => {
+      const cp = protocol.checkpoints;
+      const point = cp?.pointFor(m.value);
+      if (!point || !cp) return;
+      if (!cp.handshake) {
+        cp.record(
+          point,
+          point.ranges.map((r) => m.memory(r.address, r.length)),
+        );
+        return;
+      }
+      // The program spins in the harness until acknowledged: the same pause episode as polling.
+      hostWork = hostWork
+        .then(() => this.#checkpointEpisode(point, cp))
+        .catch((e: unknown) => {
+          hostError ??= e;
+        });
+    };
+    const observer = new BusTraceObserver({
+      prg: this.#prg,
+      entry,
+      protocol,
+      snapshot: this.#snapshot,
+      family: await this.#device.family(),
+      onMarker,
+    });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
+      receiver.drainTo((entries) => {
+        if (observer.feed(entries)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    await hostWork;
+    if (hostError !== undefined) throw hostError;
+    const exact = receiver.losses === 0 && observer.started;
+    const base = {
+      writes: observer.writes,
+      writesExact: exact,
+      cycleSource: exact && observer.sawVicHalves ? 'debug-stream' : null,
+    };
+    const end = observer.end;
+    if (!end) return { ...base, outcome: 'timeout' };
+    if (end.outcome === 'ended') return { ...base, ...end };
+    if (end.outcome === 'crashed') return { ...base, outcome: 'crashed', crash: end.crash };
+    await this.#stopStream();
+    return {
+      ...base,
+      outcome: 'crashed',
+      crash: await readHarnessCrash((a, n) => this.readMemory(a, n), base.cycleSource ? end.cycle : null),
+    };
   }
 
   /**
@@ -137,6 +259,7 @@ export class UltimateConnection implements TargetConnection {
   }
 
   async close(): Promise<void> {
+    await this.#stopStream().catch(() => undefined);
     await this.#device.close();
   }
 }

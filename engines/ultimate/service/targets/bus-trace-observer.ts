@@ -1,0 +1,199 @@
+// Judging a run from the Ultimate's debug stream ("6510 & VIC" mode: two entries per clock, the
+// VIC's half with PHI2 low, then the CPU's): every CPU write to $D7FF with its cycle, a BRK (the
+// vector fetch at $FFFE/$FFFF after three stack pushes whose status byte has B set), a JAM (the
+// halted bus: reads of $FFFF, clock after clock), and memory reconstructed at the exact write of a
+// marker from the memory known at the start plus every CPU write since. Cycles count clocks from
+// the opcode fetch at the program's entry (prg-entry.ts); that fetch is recognised as the first read
+// of the entry, with the program's opcode on the bus, after BASIC read the stub's SYS token — the
+// KERNAL's RAM test reads and writes those addresses too, but writes the token's address between.
+// Pure: fed entries by the receiver (or a C64Machine directly in tests).
+import type { UltimateFamily } from '../../product.js';
+import type { CrashState, DebugRegisterWrite, RunProtocol } from './connection.js';
+import type { PrgEntry } from './prg-entry.js';
+
+const PHI2 = 0x80000000;
+const READ = 0x01000000;
+const BA: Record<UltimateFamily, number> = { u64: 0x10000000, u2plus: 0x08000000 };
+const JAM_OPCODES = new Set([0x02, 0x12, 0x22, 0x32, 0x42, 0x52, 0x62, 0x72, 0x92, 0xb2, 0xd2, 0xf2]);
+/** Reads of $FFFF in a row that no instruction makes (an IRQ/BRK vector fetch reads it once). */
+const JAM_READS = 6;
+/** Clocks after a BRK's vector fetch in which the KERNAL's handler pushes A, X and Y. */
+const KERNAL_PUSH_WINDOW = 40;
+
+export type TraceEnd =
+  | { outcome: 'ended'; verdict: 'pass' | 'fail'; value: number }
+  | { outcome: 'crashed'; crash: CrashState }
+  | { outcome: 'harness-crash'; cycle: number };
+
+export interface MarkerEvent {
+  value: number;
+  cycle: number;
+  /** Reads `length` bytes of memory as it was at this write. */
+  memory(address: number, length: number): Uint8Array;
+}
+
+export class BusTraceObserver {
+  readonly writes: DebugRegisterWrite[] = [];
+  /** The end of the run, once seen. */
+  end: TraceEnd | null = null;
+  /** true once the program's first instruction was seen; before it no write belongs to the run. */
+  started = false;
+  /** false when the stream never showed a VIC half-cycle (not "6510 & VIC" mode): no exact clocks. */
+  sawVicHalves = false;
+  /** Memory as the CPU wrote it (RAM view), from the snapshot at the start on. */
+  readonly #shadow = new Uint8Array(0x10000);
+  readonly #ba: number;
+  readonly #entry: PrgEntry;
+  readonly #prg: Uint8Array;
+  readonly #protocol: RunProtocol;
+  readonly #onMarker: (e: MarkerEvent) => void;
+  #clock = 0;
+  #startClock = 0;
+  #armed: boolean;
+  #ffffReads = 0;
+  /** The last CPU accesses: [address, data, isWrite, clock], newest last (BRK and JAM look back). */
+  readonly #recent: Array<[number, number, boolean, number]> = [];
+  #pendingBrk: { state: Omit<CrashState, 'a' | 'x' | 'y'>; pushes: number[]; until: number } | null = null;
+
+  constructor(o: {
+    prg: Uint8Array;
+    entry: PrgEntry;
+    protocol: RunProtocol;
+    /** Memory before the run, at `address`. */
+    snapshot: Array<{ address: number; bytes: Uint8Array }>;
+    family?: UltimateFamily;
+    onMarker: (e: MarkerEvent) => void;
+  }) {
+    this.#prg = o.prg;
+    this.#entry = o.entry;
+    this.#protocol = o.protocol;
+    this.#onMarker = o.onMarker;
+    this.#ba = BA[o.family ?? 'u64'];
+    for (const s of o.snapshot) this.#shadow.set(s.bytes.subarray(0, 0x10000 - s.address), s.address);
+    // Without a BASIC stub there is no SYS token to wait for: the first fetch at the entry counts.
+    this.#armed = o.entry.sysToken === null;
+  }
+
+  /** Cycles from the program's first instruction to now. */
+  get cycle(): number {
+    return this.#clock - this.#startClock;
+  }
+
+  /** Feeds entries in stream order; returns true once the run has ended (later entries are ignored). */
+  feed(entries: Uint32Array): boolean {
+    for (let i = 0; i < entries.length && !this.end; i++) this.#entry1(entries[i]! >>> 0);
+    return this.end !== null;
+  }
+
+  #entry1(e: number): void {
+    if ((e & PHI2) === 0) {
+      this.sawVicHalves = true;
+      this.#clock++;
+      return;
+    }
+    if (!this.sawVicHalves) this.#clock++; // "6510 Only": one entry per CPU clock, stolen clocks missing
+    const address = e & 0xffff;
+    const data = (e >>> 16) & 0xff;
+    if ((e & READ) === 0) this.#write(address, data);
+    else if ((e & this.#ba) !== 0) this.#read(address, data);
+  }
+
+  #remember(address: number, data: number, write: boolean): void {
+    this.#recent.push([address, data, write, this.#clock]);
+    if (this.#recent.length > 8) this.#recent.shift();
+  }
+
+  #write(address: number, data: number): void {
+    this.#shadow[address] = data;
+    this.#remember(address, data, true);
+    this.#ffffReads = 0;
+    if (this.#entry.sysToken !== null && address === this.#entry.sysToken) this.#armed = false;
+    if (this.#pendingBrk && (address & 0xff00) === 0x0100) {
+      this.#pendingBrk.pushes.push(data);
+      if (this.#pendingBrk.pushes.length === 3) this.#finishBrk();
+      return;
+    }
+    if (address !== 0xd7ff || !this.started) return;
+    const cycle = this.cycle;
+    this.writes.push({ value: data, cycle });
+    const verdict = this.#protocol.classify(data);
+    if (verdict === 'crash') this.end = { outcome: 'harness-crash', cycle };
+    else if (verdict) this.end = { outcome: 'ended', verdict, value: data };
+    else this.#onMarker({ value: data, cycle, memory: (a, n) => this.#shadow.slice(a, Math.min(0x10000, a + n)) });
+  }
+
+  #read(address: number, data: number): void {
+    const prev = this.#recent.at(-1);
+    this.#remember(address, data, false);
+    if (this.#pendingBrk && this.#clock > this.#pendingBrk.until) this.#finishBrk();
+    if (!this.started) {
+      if (this.#entry.sysToken !== null && address === this.#entry.sysToken && data === 0x9e) this.#armed = true;
+      else if (this.#armed && address === this.#entry.entry && data === this.#entry.opcode) {
+        this.started = true;
+        this.#startClock = this.#clock;
+        // The DMA load is not on the bus: the program's bytes are what the memory held when it started.
+        this.#shadow.set(this.#prg.subarray(2, 2 + (0x10000 - this.#entry.load)), this.#entry.load);
+      }
+      return;
+    }
+    if (address === 0xffff && prev && prev[0] === 0xfffe && !prev[2]) this.#vectorFetch();
+    if (address === 0xffff) {
+      if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
+    } else this.#ffffReads = 0;
+  }
+
+  /** $FFFE then $FFFF: an IRQ or a BRK. The three writes before are the pushes PC hi, PC lo, P. */
+  #vectorFetch(): void {
+    const w = this.#recent.filter((r) => r[2]).slice(-3);
+    if (w.length < 3 || w.some((r) => (r[0] & 0xff00) !== 0x0100)) return;
+    const [hi, lo, p] = w as [[number, number, boolean, number], [number, number, boolean, number], [number, number, boolean, number]];
+    if ((p[1] & 0x10) === 0) return; // B clear: a hardware IRQ, not a crash
+    const pushed = (hi[1] << 8) | lo[1];
+    const sp = hi[0] & 0xff;
+    this.#pendingBrk = {
+      state: {
+        kind: 'brk',
+        pc: (pushed - 2) & 0xffff,
+        sp,
+        p: p[1],
+        // The stack and zero page at the BRK, before the handler touches them.
+        stack: this.#shadow.slice(0x0100, 0x0200),
+        zeroPage: this.#shadow.slice(0x0000, 0x0100),
+        cycle: this.cycle,
+      },
+      pushes: [],
+      until: this.#clock + KERNAL_PUSH_WINDOW,
+    };
+  }
+
+  /**
+   * A, X and Y are not on the bus at a BRK; the KERNAL's handler at $FF48 pushes them (PHA, TXA,
+   * PHA, TYA, PHA) right after the vector fetch. Without those three pushes they are reported as 0.
+   */
+  #finishBrk(): void {
+    const b = this.#pendingBrk!;
+    this.#pendingBrk = null;
+    const [a = 0, x = 0, y = 0] = b.pushes.length === 3 ? b.pushes : [];
+    this.end = { outcome: 'crashed', crash: { ...b.state, a, x, y } };
+  }
+
+  #jam(): void {
+    // The JAM opcode is the last read before the halted bus that holds one.
+    const fetch = [...this.#recent].reverse().find((r) => !r[2] && r[0] !== 0xffff && JAM_OPCODES.has(r[1]));
+    this.end = {
+      outcome: 'crashed',
+      crash: {
+        kind: 'jam',
+        pc: fetch ? fetch[0] : 0xffff,
+        a: 0,
+        x: 0,
+        y: 0,
+        sp: 0,
+        p: 0,
+        stack: this.#shadow.slice(0x0100, 0x0200),
+        zeroPage: this.#shadow.slice(0x0000, 0x0100),
+        cycle: fetch ? fetch[3] - this.#startClock : null,
+      },
+    };
+  }
+}
