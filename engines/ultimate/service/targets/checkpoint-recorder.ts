@@ -15,12 +15,6 @@ export class CheckpointRecorder {
   /** Host writes made during the run: one acknowledgement byte per point (the mutation budget). */
   acknowledgements = 0;
   /**
-   * Whether the program waits for the acknowledgement at $03FE (the harness's checkpoint routine).
-   * Off: the point is captured at the marker's write and the program runs on untouched.
-   */
-  handshake = true;
-
-  /**
    * true: the program spins in the harness's checkpoint routine until the host writes the marker
    * to $03FE (the pause episode). false: no harness — the point is captured at the exact write of
    * the marker (VICE: the monitor stop; Ultimate: reconstructed from the bus trace) and nothing is

@@ -11,7 +11,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prgEntryAddress } from '../../prg-entry.js';
 import { ViceMonitorClient } from '../../vice/client.js';
 import { type ObservedWrite, ViceRunObserver } from '../../vice/run-observer.js';
 import { ViceTextMonitor } from '../../vice/text-monitor.js';
@@ -27,6 +26,7 @@ import {
   sleep,
 } from './connection.js';
 import { readHarnessCrash } from './harness-crash.js';
+import { prgEntry } from './prg-entry.js';
 
 export interface ViceLaunchOptions {
   /**
@@ -38,6 +38,18 @@ export interface ViceLaunchOptions {
   startTimeoutMs?: number;
   emulation: boolean;
 }
+
+/**
+ * Code that is not the artifact's but runs legitimately in a C64 program's run: the BASIC and
+ * KERNAL ROMs (the IRQ handler, CHROUT…; an exec checkpoint cannot tell ROM from the RAM under it)
+ * and BASIC's CHRGET routine, which BASIC copies to the zero page. Execution outside the code
+ * ranges means outside these too.
+ */
+export const SYSTEM_CODE_RANGES: ReadonlyArray<{ start: number; end: number }> = [
+  { start: 0x0073, end: 0x008a },
+  { start: 0xa000, end: 0xbfff },
+  { start: 0xe000, end: 0xffff },
+];
 
 /** How the vice target's cycles are obtained (DebugWait.cycleSource). */
 export const VICE_CYCLE_SOURCE = 'vice-monitor-clock';
@@ -132,7 +144,8 @@ export class ViceConnection implements TargetConnection {
   async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
     const file = join(this.tmp, 'program.prg');
     await writeFile(file, prg);
-    const entry = prgEntryAddress(prg);
+    const entry = prgEntry(prg)?.entry;
+    if (entry === undefined) throw new Error(`the PRG of ${prg.length} bytes has no load address and code`);
     await this.#timed(async () => {
       // RAM survives the reset of AUTOSTART, so a fill made now is there when the program starts.
       for (const f of prepare?.fill ?? []) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));
@@ -165,7 +178,7 @@ export class ViceConnection implements TargetConnection {
         const bytes: Uint8Array[] = [];
         for (const r of point.ranges) bytes.push(await this.client.memoryGet(r.address, r.address + r.length - 1));
         checkpoints.record(point, bytes);
-        if (checkpoints.handshake !== false) {
+        if (checkpoints.handshake) {
           await this.client.memorySet(CHECKPOINT_ACK_ADDRESS, Uint8Array.of(point.marker));
           checkpoints.acknowledgements++;
         }
@@ -173,7 +186,12 @@ export class ViceConnection implements TargetConnection {
       return false;
     };
     const result = await this.#timed(() =>
-      this.#observer.observe({ watch: HANDOFF.debugRegister, codeRanges: protocol.codeRanges, deadline, onWrite }),
+      this.#observer.observe({
+        watch: HANDOFF.debugRegister,
+        codeRanges: protocol.codeRanges.length ? [...protocol.codeRanges, ...SYSTEM_CODE_RANGES] : [],
+        deadline,
+        onWrite,
+      }),
     );
     const base = { writes, writesExact: true, cycleSource: cyclesExact ? VICE_CYCLE_SOURCE : null };
     if (result.outcome === 'crashed') {
