@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig } from 'tsup';
-import { buildDashboard } from './engines/ultimate/service/dashboard/build-dashboard';
+import { buildDashboard } from './services/ultimate-tool/dashboard/build-dashboard';
 
 // One entry per public subpath (see package.json "exports") and one per bin.
 // Entries whose source file does not exist yet are skipped, so the build stays green while
@@ -14,7 +14,8 @@ const candidates: Record<string, string> = {
   'engines/lispex/worker': 'engines/lispex/worker.ts',
   'engines/ultimate/index': 'engines/ultimate/index.ts',
   'engines/ultimate/virtual/index': 'engines/ultimate/virtual/index.ts',
-  'engines/ultimate/service/index': 'engines/ultimate/service/index.ts',
+  // The Ultimate Tool service; package.json's old subpath ./engines/ultimate/service points at this same build.
+  'services/ultimate-tool/index': 'services/ultimate-tool/index.ts',
   'adapters/topup/index': 'adapters/topup/index.ts',
   'adapters/lispex/index': 'adapters/lispex/index.ts',
   'adapters/ultimate/index': 'adapters/ultimate/index.ts',

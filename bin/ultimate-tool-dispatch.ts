@@ -20,7 +20,7 @@ Run "ultimate-tool <command> --help" for a command's options.
 
 const COMMANDS: Record<string, (rest: string[]) => Promise<number>> = {
   serve: async (rest) =>
-    (await import('../engines/ultimate/service/cli.js')).runServeCli(rest, {
+    (await import('../services/ultimate-tool/cli.js')).runServeCli(rest, {
       host: process.env.C64U_HOST || undefined,
       password: process.env.C64U_PASSWORD || undefined,
       logLevel: logLevelFromEnv(),
@@ -28,7 +28,7 @@ const COMMANDS: Record<string, (rest: string[]) => Promise<number>> = {
   mcp: async (rest) => (await import('../adapters/ultimate/cli.js')).runUltimateToolMcpCli(rest),
   capture: async (rest) => (await import('../adapters/ultimate/capture-cli.js')).runCaptureCli(rest),
   'virtual-device': async (rest) => (await import('../engines/ultimate/virtual/cli.js')).runVirtualDeviceCli(rest),
-  'virtual-vice': async (rest) => (await import('../engines/ultimate/service/virtual-vice.js')).runVirtualViceCli(rest),
+  'virtual-vice': async (rest) => (await import('../engines/ultimate/virtual/virtual-vice.js')).runVirtualViceCli(rest),
 };
 
 export async function runUltimateTool(argv: string[]): Promise<number> {

@@ -1,7 +1,7 @@
 // The tools' closed input schemas. Everything a request could get wrong is caught here, before
 // any HTTP request: the adapter never sends the service what it can already tell is malformed.
 import { z } from 'zod';
-import { parseAddress } from '../../engines/ultimate/service/symbols/index.js';
+import { parseAddress } from '../../services/ultimate-tool/symbols/index.js';
 import { TargetSchema } from './api-schemas.js';
 
 // Spelled out in both cases (not the i flag), so the JSON Schema pattern clients see says the same.

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Page } from 'playwright-core';
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { launchChromium } from '../../test/ultimate-dashboard/browser.js';
 import { CAPTURE_DATAGRAMS, type CaptureRun, seedCaptureRun, seedRuns } from './seed-store.js';
 

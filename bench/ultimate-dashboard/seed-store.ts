@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256File, sha256Hex } from '../../common/index.js';
-import { RUN_RECORD_SCHEMA_VERSION, type RunRecord, type RunStatus } from '../../engines/ultimate/service/api-schemas.js';
-import { ServiceStore } from '../../engines/ultimate/service/store.js';
-import { buildCaptureIndex } from '../../engines/ultimate/service/timeline/capture-index.js';
+import { RUN_RECORD_SCHEMA_VERSION, type RunRecord, type RunStatus } from '../../services/ultimate-tool/api-schemas.js';
+import { ServiceStore } from '../../services/ultimate-tool/store.js';
+import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
 import { datagram, entry, writeCapture } from '../../test/ultimate-timeline/capture-fixture.js';
 
 const TESTS = ['sum-passes', 'arithmetic-fails', 'greeting-on-screen', 'brk-crash', 'timeline-probe', 'checkpoint-probe'];

@@ -8,7 +8,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
 
 const runs = Number(process.argv[2] ?? 10);

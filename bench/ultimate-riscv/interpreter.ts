@@ -1,4 +1,4 @@
-// Benchmark: instructions per second of the RV32 interpreter (engines/ultimate/virtual/native) on a
+// Benchmark: instructions per second of the RV32 interpreter (engines/ultimate/virtual/riscv) on a
 // CPU-bound RV32I program compiled here with gcc -O2 -march=rv32i, side by side in the same run with
 // a naive reference interpreter (naive-rv32.ts), both checked to compute the same result with the
 // same instruction count. Reported beside the real Elite II core's 100 MHz clock.
@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readElf32 } from '../../engines/ultimate/native/elf32.js';
-import { APP_REGION_BASE, APP_REGION_BYTES } from '../../engines/ultimate/native/elite2-memory-map.js';
-import { buildRiscvProgram } from '../../engines/ultimate/native/riscv-toolchain.js';
-import { Rv32Cpu } from '../../engines/ultimate/virtual/native/rv32-cpu.js';
+import { readElf32 } from '../../engines/ultimate/riscv-apps/elf32.js';
+import { APP_REGION_BASE, APP_REGION_BYTES } from '../../engines/ultimate/riscv-apps/elite2-memory-map.js';
+import { buildRiscvProgram } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
+import { Rv32Cpu } from '../../engines/ultimate/virtual/riscv/rv32-cpu.js';
 import { NaiveRv32 } from './naive-rv32.js';
 
 const REAL_CORE_HZ = 100_000_000;

@@ -2,7 +2,7 @@
 // interpreter most people write first — fetch the word through a DataView on every step, decode
 // its fields, switch on the opcode and then on funct3/funct7, no caching. It executes the same
 // programs to the same results (the benchmark checks), it is just slower. RAM only; ECALL stops.
-import { div, divu, mulh, mulhsu, mulhu, rem, remu } from '../../engines/ultimate/virtual/native/rv32-muldiv.js';
+import { div, divu, mulh, mulhsu, mulhu, rem, remu } from '../../engines/ultimate/virtual/riscv/rv32-muldiv.js';
 
 export class NaiveRv32 {
   readonly x = new Int32Array(32);

@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 
 const jobs = Number(process.argv[2] ?? 8);
 const example = join(import.meta.dirname, '..', '..', 'examples', 'c64-project');

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceStore } from '../../engines/ultimate/service/store.js';
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
-import type { RunRecord } from '../../engines/ultimate/service/api-schemas.js';
+import { ServiceStore } from '../../services/ultimate-tool/store.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
+import type { RunRecord } from '../../services/ultimate-tool/api-schemas.js';
 
 const iterations = Number(process.argv[2] ?? 500);
 const RUNS = 10_000;

@@ -9,10 +9,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../../engines/ultimate/service/api-schemas.js';
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
-import { buildCaptureIndex } from '../../engines/ultimate/service/timeline/capture-index.js';
-import { readTimelinePage } from '../../engines/ultimate/service/timeline/timeline-page.js';
+import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../../services/ultimate-tool/api-schemas.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
+import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
+import { readTimelinePage } from '../../services/ultimate-tool/timeline/timeline-page.js';
 import { datagram, entry, writeCapture } from '../../test/ultimate-timeline/capture-fixture.js';
 
 const pages = Number(process.argv[2] ?? 40);

@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCaptureFile } from '../../engines/ultimate/debug-stream/capture-file.js';
-import { Ca65DebugInfo } from '../../engines/ultimate/service/timeline/ca65-debug-info.js';
-import { buildCaptureIndex } from '../../engines/ultimate/service/timeline/capture-index.js';
-import { readTimelinePage, type TimelineEvidence } from '../../engines/ultimate/service/timeline/timeline-page.js';
+import { Ca65DebugInfo } from '../../services/ultimate-tool/timeline/ca65-debug-info.js';
+import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
+import { readTimelinePage, type TimelineEvidence } from '../../services/ultimate-tool/timeline/timeline-page.js';
 import { datagram, entry, writeCapture } from '../../test/ultimate-timeline/capture-fixture.js';
 
 const pages = Number(process.argv[2] ?? 40);

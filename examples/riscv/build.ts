@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildRiscvProgram } from '../../engines/ultimate/native/riscv-toolchain.js';
-import { packUe2FromElf } from '../../engines/ultimate/native/ue2.js';
+import { buildRiscvProgram } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
+import { packUe2FromElf } from '../../engines/ultimate/riscv-apps/ue2.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

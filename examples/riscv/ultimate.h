@@ -14,7 +14,7 @@ typedef unsigned int u32;
 /* The C64's 64 KiB as the firmware sees it. */
 #define C64_MEM ((volatile u8 *)(IOBASE + 0x50000))
 
-/* The UTR2 token mailbox (engines/ultimate/native/utr2-mailbox.ts): "UTR2", length, token. */
+/* The UTR2 token mailbox (engines/ultimate/riscv-apps/utr2-mailbox.ts): "UTR2", length, token. */
 #define UTR2_MAILBOX 0x0340
 #define UTR2_REPLY 0x0390
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { runInProcessGroup } from '../../common/index.js';
-import { ToolchainError, buildRiscvProgram } from '../../engines/ultimate/native/riscv-toolchain.js';
+import { ToolchainError, buildRiscvProgram } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
 
 /** Processes of group `pgid` that are still running (a killed one may linger as a zombie until reaped). */
 function liveMembers(pgid: number): number[] {

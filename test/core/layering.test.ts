@@ -11,7 +11,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   transports: ['common'],
   src: ['common', 'transports'],
   engines: ['common'],
-  adapters: ['common', 'src', 'transports', 'engines'],
+  services: ['common', 'engines'],
+  adapters: ['common', 'src', 'transports', 'engines', 'services'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {

@@ -7,7 +7,7 @@ import {
   CheckpointComparisonError,
   type CheckpointRun,
   compareRunCheckpoints,
-} from '../../engines/ultimate/service/analysis/checkpoint-comparison.js';
+} from '../../services/ultimate-tool/analysis/checkpoint-comparison.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

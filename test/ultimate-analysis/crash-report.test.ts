@@ -12,7 +12,7 @@ import {
   CrashAnalysisError,
   type CrashReportInput,
   type Resolution,
-} from '../../engines/ultimate/service/analysis/crash-report.js';
+} from '../../services/ultimate-tool/analysis/crash-report.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crash-report-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

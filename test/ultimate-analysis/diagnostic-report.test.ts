@@ -7,7 +7,7 @@ import {
   type DiagnosableRun,
   DiagnosticReportError,
   diagnosticItems,
-} from '../../engines/ultimate/service/analysis/diagnostic-report.js';
+} from '../../services/ultimate-tool/analysis/diagnostic-report.js';
 
 const files = new Map<string, Buffer>([
   ['screen.txt', Buffer.from('READY.\n')],

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { closeServer, listenLoopback } from '../../common/index.js';
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
 import { faultsFor } from '../../engines/ultimate/virtual/fault-injection.js';
 import { exampleProject } from '../ultimate-service/harness.js';

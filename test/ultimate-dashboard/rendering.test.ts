@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { RUN_RECORD_SCHEMA_VERSION, type RunRecord, UltimateToolService } from '../../engines/ultimate/service/index.js';
+import { RUN_RECORD_SCHEMA_VERSION, type RunRecord, UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { repoRoot } from '../helpers/bin.js';
 import { launchChromium } from './browser.js';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { repoRoot } from '../helpers/bin.js';
 
 let svc: UltimateToolService;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ComparisonBodySchema, ResolveBodySchema } from '../../adapters/ultimate/index.js';
-import { compareRuns, parseSymbolFile, resolveAddress } from '../../engines/ultimate/service/symbols/index.js';
+import { compareRuns, parseSymbolFile, resolveAddress } from '../../services/ultimate-tool/symbols/index.js';
 
 const labels = parseSymbolFile('acme-vicelabels', 'al C:080d .start\nal C:0812 .loop\n', 'main.labels');
 

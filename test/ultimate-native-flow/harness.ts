@@ -6,7 +6,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UltimateToolService, type UltimateToolServiceOptions } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService, type UltimateToolServiceOptions } from '../../services/ultimate-tool/index.js';
 import { type VirtualProduct, VirtualUltimate, stepsFor } from '../../engines/ultimate/virtual/index.js';
 import { repoRoot } from '../helpers/bin.js';
 

@@ -2,7 +2,7 @@
 // a virtual Elite II that lives in the test process (so the test can hold a device step, SIGKILL
 // this process and count what the device saw). Config: one JSON argument. Prints one JSON line with
 // its URL once it listens, then serves until killed.
-import { UltimateToolService } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 
 const cfg = JSON.parse(process.argv[2] ?? '{}') as {
   project: string;

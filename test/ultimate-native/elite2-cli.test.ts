@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { UltimateFtp } from '../../engines/ultimate/ftp.js';
-import { triggerRunUpdate, uploadUpdateFile } from '../../engines/ultimate/native/run-update-trigger.js';
+import { triggerRunUpdate, uploadUpdateFile } from '../../engines/ultimate/riscv-apps/run-update-trigger.js';
 import { RestClient } from '../../engines/ultimate/rest.js';
 import { buildExample } from '../../examples/riscv/build.js';
 import { binCommand } from '../helpers/bin.js';

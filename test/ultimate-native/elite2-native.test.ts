@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { buildRiscvProgram } from '../../engines/ultimate/native/riscv-toolchain.js';
-import { packUe2, packUe2FromElf, Ue2FormatError } from '../../engines/ultimate/native/ue2.js';
-import { decodeUtr2Mailbox, UTR2_REPLY_C64_ADDRESS } from '../../engines/ultimate/native/utr2-mailbox.js';
+import { buildRiscvProgram } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
+import { packUe2, packUe2FromElf, Ue2FormatError } from '../../engines/ultimate/riscv-apps/ue2.js';
+import { decodeUtr2Mailbox, UTR2_REPLY_C64_ADDRESS } from '../../engines/ultimate/riscv-apps/utr2-mailbox.js';
 import { VIRTUAL_PRODUCT_ELITE2, VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
-import { NativeStateError } from '../../engines/ultimate/virtual/native/native-mode.js';
+import { NativeStateError } from '../../engines/ultimate/virtual/riscv/native-mode.js';
 import { type BuiltExample, buildExample, type ExampleName } from '../../examples/riscv/build.js';
 
 /** Resolves with the connect error code (ECONNREFUSED) or 'connected'. */

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { UltimateError } from '../../engines/ultimate/errors.js';
 import { UltimateFtp } from '../../engines/ultimate/ftp.js';
-import { placeUtr2Token, triggerRunUpdate, uploadUpdateFile } from '../../engines/ultimate/native/run-update-trigger.js';
-import { packUe2 } from '../../engines/ultimate/native/ue2.js';
+import { placeUtr2Token, triggerRunUpdate, uploadUpdateFile } from '../../engines/ultimate/riscv-apps/run-update-trigger.js';
+import { packUe2 } from '../../engines/ultimate/riscv-apps/ue2.js';
 import { RestClient } from '../../engines/ultimate/rest.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
-import type { NativeRunReport } from '../../engines/ultimate/virtual/native/native-mode.js';
+import type { NativeRunReport } from '../../engines/ultimate/virtual/riscv/native-mode.js';
 import { buildExample } from '../../examples/riscv/build.js';
 
 const PASSWORD = 'bench-pw';

@@ -1,10 +1,10 @@
 // Test harness for the RV32 interpreter: builds one ELF from many small assembly cases (one gcc and
 // one nm run for a whole file of cases), then runs each case from its own label until it stops.
-import { readElf32 } from '../../engines/ultimate/native/elf32.js';
-import { buildRiscvProgram } from '../../engines/ultimate/native/riscv-toolchain.js';
-import type { Rv32Bus } from '../../engines/ultimate/virtual/native/rv32-bus.js';
-import { Rv32Cpu } from '../../engines/ultimate/virtual/native/rv32-cpu.js';
-import type { Rv32Stop } from '../../engines/ultimate/virtual/native/rv32-trap.js';
+import { readElf32 } from '../../engines/ultimate/riscv-apps/elf32.js';
+import { buildRiscvProgram } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
+import type { Rv32Bus } from '../../engines/ultimate/virtual/riscv/rv32-bus.js';
+import { Rv32Cpu } from '../../engines/ultimate/virtual/riscv/rv32-cpu.js';
+import type { Rv32Stop } from '../../engines/ultimate/virtual/riscv/rv32-trap.js';
 
 export const TEST_RAM_BASE = 0x03000000;
 /** Small RAM for the tests (the device has 16 MiB); the stack starts at its top. */

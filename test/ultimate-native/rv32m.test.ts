@@ -4,7 +4,7 @@
 // BigInt for many operand pairs.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { mulh, mulhsu, mulhu } from '../../engines/ultimate/virtual/native/rv32-muldiv.js';
+import { mulh, mulhsu, mulhu } from '../../engines/ultimate/virtual/riscv/rv32-muldiv.js';
 import { a0, a1, a2, a3, a4, a5, buildCases, type CaseProgram } from './rv32-harness.js';
 
 let prog: CaseProgram;

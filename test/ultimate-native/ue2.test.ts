@@ -2,9 +2,9 @@
 // strict validation, one malformed file per rule; plus the ELF reader's refusals.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ElfFormatError, readElf32 } from '../../engines/ultimate/native/elf32.js';
-import { buildRiscvProgram } from '../../engines/ultimate/native/riscv-toolchain.js';
-import { packUe2, packUe2FromElf, parseUe2, UE2_MAX_FILE_BYTES, Ue2FormatError } from '../../engines/ultimate/native/ue2.js';
+import { ElfFormatError, readElf32 } from '../../engines/ultimate/riscv-apps/elf32.js';
+import { buildRiscvProgram } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
+import { packUe2, packUe2FromElf, parseUe2, UE2_MAX_FILE_BYTES, Ue2FormatError } from '../../engines/ultimate/riscv-apps/ue2.js';
 
 const BASE = 0x03000000;
 

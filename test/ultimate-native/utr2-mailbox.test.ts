@@ -1,7 +1,7 @@
 // The UTR2 token mailbox layout placed in C64 memory before a Run Update.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeUtr2Mailbox, encodeUtr2Mailbox, Utr2TokenError } from '../../engines/ultimate/native/utr2-mailbox.js';
+import { decodeUtr2Mailbox, encodeUtr2Mailbox, Utr2TokenError } from '../../engines/ultimate/riscv-apps/utr2-mailbox.js';
 
 describe('UTR2 mailbox', () => {
   it('encodes "UTR2", the length and the token, and decodes it back (with a status byte when present)', () => {

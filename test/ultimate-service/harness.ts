@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { binCommand, repoRoot } from '../helpers/bin.js';
-import { UltimateToolService, type UltimateToolServiceOptions } from '../../engines/ultimate/service/index.js';
+import { UltimateToolService, type UltimateToolServiceOptions } from '../../services/ultimate-tool/index.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
 
 export const exampleProject = join(repoRoot, 'examples', 'c64-project');

@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ManifestSchema, loadManifest, manifestJsonSchema } from '../../engines/ultimate/service/manifest.js';
-import { runCleanBuild } from '../../engines/ultimate/service/build.js';
+import { ManifestSchema, loadManifest, manifestJsonSchema } from '../../services/ultimate-tool/manifest.js';
+import { runCleanBuild } from '../../services/ultimate-tool/build.js';
 import { repoRoot } from '../helpers/bin.js';
 import { exampleProject } from './harness.js';
 
@@ -22,7 +22,7 @@ describe('ultimate-tool.json', () => {
   });
 
   it('the shipped manifest.schema.json is current', () => {
-    const shipped = JSON.parse(readFileSync(join(repoRoot, 'engines/ultimate/service/manifest.schema.json'), 'utf8'));
+    const shipped = JSON.parse(readFileSync(join(repoRoot, 'services/ultimate-tool/manifest.schema.json'), 'utf8'));
     assert.deepEqual(shipped, JSON.parse(JSON.stringify(manifestJsonSchema())));
   });
 

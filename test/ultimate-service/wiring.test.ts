@@ -4,8 +4,8 @@
 // wrapped to record its calls.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SymbolAnalysis } from '../../engines/ultimate/service/index.js';
-import { labelMapAnalysis } from '../../engines/ultimate/service/symbols/label-map-analysis.js';
+import type { SymbolAnalysis } from '../../services/ultimate-tool/index.js';
+import { labelMapAnalysis } from '../../services/ultimate-tool/symbols/label-map-analysis.js';
 import { type Harness, startHarness } from './harness.js';
 
 const calls: Array<{ fn: string; args: unknown[] }> = [];

@@ -2,7 +2,7 @@
 // with a bigger helper procedure; and over acme label files alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ComparableRun, compareRuns } from '../../engines/ultimate/service/symbols/index.js';
+import { type ComparableRun, compareRuns } from '../../services/ultimate-tool/symbols/index.js';
 import { buildAcme, buildCa65 } from './helpers/assemble.js';
 import { ACME_SOURCE, CA65_OTHER, ca65Main } from './sources.js';
 

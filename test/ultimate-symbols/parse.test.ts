@@ -2,7 +2,7 @@
 // the PRG the same run produced (a label must point at the instruction the source puts there).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SymbolFileError, parseSymbolFile } from '../../engines/ultimate/service/symbols/index.js';
+import { SymbolFileError, parseSymbolFile } from '../../services/ultimate-tool/symbols/index.js';
 import { build64tass, buildAcme, buildCa65, buildCl65C, byteAt } from './helpers/assemble.js';
 import { ACME_SOURCE, CA65_OTHER, TASS_SOURCE, ca65Main } from './sources.js';
 

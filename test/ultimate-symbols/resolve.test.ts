@@ -1,7 +1,7 @@
 // resolveAddress (resolver schema 2) over real assembler output.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AddressError, parseAddress, parseSymbolFile, resolveAddress } from '../../engines/ultimate/service/symbols/index.js';
+import { AddressError, parseAddress, parseSymbolFile, resolveAddress } from '../../services/ultimate-tool/symbols/index.js';
 import { build64tass, buildAcme, buildCa65 } from './helpers/assemble.js';
 import { ACME_SOURCE, CA65_OTHER, TASS_SOURCE, ca65Main } from './sources.js';
 

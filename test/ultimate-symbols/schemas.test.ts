@@ -12,7 +12,7 @@ import {
   compareRuns,
   parseSymbolFile,
   resolveAddress,
-} from '../../engines/ultimate/service/symbols/index.js';
+} from '../../services/ultimate-tool/symbols/index.js';
 import { build64tass, buildCa65 } from './helpers/assemble.js';
 import { CA65_OTHER, TASS_SOURCE, ca65Main } from './sources.js';
 

@@ -7,14 +7,14 @@ import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Ca65DebugInfo } from '../../engines/ultimate/service/timeline/ca65-debug-info.js';
-import { buildCaptureIndex } from '../../engines/ultimate/service/timeline/capture-index.js';
+import { Ca65DebugInfo } from '../../services/ultimate-tool/timeline/ca65-debug-info.js';
+import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
 import {
   readTimelinePage,
   type TimelineEvidence,
   type TimelineRow,
   TimelineError,
-} from '../../engines/ultimate/service/timeline/timeline-page.js';
+} from '../../services/ultimate-tool/timeline/timeline-page.js';
 import { datagram, entry, writeCapture } from './capture-fixture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'timeline-test-'));

@@ -17,8 +17,8 @@ import { VirtualFtpServer } from './ftp-server.js';
 import { VirtualDmaServer, type DmaDevice } from './dma-server.js';
 import { ViceMonitorServer } from './vice-monitor-server.js';
 import type { Answer, DriveState, RestDevice } from './rest-routes.js';
-// Issue 15 (Elite II native mode): see engines/ultimate/virtual/native/ and docs/ultimate/NATIVE.md.
-import { BenchPort } from './native/bench-port.js';
+// Issue 15 (Elite II native mode): see engines/ultimate/virtual/riscv/ and docs/ultimate/NATIVE.md.
+import { BenchPort } from './riscv/bench-port.js';
 import { stepsFor } from './step-watch.js';
 import {
   Elite2NativeMode,
@@ -27,9 +27,9 @@ import {
   type NativeState,
   NativeStateError,
   type RunUpdateOptions,
-} from './native/native-mode.js';
-import { parseUe2, Ue2FormatError } from '../native/ue2.js';
-import { UE2_EXTENSION } from '../native/run-update-trigger.js';
+} from './riscv/native-mode.js';
+import { parseUe2, Ue2FormatError } from '../riscv-apps/ue2.js';
+import { UE2_EXTENSION } from '../riscv-apps/run-update-trigger.js';
 
 export const VIRTUAL_PRODUCT = 'Ultimate 64 (virtual, mcp-engines emulation)';
 export const VIRTUAL_PRODUCT_U2PLUS = 'Ultimate-II+ (virtual, mcp-engines emulation)';
@@ -459,6 +459,6 @@ export { VirtualFs, ROOTS } from './virtual-fs.js';
 export type { MachineSeam } from './machine-seam.js';
 export { runVirtualDeviceCli } from './cli.js';
 // Issue 15: the Elite II's native mode, for callers of the virtual device.
-export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './native/native-mode.js';
+export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './riscv/native-mode.js';
 export { faultsFor, FaultInjector, type FaultSpec } from './fault-injection.js';
 export { stepsFor, StepWatch, type StepHold, type WatchedStep } from './step-watch.js';

@@ -10,7 +10,7 @@ import type { VirtualFs } from './virtual-fs.js';
 import { FsError } from './virtual-fs.js';
 import type { ConfigStore } from './config-store.js';
 import { parseDestination } from './debug-streamer.js';
-import { RUN_UPDATE_COMMAND } from '../native/run-update-trigger.js';
+import { RUN_UPDATE_COMMAND } from '../riscv-apps/run-update-trigger.js';
 import type { UltimateFamily } from '../product.js';
 import { wildcardMatch } from './config-store.js';
 import { strtol } from './strtol.js';
@@ -43,7 +43,7 @@ export interface RestDevice {
   powerOff(): void;
   startDebugStream(dest: { host: string; port: number }): Promise<void>;
   stopDebugStream(): void;
-  /** Elite II only (issue 15): Run Update on a stored .UE2 file; see engines/ultimate/native/run-update-trigger.ts. */
+  /** Elite II only (issue 15): Run Update on a stored .UE2 file; see engines/ultimate/riscv-apps/run-update-trigger.ts. */
   runUpdateFile?(path: string): Answer;
 }
 
@@ -326,7 +326,7 @@ const CALLS: Call[] = [
   }),
 
   // Run Update (issue 15, virtual-device design, not a firmware route): the trigger named in
-  // engines/ultimate/native/run-update-trigger.ts. Only an Elite II (product u64-elite2) has it.
+  // engines/ultimate/riscv-apps/run-update-trigger.ts. Only an Elite II (product u64-elite2) has it.
   {
     method: 'PUT',
     route: 'runners',

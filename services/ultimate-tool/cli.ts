@@ -1,0 +1,213 @@
+// `ultimate-tool serve`: parses the command line into UltimateToolServiceOptions and runs the
+// service until SIGINT/SIGTERM. The environment (C64U_HOST, C64U_PASSWORD) is read by the bin and
+// handed in as `env`, so nothing under engines/ reads process.env. On start, ONE JSON line goes
+// to stdout: {"url":…,"port":…,"store":…,"virtual_device":…}; logs go to stderr.
+import { resolve } from 'node:path';
+import { UsageError, createLogger, type Logger, type LogLevel } from '../../common/index.js';
+import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
+import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './captures.js';
+import type { UltimateTargetConfig } from './jobs.js';
+import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
+
+export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]
+                          [--virtual-device] [--vice-command "CMD ARGS…"] [--no-vice]
+                          [--capture-max-datagrams N] [--capture-max-duration-ms MS]
+                          [--virtual-product u64|u64-elite2] [--bench-url URL]
+
+The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard at the same URL (/).
+
+  --project DIR        the C64 project with ultimate-tool.json (default: the current folder)
+  --port N             TCP port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
+  --store DIR          runs, jobs and evidence (default DIR/.ultimate-tool)
+  --virtual-device     start a virtual Ultimate 64 (an EMULATION) in this process as the ultimate target
+  --vice-command CMD   the emulator for the vice target, split on spaces (default "${DEFAULT_VICE_COMMAND.join(' ')}");
+                       the service appends -binarymonitor -binarymonitoraddress ip4://127.0.0.1:PORT
+  --no-vice            disable the vice target
+  --capture-max-datagrams N      bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDatagrams})
+  --capture-max-duration-ms MS   time bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDurationMs})
+  --virtual-product P  the virtual device plays P: u64 (default) or u64-elite2 (an Ultimate 64 Elite II that runs
+                       native .UE2 programs; its lab bench becomes the --bench-url)
+  --bench-url URL      the lab bench beside the device under native test — its serial console (the RISC-V
+                       core's UART) and power outlet, NOT a device interface — as http://127.0.0.1:PORT; native
+                       runs read their output there (without it the output is not collected)
+  --help               this text
+
+Environment: C64U_HOST (the Ultimate's address) and C64U_PASSWORD (its network password; it stays
+in this process: never in a response, a log line or a run record).`;
+
+export interface ServeArgs {
+  project: string;
+  port: number;
+  store?: string;
+  virtualDevice: boolean;
+  viceCommand: string[] | null;
+  captureLimits: CaptureLimits;
+  virtualProduct: 'u64' | 'u64-elite2';
+  benchUrl: string | null;
+}
+
+export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
+  const out: ServeArgs = {
+    project: '.',
+    port: DEFAULT_PORT,
+    virtualDevice: false,
+    viceCommand: DEFAULT_VICE_COMMAND,
+    captureLimits: { ...DEFAULT_CAPTURE_LIMITS },
+    virtualProduct: 'u64',
+    benchUrl: null,
+  };
+  const bounded = (flag: string, v: string, max: number): number => {
+    if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1 || Number(v) > max)
+      throw new UsageError(`${flag} expects an integer 1..${max}, got ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${flag} expects a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--project':
+        out.project = value();
+        break;
+      case '--store':
+        out.store = value();
+        break;
+      case '--port': {
+        const v = value();
+        const n = Number(v);
+        if (!/^[0-9]+$/.test(v) || n > 65535) throw new UsageError(`--port expects an integer 0..65535, got ${JSON.stringify(v)}`);
+        out.port = n;
+        break;
+      }
+      case '--virtual-device':
+        out.virtualDevice = true;
+        break;
+      case '--vice-command': {
+        const parts = value().split(/\s+/).filter(Boolean);
+        if (!parts.length) throw new UsageError('--vice-command expects a command');
+        out.viceCommand = parts;
+        break;
+      }
+      case '--virtual-product': {
+        const v = value();
+        if (v !== 'u64' && v !== 'u64-elite2')
+          throw new UsageError(`--virtual-product expects u64 or u64-elite2, got ${JSON.stringify(v)}`);
+        out.virtualProduct = v;
+        break;
+      }
+      case '--bench-url': {
+        const v = value();
+        if (!/^http:\/\/127\.\d+\.\d+\.\d+:\d+\/?$/.test(v))
+          throw new UsageError(`--bench-url expects http://127.0.0.1:PORT (the lab bench over loopback), got ${JSON.stringify(v)}`);
+        out.benchUrl = v;
+        break;
+      }
+      case '--no-vice':
+        out.viceCommand = null;
+        break;
+      case '--capture-max-datagrams':
+        out.captureLimits.maxDatagrams = bounded(flag, value(), 50_000_000);
+        break;
+      case '--capture-max-duration-ms':
+        out.captureLimits.maxDurationMs = bounded(flag, value(), 3_600_000);
+        break;
+      default:
+        throw new UsageError(`unknown option ${JSON.stringify(a)}`);
+    }
+  }
+  return out;
+}
+
+export interface ServeEnv {
+  /** C64U_HOST */
+  host?: string;
+  /** C64U_PASSWORD */
+  password?: string;
+  /** From MCP_ENGINES_LOG (default warn). */
+  logLevel?: LogLevel;
+}
+
+/** Runs `ultimate-tool serve`; resolves with the exit status after SIGINT/SIGTERM. */
+export async function runServeCli(argv: string[], env: ServeEnv): Promise<number> {
+  let args: ServeArgs | 'help';
+  try {
+    args = parseServeArgs(argv);
+    if (args !== 'help' && args.virtualDevice && env.host)
+      throw new UsageError('--virtual-device and C64U_HOST both name the ultimate target; use one of them');
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`ultimate-tool serve: ${e.message}\n${SERVE_USAGE}\n`);
+      return e.exitCode;
+    }
+    throw e;
+  }
+  if (args === 'help') {
+    process.stdout.write(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  const logger: Logger = createLogger('ultimate-tool serve', env.logLevel ?? 'warn');
+  let virtual: VirtualUltimate | undefined;
+  let ultimate: UltimateTargetConfig | null = null;
+  let service: UltimateToolService;
+  try {
+    if (args.virtualDevice) {
+      const elite2 = args.virtualProduct === 'u64-elite2';
+      virtual = await VirtualUltimate.start({
+        password: env.password,
+        speed: 1,
+        ...(elite2 ? { product: 'u64-elite2' as const, benchPort: 0 } : {}),
+      });
+      if (elite2 && !args.benchUrl) args.benchUrl = `http://127.0.0.1:${virtual.ports.bench}`;
+      ultimate = {
+        device: {
+          baseUrl: `http://127.0.0.1:${virtual.ports.http}`,
+          ftpPort: virtual.ports.ftp,
+          dmaPort: virtual.ports.dma,
+          password: env.password,
+        },
+        virtualDevice: true,
+      };
+    } else if (env.host) {
+      ultimate = { device: { host: env.host, password: env.password }, virtualDevice: false };
+    }
+    service = await UltimateToolService.start({
+      projectDir: resolve(args.project),
+      storeDir: args.store ? resolve(args.store) : undefined,
+      port: args.port,
+      vice: args.viceCommand ? { command: args.viceCommand } : null,
+      ultimate,
+      logger,
+      captureLimits: args.captureLimits,
+      benchUrl: args.benchUrl,
+    });
+  } catch (e) {
+    await virtual?.stop();
+    process.stderr.write(`ultimate-tool serve: cannot start: ${(e as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(
+    `${JSON.stringify({ url: service.url, port: service.port, store: service.store.dir, virtual_device: args.virtualDevice, bench_url: args.benchUrl })}\n`,
+  );
+  if (!ultimate)
+    logger.warn(
+      'no Ultimate configured (C64U_HOST is not set): the ultimate target is unavailable; start with --virtual-device to run against a virtual Ultimate 64 (an emulation) instead',
+    );
+  logger.info(
+    `serving ${service.projectRoot} on ${service.url}${args.virtualDevice ? ' with a virtual Ultimate 64 (an emulation, not hardware)' : ''}`,
+  );
+  await new Promise<void>((r) => {
+    process.once('SIGINT', () => r());
+    process.once('SIGTERM', () => r());
+  });
+  await service.stop();
+  await virtual?.stop();
+  return 0;
+}

@@ -1,0 +1,25 @@
+// mcp-engines/services/ultimate-tool: the Ultimate Tool project service (HTTP API schema 13).
+// Knows nothing about MCP.
+export { UltimateToolService, type UltimateToolServiceOptions, DEFAULT_PORT, DEFAULT_VICE_COMMAND } from './service.js';
+export type { ViceTargetConfig, UltimateTargetConfig } from './jobs.js';
+export type { SymbolAnalysis, SymbolTable, ResolverResult, RunComparison } from './symbol-analysis.js';
+export * from './api-schemas.js';
+export {
+  ManifestSchema,
+  MANIFEST_FILE,
+  MANIFEST_SCHEMA_VERSION,
+  loadManifest,
+  manifestJsonSchema,
+  type Manifest,
+  type TestSpec,
+  type SymbolFormat,
+} from './manifest.js';
+export { parseAddress, hex16 } from './address.js';
+export { runServeCli, parseServeArgs, SERVE_USAGE, type ServeEnv } from './cli.js';
+export {
+  runVirtualViceCli,
+  startVirtualVice,
+  parseVirtualViceArgs,
+  VIRTUAL_VICE_USAGE,
+} from '../../engines/ultimate/virtual/virtual-vice.js';
+export { openApiDocument } from './openapi.js';

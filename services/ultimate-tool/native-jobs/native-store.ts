@@ -1,0 +1,205 @@
+// Durable state of the trusted-native flow: its own SQLite database beside the service store
+// (`<store>/native/native.sqlite3`) with synchronous = FULL, so every commit — above all the
+// latch that moves an intent out of `active` before the FTP creation and before the Run Update
+// write — is fsync'd before the service touches the device. (The main store runs with NORMAL,
+// which survives kill -9 but not a power loss; a latch must survive both.)
+// Prepared update files are stored content-addressed under `<store>/native/ue2/<sha256>.ue2`,
+// written durably (temp file, fsync, rename, fsync of the folder) before the preparation record.
+import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { sha256Hex, writeFileDurable } from '../../../common/index.js';
+import { pageBySeq } from '../seq-page.js';
+import { type IntentEvent, applyIntentEvent } from './intent-state.js';
+import {
+  type IntentState,
+  type NativeIntent,
+  type NativePreparation,
+  type NativeRun,
+  type NativeRunSummary,
+  UNFINISHED_RUN_STATES,
+} from './native-records.js';
+
+export class NativeStore {
+  readonly dir: string;
+  readonly #db: Database.Database;
+
+  constructor(storeDir: string) {
+    this.dir = join(storeDir, 'native');
+    mkdirSync(join(this.dir, 'ue2'), { recursive: true, mode: 0o700 });
+    mkdirSync(join(this.dir, 'runs'), { recursive: true, mode: 0o700 });
+    this.#db = new Database(join(this.dir, 'native.sqlite3'));
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = FULL');
+    this.#db.pragma('busy_timeout = 5000');
+    this.#db.exec(`
+      CREATE TABLE IF NOT EXISTS preparations (preparation_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS intents (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        intent_id TEXT NOT NULL UNIQUE,
+        state TEXT NOT NULL,
+        doc TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS intents_by_state ON intents(state, seq);
+      CREATE TABLE IF NOT EXISTS runs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        native_run_id TEXT NOT NULL UNIQUE,
+        intent_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        doc TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS runs_by_intent ON runs(intent_id, seq);
+    `);
+  }
+
+  runDir(runId: string): string {
+    return join(this.dir, 'runs', runId);
+  }
+
+  // ---- update files ----
+
+  /** Stores the bytes under their SHA-256 (durably, atomically) and returns the hash. */
+  async putUe2(bytes: Uint8Array): Promise<string> {
+    const sha = sha256Hex(bytes);
+    await writeFileDurable(join(this.dir, 'ue2', `${sha}.ue2`), bytes);
+    return sha;
+  }
+
+  /** The stored bytes, or undefined when missing or no longer hashing to `sha`. */
+  async getUe2(sha: string): Promise<Uint8Array | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(sha)) return undefined;
+    try {
+      const bytes = new Uint8Array(await readFile(join(this.dir, 'ue2', `${sha}.ue2`)));
+      return sha256Hex(bytes) === sha ? bytes : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // ---- preparations ----
+
+  putPreparation(p: NativePreparation): void {
+    this.#db.prepare('INSERT INTO preparations (preparation_id, doc) VALUES (?, ?)').run(p.preparation_id, JSON.stringify(p));
+  }
+
+  getPreparation(id: string): NativePreparation | undefined {
+    const row = this.#db.prepare('SELECT doc FROM preparations WHERE preparation_id = ?').get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as NativePreparation) : undefined;
+  }
+
+  // ---- intents ----
+
+  insertIntent(i: NativeIntent): void {
+    this.#db.prepare('INSERT INTO intents (intent_id, state, doc) VALUES (?, ?, ?)').run(i.intent_id, i.state, JSON.stringify(i));
+  }
+
+  getIntent(id: string): NativeIntent | undefined {
+    const row = this.#db.prepare('SELECT doc FROM intents WHERE intent_id = ?').get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as NativeIntent) : undefined;
+  }
+
+  #writeIntent(i: NativeIntent): void {
+    this.#db.prepare('UPDATE intents SET state = ?, doc = ? WHERE intent_id = ?').run(i.state, JSON.stringify(i), i.intent_id);
+  }
+
+  /**
+   * Applies one state-machine event to an intent in one fsync'd transaction, together with an
+   * optional run write (the latch: the run record and the intent leaving `active` commit together).
+   * Throws IllegalIntentTransition (nothing written) when the event is not legal from the intent's
+   * state as it is NOW in the database.
+   */
+  transition(intentId: string, event: IntentEvent, nowIso: string, run?: { insert?: NativeRun; update?: NativeRun }): NativeIntent {
+    return this.#db.transaction(() => {
+      const current = this.getIntent(intentId);
+      if (!current) throw new Error(`no intent ${intentId}`);
+      const next = applyIntentEvent(current, event, nowIso);
+      if (next !== current) this.#writeIntent(next);
+      if (run?.insert) this.#insertRun(run.insert);
+      if (run?.update) this.putRun(run.update);
+      return next;
+    })();
+  }
+
+  listIntents(q: {
+    limit: number;
+    cursor?: string;
+    state?: IntentState;
+  }): { intents: NativeIntent[]; nextCursor: string | null } | 'bad-cursor' {
+    const where: Array<[string, string]> = q.state !== undefined ? [['state = ?', q.state]] : [];
+    const page = pageBySeq(this.#db, { table: 'intents', column: 'doc', tag: 'i', where, limit: q.limit, cursor: q.cursor });
+    if (page === 'bad-cursor') return page;
+    return { intents: page.values.map((v) => JSON.parse(v) as NativeIntent), nextCursor: page.nextCursor };
+  }
+
+  // ---- native runs ----
+
+  #insertRun(r: NativeRun): void {
+    this.#db
+      .prepare('INSERT INTO runs (native_run_id, intent_id, state, doc) VALUES (?, ?, ?, ?)')
+      .run(r.native_run_id, r.intent_id, r.state, JSON.stringify(r));
+  }
+
+  /** Writes a run's new state (fsync'd). A finished run is immutable: a second finish is refused. */
+  putRun(r: NativeRun): void {
+    const before = this.getRun(r.native_run_id);
+    if (before && !UNFINISHED_RUN_STATES.includes(before.state))
+      throw new Error(`native run ${r.native_run_id} is finished (${before.state}); its record is immutable`);
+    this.#db.prepare('UPDATE runs SET state = ?, doc = ? WHERE native_run_id = ?').run(r.state, JSON.stringify(r), r.native_run_id);
+  }
+
+  getRun(id: string): NativeRun | undefined {
+    const row = this.#db.prepare('SELECT doc FROM runs WHERE native_run_id = ?').get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as NativeRun) : undefined;
+  }
+
+  runsOf(intentId: string, limit = 50): NativeRunSummary[] {
+    const rows = this.#db.prepare('SELECT doc FROM runs WHERE intent_id = ? ORDER BY seq DESC LIMIT ?').all(intentId, limit) as Array<{
+      doc: string;
+    }>;
+    return rows.map((r) => {
+      const run = JSON.parse(r.doc) as NativeRun;
+      return {
+        native_run_id: run.native_run_id,
+        state: run.state,
+        started_at: run.started_at,
+        finished_at: run.finished_at,
+        utr2_token: run.utr2_token,
+      };
+    });
+  }
+
+  /**
+   * Startup recovery: a run the previous process left latched, uploaded or triggered may or may
+   * not have reached the device. It becomes `uncertain` and its intent `suspended` — never re-run.
+   */
+  recover(nowIso: string): string[] {
+    const rows = this.#db
+      .prepare(`SELECT doc FROM runs WHERE state IN (${UNFINISHED_RUN_STATES.map(() => '?').join(', ')})`)
+      .all(...UNFINISHED_RUN_STATES) as Array<{ doc: string }>;
+    const found: string[] = [];
+    for (const { doc } of rows) {
+      const run = JSON.parse(doc) as NativeRun;
+      const reason = `the service stopped while the run was ${run.state}; whether the device received or ran it is unknown`;
+      const done: NativeRun = {
+        ...run,
+        state: 'uncertain',
+        finished_at: nowIso,
+        steps: [...run.steps, { step: 'recovered', at: nowIso, detail: reason }],
+        outcome: { verdict: 'uncertain', reason },
+      };
+      this.#db.transaction(() => {
+        this.putRun(done);
+        const intent = this.getIntent(run.intent_id);
+        if (intent?.state === 'suspended' && intent.last_run_id === run.native_run_id)
+          this.#writeIntent(applyIntentEvent(intent, { kind: 'uncertain', runId: run.native_run_id, reason }, nowIso));
+      })();
+      found.push(run.native_run_id);
+    }
+    return found;
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}

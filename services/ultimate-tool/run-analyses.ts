@@ -1,0 +1,247 @@
+// The analyses of one immutable run, served by the service: its bus-trace timeline, its diagnostic
+// report and items, and its crash report. This file only wires the analysis cores
+// (./timeline/, ./analysis/) to the service's store: which registered evidence feeds which core,
+// how a run's own labels resolve crash addresses, and how each core's failure becomes a wire error.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CrashAnalysisError, type Resolution, buildCrashReport } from './analysis/crash-report.js';
+import { sha256File } from '../../common/index.js';
+import { DiagnosticReportError, type EvidenceHasher, buildDiagnosticReport, diagnosticItems } from './analysis/diagnostic-report.js';
+import { EvidenceIntegrityError, type EvidenceBytesReader, readVerified } from './analysis/registered-evidence.js';
+import { parseAddress } from './address.js';
+import type { RunRecord } from './api-schemas.js';
+import { EVIDENCE_NAME } from './evidence.js';
+import { ServiceError } from './service-error.js';
+import type { ServiceStore } from './store.js';
+import type { SymbolAnalysis, SymbolTable } from './symbol-analysis.js';
+import { Ca65DebugInfo } from './timeline/ca65-debug-info.js';
+import { type StreamProduct, TimelineError, type TimelineFailure, readTimelinePage } from './timeline/timeline-page.js';
+
+/** Query values as they arrive on the wire (strings); the cores validate their meaning. */
+export interface TimelineParams {
+  cursor?: string;
+  limit?: string;
+  address_from?: string;
+  address_to?: string;
+  access?: string;
+  context?: string;
+}
+
+/** Failures of the caller's input are 400; evidence that no longer matches is 409. */
+const TIMELINE_STATUS: Record<TimelineFailure | 'no-capture' | 'context-unknown', number> = {
+  'invalid-cursor': 400,
+  'invalid-limit': 400,
+  'invalid-address-range': 400,
+  'invalid-access': 400,
+  'index-checksum-mismatch': 409,
+  'capture-checksum-mismatch': 409,
+  'index-malformed': 409,
+  'no-capture': 409,
+  'context-unknown': 400,
+};
+
+function timelineFailed(reason: keyof typeof TIMELINE_STATUS, message: string): ServiceError {
+  return new ServiceError('timeline_failed', message, TIMELINE_STATUS[reason], { reason });
+}
+
+/** Parsed debug info per run: runs are immutable, so a run's analysis never changes. */
+const DEBUG_INFO_CACHE_MAX = 16;
+
+export class RunAnalyses {
+  readonly #debugInfo = new Map<string, Ca65DebugInfo>();
+
+  constructor(
+    readonly store: ServiceStore,
+    readonly symbols: SymbolAnalysis | null,
+  ) {}
+
+  /** Raw bytes of a registered evidence name (the cores verify size and SHA-256 themselves). */
+  reader(run: RunRecord): EvidenceBytesReader {
+    return async (name: string) => {
+      if (!EVIDENCE_NAME.test(name) || !run.evidence.some((e) => e.name === name))
+        throw new Error(`${name} is not registered in run ${run.run_id}`);
+      return readFile(join(this.store.runDir(run.run_id), name));
+    };
+  }
+
+  /** SHA-256 and size of a registered file, streamed from disk (captures are large). */
+  hasher(run: RunRecord): EvidenceHasher {
+    return async (name: string) => {
+      if (!EVIDENCE_NAME.test(name) || !run.evidence.some((e) => e.name === name))
+        throw new Error(`${name} is not registered in run ${run.run_id}`);
+      return sha256File(join(this.store.runDir(run.run_id), name));
+    };
+  }
+
+  // ---- timeline ----
+
+  async timeline(run: RunRecord, q: TimelineParams): Promise<Record<string, unknown>> {
+    const ds = run.observations.debug_stream as Record<string, unknown> | undefined;
+    if (!ds || typeof ds.index !== 'string' || typeof ds.capture !== 'string')
+      throw timelineFailed(
+        'no-capture',
+        `run ${run.run_id} carries no verified debug-stream capture; capture one with start_debug_stream_capture`,
+      );
+    const indexEntry = run.evidence.find((e) => e.name === ds.index);
+    const captureEntry = run.evidence.find((e) => e.name === ds.capture);
+    if (!indexEntry || !captureEntry) throw timelineFailed('no-capture', `run ${run.run_id} does not register its capture and index`);
+
+    let limit: number | undefined;
+    if (q.limit !== undefined) {
+      if (!/^[0-9]{1,5}$/.test(q.limit))
+        throw timelineFailed('invalid-limit', `limit ${JSON.stringify(q.limit)} is not an integer 1..4096`);
+      limit = Number(q.limit);
+    }
+    const address = (name: string, v: string | undefined): number | undefined => {
+      if (v === undefined) return undefined;
+      const a = parseAddress(v);
+      if (a === undefined)
+        throw timelineFailed('invalid-address-range', `${name} ${JSON.stringify(v)} is not decimal, $ABCD or 0xABCD within 0..65535`);
+      return a;
+    };
+    const addressFrom = address('address_from', q.address_from);
+    const addressTo = address('address_to', q.address_to);
+    if (q.access !== undefined && q.access !== 'read' && q.access !== 'write')
+      throw timelineFailed('invalid-access', `access ${JSON.stringify(q.access)} is not "read" or "write"`);
+
+    const debugInfo = await this.#runDebugInfo(run);
+    if (q.context !== undefined && !debugInfo)
+      throw timelineFailed('context-unknown', `context ${JSON.stringify(q.context)} needs a source-linked run; this run is bus_only`);
+    const dir = this.store.runDir(run.run_id);
+    try {
+      const page = await readTimelinePage(
+        {
+          capturePath: join(dir, captureEntry.name),
+          indexPath: join(dir, indexEntry.name),
+          indexSha256: indexEntry.sha256,
+          product: (ds.stream_product === 'u2plus' ? 'u2plus' : 'u64') as StreamProduct,
+          ...(debugInfo ? { debugInfo } : {}),
+        },
+        { cursor: q.cursor, limit, addressFrom, addressTo, access: q.access as 'read' | 'write' | undefined },
+      );
+      let rows = page.rows;
+      if (q.context !== undefined) {
+        // An exact context narrows the source-linked rows to one source file or symbol.
+        const ctx = q.context;
+        rows = rows.filter((r) => r.kind !== 'bus' || (r.source && (r.source.file === ctx || r.source.symbol === ctx)));
+      }
+      return {
+        timeline_schema_version: 1,
+        run_id: run.run_id,
+        ...page,
+        rows,
+        truncation: ds.truncation ?? null,
+        capture: { datagrams: ds.datagrams ?? null, missing_datagrams: ds.missing_datagrams ?? null, stream_product: ds.stream_product },
+        ...(q.context !== undefined ? { context: q.context } : {}),
+        note: 'rows are bus accesses, not a disassembly: no instruction, call or return labels',
+      };
+    } catch (e) {
+      if (e instanceof TimelineError) throw timelineFailed(e.reason, e.message);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw timelineFailed('capture-checksum-mismatch', `a registered capture file of run ${run.run_id} is missing`);
+      throw e;
+    }
+  }
+
+  async #runDebugInfo(run: RunRecord): Promise<Ca65DebugInfo | undefined> {
+    const dbg = run.supporting_artifacts.find((s) => s.role === 'dbg');
+    if (!dbg) return undefined;
+    const cached = this.#debugInfo.get(run.run_id);
+    if (cached) return cached;
+    let info: Ca65DebugInfo;
+    try {
+      const bytes = await readVerified(run.evidence, this.reader(run), dbg.name);
+      info = Ca65DebugInfo.parse(bytes.toString('utf8'));
+    } catch (e) {
+      throw timelineFailed(
+        e instanceof EvidenceIntegrityError ? 'capture-checksum-mismatch' : 'index-malformed',
+        `the run's own analysis ${dbg.name} cannot be used: ${(e as Error).message}`,
+      );
+    }
+    if (this.#debugInfo.size >= DEBUG_INFO_CACHE_MAX) this.#debugInfo.delete(this.#debugInfo.keys().next().value as string);
+    this.#debugInfo.set(run.run_id, info);
+    return info;
+  }
+
+  // ---- diagnostic report ----
+
+  async diagnosticReport(run: RunRecord): Promise<Record<string, unknown>> {
+    try {
+      return await buildDiagnosticReport(run, this.reader(run), this.hasher(run));
+    } catch (e) {
+      throw asDiagnosticError(e);
+    }
+  }
+
+  async diagnosticItems(
+    run: RunRecord,
+    section: string,
+    limitText: string | undefined,
+    cursor: string | undefined,
+  ): Promise<Record<string, unknown>> {
+    let limit: number | undefined;
+    if (limitText !== undefined) {
+      if (!/^[0-9]{1,4}$/.test(limitText))
+        throw new ServiceError('diagnostic_report_failed', `limit ${JSON.stringify(limitText)} is not an integer 1..100`, 400, {
+          reason: 'invalid-limit',
+        });
+      limit = Number(limitText);
+    }
+    try {
+      return await diagnosticItems(run, this.reader(run), section, { limit, cursor, hash: this.hasher(run) });
+    } catch (e) {
+      throw asDiagnosticError(e);
+    }
+  }
+
+  // ---- crash report ----
+
+  async crashReport(run: RunRecord, context: string | undefined): Promise<Record<string, unknown>> {
+    const reader = this.reader(run);
+    try {
+      const prg = run.supporting_artifacts.find((s) => s.role === 'prg');
+      const programPrg = prg ? await readVerified(run.evidence, reader, prg.name) : null;
+      const resolve = await this.resolverFor(run, context);
+      return await buildCrashReport({ run, readEvidence: reader, programPrg, resolve });
+    } catch (e) {
+      if (e instanceof CrashAnalysisError) throw new ServiceError('crash_analysis_failed', e.message, 409, { reason: e.reason });
+      if (e instanceof EvidenceIntegrityError)
+        throw new ServiceError('crash_analysis_failed', e.message, 409, { reason: 'evidence-integrity', evidence: e.evidenceName });
+      throw e;
+    }
+  }
+
+  /**
+   * The service's symbol analysis over the run's own snapshotted labels and maps, each re-hashed
+   * against the run record first: /resolve and the crash report both resolve through it.
+   */
+  async resolverFor(run: RunRecord, context: string | undefined): Promise<(address: number) => Resolution> {
+    const sa = this.symbols;
+    const hex = (a: number) => `$${a.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (!sa)
+      return (address) => ({
+        resolver_schema_version: 2,
+        result: 'unavailable',
+        address,
+        address_hex: hex(address),
+        symbols: [],
+        reason: 'label analysis is not wired into this service',
+      });
+    const tables: SymbolTable[] = [];
+    for (const s of run.supporting_artifacts) {
+      if (s.role !== 'labels' && s.role !== 'map') continue;
+      const text = (await readVerified(run.evidence, this.reader(run), s.name)).toString('utf8');
+      tables.push(sa.parseSymbolFile(s.format as Parameters<SymbolAnalysis['parseSymbolFile']>[0], text));
+    }
+    return (address) => ({ ...sa.resolveAddress(tables, address, context) });
+  }
+}
+
+function asDiagnosticError(e: unknown): unknown {
+  if (e instanceof DiagnosticReportError)
+    return new ServiceError('diagnostic_report_failed', e.message, e.reason === 'evidence-integrity' ? 409 : 400, {
+      reason: e.reason,
+      ...e.details,
+    });
+  return e;
+}

@@ -1,0 +1,265 @@
+// The ultimate target: an Ultimate 64 / Ultimate-II+ (or the virtual one) through UltimateDevice.
+// With a debug-stream receiver (always on the virtual device; on hardware when one is configured)
+// the run is observed from the bus trace: every $D7FF write with its cycle, BRK and JAM crashes,
+// markers reconstructed at their exact write (bus-trace-observer.ts). Without one, the debug
+// register is polled over REST, and the run says writes may have been missed.
+// Mutations (debug-register clear, REU image write, run_prg) are never retried: a repeated reset
+// would exceed the confirmed count. Reads (debug register, memory) are retried up to twice on a
+// transport or 5xx failure — unless strict_gate is on, which fails closed on the first error.
+import type { UltimateDevice } from '../../../engines/ultimate/device.js';
+import { UltimateError } from '../../../engines/ultimate/errors.js';
+import type { CheckpointPointSpec } from '../manifest.js';
+import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
+import { type DebugRegisterWrite, type DebugWait, type MemoryFill, type RunProtocol, type TargetConnection, sleep } from './connection.js';
+import { readHarnessCrash } from './harness-crash.js';
+import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
+import { DebugStreamReceiver } from './debug-stream-receiver.js';
+import { prgEntry } from './prg-entry.js';
+
+/** Two entries per clock (the VIC's half and the CPU's): clocks are counted exactly, stolen ones too. */
+export const JUDGE_STREAM_MODE = '6510 & VIC';
+/** Memory known at the start for reconstruction: all RAM below the I/O area. */
+const SNAPSHOT = { address: 0x0000, length: 0xd000 } as const;
+
+const READ_RETRIES = 2;
+const POLL_MS = 15;
+
+function retryable(e: unknown): boolean {
+  if (!(e instanceof UltimateError)) return false;
+  if (e.kind === 'network' || e.kind === 'timeout') return true;
+  return typeof e.status === 'number' && e.status >= 500;
+}
+
+export interface UltimateConnectionOptions {
+  device: UltimateDevice;
+  identity: Record<string, unknown>;
+  emulation: boolean;
+  strictGate: boolean;
+  /** Called for every request that failed and was retried (for the run's observations). */
+  onRetry?: (what: string, error: string) => void;
+  /** The IPv4 address of this machine the device streams to; null/absent: REST polling. */
+  debugStreamReceiver?: string | null;
+}
+
+export class UltimateConnection implements TargetConnection {
+  deviceMs = 0;
+  readonly identity: Record<string, unknown>;
+  readonly emulation: boolean;
+  readonly #device: UltimateDevice;
+  readonly #strict: boolean;
+  readonly #onRetry?: (what: string, error: string) => void;
+  readonly #receiverAddress: string | null;
+  #receiver: DebugStreamReceiver | null = null;
+  #streaming = false;
+  #prg: Uint8Array = new Uint8Array();
+  #snapshot: Array<{ address: number; bytes: Uint8Array }> = [];
+
+  constructor(o: UltimateConnectionOptions) {
+    this.#receiverAddress = o.debugStreamReceiver ?? null;
+    this.#device = o.device;
+    this.identity = o.identity;
+    this.emulation = o.emulation;
+    this.#strict = o.strictGate;
+    this.#onRetry = o.onRetry;
+  }
+
+  async #timed<T>(fn: () => Promise<T>): Promise<T> {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.deviceMs += performance.now() - t;
+    }
+  }
+
+  async #read<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#timed(fn);
+      } catch (e) {
+        if (this.#strict || attempt >= READ_RETRIES || !retryable(e)) throw e;
+        this.#onRetry?.(what, (e as Error).message);
+      }
+    }
+  }
+
+  async writeReu(image: Uint8Array): Promise<void> {
+    await this.#timed(() => this.#device.writeReu(image, 0));
+  }
+
+  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
+    await this.#timed(async () => {
+      // RAM survives the reset of run_prg, so a fill made now is there when the program starts.
+      for (const f of prepare?.fill ?? []) await this.#device.rest.writeMemory(f.address, new Uint8Array(f.length).fill(f.byte));
+      this.#prg = prg;
+      if (this.#receiverAddress !== null && prgEntry(prg)) await this.#startStream(this.#receiverAddress);
+      // A stale result from an earlier run must not be taken for this run's answer.
+      await this.#device.rest.setDebugRegister(0);
+      await this.#device.runPrg({ bytes: prg });
+    });
+  }
+
+  /**
+   * Receiver first, then the stream, then the snapshot: a write between the stream's start and the
+   * snapshot is both in the snapshot and replayed from the trace, which leaves the same memory.
+   */
+  async #startStream(address: string): Promise<void> {
+    const rest = this.#device.rest;
+    this.#receiver = await DebugStreamReceiver.open(address);
+    try {
+      await rest.setConfigItem('Data Streams', 'Debug Stream Mode', JUDGE_STREAM_MODE);
+      if (!this.emulation && (await this.#device.family()) === 'u64') await rest.streamStop('video');
+      await rest.streamStart('debug', `${address}:${this.#receiver.port}`);
+      this.#streaming = true;
+      this.#snapshot = [{ address: SNAPSHOT.address, bytes: await rest.readMemory(SNAPSHOT.address, SNAPSHOT.length) }];
+    } catch (e) {
+      await this.#stopStream();
+      throw e;
+    }
+  }
+
+  async #stopStream(): Promise<void> {
+    const streaming = this.#streaming;
+    this.#streaming = false;
+    this.#receiver?.close();
+    this.#receiver = null;
+    if (streaming) await this.#device.rest.streamStop('debug');
+  }
+
+  async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
+    const receiver = this.#receiver;
+    const entry = prgEntry(this.#prg);
+    if (receiver && entry) {
+      try {
+        return await this.#timed(() => this.#waitOnStream(receiver, entry, deadline, protocol));
+      } finally {
+        await this.#timed(() => this.#stopStream());
+      }
+    }
+    // REST polling: a value written and overwritten between two polls is missed; no cycles.
+    const writes: DebugRegisterWrite[] = [];
+    const base = { writes, writesExact: false, cycleSource: null };
+    let last: number | null = null;
+    for (;;) {
+      const v = await this.#read('GET /v1/machine:debugreg', () => this.#device.rest.debugRegister());
+      if (v !== last && v !== 0) {
+        writes.push({ value: v, cycle: 0 });
+        const verdict = protocol.classify(v);
+        if (verdict === 'crash')
+          return { ...base, outcome: 'crashed', crash: await readHarnessCrash((a, n) => this.readMemory(a, n), null) };
+        if (verdict) return { ...base, outcome: 'ended', verdict, value: v };
+        const checkpoints = protocol.checkpoints;
+        const point = checkpoints?.pointFor(v);
+        if (point && checkpoints) await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
+      }
+      last = v;
+      if (performance.now() >= deadline) return { ...base, outcome: 'timeout' };
+      await this.#timed(() => sleep(POLL_MS));
+    }
+  }
+
+  async #waitOnStream(
+    receiver: DebugStreamReceiver,
+    entry: NonNullable<ReturnType<typeof prgEntry>>,
+    deadline: number,
+    protocol: RunProtocol,
+  ): Promise<DebugWait> {
+    // Host work a marker asks for (the harness handshake) runs in order, beside the stream.
+    let hostWork: Promise<void> = Promise.resolve();
+    let hostError: unknown;
+    const onMarker = (m: MarkerEvent) => {
+      const cp = protocol.checkpoints;
+      const point = cp?.pointFor(m.value);
+      if (!point || !cp) return;
+      if (!cp.handshake) {
+        cp.record(
+          point,
+          point.ranges.map((r) => m.memory(r.address, r.length)),
+        );
+        return;
+      }
+      // The program spins in the harness until acknowledged: the same pause episode as polling.
+      hostWork = hostWork
+        .then(() => this.#checkpointEpisode(point, cp))
+        .catch((e: unknown) => {
+          hostError ??= e;
+        });
+    };
+    const observer = new BusTraceObserver({
+      prg: this.#prg,
+      entry,
+      protocol,
+      snapshot: this.#snapshot,
+      family: await this.#device.family(),
+      onMarker,
+    });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
+      receiver.drainTo((entries) => {
+        if (observer.feed(entries)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    await hostWork;
+    if (hostError !== undefined) throw hostError;
+    const exact = receiver.losses === 0 && observer.started;
+    const base = {
+      writes: observer.writes,
+      writesExact: exact,
+      cycleSource: exact && observer.sawVicHalves ? 'debug-stream' : null,
+    };
+    const end = observer.end;
+    if (!end) return { ...base, outcome: 'timeout' };
+    if (end.outcome === 'ended') return { ...base, ...end };
+    if (end.outcome === 'crashed') return { ...base, outcome: 'crashed', crash: end.crash };
+    await this.#stopStream();
+    return {
+      ...base,
+      outcome: 'crashed',
+      crash: await readHarnessCrash((a, n) => this.readMemory(a, n), base.cycleSource ? end.cycle : null),
+    };
+  }
+
+  /**
+   * One pause episode: the program spins until the acknowledgement, so its state is settled; pause
+   * it, read every range, write the acknowledgement (the only mutation), resume once. Nothing in
+   * an episode is retried, strict_gate or not: a repeated resume could run the program past a
+   * point unobserved. After a failure the machine is resumed once (still one resume) and the run
+   * ends as an error.
+   */
+  async #checkpointEpisode(point: CheckpointPointSpec, checkpoints: CheckpointRecorder): Promise<void> {
+    const rest = this.#device.rest;
+    await rest.pause();
+    let resumed = false;
+    try {
+      const bytes: Uint8Array[] = [];
+      for (const r of point.ranges) bytes.push(await rest.readMemory(r.address, r.length));
+      checkpoints.record(point, bytes);
+      await rest.writeMemory(CHECKPOINT_ACK_ADDRESS, Uint8Array.of(point.marker));
+      checkpoints.acknowledgements++;
+      resumed = true;
+      await rest.resume();
+    } finally {
+      if (!resumed) await rest.resume().catch(() => undefined);
+    }
+  }
+
+  readMemory(address: number, length: number): Promise<Uint8Array> {
+    return this.#read('GET /v1/machine:readmem', () => this.#device.rest.readMemory(address, length));
+  }
+
+  async pollMemory(address: number, length: number, deadline: number, done: (b: Uint8Array) => boolean): Promise<Uint8Array> {
+    for (;;) {
+      const bytes = await this.readMemory(address, length);
+      if (done(bytes) || performance.now() >= deadline) return bytes;
+      await this.#timed(() => sleep(Math.min(50, Math.max(0, deadline - performance.now()))));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#stopStream().catch(() => undefined);
+    await this.#device.close();
+  }
+}
