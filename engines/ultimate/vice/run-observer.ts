@@ -50,6 +50,8 @@ export interface ObserveOptions {
   codeRanges: ReadonlyArray<{ start: number; end: number }>;
   /** performance.now() ms. */
   deadline: number;
+  /** Called once at the entry stop, before the program's first instruction (e.g. memory fills). */
+  atEntry?(machine: StoppedMachine): Promise<void>;
   /** Called at the stop of every write, the machine stopped; true ends the run there. */
   onWrite(write: ObservedWrite, machine: StoppedMachine): Promise<boolean>;
 }
@@ -142,6 +144,7 @@ export class ViceRunObserver {
     const entry = await this.text.nextBlock(opts.deadline, (b) => b.hits.some((h) => h.number === entryCp));
     if (!entry) return { outcome: 'timeout', started: false, writes };
     const c0 = entry.hits.find((h) => h.number === entryCp)!.clock;
+    await opts.atEntry?.(this.#machine());
     await this.client.checkpointDelete(entryCp);
     this.#entryCheckpoint = null;
     const storeCp = (await this.client.checkpointSet({ start: opts.watch, op: CheckpointOp.store, stop: true })).number;

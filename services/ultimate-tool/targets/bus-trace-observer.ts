@@ -7,7 +7,7 @@
 // of the entry, with the program's opcode on the bus, after BASIC read the stub's SYS token — the
 // KERNAL's RAM test reads and writes those addresses too, but writes the token's address between.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
-import type { UltimateFamily } from '../../product.js';
+import type { UltimateFamily } from '../../../engines/ultimate/product.js';
 import type { CrashState, DebugRegisterWrite, RunProtocol } from './connection.js';
 import type { PrgEntry } from './prg-entry.js';
 

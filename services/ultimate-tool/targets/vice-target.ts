@@ -67,6 +67,7 @@ export class ViceConnection implements TargetConnection {
   deviceMs = 0;
   readonly identity: Record<string, unknown>;
   readonly #observer: ViceRunObserver;
+  #fill: MemoryFill[] = [];
 
   private constructor(
     readonly emulation: boolean,
@@ -147,8 +148,9 @@ export class ViceConnection implements TargetConnection {
     const entry = prgEntry(prg)?.entry;
     if (entry === undefined) throw new Error(`the PRG of ${prg.length} bytes has no load address and code`);
     await this.#timed(async () => {
-      // RAM survives the reset of AUTOSTART, so a fill made now is there when the program starts.
-      for (const f of prepare?.fill ?? []) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));
+      // x64sc's AUTOSTART re-initialises RAM (measured: a fill made before it was gone), so the
+      // fill is made at the entry stop, before the program's first instruction.
+      this.#fill = prepare?.fill ?? [];
       await this.#observer.armEntry(entry);
       await this.client.autostart(file, { run: true });
     });
@@ -190,6 +192,9 @@ export class ViceConnection implements TargetConnection {
         watch: HANDOFF.debugRegister,
         codeRanges: protocol.codeRanges.length ? [...protocol.codeRanges, ...SYSTEM_CODE_RANGES] : [],
         deadline,
+        atEntry: async () => {
+          for (const f of this.#fill) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));
+        },
         onWrite,
       }),
     );
