@@ -8,13 +8,14 @@ import { CrashAnalysisError, type Resolution, buildCrashReport } from './analysi
 import { sha256File } from '../../common/index.js';
 import { DiagnosticReportError, type EvidenceHasher, buildDiagnosticReport, diagnosticItems } from './analysis/diagnostic-report.js';
 import { EvidenceIntegrityError, type EvidenceBytesReader, readVerified } from './analysis/registered-evidence.js';
-import { parseAddress } from './address.js';
+import { hex16, parseAddress } from './address.js';
 import type { RunRecord } from './api-schemas.js';
 import { EVIDENCE_NAME } from './evidence.js';
 import { ServiceError } from './service-error.js';
 import type { ServiceStore } from './store.js';
 import type { SymbolAnalysis, SymbolTable } from './symbol-analysis.js';
 import { Ca65DebugInfo } from './timeline/ca65-debug-info.js';
+import { describeHardware, hardwareAt } from './analysis/hardware-addresses.js';
 import { type StreamProduct, TimelineError, type TimelineFailure, readTimelinePage } from './timeline/timeline-page.js';
 
 /** Query values as they arrive on the wire (strings); the cores validate their meaning. */
@@ -233,8 +234,60 @@ export class RunAnalyses {
       const text = (await readVerified(run.evidence, this.reader(run), s.name)).toString('utf8');
       tables.push(sa.parseSymbolFile(s.format as Parameters<SymbolAnalysis['parseSymbolFile']>[0], text));
     }
-    return (address) => ({ ...sa.resolveAddress(tables, address, context) });
+    const debugInfo = await this.#resolverDebugInfo(run);
+    return (address) => honestResolution({ ...sa.resolveAddress(tables, address, context) }, address, debugInfo);
   }
+
+  /** The run's ld65 --dbgfile, when it has one (for source lines); a broken one is left out, not fatal here. */
+  async #resolverDebugInfo(run: RunRecord): Promise<Ca65DebugInfo | undefined> {
+    try {
+      return await this.#runDebugInfo(run);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Two honesty rules over the label resolver's answer (issue 26): an address in I/O, ROM or vector
+ * space that only the nearest RAM label below "describes" is `unmapped` (with the hardware named
+ * when the table knows it); and with an ld65 --dbgfile, the source line that produced the byte
+ * (file, line, the label scope it is in and the offset from it).
+ */
+export function honestResolution(r: Resolution, address: number, debugInfo: Ca65DebugInfo | undefined): Resolution {
+  const hw = hardwareAt(address);
+  let out: Resolution = r;
+  if (hw) {
+    const symbols = Array.isArray(r.symbols) ? (r.symbols as Array<{ offset?: number }>) : [];
+    const inSegment = r.segment !== null && r.segment !== undefined;
+    const onlyNearest = (r.result === 'resolved' || r.result === 'ambiguous') && !inSegment && symbols.every((s) => s.offset !== 0);
+    out = {
+      ...r,
+      ...(onlyNearest
+        ? {
+            result: 'unmapped' as const,
+            symbols: [],
+            reason: `${hex16(address)} is ${describeHardware(hw)} (${hw.space} space), not program memory; the nearest label below it does not describe it`,
+          }
+        : {}),
+      hardware: { space: hw.space, area: hw.area, register: hw.register, name: describeHardware(hw) },
+    };
+  }
+  if (debugInfo) {
+    const src = debugInfo.resolve(address);
+    out = {
+      ...out,
+      source: src.location
+        ? {
+            file: src.location.file,
+            line: src.location.line,
+            scope: src.symbol?.name ?? null,
+            offset: src.symbol ? address - src.symbol.address : null,
+          }
+        : null,
+    };
+  }
+  return out;
 }
 
 function asDiagnosticError(e: unknown): unknown {

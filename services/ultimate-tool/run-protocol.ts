@@ -32,5 +32,7 @@ export function runProtocolFor(
   checkpoints?: CheckpointRecorder,
 ): RunProtocol {
   const classify = test.verdict ? verdictClassify(test.verdict) : harnessClassify(expectedPassValue(test) ?? HANDOFF.pass);
-  return { classify, codeRanges, ...(checkpoints ? { checkpoints } : {}) };
+  const exactObservation =
+    test.verdict !== undefined || test.budget.cycles !== undefined || test.expect.debug_register_writes !== undefined;
+  return { classify, codeRanges, exactObservation, ...(checkpoints ? { checkpoints } : {}) };
 }

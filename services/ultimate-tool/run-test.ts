@@ -69,7 +69,7 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
         captured: checkpoints.capturedCount,
         missing: checkpoints.missing(),
         acknowledgement_writes: checkpoints.acknowledgements,
-        handshake: checkpoints.handshake,
+        ...(checkpoints.handshake ? {} : { handshake: false, captured_at: 'the exact write of each marker' }),
       };
     }
     const judged = judgeDebugWait(test, w);

@@ -27,11 +27,16 @@ export interface UltimateStack {
   close(): Promise<void>;
 }
 
-export async function startUltimateStack(name: string, serveArgs: string[] = []): Promise<UltimateStack> {
+/** `projectDir`: the project copied for the service (default: the example project). */
+export async function startUltimateStack(
+  name: string,
+  serveArgs: string[] = [],
+  projectDir = join(repoRoot, 'examples', 'c64-project'),
+): Promise<UltimateStack> {
   const work = mkdtempSync(join(tmpdir(), `${name}-`));
   const project = join(work, 'project');
   const store = join(work, 'store');
-  cpSync(join(repoRoot, 'examples', 'c64-project'), project, { recursive: true, filter: (p) => !p.includes(join('c64-project', 'build')) });
+  cpSync(projectDir, project, { recursive: true, filter: (p) => !p.startsWith(join(projectDir, 'build')) });
   const service = spawn(
     process.execPath,
     [

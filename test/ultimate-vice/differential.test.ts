@@ -23,6 +23,8 @@ const skip = x64sc ? false : 'x64sc (the real VICE) is not on PATH; .ci/run puts
 const protocol = (prg: Uint8Array): RunProtocol => ({
   classify: (v) => (v === 0x00 ? 'pass' : v === 0xff ? 'fail' : null),
   codeRanges: codeRangesOf(prg),
+  // The $00/$FF verdict of these programs asks for exact observation, as run-protocol.ts decides.
+  exactObservation: true,
 });
 
 /** What both emulators must agree on. */

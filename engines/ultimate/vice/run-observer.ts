@@ -46,6 +46,11 @@ export interface StoppedMachine {
 export interface ObserveOptions {
   /** The watched address (the debug register, $D7FF). */
   watch: number;
+  /**
+   * A BRK is a crash (default true). Off: a BRK goes to the program's own handler (a harness that
+   * reports its crash itself), only the IRQ/BRK vector stops are saved.
+   */
+  brkIsCrash?: boolean;
   /** Code ranges, inclusive; execution outside them is a crash. Empty: not checked. */
   codeRanges: ReadonlyArray<{ start: number; end: number }>;
   /** performance.now() ms. */
@@ -148,8 +153,11 @@ export class ViceRunObserver {
     await this.client.checkpointDelete(entryCp);
     this.#entryCheckpoint = null;
     const storeCp = (await this.client.checkpointSet({ start: opts.watch, op: CheckpointOp.store, stop: true })).number;
-    const vectorCp = (await this.client.checkpointSet({ start: 0xfffe, end: 0xffff, op: CheckpointOp.load, stop: true })).number;
-    this.#armed = [storeCp, vectorCp];
+    const vectorCp =
+      opts.brkIsCrash === false
+        ? -1
+        : (await this.client.checkpointSet({ start: 0xfffe, end: 0xffff, op: CheckpointOp.load, stop: true })).number;
+    this.#armed = vectorCp < 0 ? [storeCp] : [storeCp, vectorCp];
     const outside = new Set<number>();
     if (opts.codeRanges.length > 0) {
       for (const r of complementRanges(opts.codeRanges)) {

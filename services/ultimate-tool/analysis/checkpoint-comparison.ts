@@ -156,6 +156,14 @@ export async function compareRunCheckpoints(
     if (!matched) divergedPoints++;
     points.push({ name: bp.name, marker: bp.marker, matched, ranges });
   });
+  // Nothing compared is no evidence of a match (CHECKPOINT_COMPARISON.md): unavailable, not matched.
+  if (points.length === 0)
+    return {
+      ...head,
+      result: 'unavailable',
+      reason: `no point was captured by both runs (baseline ${b.points.length}, candidate ${c.points.length}), so nothing was compared`,
+      points_compared: 0,
+    };
   return {
     ...head,
     result: divergedPoints === 0 ? 'matched' : 'diverged',

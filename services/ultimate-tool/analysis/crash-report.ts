@@ -1,6 +1,8 @@
 // The crash report (crash_analysis_schema_version 2) of a crashed run, built only from what the
 // run registered: the harness crash hand-off (`harness-crash-area-v1`: "CR", kind, A, X, Y, P, SP,
-// PC lo, PC hi), the stack from SP+1 to $01FF, the zero page, the selected globals, and the
+// PC lo, PC hi) or a crash the target saw in the bus trace without the program's cooperation
+// (`bus-trace-v1`: the same layout, kind 1 BRK / 3 JAM / 4 outside the code ranges, PC = the
+// faulting opcode's address), the stack from SP+1 to $01FF, the zero page, the selected globals, and the
 // program image (to check that a stack word really is a JSR return address). Addresses resolve
 // against the run's own snapshotted labels through the injected resolver; `resolved`, `ambiguous`,
 // `unmapped` and `unavailable` are all successful resolutions. Anything malformed or altered is a
@@ -65,11 +67,12 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
       'no-crash-context',
       `run ${run.run_id} crashed without a crash hand-off (for example a CPU jam), so there is no context to analyse`,
     );
-  if (state.handoff !== 'harness-crash-area-v1')
+  if (state.handoff !== 'harness-crash-area-v1' && state.handoff !== 'bus-trace-v1')
     throw new CrashAnalysisError(
       'malformed-context',
-      `unknown crash hand-off ${JSON.stringify(state.handoff)}; expected harness-crash-area-v1`,
+      `unknown crash hand-off ${JSON.stringify(state.handoff)}; expected harness-crash-area-v1 or bus-trace-v1`,
     );
+  const fromTrace = state.handoff === 'bus-trace-v1';
 
   let context: Buffer;
   let stack: Buffer;
@@ -99,8 +102,26 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
   if (zeroPage.length !== 256)
     throw new CrashAnalysisError('malformed-context', `${state.evidence.zero_page} is ${zeroPage.length} bytes; the zero page is 256`);
   const kindByte = context[2] ?? 0;
-  const kind = kindByte === 1 ? 'brk' : kindByte === 2 ? 'nmi' : null;
-  if (!kind) throw new CrashAnalysisError('malformed-context', `crash kind byte ${hex8(kindByte)} is neither 1 (BRK) nor 2 (NMI)`);
+  const kind = fromTrace
+    ? kindByte === 1
+      ? 'brk'
+      : kindByte === 3
+        ? 'jam'
+        : kindByte === 4
+          ? 'outside-code'
+          : null
+    : kindByte === 1
+      ? 'brk'
+      : kindByte === 2
+        ? 'nmi'
+        : null;
+  if (!kind)
+    throw new CrashAnalysisError(
+      'malformed-context',
+      fromTrace
+        ? `crash kind byte ${hex8(kindByte)} is not 1 (BRK), 3 (JAM) or 4 (outside the code ranges)`
+        : `crash kind byte ${hex8(kindByte)} is neither 1 (BRK) nor 2 (NMI)`,
+    );
   const [a = 0, x = 0, y = 0, p = 0, sp = 0, pcLo = 0, pcHi = 0] = context.subarray(3, 10);
   const pushedPc = pcLo | (pcHi << 8);
   if (stack.length !== 0xff - sp && !(sp === 0xff && stack.length === 1))
@@ -111,13 +132,18 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
 
   // BRK pushes the address of its opcode + 2: the site is exact. An NMI's pushed PC is only the
   // next instruction it would have run.
-  const siteAddress = kind === 'brk' ? (pushedPc - 2) & 0xffff : pushedPc;
+  // From the bus trace the PC is the faulting opcode's own address.
+  const siteAddress = fromTrace ? pushedPc : kind === 'brk' ? (pushedPc - 2) & 0xffff : pushedPc;
   const siteOpcode = programByte(input.programPrg, siteAddress);
   const site = {
     address: siteAddress,
     address_hex: hex16(siteAddress),
-    exact: kind === 'brk',
-    note: kind === 'brk' ? 'the BRK opcode (pushed PC − 2)' : 'the instruction the NMI interrupted',
+    exact: fromTrace || kind === 'brk',
+    note: fromTrace
+      ? `the ${kind === 'brk' ? 'BRK' : kind === 'jam' ? 'JAM' : 'first'} opcode${kind === 'outside-code' ? ' outside the code ranges' : ''}, seen in the bus trace`
+      : kind === 'brk'
+        ? 'the BRK opcode (pushed PC − 2)'
+        : 'the instruction the NMI interrupted',
     opcode_in_program: siteOpcode === null ? null : hex8(siteOpcode),
     resolution: input.resolve(siteAddress),
   };

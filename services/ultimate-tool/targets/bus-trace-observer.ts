@@ -8,7 +8,7 @@
 // KERNAL's RAM test reads and writes those addresses too, but writes the token's address between.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
 import type { UltimateFamily } from '../../../engines/ultimate/product.js';
-import type { CrashState, DebugRegisterWrite, RunProtocol } from './connection.js';
+import { type CrashState, type DebugRegisterWrite, HANDOFF, type RunProtocol } from './connection.js';
 import type { PrgEntry } from './prg-entry.js';
 
 const PHI2 = 0x80000000;
@@ -53,6 +53,7 @@ export class BusTraceObserver {
   #ffffReads = 0;
   /** The last CPU accesses: [address, data, isWrite, clock], newest last (BRK and JAM look back). */
   readonly #recent: Array<[number, number, boolean, number]> = [];
+  readonly #harnessCrash: boolean;
   #pendingBrk: { state: Omit<CrashState, 'a' | 'x' | 'y'>; pushes: number[]; until: number } | null = null;
 
   constructor(o: {
@@ -69,6 +70,7 @@ export class BusTraceObserver {
     this.#protocol = o.protocol;
     this.#onMarker = o.onMarker;
     this.#ba = BA[o.family ?? 'u64'];
+    this.#harnessCrash = o.protocol.classify(HANDOFF.crash) === 'crash';
     for (const s of o.snapshot) this.#shadow.set(s.bytes.subarray(0, 0x10000 - s.address), s.address);
     // Without a BASIC stub there is no SYS token to wait for: the first fetch at the entry counts.
     this.#armed = o.entry.sysToken === null;
@@ -136,7 +138,8 @@ export class BusTraceObserver {
       }
       return;
     }
-    if (address === 0xffff && prev && prev[0] === 0xfffe && !prev[2]) this.#vectorFetch();
+    // Under the harness convention the program's own BRK handler reports the crash ($C0).
+    if (address === 0xffff && prev && prev[0] === 0xfffe && !prev[2] && !this.#harnessCrash) this.#vectorFetch();
     if (address === 0xffff) {
       if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
     } else this.#ffffReads = 0;

@@ -34,6 +34,13 @@ export interface RunProtocol {
   codeRanges: ReadonlyArray<{ start: number; end: number }>;
   /** Markers to capture (checkpoints[].marker), with the harness handshake on or off. */
   checkpoints?: CheckpointRecorder;
+  /**
+   * (Addition to the seam.) The run needs every write exactly, with cycles, and crashes without the
+   * program's cooperation (verdict, budget.cycles, debug_register_writes). A target that has a
+   * cheaper, less exact way (the Ultimate's REST polling) uses it only when this is not set; one that
+   * is always exact ignores it.
+   */
+  exactObservation?: boolean;
 }
 
 export interface CrashState {

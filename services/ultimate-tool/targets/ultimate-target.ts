@@ -53,6 +53,8 @@ export class UltimateConnection implements TargetConnection {
   #streaming = false;
   #prg: Uint8Array = new Uint8Array();
   #snapshot: Array<{ address: number; bytes: Uint8Array }> = [];
+  /** start() left the reset/load/run to waitDebugResult (a receiver is configured). */
+  #pendingStart = false;
 
   constructor(o: UltimateConnectionOptions) {
     this.#receiverAddress = o.debugStreamReceiver ?? null;
@@ -87,16 +89,26 @@ export class UltimateConnection implements TargetConnection {
     await this.#timed(() => this.#device.writeReu(image, 0));
   }
 
+  /**
+   * Fills memory. With a debug-stream receiver the reset, load and start wait for the run's protocol
+   * (waitDebugResult): only a run that needs exact observation streams, and the stream and the
+   * memory snapshot must come before the program starts. Without one the program starts now.
+   */
   async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
     await this.#timed(async () => {
       // RAM survives the reset of run_prg, so a fill made now is there when the program starts.
       for (const f of prepare?.fill ?? []) await this.#device.rest.writeMemory(f.address, new Uint8Array(f.length).fill(f.byte));
       this.#prg = prg;
-      if (this.#receiverAddress !== null && prgEntry(prg)) await this.#startStream(this.#receiverAddress);
-      // A stale result from an earlier run must not be taken for this run's answer.
-      await this.#device.rest.setDebugRegister(0);
-      await this.#device.runPrg({ bytes: prg });
+      this.#pendingStart = this.#receiverAddress !== null;
+      if (!this.#pendingStart) await this.#runPrg();
     });
+  }
+
+  async #runPrg(): Promise<void> {
+    this.#pendingStart = false;
+    // A stale result from an earlier run must not be taken for this run's answer.
+    await this.#device.rest.setDebugRegister(0);
+    await this.#device.runPrg({ bytes: this.#prg });
   }
 
   /**
@@ -127,15 +139,21 @@ export class UltimateConnection implements TargetConnection {
   }
 
   async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
-    const receiver = this.#receiver;
     const entry = prgEntry(this.#prg);
-    if (receiver && entry) {
+    if (this.#pendingStart && this.#receiverAddress !== null && entry && protocol.exactObservation) {
+      const address = this.#receiverAddress;
       try {
+        const receiver = await this.#timed(async () => {
+          await this.#startStream(address);
+          await this.#runPrg();
+          return this.#receiver!;
+        });
         return await this.#timed(() => this.#waitOnStream(receiver, entry, deadline, protocol));
       } finally {
         await this.#timed(() => this.#stopStream());
       }
     }
+    if (this.#pendingStart) await this.#timed(() => this.#runPrg());
     // REST polling: a value written and overwritten between two polls is missed; no cycles.
     const writes: DebugRegisterWrite[] = [];
     const base = { writes, writesExact: false, cycleSource: null };
@@ -246,7 +264,9 @@ export class UltimateConnection implements TargetConnection {
     }
   }
 
-  readMemory(address: number, length: number): Promise<Uint8Array> {
+  async readMemory(address: number, length: number): Promise<Uint8Array> {
+    // A run observed by the screen never calls waitDebugResult: the deferred start happens here.
+    if (this.#pendingStart) await this.#timed(() => this.#runPrg());
     return this.#read('GET /v1/machine:readmem', () => this.#device.rest.readMemory(address, length));
   }
 

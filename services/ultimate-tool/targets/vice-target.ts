@@ -190,7 +190,10 @@ export class ViceConnection implements TargetConnection {
     const result = await this.#timed(() =>
       this.#observer.observe({
         watch: HANDOFF.debugRegister,
-        codeRanges: protocol.codeRanges.length ? [...protocol.codeRanges, ...SYSTEM_CODE_RANGES] : [],
+        // Under the harness convention (no exact observation asked for) a BRK goes to the program's
+        // own handler, which hands the crash over at $0340 with $C0, and nothing else is a crash.
+        brkIsCrash: protocol.exactObservation === true,
+        codeRanges: protocol.exactObservation === true && protocol.codeRanges.length ? [...protocol.codeRanges, ...SYSTEM_CODE_RANGES] : [],
         deadline,
         atEntry: async () => {
           for (const f of this.#fill) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));

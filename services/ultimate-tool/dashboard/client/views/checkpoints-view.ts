@@ -57,7 +57,8 @@ export async function checkpointView(ctx: ViewContext): Promise<void> {
     el(
       'p',
       {},
-      statusBadge(pair.result ?? '', { id: 'checkpoint-result' }),
+      // Nothing compared is never a match, whatever an older stored record says.
+      statusBadge(cmp.points_compared === 0 ? 'unavailable' : (pair.result ?? ''), { id: 'checkpoint-result' }),
       ' first divergence: ',
       el('span', { id: 'checkpoint-first-divergence' }, show(pair.first_divergence)),
     ),
