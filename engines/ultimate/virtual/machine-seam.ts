@@ -14,6 +14,10 @@ export interface CpuRegisters {
   cycles: number;
   /** True after a JAM/KIL opcode until the next reset. */
   readonly jammed: boolean;
+  /** IRQ sources holding the line low, and an NMI edge not yet taken (the VICE monitor needs to
+   *  know whether an interrupt is due at an instruction boundary). */
+  readonly irqLines?: number;
+  readonly nmiPending?: boolean;
 }
 
 export interface MachineSeam {

@@ -4,6 +4,13 @@
 // a STOPPED event, EXIT sends RESUMED. Checkpoints: exec checkpoints stop before the instruction at
 // the address; load/store checkpoints watch the CPU's bus cycles and stop at the next instruction
 // boundary (opcode and operand fetches count as loads — the bus does not say which is which).
+// The text monitor (x64sc -remotemonitor) is served beside it as x64sc 3.10 does it for what the
+// service uses (docs/ultimate/VICE.md): every monitor entry prints, unasked, the checkpoints hit
+// (`#2 (Stop on store d7ff)  169/$0a9,  37/$25` and the `.C:0810  8D FF D7    STA $D7FF …  clock`
+// line of the instruction that caused the hit) or `Main CPU: JAM at $xxxx`, then the prompt
+// `(C:$pc) `; `sw` prints the CPU clock, `sw reset` zeroes it, `x` leaves the monitor. As in VICE,
+// a load/store hit stops after the instruction and, when an interrupt is due then, after the
+// interrupt sequence; the stop after a JAM is two cycles after its opcode fetch.
 // Differences from VICE, by design: memspaces other than the main CPU answer "invalid memspace"
 // (there is no drive CPU); AUTOSTART takes a path in the virtual device's file system; QUIT ends
 // the monitor session (the virtual device is shared with REST and keeps running).
@@ -24,6 +31,7 @@ import {
   type CheckpointInfo,
 } from '../vice/protocol.js';
 import { listenLoopback } from '../../../common/loopback.js';
+import { disassemble, instructionLength } from './disassembler.js';
 
 export interface ViceServerOptions {
   machine: MachineSeam;
@@ -32,6 +40,16 @@ export interface ViceServerOptions {
   loadFile(name: string): Uint8Array | undefined;
   host?: string;
   port?: number;
+  /** The text monitor's port (x64sc -remotemonitoraddress); absent: no text monitor. */
+  textPort?: number;
+}
+
+/** What the text monitor says about one checkpoint hit. */
+interface TextHit {
+  checkpoint: CheckpointInfo;
+  /** The address the hit happened at, and the instruction that caused it. */
+  address: number;
+  instructionPc: number;
 }
 
 interface RequestFrame {
@@ -49,6 +67,17 @@ function toPetscii(text: string): number[] {
 export class ViceMonitorServer {
   readonly #server: net.Server;
   readonly #sessions = new Set<net.Socket>();
+  readonly #textServer?: net.Server;
+  readonly #textSessions = new Set<net.Socket>();
+  /** The instruction being executed (set before each instruction while checkpoints exist). */
+  #currentPc = 0;
+  #currentClock = 0;
+  #memHitAddress = 0;
+  #memHitPc = 0;
+  /** The clock the monitor shows while stopped (VICE's clock does not run in the monitor). */
+  #stopClock = 0;
+  #stopwatchBase = 0;
+  textPort = 0;
   readonly #checkpoints = new Map<number, CheckpointInfo>();
   #nextCheckpoint = 1;
   #stopped = false;
@@ -62,6 +91,7 @@ export class ViceMonitorServer {
 
   constructor(private readonly opts: ViceServerOptions) {
     this.#server = net.createServer((s) => this.#accept(s));
+    if (opts.textPort !== undefined) this.#textServer = net.createServer((s) => this.#acceptText(s));
   }
 
   get stopped(): boolean {
@@ -71,14 +101,18 @@ export class ViceMonitorServer {
   /** `port` lets the device listen again on the same port after its native state (issue 15). */
   async listen(port = this.opts.port): Promise<number> {
     this.port = await listenLoopback(this.#server, port, this.opts.host);
+    if (this.#textServer) this.textPort = await listenLoopback(this.#textServer, this.opts.textPort, this.opts.host);
     return this.port;
   }
 
   async close(): Promise<void> {
     for (const s of this.#sessions) s.destroy();
+    for (const s of this.#textSessions) s.destroy();
     this.opts.machine.onExec = undefined;
     this.watching = false;
     await new Promise<void>((r) => this.#server.close(() => r()));
+    const text = this.#textServer;
+    if (text?.listening) await new Promise<void>((r) => text.close(() => r()));
   }
 
   // ---- hooks called by the device ----
@@ -95,6 +129,8 @@ export class ViceMonitorServer {
         c.hitCount++;
         if (c.stopWhenHit) {
           this.#memHit = c;
+          this.#memHitAddress = addr;
+          this.#memHitPc = this.#currentPc;
           return;
         }
       }
@@ -111,15 +147,23 @@ export class ViceMonitorServer {
         this.#checkpoints.delete(hit.number);
         this.#installHooks();
       }
-      this.#enterStopped({ ...hit, currentlyHit: true });
-    } else if (m.cpu.jammed && !this.#jamReported && this.#sessions.size > 0) {
+      this.#stopClock = m.cpu.cycles;
+      this.#enterStopped({ ...hit, currentlyHit: true }, false, this.#hitText);
+    } else if (m.cpu.jammed && !this.#jamReported && this.#sessions.size + this.#textSessions.size > 0) {
       this.#jamReported = true;
+      // VICE opens the monitor two cycles after the JAM's opcode fetch; this machine's clock ran on.
+      this.#stopClock = m.cpu.pc === this.#currentPc ? this.#currentClock + 2 : m.cpu.cycles;
       this.#enterStopped(undefined, true);
     }
     if (!m.cpu.jammed) this.#jamReported = false;
   }
 
   #onExec = (pc: number): boolean => {
+    const cpu = this.opts.machine.cpu;
+    // VICE takes an interrupt that is due before it opens the monitor for a load/store hit.
+    if (this.#memHit && this.#skipPc < 0 && (cpu.nmiPending || ((cpu.irqLines ?? 0) !== 0 && (cpu.p & 0x04) === 0))) return false;
+    this.#currentPc = pc;
+    this.#currentClock = cpu.cycles;
     if (this.#skipPc >= 0) {
       // The first instruction after a resume or step is the one we stopped before: run it.
       const skip = pc === this.#skipPc;
@@ -128,6 +172,7 @@ export class ViceMonitorServer {
     }
     if (this.#memHit) {
       this.#hit = this.#memHit;
+      this.#hitText = { checkpoint: this.#memHit, address: this.#memHitAddress, instructionPc: this.#memHitPc };
       this.#memHit = undefined;
       return true;
     }
@@ -136,12 +181,15 @@ export class ViceMonitorServer {
         c.hitCount++;
         if (c.stopWhenHit) {
           this.#hit = c;
+          this.#hitText = { checkpoint: c, address: pc, instructionPc: pc };
           return true;
         }
       }
     }
     return false;
   };
+
+  #hitText?: TextHit;
 
   #installHooks(): void {
     const any = this.#checkpoints.size > 0;
@@ -178,10 +226,12 @@ export class ViceMonitorServer {
     return b;
   }
 
-  #enterStopped(hit?: CheckpointInfo, jam = false): void {
+  #enterStopped(hit?: CheckpointInfo, jam = false, text?: TextHit): void {
     const wasStopped = this.#stopped;
     this.#stopped = true;
+    if (!wasStopped && !hit && !jam) this.#stopClock = this.opts.machine.cpu.cycles;
     this.opts.clock.hold('monitor');
+    if (!wasStopped || hit || jam) this.#textEntry(text, jam);
     if (hit) this.#broadcast(encodeResponse(ViceResponse.checkpointInfo, 0, EVENT_REQUEST_ID, encodeCheckpointInfo(hit)));
     if (wasStopped && !hit && !jam) return;
     // VICE's monitor_binary_ui_jam_dialog sends the JAM event with an empty body (it computes the
@@ -189,6 +239,91 @@ export class ViceMonitorServer {
     if (jam) this.#broadcast(encodeResponse(ViceResponse.jam, 0, EVENT_REQUEST_ID));
     this.#broadcast(encodeResponse(ViceResponse.registerInfo, 0, EVENT_REQUEST_ID, this.#registersBody()));
     this.#broadcast(encodeResponse(ViceResponse.stopped, 0, EVENT_REQUEST_ID, this.#pcBody()));
+  }
+
+  // ---- the text monitor ----
+
+  #textWrite(text: string): void {
+    for (const s of this.#textSessions) if (!s.destroyed) s.write(text, 'latin1');
+  }
+
+  #prompt(): string {
+    return `(C:$${(this.opts.machine.cpu.pc & 0xffff).toString(16).padStart(4, '0')}) `;
+  }
+
+  /** What x64sc prints on the text monitor when the monitor opens. */
+  #textEntry(hit: TextHit | undefined, jam: boolean): void {
+    if (this.#textSessions.size === 0) return;
+    const m = this.opts.machine;
+    let out = '';
+    if (jam) out += `An error occurred:    Main CPU: JAM at $${(m.cpu.pc & 0xffff).toString(16).toUpperCase().padStart(4, '0')}   \n`;
+    if (hit) {
+      const c = hit.checkpoint;
+      const op = c.op & 0x04 && hit.address === hit.instructionPc ? 'exec' : c.op & 0x02 ? 'store' : 'load';
+      const line = m.rasterLine();
+      const cycle = m.cpu.cycles % 63;
+      out += `#${c.number} (Stop on ${op.padStart(5)} ${hit.address.toString(16).padStart(4, '0')}) ${String(line).padStart(4)}/$${line
+        .toString(16)
+        .padStart(3, '0')}, ${String(cycle).padStart(3)}/$${cycle.toString(16).padStart(2, '0')}\n`;
+      const len = instructionLength(m.peek(hit.instructionPc));
+      const bytes = Array.from({ length: len }, (_, i) => m.peek((hit.instructionPc + i) & 0xffff));
+      const hex2 = (v: number) => v.toString(16).toUpperCase().padStart(2, '0');
+      const p = m.cpu.p;
+      const flags = 'NV-BDIZC'
+        .split('')
+        .map((f, i) => (f === '-' ? '-' : p & (0x80 >> i) ? f : '.'))
+        .join('');
+      out += `.C:${hit.instructionPc.toString(16).padStart(4, '0')}  ${bytes.map(hex2).join(' ').padEnd(12)}${disassemble(hit.instructionPc, bytes).padEnd(15)}- A:${hex2(
+        m.cpu.a,
+      )} X:${hex2(m.cpu.x)} Y:${hex2(m.cpu.y)} SP:${m.cpu.sp.toString(16).padStart(2, '0')} ${flags} ${String(this.#stopClock - this.#stopwatchBase).padStart(10)}\n`;
+    }
+    this.#textWrite(out + this.#prompt());
+  }
+
+  #acceptText(s: net.Socket): void {
+    this.#textSessions.add(s);
+    s.setNoDelay(true);
+    s.setEncoding('latin1');
+    let buf = '';
+    s.on('data', (chunk: string) => {
+      buf += chunk;
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        this.#textCommand(s, line);
+      }
+      if (buf.length > 4096) buf = '';
+    });
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      this.#textSessions.delete(s);
+      if (this.#sessions.size === 0 && this.#textSessions.size === 0 && this.#stopped) this.#resume();
+    });
+  }
+
+  #textCommand(s: net.Socket, line: string): void {
+    // A command to a running machine opens the monitor first, as in VICE.
+    if (!this.#stopped) this.#enterStopped();
+    const [cmd = '', arg = ''] = line.split(/\s+/);
+    switch (cmd.toLowerCase()) {
+      case '':
+        s.write(this.#prompt());
+        return;
+      case 'sw':
+        if (arg.toLowerCase() === 'reset') {
+          this.#stopwatchBase = this.#stopClock;
+          s.write(this.#prompt());
+        } else {
+          s.write(`Stopwatch: ${String(this.#stopClock - this.#stopwatchBase).padStart(10)}\n${this.#prompt()}`);
+        }
+        return;
+      case 'x':
+      case 'exit':
+        this.#resume();
+        return;
+      default:
+        s.write(`ERROR -- Unrecognized command '${cmd}'.\n${this.#prompt()}`);
+    }
   }
 
   #resume(): void {

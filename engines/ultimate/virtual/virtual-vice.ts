@@ -11,12 +11,17 @@ import { ViceMonitorServer } from './vice-monitor-server.js';
 
 export const VIRTUAL_VICE_USAGE = `usage: ultimate-tool virtual-vice -binarymonitor [-binarymonitoraddress ip4://127.0.0.1:PORT] [options]
 
-A virtual C64 (an emulation, not VICE) that speaks only the VICE binary monitor, started with the
-x64sc flags the service uses:
+A virtual C64 (an emulation, not VICE) that speaks only the VICE monitors (the binary monitor, and
+the text monitor beside it as far as the service uses it), started with the x64sc flags the service
+uses:
 
   -binarymonitor                 enable the binary monitor (required: it is the only interface)
   -binarymonitoraddress ADDR     ip4://127.0.0.1:PORT or 127.0.0.1:PORT (default ip4://127.0.0.1:6502);
                                  loopback only
+  -remotemonitor                 serve the text monitor too (stop reports, sw, sw reset, x)
+  -remotemonitoraddress ADDR     ip4://127.0.0.1:PORT (default ip4://127.0.0.1:6510); loopback only
+  -jamaction N                   accepted for x64sc compatibility; a JAM always opens the monitor
+                                 (x64sc's 0, "ask", does that when a monitor is connected)
   -warp                          run as fast as the host allows (default: PAL real time)
   -default, -silent, +sound, -sounddev NAME, -console
                                  accepted for x64sc compatibility; they change nothing here
@@ -27,7 +32,17 @@ It exits on SIGINT/SIGTERM and when the process that started it goes away.`;
 export interface VirtualViceOptions {
   host: string;
   port: number;
+  /** The text monitor's port; null: not served. */
+  textPort: number | null;
   warp: boolean;
+}
+
+function loopbackAddress(flag: string, v: string | undefined): { host: string; port: number } {
+  const m = v === undefined ? null : /^(?:ip4:\/\/)?(127\.\d{1,3}\.\d{1,3}\.\d{1,3}):(\d{1,5})$/.exec(v);
+  if (!m) throw new UsageError(`${flag} expects ip4://127.0.0.1:PORT (loopback only), got ${JSON.stringify(v ?? null)}`);
+  const port = Number(m[2]);
+  if (port > 65535) throw new UsageError(`${flag} port must be 0..65535, got ${port}`);
+  return { host: m[1]!, port };
 }
 
 export function parseVirtualViceArgs(argv: string[]): VirtualViceOptions | 'help' {
@@ -35,6 +50,8 @@ export function parseVirtualViceArgs(argv: string[]): VirtualViceOptions | 'help
   let host = '127.0.0.1';
   let port = 6502;
   let warp = false;
+  let text = false;
+  let textPort = 6510;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     switch (a) {
@@ -46,13 +63,18 @@ export function parseVirtualViceArgs(argv: string[]): VirtualViceOptions | 'help
         monitor = true;
         break;
       case '-binarymonitoraddress': {
+        ({ host, port } = loopbackAddress(a, argv[++i]));
+        break;
+      }
+      case '-remotemonitor':
+        text = true;
+        break;
+      case '-remotemonitoraddress':
+        textPort = loopbackAddress(a, argv[++i]).port;
+        break;
+      case '-jamaction': {
         const v = argv[++i];
-        const m = v === undefined ? null : /^(?:ip4:\/\/)?(127\.\d{1,3}\.\d{1,3}\.\d{1,3}):(\d{1,5})$/.exec(v);
-        if (!m)
-          throw new UsageError(`-binarymonitoraddress expects ip4://127.0.0.1:PORT (loopback only), got ${JSON.stringify(v ?? null)}`);
-        host = m[1]!;
-        port = Number(m[2]);
-        if (port > 65535) throw new UsageError(`-binarymonitoraddress port must be 0..65535, got ${port}`);
+        if (v === undefined || !/^[0-5]$/.test(v)) throw new UsageError(`-jamaction expects 0..5, got ${JSON.stringify(v ?? null)}`);
         break;
       }
       case '-warp':
@@ -71,7 +93,7 @@ export function parseVirtualViceArgs(argv: string[]): VirtualViceOptions | 'help
     }
   }
   if (!monitor) throw new UsageError('-binarymonitor is required: the binary monitor is the only interface of virtual-vice');
-  return { host, port, warp };
+  return { host, port, textPort: text ? textPort : null, warp };
 }
 
 export interface RunningVirtualVice {
@@ -95,6 +117,7 @@ export async function startVirtualVice(opts: VirtualViceOptions): Promise<Runnin
     clock,
     host: opts.host,
     port: opts.port,
+    ...(opts.textPort === null ? {} : { textPort: opts.textPort }),
     loadFile: (name) => {
       try {
         if (statSync(name).size > 65536 + 2) return undefined;

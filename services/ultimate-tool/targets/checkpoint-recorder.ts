@@ -14,7 +14,6 @@ export class CheckpointRecorder {
   readonly #captured: CheckpointCapture['points'] = [];
   /** Host writes made during the run: one acknowledgement byte per point (the mutation budget). */
   acknowledgements = 0;
-
   /**
    * true: the program spins in the harness's checkpoint routine until the host writes the marker
    * to $03FE (the pause episode). false: no harness — the point is captured at the exact write of

@@ -1,18 +1,22 @@
-// The vice target: an emulator speaking the VICE binary monitor, launched by the service with a
-// configurable command (default x64sc), driven ONLY through the monitor protocol
-// (ViceMonitorClient): AUTOSTART of the PRG written to a private temp file, a store checkpoint on
-// $D7FF to see the harness's result (the value is read from its RAM mirror, because in VICE $D7FF
-// is a SID mirror), memory reads for observation.
+// The vice target: an emulator speaking the VICE monitors, launched by the service with a
+// configurable command (default x64sc) plus `-jamaction 0` and both monitors on free loopback
+// ports, driven ONLY through them: AUTOSTART of the PRG written to a private temp file, and the
+// run observed by ViceRunObserver (engines/ultimate/vice/run-observer.ts): every $D7FF write with
+// its value (from the register the store instruction wrote — in VICE $D7FF is a SID mirror) and
+// its cycle from the program's first instruction (the text monitor's clock), BRK, JAM and
+// execution outside the code ranges as crashes, markers captured at the stop at their write.
+// docs/ultimate/VICE.md says what was measured on x64sc 3.10 and what is exact.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CheckpointOp } from '../../../engines/ultimate/vice/protocol.js';
-import { ViceMonitorClient, type ViceEvent } from '../../../engines/ultimate/vice/client.js';
-import type { CheckpointPointSpec } from '../manifest.js';
-import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
+import { ViceMonitorClient } from '../../../engines/ultimate/vice/client.js';
+import { type ObservedWrite, ViceRunObserver } from '../../../engines/ultimate/vice/run-observer.js';
+import { ViceTextMonitor } from '../../../engines/ultimate/vice/text-monitor.js';
+import { CHECKPOINT_ACK_ADDRESS } from './checkpoint-recorder.js';
 import {
+  type CrashState,
   type DebugRegisterWrite,
   type DebugWait,
   HANDOFF,
@@ -21,15 +25,34 @@ import {
   type TargetConnection,
   sleep,
 } from './connection.js';
-import { readHarnessCrash, readPages } from './harness-crash.js';
+import { readHarnessCrash } from './harness-crash.js';
+import { prgEntry } from './prg-entry.js';
 
 export interface ViceLaunchOptions {
-  /** argv of the emulator; the service appends `-binarymonitor -binarymonitoraddress ip4://127.0.0.1:PORT`. */
+  /**
+   * argv of the emulator; the service appends `-jamaction 0 -binarymonitor -binarymonitoraddress
+   * ip4://127.0.0.1:PORT -remotemonitor -remotemonitoraddress ip4://127.0.0.1:PORT2`.
+   */
   command: string[];
   /** How long the emulator may take to accept monitor connections (default 20 s). */
   startTimeoutMs?: number;
   emulation: boolean;
 }
+
+/**
+ * Code that is not the artifact's but runs legitimately in a C64 program's run: the BASIC and
+ * KERNAL ROMs (the IRQ handler, CHROUT…; an exec checkpoint cannot tell ROM from the RAM under it)
+ * and BASIC's CHRGET routine, which BASIC copies to the zero page. Execution outside the code
+ * ranges means outside these too.
+ */
+export const SYSTEM_CODE_RANGES: ReadonlyArray<{ start: number; end: number }> = [
+  { start: 0x0073, end: 0x008a },
+  { start: 0xa000, end: 0xbfff },
+  { start: 0xe000, end: 0xffff },
+];
+
+/** How the vice target's cycles are obtained (DebugWait.cycleSource). */
+export const VICE_CYCLE_SOURCE = 'vice-monitor-clock';
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -43,29 +66,38 @@ async function freePort(): Promise<number> {
 export class ViceConnection implements TargetConnection {
   deviceMs = 0;
   readonly identity: Record<string, unknown>;
-  readonly #events: ViceEvent[] = [];
-  #wake?: () => void;
+  readonly #observer: ViceRunObserver;
+  #fill: MemoryFill[] = [];
 
   private constructor(
     readonly emulation: boolean,
     readonly client: ViceMonitorClient,
+    readonly text: ViceTextMonitor,
     readonly child: ChildProcess,
     readonly tmp: string,
     command: string[],
   ) {
-    this.identity = { emulator: command[0] ?? '', command, protocol: 'VICE binary monitor API 2' };
-    client.on('event', (e) => {
-      this.#events.push(e);
-      this.#wake?.();
-    });
+    this.identity = { emulator: command[0] ?? '', command, protocol: 'VICE binary monitor API 2 + text monitor' };
+    this.#observer = new ViceRunObserver(client, text);
   }
 
   static async launch(opts: ViceLaunchOptions): Promise<ViceConnection> {
     const port = await freePort();
+    const textPort = await freePort();
     const [cmd, ...args] = opts.command as [string, ...string[]];
-    const child = spawn(cmd, [...args, '-binarymonitor', '-binarymonitoraddress', `ip4://127.0.0.1:${port}`], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    // -jamaction 0 ("ask"): with a monitor connected, a JAM opens the monitor (x64sc 3.10's
+    // default under -default does not).
+    const monitors = [
+      '-jamaction',
+      '0',
+      '-binarymonitor',
+      '-binarymonitoraddress',
+      `ip4://127.0.0.1:${port}`,
+      '-remotemonitor',
+      '-remotemonitoraddress',
+      `ip4://127.0.0.1:${textPort}`,
+    ];
+    const child = spawn(cmd, [...args, ...monitors], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (b: Buffer) => {
       if (stderr.length < 4096) stderr += b.toString('utf8');
@@ -84,14 +116,17 @@ export class ViceConnection implements TargetConnection {
         await rm(tmp, { recursive: true, force: true });
         throw new Error(`the emulator ${JSON.stringify(opts.command)} ${exited}${stderr ? `: ${stderr.trim()}` : ''}`);
       }
+      let client: ViceMonitorClient | undefined;
       try {
-        const client = await ViceMonitorClient.connect({ host: '127.0.0.1', port, timeoutMs: 10_000 });
-        return new ViceConnection(opts.emulation, client, child, tmp, opts.command);
+        client = await ViceMonitorClient.connect({ host: '127.0.0.1', port, timeoutMs: 10_000 });
+        const text = await ViceTextMonitor.connect({ host: '127.0.0.1', port: textPort, timeoutMs: 10_000 });
+        return new ViceConnection(opts.emulation, client, text, child, tmp, opts.command);
       } catch (e) {
+        client?.close();
         if (performance.now() > deadline) {
           child.kill('SIGKILL');
           await rm(tmp, { recursive: true, force: true });
-          throw new Error(`the emulator did not open its binary monitor on 127.0.0.1:${port} in time: ${(e as Error).message}`);
+          throw new Error(`the emulator did not open its monitors on 127.0.0.1:${port} and :${textPort} in time: ${(e as Error).message}`);
         }
         await sleep(50);
       }
@@ -110,84 +145,70 @@ export class ViceConnection implements TargetConnection {
   async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
     const file = join(this.tmp, 'program.prg');
     await writeFile(file, prg);
+    const entry = prgEntry(prg)?.entry;
+    if (entry === undefined) throw new Error(`the PRG of ${prg.length} bytes has no load address and code`);
     await this.#timed(async () => {
-      // RAM survives the reset of AUTOSTART, so a fill made now is there when the program starts.
-      for (const f of prepare?.fill ?? []) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));
-      await this.client.checkpointSet({ start: HANDOFF.debugRegister, op: CheckpointOp.store, stop: true });
-      this.#events.length = 0;
+      // x64sc's AUTOSTART re-initialises RAM (measured: a fill made before it was gone), so the
+      // fill is made at the entry stop, before the program's first instruction.
+      this.#fill = prepare?.fill ?? [];
+      await this.#observer.armEntry(entry);
       await this.client.autostart(file, { run: true });
     });
   }
 
-  #nextEvent(deadline: number): Promise<ViceEvent | undefined> {
-    return new Promise((resolve) => {
-      const take = () => {
-        const e = this.#events.shift();
-        if (e) {
-          clearTimeout(timer);
-          this.#wake = undefined;
-          resolve(e);
-          return true;
-        }
-        return false;
-      };
-      const timer = setTimeout(
-        () => {
-          this.#wake = undefined;
-          resolve(undefined);
-        },
-        Math.max(0, deadline - performance.now()),
-      );
-      if (!take()) this.#wake = () => void take();
-    });
-  }
-
   async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
-    // The value is read from the harness's $03FF mirror (in VICE $D7FF is a SID mirror); no cycles.
     const writes: DebugRegisterWrite[] = [];
-    const base = { writes, writesExact: true, cycleSource: null };
-    const read = (a: number, n: number) => this.readMemory(a, n);
-    for (;;) {
-      const t = performance.now();
-      const e = await this.#nextEvent(deadline);
-      this.deviceMs += performance.now() - t;
-      if (!e) return { ...base, outcome: 'timeout' };
-      if (e.type === 'jam') {
-        const { stack, zeroPage } = await readPages(read);
-        return {
-          ...base,
-          outcome: 'crashed',
-          crash: { kind: 'jam', pc: e.pc, a: 0, x: 0, y: 0, sp: 0, p: 0, stack, zeroPage, cycle: null },
-        };
+    let cyclesExact = true;
+    let end: { verdict: 'pass' | 'fail'; value: number } | { crash: CrashState } | undefined;
+    const onWrite = async (w: ObservedWrite): Promise<boolean> => {
+      if (w.cycle === null) cyclesExact = false;
+      writes.push({ value: w.value, cycle: w.cycle ?? 0 });
+      const verdict = protocol.classify(w.value);
+      if (verdict === 'crash') {
+        // The harness hand-off: its context at $0340 (the machine stands at the write).
+        end = { crash: await readHarnessCrash((a, n) => this.client.memoryGet(a, a + n - 1), w.cycle) };
+        return true;
       }
-      if (e.type !== 'stopped') continue;
-      const [value = 0] = await this.#timed(() => this.client.memoryGet(HANDOFF.resultMirror, HANDOFF.resultMirror));
-      writes.push({ value, cycle: 0 });
-      const verdict = protocol.classify(value);
-      if (verdict === 'crash') return { ...base, outcome: 'crashed', crash: await readHarnessCrash(read, null) };
-      if (verdict) return { ...base, outcome: 'ended', verdict, value };
+      if (verdict) {
+        end = { verdict, value: w.value };
+        return true;
+      }
       const checkpoints = protocol.checkpoints;
-      const point = checkpoints?.pointFor(value);
+      const point = checkpoints?.pointFor(w.value);
       if (point && checkpoints) {
-        await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
-        continue;
+        // The machine stands right after the marker write: the point's memory as it is there.
+        const bytes: Uint8Array[] = [];
+        for (const r of point.ranges) bytes.push(await this.client.memoryGet(r.address, r.address + r.length - 1));
+        checkpoints.record(point, bytes);
+        if (checkpoints.handshake) {
+          await this.client.memorySet(CHECKPOINT_ACK_ADDRESS, Uint8Array.of(point.marker));
+          checkpoints.acknowledgements++;
+        }
       }
-      await this.#timed(() => this.client.resume());
+      return false;
+    };
+    const result = await this.#timed(() =>
+      this.#observer.observe({
+        watch: HANDOFF.debugRegister,
+        // Under the harness convention (no exact observation asked for) a BRK goes to the program's
+        // own handler, which hands the crash over at $0340 with $C0, and nothing else is a crash.
+        brkIsCrash: protocol.exactObservation === true,
+        codeRanges: protocol.exactObservation === true && protocol.codeRanges.length ? [...protocol.codeRanges, ...SYSTEM_CODE_RANGES] : [],
+        deadline,
+        atEntry: async () => {
+          for (const f of this.#fill) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));
+        },
+        onWrite,
+      }),
+    );
+    const base = { writes, writesExact: true, cycleSource: cyclesExact ? VICE_CYCLE_SOURCE : null };
+    if (result.outcome === 'crashed') {
+      const c = result.crash;
+      return { ...base, outcome: 'crashed', crash: { ...c, cycle: cyclesExact ? c.cycle : null } };
     }
-  }
-
-  /**
-   * One pause episode: the store checkpoint on $D7FF has stopped the CPU right after the marker
-   * store; read every range (MEMORY_GET), write the acknowledgement (one MEMORY_SET), resume once
-   * (EXIT). A failure is not retried: the run ends as an error.
-   */
-  async #checkpointEpisode(point: CheckpointPointSpec, checkpoints: CheckpointRecorder): Promise<void> {
-    const bytes: Uint8Array[] = [];
-    for (const r of point.ranges) bytes.push(await this.client.memoryGet(r.address, r.address + r.length - 1));
-    checkpoints.record(point, bytes);
-    await this.client.memorySet(CHECKPOINT_ACK_ADDRESS, Uint8Array.of(point.marker));
-    checkpoints.acknowledgements++;
-    await this.client.resume();
+    if (result.outcome === 'timeout' || end === undefined) return { ...base, outcome: 'timeout' };
+    if ('crash' in end) return { ...base, outcome: 'crashed', crash: end.crash };
+    return { ...base, outcome: 'ended', verdict: end.verdict, value: end.value };
   }
 
   async readMemory(address: number, length: number): Promise<Uint8Array> {
@@ -208,6 +229,7 @@ export class ViceConnection implements TargetConnection {
     await this.client.quit().catch(() => undefined);
     this.client.removeAllListeners('event');
     this.client.close();
+    this.text.close();
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const gone = new Promise<void>((r) => this.child.once('exit', () => r()));
       this.child.kill('SIGTERM');
