@@ -107,7 +107,7 @@ describe('differential: real x64sc and virtual-vice observe the same', { skip, t
   it('pattern: markers $01, $02, then $00 with the inverted pattern at $C000', async () => {
     const r = await both('pattern', { memoryBytes: 32, fill: 0xea });
     assert.deepEqual(r.values, [1, 2, 0]);
-    assert.match(r.memory, /(ea){16}$/, "the fill made before the start is there after the pattern");
+    assert.match(r.memory, /(ea){16}$/, 'the fill made before the start is there after the pattern');
   });
 
   it('greeting: no $D7FF writes, the same screen after it cleared it and printed', async () => {
