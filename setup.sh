@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command from a fresh Debian machine with Node 20 to a built, working mcp-engines:
 #   1. the Debian packages the engines and tests need (OCaml toolchain, OpenSSH server,
-#      C64 assemblers/compilers, Guile for the Lispex benchmark), only those missing;
+#      C64 assemblers/compilers, Guile for the Lispex benchmark, the Unicode data the Lispex tables are checked against), only those missing;
 #   2. the npm dependencies, exactly as locked;
 #   3. the build (ESM + CommonJS + types into dist/);
 #   4. the main job: the demo, which starts every server and talks to it with the official
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0 binutils-riscv64-unknown-elf gcc-riscv64-unknown-elf make g++ python3 chromium)
+APT_PACKAGES=(ocaml-nox ocaml-dune ocaml-findlib libfindlib-ocaml-dev openssh-server acme 64tass cc65 guile-3.0 unicode-data binutils-riscv64-unknown-elf gcc-riscv64-unknown-elf make g++ python3 chromium)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
