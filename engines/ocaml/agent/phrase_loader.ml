@@ -1,0 +1,145 @@
+(* Loads a unit assembled by Phrase_assembler straight into the agent's memory, without an object
+   file, a shared object or dlopen: lay its sections out in one fresh executable mapping, give
+   every symbol it takes from elsewhere a GOT slot (sym@GOTPCREL) or a jump stub (sym@PLT) inside
+   that mapping (so every pc-relative field stays within reach), apply the relocations, register
+   the unit with the runtime as natdynlink does for a dlopen'd one, and run its entry point.
+
+   Symbols are looked up first among the units this loader has loaded (they are not in any dynamic
+   symbol table) and then in the agent and the libraries dlopen'd into it. *)
+
+module A = Phrase_assembler
+
+external map : int -> nativeint = "topup_loader_map"
+external unmap : nativeint -> int -> unit = "topup_loader_unmap"
+external write : nativeint -> Bytes.t -> unit = "topup_loader_write"
+external dlsym : string -> nativeint = "topup_loader_dlsym"
+external value_at : nativeint -> Obj.t = "topup_loader_value_at"
+external register : nativeint -> nativeint -> nativeint -> nativeint -> nativeint -> nativeint -> unit = "topup_loader_register_bytecode" "topup_loader_register"
+external run_entry : nativeint -> Obj.t = "topup_loader_run"
+
+(* Global symbols of the units loaded here. *)
+let loaded : (string, nativeint) Hashtbl.t = Hashtbl.create 256
+
+let find_symbol name =
+  match Hashtbl.find_opt loaded name with
+  | Some a -> Some a
+  | None -> ( match dlsym name with 0n -> None | a -> Some a)
+
+let is_loaded_here name = Hashtbl.mem loaded name
+
+(* A symbol nobody defines: the caller turns it into the same message as dlopen's. *)
+exception Undefined_symbol of string
+
+let stub_size = 16 (* jmp *0(%rip); .quad target; padding *)
+
+let align_up n a = (n + a - 1) / a * a
+
+let page_size = 4096
+
+type loaded_unit = { base : nativeint; size : int }
+
+(* Lay out, relocate and map [p]; its global symbols join [loaded]. Raises [A.Unsupported] (for
+   a field that cannot reach its target) before anything is registered or run. *)
+let place (p : A.program) : loaded_unit * (string -> nativeint option) =
+  (* Code and constants first, then the GOT and the stubs, then the unit's data on pages of its
+     own: the data pages are registered as static OCaml data, and a code pointer on such a page
+     would be taken for a value (by compare or hash, which then read a header before it). *)
+  let is_data (s : A.section) = s.sname = ".data" in
+  let offsets = Hashtbl.create 8 in
+  let lay cursor (s : A.section) =
+    let off = align_up cursor (max 16 s.align) in
+    Hashtbl.replace offsets s.sname off;
+    off + Buffer.length s.buf
+  in
+  let cursor = List.fold_left lay 0 (List.filter (fun s -> not (is_data s)) p.sections) in
+  let got = Hashtbl.create 16 and stubs = Hashtbl.create 16 in
+  let n_got = ref 0 and n_stubs = ref 0 in
+  List.iter
+    (function
+      | A.Rel32 { target = A.Got s; _ } -> if not (Hashtbl.mem got s) then (Hashtbl.replace got s !n_got; incr n_got)
+      | A.Rel32 { target = A.Call s; _ } when not (Hashtbl.mem p.labels s) ->
+        if not (Hashtbl.mem stubs s) then (Hashtbl.replace stubs s !n_stubs; incr n_stubs)
+      | _ -> ())
+    p.fixups;
+  let got_off = align_up cursor 16 in
+  let stubs_off = got_off + (8 * !n_got) in
+  let cursor = stubs_off + (stub_size * !n_stubs) in
+  let size = List.fold_left lay (align_up cursor page_size) (List.filter is_data p.sections) in
+  let base = map (max size 16) in
+  let image = Bytes.make size '\000' in
+  let local name =
+    match Hashtbl.find_opt p.labels name with
+    | Some (sec, pos) -> Some (Nativeint.add base (Nativeint.of_int (Hashtbl.find offsets sec.A.sname + pos)))
+    | None -> None
+  in
+  let address name =
+    match local name with
+    | Some a -> a
+    | None -> ( match find_symbol name with Some a -> a | None -> raise (Undefined_symbol name))
+  in
+  let set64 off v = Bytes.set_int64_le image off v in
+  let set_n off size (v : int64) =
+    match size with
+    | 1 -> Bytes.set_int8 image off (Int64.to_int v)
+    | 2 -> Bytes.set_int16_le image off (Int64.to_int v)
+    | 4 -> Bytes.set_int32_le image off (Int64.to_int32 v)
+    | 8 -> set64 off v
+    | n -> raise (A.Unsupported (Printf.sprintf "data item of %d bytes" n))
+  in
+  try
+    List.iter
+      (fun (s : A.section) -> Buffer.blit s.buf 0 image (Hashtbl.find offsets s.sname) (Buffer.length s.buf))
+      p.sections;
+    Hashtbl.iter (fun s i -> set64 (got_off + (8 * i)) (Int64.of_nativeint (address s))) got;
+    Hashtbl.iter
+      (fun s i ->
+         let off = stubs_off + (stub_size * i) in
+         Bytes.set_uint8 image off 0xFF;
+         Bytes.set_uint8 image (off + 1) 0x25;
+         (* disp32 = 0: the target address follows the instruction *)
+         set64 (off + 6) (Int64.of_nativeint (address s)))
+      stubs;
+    let here sec pos = Int64.add (Int64.of_nativeint base) (Int64.of_int (Hashtbl.find offsets sec.A.sname + pos)) in
+    let rec eval this (c : X86_ast.constant) =
+      match c with
+      | Const n -> n
+      | ConstThis -> this
+      | ConstLabel l -> Int64.of_nativeint (address l)
+      | ConstAdd (a, b) -> Int64.add (eval this a) (eval this b)
+      | ConstSub (a, b) -> Int64.sub (eval this a) (eval this b)
+    in
+    List.iter
+      (function
+        | A.Data { sec; pos; size; expr } -> set_n (Hashtbl.find offsets sec.A.sname + pos) size (eval (here sec pos) expr)
+        | A.Rel32 { sec; pos; next; target } ->
+          let dest =
+            match target with
+            | A.Address (l, d) -> Int64.add (Int64.of_nativeint (address l)) (Int64.of_int d)
+            | A.Got s -> Int64.add (Int64.of_nativeint base) (Int64.of_int (got_off + (8 * Hashtbl.find got s)))
+            | A.Call s -> (
+                match local s with
+                | Some a -> Int64.of_nativeint a
+                | None -> Int64.add (Int64.of_nativeint base) (Int64.of_int (stubs_off + (stub_size * Hashtbl.find stubs s))))
+          in
+          let rel = Int64.sub dest (here sec next) in
+          if not (A.fits_int32 rel) then raise (A.Unsupported "a pc-relative reference out of 32-bit reach");
+          set_n (Hashtbl.find offsets sec.A.sname + pos) 4 rel)
+      p.fixups;
+    write base image;
+    ({ base; size }, local)
+  with e ->
+    unmap base (max size 16);
+    raise e
+
+(* Place the unit [unit_name] (its symbols are caml<unit_name>__entry etc.), register it and run
+   its initialisation code under [around] (which marks it as user code). *)
+let load_and_run ~around (p : A.program) unit_name : Obj.t =
+  let _unit, local = place p in
+  List.iter (fun g -> match local g with Some a -> Hashtbl.replace loaded g a | None -> ()) p.globals;
+  let sym suffix = match local ("caml" ^ unit_name ^ suffix) with Some a -> a | None -> 0n in
+  register (sym "__frametable") (sym "__gc_roots") (sym "__data_begin") (sym "__data_end") (sym "__code_begin") (sym "__code_end");
+  let entry = sym "__entry" in
+  if entry = 0n then Obj.repr () else around (fun () -> run_entry entry)
+
+(* The value at a global symbol of a unit loaded here (a module block), if any. *)
+let global_value name = Option.map value_at (Hashtbl.find_opt loaded name)
