@@ -35,7 +35,7 @@ let running_user_code () = !user_code
 
 let as_user_code f =
   user_code := true;
-  match f () with
+  match Phrase_loader.interruptible f with
   | r -> user_code := false; r
   | exception e -> user_code := false; raise e
 
@@ -217,7 +217,7 @@ let run_dll ~unit_name ~prefix program =
   let rec cleanup () = try remove_quietly obj; remove_quietly dll with Sys.Break -> cleanup () in
   (match link_shared program obj dll with () -> () | exception e -> cleanup (); raise e);
   match as_user_code (fun () -> run_toplevel_unit dll unit_name) with
-  | Run_ok v -> cleanup (); Ok v
+  | Run_ok v -> cleanup (); Phrase_loader.add_dlopened_unit unit_name; Ok v
   | Run_failed msg -> cleanup (); raise (Phrase_not_loadable (explain_dlopen_failure msg))
   | exception e -> cleanup (); Error e
 
@@ -322,72 +322,14 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
         Format.fprintf ppf "Directive #%s expects a string argument.@." name;
         false)
 
-(* Native code notices a signal (SIGINT, eval deadlines) only at a poll point: an allocation,
-   or one of the polls this compiler's backend (asmcomp/polling.ml, present in the Debian
-   4.13.1 we build with) puts at every loop back-edge that does not allocate and in the prologue
-   of a function that may tail-call without allocating. So while/for loops and tail recursion
-   (let rec f x = f x) are interruptible as compiled. What is left is a recursion that is neither:
-   naive fib 60 has no loop and no tail call, and without help would run for hours deaf to
-   interrupts (the agent would have to be killed and its log replayed). The bodies of functions
-   bound by [let rec] (a function can only call itself through such a binding, or through a
-   higher-order trick that allocates closures anyway) therefore start with a poll point of ours:
-   the smallest allocation the optimiser may not remove (a one-field block behind
-   Sys.opaque_identity), inline a pointer bump, a compare with the young limit the signal handler
-   lowers, and two stores. Measured (bench/topup/poll_points.ml, docs/performance/topup.md): it
-   beats the earlier global countdown that allocated every 1024th pass (from a dynamically linked
-   phrase, three dependent loads before the decrement), and is within a few percent of a dead
-   indirect tail call that makes the backend add its own prologue poll — which would hang on the
-   details of the backend's analysis. The extra minor collections are cheap: a poll block is
-   dead at once. *)
-let poll_point =
-  let open Ast_helper in
-  let loc = Location.none in
-  let ident path = Exp.ident ~loc (Location.mknoloc path) in
-  let stdlib name = ident (Longident.Ldot (Longident.Lident "Stdlib", name)) in
-  let call f args = Exp.apply ~loc f (List.map (fun a -> (Asttypes.Nolabel, a)) args) in
-  let opaque = ident (Longident.Ldot (Longident.Ldot (Longident.Lident "Stdlib", "Sys"), "opaque_identity")) in
-  call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ Exp.constant ~loc (Const.int 0) ] ] ]
-
-let with_poll (e : Parsetree.expression) =
-  { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
-
-(* The body (or each case) of the function [e], under its parameters and annotations. *)
-let rec poll_function_body (e : Parsetree.expression) =
-  match e.pexp_desc with
-  | Pexp_fun (l, d, p, body) -> (
-      match body.pexp_desc with
-      | Pexp_fun _ | Pexp_function _ | Pexp_newtype _ | Pexp_constraint _ -> { e with pexp_desc = Pexp_fun (l, d, p, poll_function_body body) }
-      | _ -> { e with pexp_desc = Pexp_fun (l, d, p, with_poll body) })
-  | Pexp_function cases ->
-    { e with pexp_desc = Pexp_function (List.map (fun (c : Parsetree.case) -> { c with pc_rhs = with_poll c.pc_rhs }) cases) }
-  | Pexp_newtype (t, body) -> { e with pexp_desc = Pexp_newtype (t, poll_function_body body) }
-  | Pexp_constraint (body, ty) -> { e with pexp_desc = Pexp_constraint (poll_function_body body, ty) }
-  | _ -> e
-
-let poll_recursive (vbs : Parsetree.value_binding list) =
-  List.map (fun (vb : Parsetree.value_binding) -> { vb with pvb_expr = poll_function_body vb.pvb_expr }) vbs
-
-let interruptible =
-  let open Ast_mapper in
-  let expr self (e : Parsetree.expression) =
-    let e = default_mapper.expr self e in
-    match e.pexp_desc with
-    | Pexp_let (Asttypes.Recursive, vbs, body) -> { e with pexp_desc = Pexp_let (Asttypes.Recursive, poll_recursive vbs, body) }
-    | _ -> e
-  in
-  let structure_item self (item : Parsetree.structure_item) =
-    let item = default_mapper.structure_item self item in
-    match item.pstr_desc with
-    | Pstr_value (Asttypes.Recursive, vbs) -> { item with pstr_desc = Pstr_value (Asttypes.Recursive, poll_recursive vbs) }
-    | _ -> item
-  in
-  { default_mapper with expr; structure_item }
-
+(* No poll points are added to a phrase: while its code runs, an interrupt stops it at whatever
+   instruction it is (Phrase_loader.interruptible, phrase_loader_stubs.c), so a recursion that
+   neither allocates nor loops (naive fib) is as interruptible as a loop, and runs as fast as the
+   same code compiled by ocamlopt. *)
 let preprocess_phrase _ppf (phr : Parsetree.toplevel_phrase) =
   match phr with
   | Ptop_def str ->
-    let str = Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str in
-    Parsetree.Ptop_def (interruptible.structure interruptible str)
+    Parsetree.Ptop_def (Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str)
   | phr -> phr
 
 let parse_use_file lexbuf = Parse.use_file lexbuf

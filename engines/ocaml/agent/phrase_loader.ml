@@ -16,6 +16,27 @@ external dlsym : string -> nativeint = "topup_loader_dlsym"
 external value_at : nativeint -> Obj.t = "topup_loader_value_at"
 external register : nativeint -> nativeint -> nativeint -> nativeint -> nativeint -> nativeint -> unit = "topup_loader_register_bytecode" "topup_loader_register"
 external run_entry : nativeint -> Obj.t = "topup_loader_run"
+external add_code_range : nativeint -> nativeint -> unit = "topup_loader_add_code_range"
+external set_break : exn -> unit = "topup_loader_set_break"
+external arm : unit -> unit = "topup_loader_arm"
+external disarm : unit -> unit = "topup_loader_disarm"
+
+(* Interrupts while user code runs: see phrase_loader_stubs.c. Sys.Break is what they raise. *)
+let () = set_break Sys.Break
+
+(* Run [f] (user code) with SIGINT and SIGALRM stopping the code of any phrase in place. *)
+let interruptible f =
+  arm ();
+  match f () with
+  | r -> disarm (); r
+  | exception e -> disarm (); raise e
+
+(* The code of a phrase loaded by dlopen (the external way) becomes interruptible in place too,
+   for later calls; its own initialisation ran before its range was known. *)
+let add_dlopened_unit unit_name =
+  match (dlsym ("caml" ^ unit_name ^ "__code_begin"), dlsym ("caml" ^ unit_name ^ "__code_end")) with
+  | 0n, _ | _, 0n -> ()
+  | b, e -> add_code_range b e
 
 (* Global symbols of the units loaded here. *)
 let loaded : (string, nativeint) Hashtbl.t = Hashtbl.create 256
