@@ -43,6 +43,7 @@ const RECIPES: Record<AgentDriver, AgentRecipe> = {
       'value_printer.ml',
       'phrase_assembler.ml',
       'phrase_loader.ml',
+      'phrase_codegen.ml',
       'native_toplevel.ml',
       'topup_agent_native.ml',
     ],

@@ -231,9 +231,8 @@ let compile_and_run ~unit_name lam size =
       required_globals = Ident.Set.empty }
   in
   last_assembled := Nothing;
-  Asmgen.compile_implementation ~toplevel:symbol_missing
-    ~backend:(module Backend : Backend_intf.S)
-    ~prefixname:prefix ~middle_end:Closure_middle_end.lambda_to_clambda ~ppf_dump:Format.err_formatter program;
+  Phrase_codegen.compile_implementation ~toplevel:symbol_missing ~backend:(module Backend : Backend_intf.S)
+    ~prefixname:prefix program;
   match !last_assembled with
   | Nothing -> failwith "the native backend produced no code for the phrase"
   | External program -> run_dll ~unit_name ~prefix program
