@@ -33,12 +33,6 @@ CAMLprim value topup_loader_map(value size)
   return caml_copy_nativeint((intnat) p);
 }
 
-CAMLprim value topup_loader_unmap(value addr, value size)
-{
-  munmap((void *) Nativeint_val(addr), Long_val(size));
-  return Val_unit;
-}
-
 CAMLprim value topup_loader_write(value addr, value image)
 {
   memcpy((void *) Nativeint_val(addr), Bytes_val(image), caml_string_length(image));
