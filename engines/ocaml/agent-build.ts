@@ -13,7 +13,7 @@ import { CommandNotFound, runCommand } from './run-command.js';
 
 /**
  * Which toplevel the agent runs phrases in: OCaml's bytecode toplevel library (topup), or the
- * native one of native_toplevel.ml, which compiles each phrase to a .cmxs and dynlinks it
+ * native one of native_toplevel.ml, which compiles each phrase to native code and loads it in memory
  * (topup-opt). Both share agent_core.ml.
  */
 export type AgentDriver = 'bytecode' | 'native';
@@ -37,7 +37,16 @@ const RECIPES: Record<AgentDriver, AgentRecipe> = {
     binary: 'topup_agent.opt',
     compiler: 'ocamlopt',
     packages: 'compiler-libs.optcomp,findlib,unix,dynlink',
-    sources: ['agent_core.ml', 'value_printer.ml', 'native_toplevel.ml', 'topup_agent_native.ml'],
+    sources: [
+      'phrase_loader_stubs.c',
+      'agent_core.ml',
+      'value_printer.ml',
+      'phrase_assembler.ml',
+      'phrase_loader.ml',
+      'phrase_codegen.ml',
+      'native_toplevel.ml',
+      'topup_agent_native.ml',
+    ],
   },
 };
 

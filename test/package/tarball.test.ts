@@ -18,7 +18,7 @@ const ALLOWED: readonly RegExp[] = [
   /^dist\/.+\.(js|cjs|d\.ts|d\.cts)$/,
   /^dist\/dashboard\/.+\.(js|css|html)$/,
   // The OCaml agent, compiled on first use with the user's OCaml.
-  /^engines\/ocaml\/agent\/[\w-]+\.(ml|mli)$/,
+  /^engines\/ocaml\/agent\/[\w-]+\.(ml|mli|c)$/,
   /^engines\/ocaml\/agent\/dune(-project)?$/,
   // The Rust products' crate sources, built by `lispex build-products` with the user's cargo.
   /^products\/topaz-(vm|aot)\/Cargo\.(toml|lock)$/,

@@ -56,8 +56,8 @@ for (const variant of topupVariants()) {
     });
 
     test('a timeout stops a long non-tail recursion that neither loops nor allocates', async () => {
-      // Naive fib 60 would run for hours; no loop back-edge and no tail call, so only the poll
-      // point at the entry of each let rec function lets the native code notice the interrupt.
+      // Naive fib 60 would run for hours; no loop back-edge and no tail call, so native code has
+      // no poll point here: topup-opt stops the phrase's code at whatever instruction it is.
       const r = await engine.eval('let rec fib n = if n < 2 then n else fib (n - 1) + fib (n - 2) in fib 60', { timeout: 2 });
       assertInterruptedInPlace(r);
     });

@@ -1,12 +1,15 @@
-(* The native toplevel of topup-opt, on compiler-libs' native compiler (ocamloptcomp) and Dynlink.
+(* The native toplevel of topup-opt, on compiler-libs' native compiler (ocamloptcomp).
 
    Each phrase is typed in the accumulated environment, translated to Lambda in "store" mode (the
    phrase becomes a compilation unit TOP<n> whose definitions live in its global block, where later
-   phrases find them), compiled by the native backend to an object file, linked into a shared
-   object in a private directory, and run by the runtime's toplevel entry point
-   (caml_natdynlink_run_toplevel), which dlopens it and runs its initialisation code. Values are
-   then read back from the unit's global block by symbol name and printed by Value_printer.
-   This follows the design of OCaml's own native toplevel (ocamlnat), which Debian does not ship.
+   phrases find them) and compiled by the native backend. The backend hands its instructions to
+   our internal assembler (Phrase_assembler), and Phrase_loader places the code in memory,
+   registers it with the runtime and runs its initialisation — no process per phrase. A phrase
+   needing an instruction that assembler does not know is assembled by `as`, linked into a shared
+   object by `ld` and run by the runtime's toplevel entry point (caml_natdynlink_run_toplevel),
+   with a line in the log. Values are then read back from the unit's global block by symbol name
+   and printed by Value_printer. This follows the design of OCaml's own native toplevel
+   (ocamlnat), which Debian does not ship.
 
    Only the closure (non-flambda) middle end is supported; the agent refuses to start otherwise. *)
 
@@ -32,7 +35,7 @@ let running_user_code () = !user_code
 
 let as_user_code f =
   user_code := true;
-  match f () with
+  match Phrase_loader.interruptible f with
   | r -> user_code := false; r
   | exception e -> user_code := false; raise e
 
@@ -44,9 +47,12 @@ let phrase_dir = ref (Filename.get_temp_dir_name ())
 let phrase_seq = ref 0
 
 let global_value symbol =
-  match Dynlink.unsafe_get_global_value ~bytecode_or_asm_symbol:symbol with
+  match Phrase_loader.global_value symbol with
   | Some v -> v
-  | None -> raise Not_found
+  | None -> (
+      match Dynlink.unsafe_get_global_value ~bytecode_or_asm_symbol:symbol with
+      | Some v -> v
+      | None -> raise Not_found)
 
 (* The runtime value of an identifier: a persistent module by its symbol, a toplevel definition
    by its slot in the global block of the phrase that defined it. *)
@@ -79,7 +85,7 @@ module Backend = struct
 end
 
 (* A symbol the phrase refers to must be emitted by it unless some loaded code already has it. *)
-let symbol_missing sym = Option.is_none (Dynlink.unsafe_get_global_value ~bytecode_or_asm_symbol:sym)
+let symbol_missing sym = Option.is_none (Phrase_loader.find_symbol sym)
 
 let remove_quietly path = try Sys.remove path with Sys_error _ -> ()
 
@@ -115,20 +121,66 @@ let run_quietly prog args =
            let rec wait () = match Unix.waitpid [] pid with _, st -> st | exception Unix.Unix_error (Unix.EINTR, _, _) -> wait () in
            wait () = Unix.WEXITED 0)
 
-(* The phrase's object becomes a shared object. The compiler's own way (Config.mkdll, the C
-   compiler driver through a shell) starts four processes; the object needs no C library, so the
-   linker alone does the same job several times faster. If that fails, the compiler's way runs and
-   reports the error. *)
-let link_shared obj dll =
-  if not (run_quietly "ld" [ "-shared"; "-o"; dll; obj ]) then Asmlink.call_linker_shared [ obj ] dll
+(* Diagnostics go to the agent's own stderr, which the parent logs; fd 2 itself is the capture
+   file of user output once the agent runs (Agent_core.main), so it is duplicated first. *)
+let diagnostic =
+  let fd = Unix.dup ~cloexec:true Unix.stderr in
+  fun msg ->
+    let line = Bytes.of_string ("topup-opt: " ^ msg ^ "\n") in
+    try ignore (Unix.write fd line 0 (Bytes.length line)) with Unix.Unix_error _ -> ()
 
-(* The backend hands its instructions to an "internal assembler" when one is registered. Ours
-   prints them as GNU assembly and runs the assembler directly, saving the shell the compiler
-   would start around it on every phrase. *)
+(* The symbols a unit refers to (call targets, GOT and pc-relative references, data words). *)
+let referenced_symbols (program : X86_ast.asm_program) =
+  let names = Hashtbl.create 64 in
+  let strip s = match String.index_opt s '@' with Some i -> String.sub s 0 i | None -> s in
+  let add s = Hashtbl.replace names (strip s) () in
+  let arg = function X86_ast.Sym s | Mem64_RIP (_, s, _) -> add s | _ -> () in
+  let rec const = function
+    | X86_ast.ConstLabel s -> add s
+    | ConstAdd (a, b) | ConstSub (a, b) -> const a; const b
+    | Const _ | ConstThis -> ()
+  in
+  let ins (i : X86_ast.instruction) =
+    match i with
+    | CALL a | JMP a | J (_, a) | PUSH a | POP a | NEG a | INC a | DEC a | IDIV a | BSWAP a | SET (_, a) -> arg a
+    | ADD (a, b) | SUB (a, b) | AND (a, b) | OR (a, b) | XOR (a, b) | CMP (a, b) | TEST (a, b) | MOV (a, b) | LEA (a, b)
+    | MOVZX (a, b) | MOVSX (a, b) | MOVSXD (a, b) | MOVSD (a, b) | MOVSS (a, b) | MOVAPD (a, b) | MOVLPD (a, b)
+    | ADDSD (a, b) | SUBSD (a, b) | MULSD (a, b) | DIVSD (a, b) | SQRTSD (a, b) | ANDPD (a, b) | XORPD (a, b)
+    | COMISD (a, b) | UCOMISD (a, b) | CVTSI2SD (a, b) | CVTTSD2SI (a, b) | CVTSD2SI (a, b) | CVTSD2SS (a, b)
+    | CVTSS2SD (a, b) | XCHG (a, b) | SAL (a, b) | SAR (a, b) | SHR (a, b) | CMOV (_, a, b) | ROUNDSD (_, a, b) ->
+      arg a; arg b
+    | IMUL (a, b) -> arg a; Option.iter arg b
+    | _ -> ()
+  in
+  List.iter
+    (function
+      | X86_ast.Ins i -> ins i
+      | Byte c | Word c | Long c | Quad c -> const c
+      | _ -> ())
+    program;
+  names
+
+(* The external way, used when the assembler below does not know an instruction the phrase
+   needs: GNU assembly text, `as`, `ld -shared`, dlopen. The compiler's own link (Config.mkdll,
+   the C compiler driver through a shell) starts four processes; the object needs no C library, so
+   the linker alone does the same job several times faster. Symbols of units loaded in memory are
+   in no dynamic symbol table: they are given to the linker as absolute definitions. *)
+let link_shared program obj dll =
+  let defsyms =
+    Hashtbl.fold
+      (fun name () acc ->
+         if Phrase_loader.is_loaded_here name then
+           match Phrase_loader.find_symbol name with
+           | Some a -> Printf.sprintf "--defsym=%s=0x%nx" name a :: acc
+           | None -> acc
+         else acc)
+      (referenced_symbols program) []
+  in
+  if not (run_quietly "ld" ([ "-shared"; "-o"; dll; obj ] @ defsyms)) then Asmlink.call_linker_shared [ obj ] dll
+
 let assembler = match String.split_on_char ' ' Config.asm |> List.filter (( <> ) "") with prog :: args -> (prog, args) | [] -> ("as", [])
 
-let assemble_directly (program : X86_ast.asm_program) : string -> unit =
- fun obj ->
+let assemble_externally (program : X86_ast.asm_program) obj =
   let asm = Filename.remove_extension obj ^ ".s" in
   let oc = open_out asm in
   Fun.protect ~finally:(fun () -> close_out_noerr oc) (fun () -> X86_gas.generate_asm oc program);
@@ -137,7 +189,39 @@ let assemble_directly (program : X86_ast.asm_program) : string -> unit =
   remove_quietly asm;
   if not ok then raise (Phrase_not_loadable (Printf.sprintf "the assembler (%s) failed on the compiled phrase" prog))
 
-(* Compile [lam] (the code of unit [unit_name]) to a shared object and run it. *)
+(* What the backend handed to the internal assembler for the phrase being compiled. *)
+type assembled = Nothing | In_memory of X86_ast.asm_program * Phrase_assembler.program | External of X86_ast.asm_program
+
+let last_assembled = ref Nothing
+
+(* Set while the compiler links a .cmx/.cmxa into a .cmxs for #load: that needs real objects. *)
+let objects_only = ref false
+
+(* The backend hands its instructions to an "internal assembler" when one is registered. Ours
+   encodes them itself (Phrase_assembler) and writes no object file; on an instruction it does not
+   know, it says so in the log and writes the object with `as`. *)
+let internal_assembler (program : X86_ast.asm_program) : string -> unit =
+  if !objects_only then assemble_externally program
+  else
+  match Phrase_assembler.assemble program with
+  | p -> last_assembled := In_memory (program, p); fun _obj -> ()
+  | exception Phrase_assembler.Unsupported what ->
+    diagnostic (Printf.sprintf "the in-memory assembler does not know %s; this phrase goes through as and ld" what);
+    last_assembled := External program;
+    assemble_externally program
+
+let run_dll ~unit_name ~prefix program =
+  let obj = prefix ^ Config.ext_obj and dll = prefix ^ Config.ext_dll in
+  (* An interrupt that lands while the files are removed must not replace the phrase's outcome
+     (the parent repeats SIGINT until it gets an answer). *)
+  let rec cleanup () = try remove_quietly obj; remove_quietly dll with Sys.Break -> cleanup () in
+  (match link_shared program obj dll with () -> () | exception e -> cleanup (); raise e);
+  match as_user_code (fun () -> run_toplevel_unit dll unit_name) with
+  | Run_ok v -> cleanup (); Phrase_loader.add_dlopened_unit unit_name; Ok v
+  | Run_failed msg -> cleanup (); raise (Phrase_not_loadable (explain_dlopen_failure msg))
+  | exception e -> cleanup (); Error e
+
+(* Compile [lam] (the code of unit [unit_name]) and run it: in memory, or as a shared object. *)
 let compile_and_run ~unit_name lam size =
   let prefix = Filename.concat !phrase_dir unit_name in
   let program =
@@ -146,18 +230,22 @@ let compile_and_run ~unit_name lam size =
       module_ident = Ident.create_persistent unit_name;
       required_globals = Ident.Set.empty }
   in
-  Asmgen.compile_implementation ~toplevel:symbol_missing
-    ~backend:(module Backend : Backend_intf.S)
-    ~prefixname:prefix ~middle_end:Closure_middle_end.lambda_to_clambda ~ppf_dump:Format.err_formatter program;
-  let obj = prefix ^ Config.ext_obj and dll = prefix ^ Config.ext_dll in
-  (* An interrupt that lands while the files are removed must not replace the phrase's outcome
-     (the parent repeats SIGINT until it gets an answer). *)
-  let rec cleanup () = try remove_quietly obj; remove_quietly dll with Sys.Break -> cleanup () in
-  (match link_shared obj dll with () -> () | exception e -> cleanup (); raise e);
-  match as_user_code (fun () -> run_toplevel_unit dll unit_name) with
-  | Run_ok v -> cleanup (); Ok v
-  | Run_failed msg -> cleanup (); raise (Phrase_not_loadable (explain_dlopen_failure msg))
-  | exception e -> cleanup (); Error e
+  last_assembled := Nothing;
+  Phrase_codegen.compile_implementation ~toplevel:symbol_missing ~backend:(module Backend : Backend_intf.S)
+    ~prefixname:prefix program;
+  match !last_assembled with
+  | Nothing -> failwith "the native backend produced no code for the phrase"
+  | External program -> run_dll ~unit_name ~prefix program
+  | In_memory (program, assembled) -> (
+      match Phrase_loader.load_and_run ~around:as_user_code assembled unit_name with
+      | v -> Ok v
+      | exception Phrase_loader.Undefined_symbol sym ->
+        raise (Phrase_not_loadable (explain_dlopen_failure ("undefined symbol: " ^ sym)))
+      | exception Phrase_assembler.Unsupported what ->
+        diagnostic (Printf.sprintf "the in-memory loader cannot place this phrase (%s); it goes through as and ld" what);
+        assemble_externally program (prefix ^ Config.ext_obj);
+        run_dll ~unit_name ~prefix program
+      | exception e -> Error e)
 
 (* [let _ = e] and a bare expression are compiled as [let _$ = e], so the value can be read back. *)
 let as_binding (items : Parsetree.structure) =
@@ -233,72 +321,14 @@ let execute_phrase print_outcome ppf (phr : Parsetree.toplevel_phrase) =
         Format.fprintf ppf "Directive #%s expects a string argument.@." name;
         false)
 
-(* Native code notices a signal (SIGINT, eval deadlines) only at a poll point: an allocation,
-   or one of the polls this compiler's backend (asmcomp/polling.ml, present in the Debian
-   4.13.1 we build with) puts at every loop back-edge that does not allocate and in the prologue
-   of a function that may tail-call without allocating. So while/for loops and tail recursion
-   (let rec f x = f x) are interruptible as compiled. What is left is a recursion that is neither:
-   naive fib 60 has no loop and no tail call, and without help would run for hours deaf to
-   interrupts (the agent would have to be killed and its log replayed). The bodies of functions
-   bound by [let rec] (a function can only call itself through such a binding, or through a
-   higher-order trick that allocates closures anyway) therefore start with a poll point of ours:
-   the smallest allocation the optimiser may not remove (a one-field block behind
-   Sys.opaque_identity), inline a pointer bump, a compare with the young limit the signal handler
-   lowers, and two stores. Measured (bench/topup/poll_points.ml, docs/performance/topup.md): it
-   beats the earlier global countdown that allocated every 1024th pass (from a dynamically linked
-   phrase, three dependent loads before the decrement), and is within a few percent of a dead
-   indirect tail call that makes the backend add its own prologue poll — which would hang on the
-   details of the backend's analysis. The extra minor collections are cheap: a poll block is
-   dead at once. *)
-let poll_point =
-  let open Ast_helper in
-  let loc = Location.none in
-  let ident path = Exp.ident ~loc (Location.mknoloc path) in
-  let stdlib name = ident (Longident.Ldot (Longident.Lident "Stdlib", name)) in
-  let call f args = Exp.apply ~loc f (List.map (fun a -> (Asttypes.Nolabel, a)) args) in
-  let opaque = ident (Longident.Ldot (Longident.Ldot (Longident.Lident "Stdlib", "Sys"), "opaque_identity")) in
-  call (stdlib "ignore") [ call opaque [ call (stdlib "ref") [ Exp.constant ~loc (Const.int 0) ] ] ]
-
-let with_poll (e : Parsetree.expression) =
-  { e with pexp_desc = Pexp_sequence (poll_point, e); pexp_loc = { e.pexp_loc with loc_ghost = true } }
-
-(* The body (or each case) of the function [e], under its parameters and annotations. *)
-let rec poll_function_body (e : Parsetree.expression) =
-  match e.pexp_desc with
-  | Pexp_fun (l, d, p, body) -> (
-      match body.pexp_desc with
-      | Pexp_fun _ | Pexp_function _ | Pexp_newtype _ | Pexp_constraint _ -> { e with pexp_desc = Pexp_fun (l, d, p, poll_function_body body) }
-      | _ -> { e with pexp_desc = Pexp_fun (l, d, p, with_poll body) })
-  | Pexp_function cases ->
-    { e with pexp_desc = Pexp_function (List.map (fun (c : Parsetree.case) -> { c with pc_rhs = with_poll c.pc_rhs }) cases) }
-  | Pexp_newtype (t, body) -> { e with pexp_desc = Pexp_newtype (t, poll_function_body body) }
-  | Pexp_constraint (body, ty) -> { e with pexp_desc = Pexp_constraint (poll_function_body body, ty) }
-  | _ -> e
-
-let poll_recursive (vbs : Parsetree.value_binding list) =
-  List.map (fun (vb : Parsetree.value_binding) -> { vb with pvb_expr = poll_function_body vb.pvb_expr }) vbs
-
-let interruptible =
-  let open Ast_mapper in
-  let expr self (e : Parsetree.expression) =
-    let e = default_mapper.expr self e in
-    match e.pexp_desc with
-    | Pexp_let (Asttypes.Recursive, vbs, body) -> { e with pexp_desc = Pexp_let (Asttypes.Recursive, poll_recursive vbs, body) }
-    | _ -> e
-  in
-  let structure_item self (item : Parsetree.structure_item) =
-    let item = default_mapper.structure_item self item in
-    match item.pstr_desc with
-    | Pstr_value (Asttypes.Recursive, vbs) -> { item with pstr_desc = Pstr_value (Asttypes.Recursive, poll_recursive vbs) }
-    | _ -> item
-  in
-  { default_mapper with expr; structure_item }
-
+(* No poll points are added to a phrase: while its code runs, an interrupt stops it at whatever
+   instruction it is (Phrase_loader.interruptible, phrase_loader_stubs.c), so a recursion that
+   neither allocates nor loops (naive fib) is as interruptible as a loop, and runs as fast as the
+   same code compiled by ocamlopt. *)
 let preprocess_phrase _ppf (phr : Parsetree.toplevel_phrase) =
   match phr with
   | Ptop_def str ->
-    let str = Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str in
-    Parsetree.Ptop_def (interruptible.structure interruptible str)
+    Parsetree.Ptop_def (Pparse.apply_rewriters_str ~restore:true ~tool_name:"ocaml" str)
   | phr -> phr
 
 let parse_use_file lexbuf = Parse.use_file lexbuf
@@ -313,7 +343,8 @@ let load_file ppf path =
       if linked then begin
         incr phrase_seq;
         let out = Filename.concat !phrase_dir (Printf.sprintf "load%d.cmxs" !phrase_seq) in
-        Asmlink.link_shared ~ppf_dump:ppf [ path ] out;
+        objects_only := true;
+        Fun.protect ~finally:(fun () -> objects_only := false) (fun () -> Asmlink.link_shared ~ppf_dump:ppf [ path ] out);
         out
       end
       else path
@@ -359,7 +390,7 @@ let init ~work_dir =
   Clflags.native_code := true;
   Clflags.dlcode := true;
   Clflags.debug := true;
-  X86_proc.register_internal_assembler assemble_directly;
+  X86_proc.register_internal_assembler internal_assembler;
   Emitaux.binary_backend_available := true;
   Compmisc.init_path ();
   Load_path.add_dir "";
