@@ -5,8 +5,9 @@
 // other commands are fire-and-forget, so a write is "reported" by the byte count we framed and sent,
 // and made certain by a round-trip command afterwards (FF0E), which the firmware only answers once
 // every earlier command on the connection has been performed.
-import net from 'node:net';
+import type net from 'node:net';
 import { UltimateError, networkError } from './errors.js';
+import { connectTcp } from './tcp-connect.js';
 
 export const DMA_COMMANDS = {
   dmaLoad: 0xff01,
@@ -88,23 +89,7 @@ export class DmaConnection {
   static async #connect(opts: DmaOptions): Promise<net.Socket> {
     const port = opts.port ?? 64;
     const timeoutMs = opts.timeoutMs ?? 10_000;
-    const socket = await new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect({ host: opts.host, port });
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(new UltimateError('timeout', `DMA connect ${opts.host}:${port}: no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      s.once('connect', () => {
-        clearTimeout(timer);
-        resolve(s);
-      });
-      s.once('error', (e) => {
-        clearTimeout(timer);
-        reject(networkError(e, `DMA connect ${opts.host}:${port}`, timeoutMs));
-      });
-    });
-    socket.setNoDelay(true);
-    return socket;
+    return connectTcp('DMA', opts.host, port, timeoutMs);
   }
 
   async #authenticate(): Promise<void> {

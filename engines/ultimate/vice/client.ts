@@ -3,9 +3,10 @@
 // response type arrives (checkpoint list sends one checkpoint-info per checkpoint first). Frames with
 // id 0xFFFFFFFF are events (stopped, resumed, jam, checkpoint hit, registers) and go to listeners.
 // Note VICE's rule: any command stops the emulation until `exit` (0xAA) resumes it.
-import net from 'node:net';
+import type net from 'node:net';
 import { EventEmitter } from 'node:events';
 import { UltimateError, networkError } from '../errors.js';
+import { connectTcp } from '../tcp-connect.js';
 import {
   EVENT_REQUEST_ID,
   FrameReader,
@@ -98,22 +99,7 @@ export class ViceMonitorClient extends EventEmitter<{ event: [ViceEvent]; close:
     const host = opts.host ?? '127.0.0.1';
     const port = opts.port ?? 6502;
     const timeoutMs = opts.timeoutMs ?? 10_000;
-    const socket = await new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect({ host, port });
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(new UltimateError('timeout', `VICE monitor connect ${host}:${port}: no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      s.once('connect', () => {
-        clearTimeout(timer);
-        resolve(s);
-      });
-      s.once('error', (e) => {
-        clearTimeout(timer);
-        reject(networkError(e, `VICE monitor connect ${host}:${port}`, timeoutMs));
-      });
-    });
-    socket.setNoDelay(true);
+    const socket = await connectTcp('VICE monitor', host, port, timeoutMs);
     return new ViceMonitorClient(socket, timeoutMs);
   }
 

@@ -11,8 +11,9 @@
 // the registers after it and the CPU clock (maincpu_clk) at the stop; a JAM prints
 // `An error occurred:    Main CPU: JAM at $0814`. `sw` answers `Stopwatch:    4914348`.
 // The text is split into blocks at the prompts; one block per monitor entry.
-import net from 'node:net';
+import type net from 'node:net';
 import { UltimateError, networkError } from '../errors.js';
+import { connectTcp } from '../tcp-connect.js';
 
 export interface TextCheckpointHit {
   number: number;
@@ -121,22 +122,7 @@ export class ViceTextMonitor {
   static async connect(opts: { host?: string; port: number; timeoutMs?: number }): Promise<ViceTextMonitor> {
     const host = opts.host ?? '127.0.0.1';
     const timeoutMs = opts.timeoutMs ?? 10_000;
-    const socket = await new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect({ host, port: opts.port });
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(new UltimateError('timeout', `VICE text monitor connect ${host}:${opts.port}: no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      s.once('connect', () => {
-        clearTimeout(timer);
-        resolve(s);
-      });
-      s.once('error', (e) => {
-        clearTimeout(timer);
-        reject(networkError(e, `VICE text monitor connect ${host}:${opts.port}`, timeoutMs));
-      });
-    });
-    socket.setNoDelay(true);
+    const socket = await connectTcp('VICE text monitor', host, opts.port, timeoutMs);
     return new ViceTextMonitor(socket);
   }
 
