@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseAddress } from '../../services/ultimate-tool/api/address.js';
 import {
+  DIAGNOSTIC_SECTIONS,
   CHECKPOINT_COMPARISONS_LIMIT_MAX,
   ConfirmedCount,
   Context,
@@ -157,14 +158,7 @@ export const GetCheckpointComparisonArgs = z.strictObject({ comparison_id: uuidF
 /** The timeline's page bound (docs/ultimate/TIMELINE.md). */
 export const TIMELINE_LIMIT_MAX = API_TIMELINE_LIMIT_MAX;
 export const DIAGNOSTIC_LIMIT_MAX = API_DIAGNOSTIC_LIMIT_MAX;
-export const DIAGNOSTIC_SECTIONS = [
-  'checkpoints',
-  'budget',
-  'comparison_sections',
-  'comparison_objects',
-  'comparison_symbols',
-  'assertions',
-] as const;
+export { DIAGNOSTIC_SECTIONS };
 
 const addressField = (what: string) =>
   z

@@ -7,17 +7,12 @@
 // comparison that could not be made. Integrity or section failures are DiagnosticReportError
 // (wire code `diagnostic_report_failed`).
 import { createHash } from 'node:crypto';
+import { DIAGNOSTIC_SECTIONS } from '../api/fields.js';
 import type { EvidenceBytesReader, RegisteredFile } from './registered-evidence.js';
 
+export { DIAGNOSTIC_SECTIONS };
+
 export const DIAGNOSTIC_REPORT_SCHEMA_VERSION = 1;
-export const DIAGNOSTIC_SECTIONS = [
-  'checkpoints',
-  'budget',
-  'comparison_sections',
-  'comparison_objects',
-  'comparison_symbols',
-  'assertions',
-] as const;
 export type DiagnosticSection = (typeof DIAGNOSTIC_SECTIONS)[number];
 export const ITEMS_LIMIT_DEFAULT = 50;
 export const ITEMS_LIMIT_MAX = 100;

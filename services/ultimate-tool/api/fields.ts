@@ -41,6 +41,15 @@ export const CHECKPOINT_COMPARISONS_LIMIT_MAX = 200;
 export const TimelineCursor = z.string().max(40);
 export const TIMELINE_LIMIT_MAX = 4096;
 
+/** The diagnostic report's sections (the adapter offers them as an enum; the service names them in its error). */
+export const DIAGNOSTIC_SECTIONS = [
+  'checkpoints',
+  'budget',
+  'comparison_sections',
+  'comparison_objects',
+  'comparison_symbols',
+  'assertions',
+] as const;
 export const DiagnosticSection = z.string().min(1).max(64);
 export const DiagnosticCursor = z.string().min(1).max(512);
 export const DIAGNOSTIC_LIMIT_MAX = 100;
