@@ -8,6 +8,7 @@ export {
   type ToolDefinition,
   type ToolHandlerResult,
   type ToolRegistryOptions,
+  type SchemaAdvertiser,
   type ToolContext,
   type ToolDescriptor,
   type ToolAnnotations,
@@ -25,6 +26,7 @@ export {
   type ImageContent,
 } from './tool-result.js';
 export { plainEnvelope, type ResultEnvelope, type ToolFailure, type JsonObject } from './tool-envelope.js';
+export { compactJsonSchema, outlineJsonSchema } from './json-schema-trim.js';
 export { JsonRpcPeer, type RequestContext, type RequestOptions } from './jsonrpc/peer.js';
 export { ErrorCode, RpcError, RemoteError } from './jsonrpc/errors.js';
 export {

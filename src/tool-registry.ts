@@ -6,6 +6,7 @@ import { type ResultEnvelope, type ToolFailure, plainEnvelope } from './tool-env
 import { asToolError } from './engine-errors.js';
 import { type CallToolResult, type ContentBlock, RawToolResult, ToolResult } from './tool-result.js';
 import { assertZod4Schema } from './zod-version.js';
+import { compactJsonSchema } from './json-schema-trim.js';
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -91,17 +92,33 @@ interface RegisteredTool {
   readonly outputSchema?: Record<string, unknown>;
 }
 
+/**
+ * How a registry's schemas are shown in tools/list, from the JSON Schema zod emits. Each function
+ * must admit every value the schema it is given admits (remove constraints, never add one:
+ * `outlineJsonSchema` does): calls are still checked against the full zod schemas.
+ */
+export interface SchemaAdvertiser {
+  input?(schema: Record<string, unknown>): Record<string, unknown>;
+  output?(schema: Record<string, unknown>): Record<string, unknown>;
+}
+
 export interface ToolRegistryOptions {
   /** How results and failures are shaped; default `plainEnvelope`. */
   envelope?: ResultEnvelope;
+  /** Shorter schemas for tools/list (a model pays for them on every connection); default: as emitted. */
+  advertise?: SchemaAdvertiser;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** JSON Schema for the wire. `$schema` is dropped: clients of every version apply their default. */
+/**
+ * JSON Schema for the wire. `$schema` is dropped: clients of every version apply their default;
+ * what zod emits that constrains nothing (safe-integer bounds, `additionalProperties: {}`) is
+ * dropped too (json-schema-trim.ts), since every tools/list costs a model context.
+ */
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+  return compactJsonSchema(rest);
 }
 
 /** "path: problem" for every zod issue, so the caller learns which field is wrong and what was expected. */
@@ -120,9 +137,11 @@ export class ToolRegistry {
   private readonly parents: ToolRegistry[] = [];
   private readonly listCache = new Map<string, ToolDescriptor[]>();
   private readonly envelope: ResultEnvelope;
+  private readonly advertise: SchemaAdvertiser;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.envelope = options.envelope ?? plainEnvelope;
+    this.advertise = options.advertise ?? {};
   }
 
   define<I extends z.ZodType, O extends z.ZodType | undefined = undefined>(def: ToolDefinition<I, O>): this {
@@ -131,12 +150,14 @@ export class ToolRegistry {
     }
     assertZod4Schema(def.input, `tool ${def.name}: input`);
     if (def.output !== undefined) assertZod4Schema(def.output, `tool ${def.name}: output`);
-    const inputSchema = toJsonSchema(def.input, 'input');
+    const fullInput = toJsonSchema(def.input, 'input');
+    const inputSchema = this.advertise.input ? this.advertise.input(fullInput) : fullInput;
     if (inputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the input schema must describe an object, got ${JSON.stringify(inputSchema.type)}`);
     }
     const wireOutput = this.envelope.outputSchema(def.output);
-    const outputSchema = wireOutput ? toJsonSchema(wireOutput, 'output') : undefined;
+    const fullOutput = wireOutput ? toJsonSchema(wireOutput, 'output') : undefined;
+    const outputSchema = fullOutput && this.advertise.output ? this.advertise.output(fullOutput) : fullOutput;
     if (outputSchema && outputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the output schema must describe an object`);
     }
@@ -185,9 +206,10 @@ export class ToolRegistry {
       const d: ToolDescriptor = { name: def.name, description: def.description, inputSchema };
       if (withTitleAndOutput && def.title) d.title = def.title;
       if (withTitleAndOutput && outputSchema) d.outputSchema = outputSchema;
-      if (withAnnotations && (def.annotations || def.title)) {
-        d.annotations = { ...(def.title ? { title: def.title } : {}), ...def.annotations };
-      }
+      // The title goes into annotations only for versions without Tool.title (2025-03-26), which
+      // is where clients of that version look for it; later versions would get it twice.
+      const annotationTitle = def.title && !withTitleAndOutput ? { title: def.title } : {};
+      if (withAnnotations && (def.annotations || annotationTitle.title)) d.annotations = { ...annotationTitle, ...def.annotations };
       list.push(d);
     }
     this.listCache.set(protocolVersion, list);

@@ -50,7 +50,7 @@ function hasControlCharacter(s: string): boolean {
 /** An exact context name (a label scope/section the run's symbol files define). */
 const contextField = Context.refine((s) => !hasControlCharacter(s), { message: 'context must not contain control characters' })
   .optional()
-  .describe('optional exact context (a scope, segment or file name from the run’s symbol files)');
+  .describe('a scope, segment or file name of the run’s symbols');
 
 /** A registered evidence file name: a plain name, never a path. */
 const evidenceName = EvidenceName.refine((s) => s !== '.' && s !== '..' && !/[/\\]/.test(s) && !hasControlCharacter(s), {
@@ -60,10 +60,10 @@ const evidenceName = EvidenceName.refine((s) => s !== '.' && s !== '..' && !/[/\
 export const NoArgs = z.strictObject({});
 
 export const ListRunsArgs = z.strictObject({
-  limit: z.number().int().min(1).max(RUNS_LIMIT_MAX).optional().describe(`1-${RUNS_LIMIT_MAX}, default 20`),
-  cursor: RunsCursor.optional().describe('next_cursor from the previous page'),
-  test: TestName.optional().describe('only runs of this test'),
-  target: TargetSchema.optional().describe('only runs on this target'),
+  limit: z.number().int().min(1).max(RUNS_LIMIT_MAX).optional().describe('default 20'),
+  cursor: RunsCursor.optional().describe('next_cursor of the previous page'),
+  test: TestName.optional(),
+  target: TargetSchema.optional(),
 });
 
 export const GetRunArgs = z.strictObject({ run_id: uuidField('run_id') });
@@ -73,7 +73,7 @@ export const GetJobArgs = z.strictObject({
 });
 
 export const ProbeArgs = z.strictObject({
-  strict_gate: z.boolean().optional().describe('request a strict probe (needed by a strict_gate job); default false'),
+  strict_gate: z.boolean().optional().describe('a strict probe, needed by a strict_gate job'),
 });
 
 /** The largest `repeat` (the service's bound; a typo cannot queue a million runs). */
@@ -86,9 +86,8 @@ export const StartTestJobArgs = z
       .array(TargetSchema)
       .min(1)
       .max(2)
-      .refine((t) => new Set(t).size === t.length, { message: 'targets must not repeat' })
-      .describe('vice, ultimate or both'),
-    repeat: Repeat.optional().describe(`runs per target, 1-${MAX_REPEAT}, default 1`),
+      .refine((t) => new Set(t).size === t.length, { message: 'targets must not repeat' }),
+    repeat: Repeat.optional().describe('runs per target, default 1'),
     baseline_run_id: uuidField('baseline_run_id').optional(),
     strict_gate: z.boolean().optional(),
     probe_id: opaqueId('probe_id', ProbeId).optional().describe('from probe_ultimate; required for the ultimate target'),
@@ -97,10 +96,7 @@ export const StartTestJobArgs = z
     compare_checkpoints: z
       .boolean()
       .optional()
-      .describe(
-        'default false; true runs the VICE-then-Ultimate memory-checkpoint matrix: targets exactly ["vice","ultimate"], ' +
-          'repeat 1, a test with memory_checkpoint_capture = true; the finished job names its stored checkpoint_comparison_id',
-      ),
+      .describe('the VICE-then-Ultimate memory-checkpoint matrix: targets [vice, ultimate], repeat 1'),
   })
   .superRefine((a, ctx) => {
     // The matrix shape is checked here too, so a request the service would refuse is never sent.
@@ -143,13 +139,7 @@ export const CompareRunCheckpointsArgs = z.strictObject({
 });
 
 export const ListCheckpointComparisonsArgs = z.strictObject({
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(CHECKPOINT_COMPARISONS_LIMIT_MAX)
-    .optional()
-    .describe(`1-${CHECKPOINT_COMPARISONS_LIMIT_MAX}, default 50`),
+  limit: z.number().int().min(1).max(CHECKPOINT_COMPARISONS_LIMIT_MAX).optional().describe('default 50'),
 });
 
 export const GetCheckpointComparisonArgs = z.strictObject({ comparison_id: uuidField('comparison_id') });
@@ -168,7 +158,7 @@ const addressField = (what: string) =>
       if (!parsed.ok) ctx.addIssue({ code: 'custom', message: `${what}: ${parsed.message}` });
     })
     .optional()
-    .describe(`${what}: 0-65535 as decimal, $ABCD or 0xABCD (inclusive)`);
+    .describe('0-65535 as decimal, $ABCD or 0xABCD; inclusive');
 
 export const GetRunTimelineArgs = z
   .strictObject({
@@ -177,10 +167,10 @@ export const GetRunTimelineArgs = z
       /^\d{1,10}:\d{1,4}$/,
       'cursor must be DATAGRAM_ORDINAL:ENTRY_INDEX, e.g. "0:0" (next_cursor of the previous page)',
     ).optional(),
-    limit: z.number().int().min(1).max(TIMELINE_LIMIT_MAX).optional().describe(`rows per page, 1-${TIMELINE_LIMIT_MAX}, default 256`),
+    limit: z.number().int().min(1).max(TIMELINE_LIMIT_MAX).optional().describe('rows per page, default 256'),
     address_from: addressField('address_from'),
     address_to: addressField('address_to'),
-    access: z.enum(['read', 'write']).optional().describe('only CPU reads or only CPU writes'),
+    access: z.enum(['read', 'write']).optional(),
     context: contextField,
   })
   .superRefine((a, ctx) => {
@@ -195,7 +185,7 @@ export const GetDiagnosticReportArgs = z.strictObject({ run_id: uuidField('run_i
 export const GetDiagnosticItemsArgs = z.strictObject({
   run_id: uuidField('run_id'),
   section: z.enum(DIAGNOSTIC_SECTIONS),
-  limit: z.number().int().min(1).max(DIAGNOSTIC_LIMIT_MAX).optional().describe(`1-${DIAGNOSTIC_LIMIT_MAX}, default 50`),
+  limit: z.number().int().min(1).max(DIAGNOSTIC_LIMIT_MAX).optional().describe('default 50'),
   cursor: DiagnosticCursor.regex(
     /^[A-Za-z0-9_-]+$/,
     'cursor must be the opaque next_cursor of the previous page (base64url characters)',
@@ -224,15 +214,15 @@ export const PrepareSourceLinkedCaptureArgs = z.strictObject({
 
 export const CancelPreparationArgs = z.strictObject({ preparation_id: uuidField('preparation_id') });
 
-const exactlyOne = (what: string) =>
-  ConfirmedCount.describe(`${what}: must be exactly 1 (the service refuses any other value before consuming the preparation)`);
+/** A count the user confirmed; the service refuses any value but 1 before consuming the preparation. */
+const exactlyOne = ConfirmedCount.describe('must be 1, as the user confirmed');
 
 export const StartDebugStreamCaptureArgs = z.strictObject({
   preparation_id: uuidField('preparation_id'),
-  confirmed_stream_start_count: exactlyOne('confirmed_stream_start_count'),
-  confirmed_stream_stop_count: exactlyOne('confirmed_stream_stop_count'),
+  confirmed_stream_start_count: exactlyOne,
+  confirmed_stream_stop_count: exactlyOne,
 });
 
 export const StartSourceLinkedCaptureArgs = StartDebugStreamCaptureArgs.extend({
-  confirmed_reset_count: exactlyOne('confirmed_reset_count'),
+  confirmed_reset_count: exactlyOne,
 });

@@ -13,7 +13,7 @@ const host = z
   .min(1)
   .max(253)
   .regex(HOST, 'device_host must be a host name or address (the one the probe showed)')
-  .describe('the device host exactly as the intent identity shows it');
+  .describe('as the intent’s identity shows it');
 
 export const INTENT_STATES = ['active', 'suspended', 'revoked', 'expired', 'exhausted', 'consumed'] as const;
 
@@ -63,7 +63,7 @@ export const StartNativeHealthCheckArgs = z.strictObject({
 export const StartRiscvSmokeJobArgs = z.strictObject({
   probe_id: ProbeId.regex(OPAQUE_ID, 'probe_id must be the id probe_ultimate returned'),
   device_host: host,
-  confirmed_run_update_count: z.literal(1).describe('must be 1: the smoke job performs exactly one Run Update'),
+  confirmed_run_update_count: z.literal(1).describe('must be 1 (one Run Update)'),
 });
 
 // ---- answers ----

@@ -1,7 +1,7 @@
 // The tools of ultimate-tool-mcp. Each validates its input locally (closed zod schemas),
 // forwards to one route of the service and returns the service's answer as the envelope's data.
 // Nothing is computed here: no builds, no device access, no evidence reading of the adapter's own.
-import { ToolRegistry, type ToolAnnotations, toolResult } from '../../src/index.js';
+import { type SchemaAdvertiser, ToolRegistry, type ToolAnnotations, toolResult } from '../../src/index.js';
 import {
   ActiveJobBodySchema,
   CheckpointComparisonBodySchema,
@@ -49,6 +49,7 @@ import {
   StartSourceLinkedCaptureArgs,
 } from './input-schemas.js';
 import { NATIVE_TOOL_NAMES, defineNativeTools } from './native-tools.js';
+import { ultimateSchemaAdvertiser } from './advertised-schemas.js';
 import type { UltimateServiceClient } from './service-client.js';
 
 /** The tool names of this issue, exactly as the contract spells them. */
@@ -79,17 +80,19 @@ export const ULTIMATE_TOOL_NAMES = [
   ...NATIVE_TOOL_NAMES,
 ] as const;
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+// destructiveHint and idempotentHint are left out: MCP gives them meaning only when readOnlyHint is false.
+const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
-export function createUltimateTools(client: UltimateServiceClient): ToolRegistry {
-  const tools = new ToolRegistry({ envelope: ultimateEnvelope });
+/** `advertise`: how tools/list shows the schemas (default: the short forms; `{}` shows them whole). */
+export function createUltimateTools(client: UltimateServiceClient, advertise: SchemaAdvertiser = ultimateSchemaAdvertiser): ToolRegistry {
+  const tools = new ToolRegistry({ envelope: ultimateEnvelope, advertise });
 
   tools.define({
     name: 'get_project',
     title: 'Get the project',
     description:
-      'The C64 project the service serves: root, validated ultimate-tool.json manifest (build command, artifact, ' +
-      'label/map files, tests with their expectations and budgets) and ultimate_reu_image (a path or null).',
+      'The C64 project: its manifest (build, artifact, symbol files, tests, native_programs) and ' +
+      'ultimate_reu_image (a path or null). Read it first.',
     input: NoArgs,
     output: ProjectBodySchema,
     annotations: READ,
@@ -99,7 +102,7 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
   tools.define({
     name: 'list_targets',
     title: 'List targets',
-    description: 'The targets (vice, ultimate), each with available, the reason when not, whether it is an emulation, and its identity.',
+    description: 'The targets vice and ultimate: available or why not, emulation or not, identity.',
     input: NoArgs,
     output: TargetsBodySchema,
     annotations: READ,
@@ -109,8 +112,7 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
   tools.define({
     name: 'list_runs',
     title: 'List runs',
-    description:
-      'Immutable runs, newest first: limit 1-100 (default 20), cursor = next_cursor of the previous page, optional test and target filters.',
+    description: 'Immutable runs, newest first, optionally of one test or target; page with cursor = next_cursor.',
     input: ListRunsArgs,
     output: RunsBodySchema,
     annotations: READ,
@@ -121,8 +123,8 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     name: 'get_run',
     title: 'Get a run',
     description:
-      'The complete run record (schema 9) of one run: target and identity, candidate artifact, timings, expectations and ' +
-      'observations, status, screen_match, supporting artifacts, registered evidence, crash_state and comparison.',
+      "One run's immutable record (schema 9): identity, artifact, timings, expectations, observations, " +
+      'status, evidence names, crash_state, comparison.',
     input: GetRunArgs,
     output: RunBodySchema,
     annotations: READ,
@@ -132,7 +134,9 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
   tools.define({
     name: 'get_job',
     title: 'Get a job',
-    description: 'A job by job_id: state (queued, running, finished, failed, cancelled), progress and, when finished, its run_ids.',
+    description:
+      "A job's state (queued, running, finished, failed, cancelled), progress and, once finished, its " +
+      'run_ids. Poll it after a start_* tool.',
     input: GetJobArgs,
     output: JobBodySchema,
     annotations: { ...READ, idempotentHint: false },
@@ -153,13 +157,13 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     name: 'probe_ultimate',
     title: 'Probe the Ultimate',
     description:
-      'Read the Ultimate device identity, firmware, core and capabilities and get a five-minute, single-use probe_id. ' +
-      'Does not reset or deploy anything. Present the identity for review and get explicit confirmation of the reset ' +
-      'count (and of the REU write count when get_project has an ultimate_reu_image) before start_test_job. ' +
-      'strict_gate: true requests a strict probe, required by a strict_gate job.',
+      "Reads the Ultimate's identity, firmware, core and capabilities; returns a single-use probe_id valid " +
+      '5 minutes; touches nothing. Safety: show the identity to the user and get their explicit ' +
+      'confirmation of the reset count (and REU write count if get_project has an ultimate_reu_image) ' +
+      'before start_test_job.',
     input: ProbeArgs,
     output: ProbeBodySchema,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: { destructiveHint: false, openWorldHint: false },
     handler: (args, ctx) => client.probeUltimate(args, { signal: ctx.signal }),
   });
 
@@ -167,15 +171,13 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     name: 'start_test_job',
     title: 'Start a test job',
     description:
-      'Build the project cleanly and run one test on the given targets (repeat times each); returns the queued job at once ' +
-      '(poll get_job until finished, then read its run_ids). For the ultimate target pass probe_id, ' +
-      'confirmed_reset_count (= repeat) and confirmed_reu_write_count (= repeat with an REU image, else 0). ' +
-      'baseline_run_id compares the candidate build with that run; strict_gate fails closed on the first error. ' +
-      'compare_checkpoints: true runs the VICE-then-Ultimate memory-checkpoint matrix (targets exactly vice then ultimate, ' +
-      'repeat 1, a test with memory_checkpoint_capture) and stores a pair record named by the job’s checkpoint_comparison_id.',
+      'Builds cleanly and runs one test repeat times per target; returns the queued job (poll get_job, then ' +
+      'get_run each run_id). Safety: the ultimate target resets the device: pass probe_id and the ' +
+      'user-confirmed confirmed_reset_count (= repeat) and confirmed_reu_write_count (= repeat with an REU ' +
+      'image, else 0).',
     input: StartTestJobArgs,
     output: JobBodySchema,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    annotations: { destructiveHint: true, openWorldHint: false },
     handler: (args, ctx) => client.startTestJob(args, { signal: ctx.signal }),
   });
 
@@ -183,8 +185,7 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     name: 'read_evidence',
     title: 'Read evidence',
     description:
-      'One evidence file registered in a run: text up to 128 KiB inline, a PNG up to 4 MiB as image content, any other ' +
-      'binary as size and SHA-256 only. Names only, never paths.',
+      'One evidence file of a run by name: text up to 128 KiB, a PNG up to 4 MiB as an image, other ' + 'binaries as size and SHA-256.',
     input: ReadEvidenceArgs,
     output: EvidenceBodySchema,
     annotations: READ,
@@ -195,8 +196,8 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     name: 'compare_runs',
     title: 'Compare runs',
     description:
-      'Compare two runs (comparison schema 1): outcome, timing/budget and section/object/symbol size differences from their ' +
-      'snapshotted map files. compared, unavailable and incompatible are all successful results.',
+      "Compares two runs' outcome, timing/budget and map-file sizes (comparison schema 1); compared, " +
+      'unavailable and incompatible are successful results.',
     input: CompareRunsArgs,
     output: ComparisonBodySchema,
     annotations: READ,
@@ -208,8 +209,8 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     name: 'resolve_address',
     title: 'Resolve an address',
     description:
-      'Resolve a C64 address (decimal, $ABCD or 0xABCD) against the run’s own snapshotted labels (resolver schema 2): ' +
-      'resolved, ambiguous, unmapped or unavailable, all successful results. context selects an exact scope.',
+      "Resolves a C64 address against a run's own labels (resolver schema 2); resolved, ambiguous, " +
+      'unmapped and unavailable are successful results.',
     input: ResolveAddressArgs,
     output: ResolveBodySchema,
     annotations: READ,
@@ -219,10 +220,7 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
   tools.define({
     name: 'compare_run_checkpoints',
     title: 'Compare run checkpoints',
-    description:
-      'Provisional, read-only memory-checkpoint comparison of two runs (checkpoint_comparison_schema_version 1): ' +
-      'matched, diverged (each differing address run with both sides’ bytes), incompatible and unavailable are all ' +
-      'successful results. Stores nothing. An altered checkpoints.json is a checkpoint_comparison_failed error.',
+    description: "Compares two runs' memory checkpoints (checkpoint_comparison_schema_version 1, provisional, stores " + 'nothing).',
     input: CompareRunCheckpointsArgs,
     output: CheckpointComparisonBodySchema,
     annotations: READ,
@@ -234,8 +232,7 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
     name: 'list_checkpoint_comparisons',
     title: 'List checkpoint comparisons',
     description:
-      'Stored checkpoint pair records of compare_checkpoints jobs (checkpoint_comparison_record_schema_version 1), ' +
-      'newest first, without the full comparison: limit 1-200, default 50.',
+      'Stored checkpoint pair records of compare_checkpoints jobs ' + '(checkpoint_comparison_record_schema_version 1), newest first.',
     input: ListCheckpointComparisonsArgs,
     output: CheckpointComparisonsBodySchema,
     annotations: { ...READ, idempotentHint: false },
@@ -245,9 +242,7 @@ export function createUltimateTools(client: UltimateServiceClient): ToolRegistry
   tools.define({
     name: 'get_checkpoint_comparison',
     title: 'Get a checkpoint comparison',
-    description:
-      'One stored checkpoint pair record by comparison_id, with its VICE and Ultimate runs and the full comparison. ' +
-      'An unknown or corrupt pair is a checkpoint_comparison_failed error.',
+    description: 'One stored checkpoint pair record by comparison_id: its VICE and Ultimate runs and the full ' + 'comparison.',
     input: GetCheckpointComparisonArgs,
     output: CheckpointComparisonRecordBodySchema,
     annotations: READ,
@@ -266,11 +261,8 @@ function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient)
     name: 'get_run_timeline',
     title: 'Get a run timeline',
     description:
-      'One page of a run’s checksummed 6510 debug-stream capture: bus accesses (address, data, read/write, control lines), ' +
-      'gap rows where datagrams were lost and uncertainty rows where the bus state cannot be trusted. Mode bus_only, or ' +
-      'source_linked when the run carries its own analysis (each row then resolves to file, line and symbol). No instruction, ' +
-      'call or return labels. cursor DATAGRAM_ORDINAL:ENTRY_INDEX (next_cursor), limit 1-4096 (default 256), inclusive ' +
-      'address_from/address_to, access read|write, exact context. Tampered evidence is a timeline_failed error.',
+      "One page of a run's captured 6510 bus trace (accesses, gap and uncertainty rows; source_linked runs " +
+      'resolve rows to source). Page with cursor = next_cursor.',
     input: GetRunTimelineArgs,
     output: TimelineBodySchema,
     annotations: READ,
@@ -281,9 +273,8 @@ function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient)
     name: 'get_run_diagnostic_report',
     title: 'Get a run diagnostic report',
     description:
-      'The diagnostic report (diagnostic_report_schema_version 1) of one run: status finalized or provisional, expectations, ' +
-      'expected-versus-observed results, artifact, evidence integrity (every registered file re-hashed), nullable budget / ' +
-      'comparison / checkpoints summaries and per-section row counts. Page the rows with get_run_diagnostic_items.',
+      "A run's diagnostic report (diagnostic_report_schema_version 1): status, expected versus observed, " +
+      'evidence integrity, summaries, row counts per section.',
     input: GetDiagnosticReportArgs,
     output: DiagnosticReportBodySchema,
     annotations: READ,
@@ -293,9 +284,7 @@ function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient)
   tools.define({
     name: 'get_run_diagnostic_items',
     title: 'Get run diagnostic items',
-    description:
-      'One page of a diagnostic report section: checkpoints, budget, comparison_sections, comparison_objects, ' +
-      'comparison_symbols or assertions; limit 1-100 (default 50); cursor = next_cursor of the previous page (opaque).',
+    description: 'One page of rows of a diagnostic report section; page with cursor = next_cursor.',
     input: GetDiagnosticItemsArgs,
     output: DiagnosticItemsBodySchema,
     annotations: READ,
@@ -306,10 +295,8 @@ function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient)
     name: 'get_crash_report',
     title: 'Get a crash report',
     description:
-      'The crash report (crash_analysis_schema_version 2) of a crashed run: capture-entry registers, the crash site resolved ' +
-      'against the run’s own labels, the bounded stack decoded into candidate return addresses (each resolved), zero page and ' +
-      'selected globals. resolved, ambiguous, unmapped and unavailable are successful results; malformed or altered inputs ' +
-      'are crash_analysis_failed errors.',
+      "A crashed run's crash report (crash_analysis_schema_version 2): registers, crash site and stack " +
+      "return addresses resolved against the run's labels, zero page, globals.",
     input: GetCrashReportArgs,
     output: CrashReportBodySchema,
     annotations: READ,
@@ -317,8 +304,9 @@ function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient)
   });
 }
 
-const PREPARE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
-const START: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+// readOnlyHint: false and idempotentHint: false are MCP's defaults, so they are not sent.
+const PREPARE: ToolAnnotations = { destructiveHint: false, openWorldHint: false };
+const START: ToolAnnotations = { destructiveHint: true, openWorldHint: false };
 
 /** The two-step local-receiver captures: the service receives the UDP stream, never the adapter. */
 function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient): void {
@@ -326,10 +314,9 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     name: 'prepare_debug_stream_capture',
     title: 'Prepare a debug-stream capture',
     description:
-      'Step one of a debug-stream capture: consumes the probe_ultimate probe_id and returns a preparation (pinned device ' +
-      'identity, the stream configuration the start will set — debug stream mode, destination address:port on receiver_ipv4 — ' +
-      'and the limits: maximum datagrams and duration). Nothing touches the device. Review it, then call ' +
-      'start_debug_stream_capture with both counts set to 1, or cancel_debug_stream_capture_preparation.',
+      'Step 1 of a debug-stream capture: consumes a probe_id, returns the pinned identity, stream ' +
+      'configuration and limits; touches nothing. Safety: show it to the user, then ' +
+      'start_debug_stream_capture with the counts they confirmed, or cancel.',
     input: PrepareDebugStreamCaptureArgs,
     output: PreparationBodySchema,
     annotations: PREPARE,
@@ -339,7 +326,7 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
   tools.define({
     name: 'cancel_debug_stream_capture_preparation',
     title: 'Cancel a capture preparation',
-    description: 'Cancel a debug-stream or source-linked capture preparation without any hardware access.',
+    description: 'Cancels a debug-stream or source-linked capture preparation; no hardware access.',
     input: CancelPreparationArgs,
     output: PreparationBodySchema,
     annotations: PREPARE,
@@ -350,10 +337,8 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     name: 'start_debug_stream_capture',
     title: 'Start a debug-stream capture',
     description:
-      'Step two: starts the debug stream toward the service’s receiver, records a verified capture file until a limit, stops ' +
-      'the stream and records an immutable run (capture + timeline index as evidence). confirmed_stream_start_count and ' +
-      'confirmed_stream_stop_count must both be exactly 1 (other values are refused before the preparation is used). An ' +
-      'ambiguous failure is never retried and is reported as capture_ambiguous.',
+      'Step 2: streams the bus to the service until a limit and records a run with the capture. Safety: ' +
+      'both counts 1, as the user confirmed; an ambiguous failure is never retried.',
     input: StartDebugStreamCaptureArgs,
     output: CaptureStartBodySchema,
     annotations: START,
@@ -364,9 +349,9 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     name: 'prepare_source_linked_capture',
     title: 'Prepare a source-linked capture',
     description:
-      'Step one of a source-linked capture: consumes the probe_id, runs a clean candidate build of the test (currently ' +
-      'timeline-probe), snapshots the artifact and validates its analysis inputs (the ld65 --dbgfile debug info), and returns ' +
-      'the pinned identity, stream configuration, limits and prerequisites. Nothing touches the device.',
+      'Step 1 of a source-linked capture: consumes a probe_id, builds the test, checks its debug info, ' +
+      'returns identity, stream configuration, limits and prerequisites; touches nothing. Show it to the ' +
+      'user.',
     input: PrepareSourceLinkedCaptureArgs,
     output: PreparationBodySchema,
     annotations: PREPARE,
@@ -377,10 +362,8 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     name: 'start_source_linked_capture',
     title: 'Start a source-linked capture',
     description:
-      'Step two: starts the stream, resets and runs the test while capturing, stops the stream, verifies and registers the ' +
-      'post-stop evidence (pass marker, screen text) and records one run carrying the capture and its own analysis, so its ' +
-      'timeline rows resolve to source. confirmed_reset_count, confirmed_stream_start_count and confirmed_stream_stop_count ' +
-      'must all be exactly 1. Capture-bound truncation is explicit in the run.',
+      'Step 2: resets, runs the test while streaming, verifies the evidence and records a run whose ' +
+      'timeline resolves to source. Safety: all three counts 1, as the user confirmed; never retried.',
     input: StartSourceLinkedCaptureArgs,
     output: CaptureStartBodySchema,
     annotations: START,

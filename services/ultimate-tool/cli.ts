@@ -8,9 +8,12 @@ import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './captures.js';
 import type { UltimateTargetConfig } from './jobs.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
+import { PortInUseError } from '../../engines/ultimate/virtual/port-in-use-error.js';
+import { keyOfRole, parseVirtualDevicePorts, type VirtualDevicePorts } from './virtual-device-ports.js';
 
 export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]
-                          [--virtual-device] [--vice-command "CMD ARGS…"] [--no-vice]
+                          [--virtual-device [--virtual-device-ports rest=N,ftp=N,…]]
+                          [--vice-command "CMD ARGS…"] [--no-vice]
                           [--capture-max-datagrams N] [--capture-max-duration-ms MS]
                           [--virtual-product u64|u64-elite2] [--bench-url URL]
 
@@ -20,6 +23,10 @@ The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard
   --port N             TCP port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
   --store DIR          runs, jobs and evidence (default DIR/.ultimate-tool)
   --virtual-device     start a virtual Ultimate 64 (an EMULATION) in this process as the ultimate target
+  --virtual-device-ports rest=N,ftp=N,ftp-data=LOW-HIGH,dma=N,vice=N,bench=N
+                       pin the virtual device's ports (1..65535; any subset, a key left out gets any free
+                       port): REST, FTP control, FTP passive data (a range), DMA, its VICE binary monitor,
+                       the Elite II lab bench. A pinned port that is taken stops the start with its name
   --vice-command CMD   the emulator for the vice target, split on spaces (default "${DEFAULT_VICE_COMMAND.join(' ')}");
                        the service appends -binarymonitor -binarymonitoraddress ip4://127.0.0.1:PORT
   --no-vice            disable the vice target
@@ -40,6 +47,8 @@ export interface ServeArgs {
   port: number;
   store?: string;
   virtualDevice: boolean;
+  /** --virtual-device-ports; null: every port is the system's choice. */
+  virtualDevicePorts: VirtualDevicePorts | null;
   viceCommand: string[] | null;
   captureLimits: CaptureLimits;
   virtualProduct: 'u64' | 'u64-elite2';
@@ -51,6 +60,7 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
     project: '.',
     port: DEFAULT_PORT,
     virtualDevice: false,
+    virtualDevicePorts: null,
     viceCommand: DEFAULT_VICE_COMMAND,
     captureLimits: { ...DEFAULT_CAPTURE_LIMITS },
     virtualProduct: 'u64',
@@ -61,6 +71,7 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
       throw new UsageError(`${flag} expects an integer 1..${max}, got ${JSON.stringify(v)}`);
     return Number(v);
   };
+  let portsText: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const eq = a.indexOf('=');
@@ -89,6 +100,10 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
       }
       case '--virtual-device':
         out.virtualDevice = true;
+        break;
+      case '--virtual-device-ports':
+        if (portsText !== undefined) throw new UsageError('--virtual-device-ports is given twice; give every port in one list');
+        portsText = value();
         break;
       case '--vice-command': {
         const parts = value().split(/\s+/).filter(Boolean);
@@ -123,7 +138,31 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
         throw new UsageError(`unknown option ${JSON.stringify(a)}`);
     }
   }
+  if (portsText !== undefined) {
+    // Checked once every flag is read: the service's --port and the product may come after it.
+    if (!out.virtualDevice) throw new UsageError('--virtual-device-ports pins the ports of --virtual-device; add --virtual-device');
+    out.virtualDevicePorts = parseVirtualDevicePorts(portsText, out.port !== 0 ? { 'the service (--port)': out.port } : {});
+    if (out.virtualDevicePorts.bench !== undefined && out.virtualProduct !== 'u64-elite2')
+      throw new UsageError('--virtual-device-ports: bench is the lab bench of an Elite II; it needs --virtual-product u64-elite2');
+  }
   return out;
+}
+
+/** Why a start failed, with what to do about it when it is a port (the flag that pinned it). */
+function startFailure(e: unknown, args: ServeArgs, serviceStarting: boolean): string {
+  if (e instanceof PortInUseError) {
+    const key = keyOfRole(e.role);
+    const pinned = args.virtualDevicePorts?.[key] !== undefined;
+    const what = e.code === 'EADDRINUSE' ? 'is already in use by another program' : `cannot be bound (${e.code})`;
+    return (
+      `the virtual device's ${e.role} port ${e.port} (--virtual-device-ports ${key}=${e.port}) ${what}; ` +
+      `stop the program that holds it, or pin another port with ${key}=N${pinned ? `, or leave ${key} out to let the system choose one` : ''}`
+    );
+  }
+  const code = (e as NodeJS.ErrnoException).code;
+  if (serviceStarting && (code === 'EADDRINUSE' || code === 'EACCES'))
+    return `the service's port ${args.port} (--port) ${code === 'EADDRINUSE' ? 'is already in use by another program' : `cannot be bound (${code})`}; stop the program that holds it, or choose another with --port N (0 = any free port)`;
+  return (e as Error).message;
 }
 
 export interface ServeEnv {
@@ -157,13 +196,23 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
   let virtual: VirtualUltimate | undefined;
   let ultimate: UltimateTargetConfig | null = null;
   let service: UltimateToolService;
+  let serviceStarting = false;
   try {
     if (args.virtualDevice) {
       const elite2 = args.virtualProduct === 'u64-elite2';
+      const pins = args.virtualDevicePorts ?? {};
+      // Every port is bound before anything runs: the machine's clock starts only once the
+      // service listens too, and a port that cannot be bound closes what was bound before it.
       virtual = await VirtualUltimate.start({
         password: env.password,
         speed: 1,
-        ...(elite2 ? { product: 'u64-elite2' as const, benchPort: 0 } : {}),
+        autoStart: false,
+        httpPort: pins.rest ?? 0,
+        ftpPort: pins.ftp ?? 0,
+        dmaPort: pins.dma ?? 0,
+        vicePort: pins.vice ?? 0,
+        ...(pins.ftpData ? { ftpPassivePorts: pins.ftpData } : {}),
+        ...(elite2 ? { product: 'u64-elite2' as const, benchPort: pins.bench ?? 0 } : {}),
       });
       if (elite2 && !args.benchUrl) args.benchUrl = `http://127.0.0.1:${virtual.ports.bench}`;
       ultimate = {
@@ -178,6 +227,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
     } else if (env.host) {
       ultimate = { device: { host: env.host, password: env.password }, virtualDevice: false };
     }
+    serviceStarting = true;
     service = await UltimateToolService.start({
       projectDir: resolve(args.project),
       storeDir: args.store ? resolve(args.store) : undefined,
@@ -190,11 +240,23 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
     });
   } catch (e) {
     await virtual?.stop();
-    process.stderr.write(`ultimate-tool serve: cannot start: ${(e as Error).message}\n`);
+    process.stderr.write(`ultimate-tool serve: cannot start: ${startFailure(e, args, serviceStarting)}\n`);
     return 1;
   }
+  virtual?.clock.start();
+  const p = virtual?.ports;
+  const virtualDevicePorts = p
+    ? {
+        rest: p.http,
+        ftp: p.ftp,
+        ftp_data: args.virtualDevicePorts?.ftpData ? [args.virtualDevicePorts.ftpData.from, args.virtualDevicePorts.ftpData.to] : null,
+        dma: p.dma,
+        vice: p.vice,
+        ...(p.bench !== undefined ? { bench: p.bench } : {}),
+      }
+    : null;
   process.stdout.write(
-    `${JSON.stringify({ url: service.url, port: service.port, store: service.store.dir, virtual_device: args.virtualDevice, bench_url: args.benchUrl })}\n`,
+    `${JSON.stringify({ url: service.url, port: service.port, store: service.store.dir, virtual_device: args.virtualDevice, virtual_device_ports: virtualDevicePorts, bench_url: args.benchUrl })}\n`,
   );
   if (!ultimate)
     logger.warn(

@@ -1,14 +1,18 @@
 // What tools/list costs a model on every connection, measured as the UTF-8 bytes of the JSON
-// result the official SDK client receives (printed), with the bound for Lispex (issue 22: at most
-// 15 KB) and the contract's fields still in the advertised schemas.
+// result the official SDK client receives (printed) for every shipped server, with the bounds of
+// issue 22 (Lispex at most 15 KB, the Ultimate adapter at most 35 KB) and the contract's names and
+// fields still in the advertised schemas (the Ultimate adapter's shown-versus-enforced schemas are
+// checked field by field in test/ultimate-mcp/tool-list.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ComparisonResultSchema, EvalResultSchema } from '../../adapters/lispex/result-schemas.js';
+import { ULTIMATE_TOOL_NAMES } from '../../adapters/ultimate/index.js';
 import { binCommand } from '../helpers/bin.js';
 
 const LISPEX_TOOLS_LIST_MAX_BYTES = 15_000;
+const ULTIMATE_TOOLS_LIST_MAX_BYTES = 35_000;
 
 async function listTools(
   bin: string,
@@ -55,4 +59,20 @@ test('topup tools/list size (measured, no bound)', { timeout: 120_000 }, async (
   const { bytes, tools } = await listTools('topup', []);
   console.log(`topup tools/list: ${bytes} bytes (${kb(bytes)}) for ${tools.length} tools`);
   assert.ok(tools.length >= 18);
+});
+
+test(`Ultimate adapter tools/list is at most ${kb(ULTIMATE_TOOLS_LIST_MAX_BYTES)} with the contract's 30 tools and envelope`, {
+  timeout: 120_000,
+}, async () => {
+  // tools/list needs no service: the adapter answers it itself (nothing listens on port 1).
+  const { bytes, tools } = await listTools('ultimate-tool-mcp', ['--service-url', 'http://127.0.0.1:1']);
+  console.log(`ultimate-tool-mcp tools/list: ${bytes} bytes (${kb(bytes)}) for ${tools.length} tools`);
+  for (const t of tools) console.log(`  ${t.name}: ${Buffer.byteLength(JSON.stringify(t))} bytes`);
+  assert.ok(bytes <= ULTIMATE_TOOLS_LIST_MAX_BYTES, `${bytes} bytes`);
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...ULTIMATE_TOOL_NAMES].sort());
+  for (const t of tools) {
+    const out = t.outputSchema as { properties: Record<string, { properties?: Record<string, unknown> }> };
+    assert.deepEqual(Object.keys(out.properties).sort(), ['data', 'error', 'operation', 'schema_version'], t.name);
+    assert.deepEqual(Object.keys(out.properties.error!.properties ?? {}).sort(), ['code', 'http_status', 'layer', 'message'], t.name);
+  }
 });

@@ -4,11 +4,13 @@
 // PASS and QUIT are accepted (530 otherwise); PASS without USER is accepted, as on the firmware.
 // Any user name; the password must equal the network password when one is set. A zero-byte STOR
 // answers 226 but creates no file — the firmware's behaviour, kept so clients are tested against it.
-// Passive data connections listen on the control connection's local address (loopback).
+// Passive data connections listen on the control connection's local address (loopback), on any
+// free port or on a pinned range (ftp-passive-ports.ts).
 import net from 'node:net';
 import { posix } from 'node:path';
 import { FsError, type VirtualFs } from './virtual-fs.js';
 import { closeServer, listenLoopback } from '../../../common/loopback.js';
+import { type PassivePortRange, PassivePorts } from './ftp-passive-ports.js';
 
 const BEFORE_LOGIN = new Set(['USER', 'PASS', 'QUIT']);
 const MAX_LINE = 4096;
@@ -18,6 +20,8 @@ export interface FtpServerOptions {
   password?: string;
   host?: string;
   port?: number;
+  /** Ports for passive data connections (inclusive range); default null: any free port. */
+  passivePorts?: PassivePortRange | null;
   /** Largest single upload accepted (default 16 MiB). */
   maxUploadBytes?: number;
   /** Concurrent sessions; one more is answered 421 and closed (default 4, as firmware 3.15). */
@@ -67,7 +71,8 @@ class FtpSession {
 
   constructor(
     private readonly sock: net.Socket,
-    private readonly opts: Required<Omit<FtpServerOptions, 'password'>> & { password: string },
+    private readonly opts: Required<Omit<FtpServerOptions, 'password' | 'passivePorts'>> & { password: string },
+    private readonly passive: PassivePorts,
   ) {
     sock.setEncoding('latin1');
     this.#armIdle();
@@ -218,6 +223,16 @@ class FtpSession {
       case 'PASV': {
         this.closeData();
         const server = net.createServer();
+        const host = this.sock.localAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
+        let port: number;
+        try {
+          port = await this.passive.listen(server, host);
+        } catch (e) {
+          server.close();
+          return this.reply(`425 Cannot open passive data connection: ${(e as Error).message}.`);
+        }
+        // Bound first, then watched: a port of a pinned range that was taken must not fail the
+        // channel of the port that was bound after it.
         const socket = new Promise<net.Socket>((resolve, reject) => {
           server.once('connection', (c: net.Socket) => {
             // A client that drops the data connection must not take the server down.
@@ -227,9 +242,6 @@ class FtpSession {
           server.once('error', reject);
         });
         socket.catch(() => undefined);
-        const host = this.sock.localAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
-        await new Promise<void>((r) => server.listen(0, host, () => r()));
-        const port = (server.address() as net.AddressInfo).port;
         this.#data = { kind: 'passive', server, socket };
         return this.reply(`227 Entering Passive Mode (${host.split('.').join(',')},${port >> 8},${port & 0xff}).`);
       }
@@ -395,9 +407,11 @@ class FtpSession {
 export class VirtualFtpServer {
   readonly #server: net.Server;
   readonly #sessions = new Set<net.Socket>();
+  readonly #passive: PassivePorts;
   port = 0;
 
   constructor(private readonly opts: FtpServerOptions) {
+    this.#passive = new PassivePorts(opts.passivePorts ?? null);
     const resolved = {
       fs: opts.fs,
       password: opts.password ?? '',
@@ -417,7 +431,7 @@ export class VirtualFtpServer {
       }
       this.#sessions.add(sock);
       sock.on('close', () => this.#sessions.delete(sock));
-      new FtpSession(sock, resolved);
+      new FtpSession(sock, resolved, this.#passive);
     });
   }
 

@@ -17,6 +17,7 @@ import { VirtualHttpServer } from './device-server.js';
 import { VirtualFtpServer } from './ftp-server.js';
 import { VirtualDmaServer, type DmaDevice } from './dma-server.js';
 import { ViceMonitorServer } from './vice-monitor-server.js';
+import { listenAs, type VirtualServiceRole } from './port-in-use-error.js';
 import type { Answer, DriveState, RestDevice } from './rest-routes.js';
 // Issue 15 (Elite II native mode): see engines/ultimate/virtual/riscv/ and docs/ultimate/NATIVE.md.
 import { BenchPort } from './riscv/bench-port.js';
@@ -47,6 +48,11 @@ export interface VirtualUltimateOptions {
   host?: string;
   httpPort?: number;
   ftpPort?: number;
+  /**
+   * The ports FTP passive data connections listen on (PASV), inclusive; default: any free port
+   * the system gives. A PASV finding every port of the range taken answers 425.
+   */
+  ftpPassivePorts?: { from: number; to: number };
   dmaPort?: number;
   /** VICE binary monitor port; null disables the monitor. */
   vicePort?: number | null;
@@ -199,6 +205,7 @@ export class VirtualUltimate implements RestDevice {
       password,
       host: this.host,
       port: opts.ftpPort ?? 0,
+      ...(opts.ftpPassivePorts ? { passivePorts: opts.ftpPassivePorts } : {}),
       badPasswordDelayMs: opts.dmaAuthThrottleMs,
       controlIdleMs: opts.ftpControlIdleMs !== undefined ? opts.ftpControlIdleMs : this.firmware === '3.15' ? 300_000 : null,
       beforeStore: () => stepsFor(this).pass('ftp-stor'),
@@ -252,23 +259,34 @@ export class VirtualUltimate implements RestDevice {
     }
   }
 
-  /** Builds the device, binds every service and starts the clock. */
+  /**
+   * Builds the device, binds every service and starts the clock. A port that cannot be bound
+   * rejects with PortInUseError (its role and port) after closing whatever was already bound, and
+   * before the clock starts.
+   */
   static async start(opts: VirtualUltimateOptions = {}): Promise<VirtualUltimate> {
     const dev = new VirtualUltimate(opts);
     const started: Array<{ close(): Promise<void> }> = [];
+    // Each service is recorded before it listens: one that bound part of itself (the VICE monitor
+    // has two sockets) is closed too.
+    const bind = (
+      role: VirtualServiceRole,
+      service: { close(): Promise<void> },
+      port: number | undefined,
+      listen: () => Promise<number>,
+    ) => {
+      started.push(service);
+      return listenAs(role, dev.host, port ?? 0, listen);
+    };
     try {
-      const http = await dev.#http.listen();
-      started.push(dev.#http);
-      const ftp = await dev.#ftp.listen();
-      started.push(dev.#ftp);
-      const dma = await dev.#dma.listen();
-      started.push(dev.#dma);
-      const vice = dev.#vice ? await dev.#vice.listen() : null;
+      const http = await bind('REST', dev.#http, opts.httpPort, () => dev.#http.listen());
+      const ftp = await bind('FTP', dev.#ftp, opts.ftpPort, () => dev.#ftp.listen());
+      const dma = await bind('DMA', dev.#dma, opts.dmaPort, () => dev.#dma.listen());
+      const viceServer = dev.#vice;
+      const vice = viceServer ? await bind('VICE monitor', viceServer, opts.vicePort ?? 0, () => viceServer.listen()) : null;
       dev.ports = { host: dev.host, http, ftp, dma, vice };
-      if (dev.#bench) {
-        dev.ports.bench = await dev.#bench.listen();
-        started.push(dev.#bench);
-      }
+      const bench = dev.#bench;
+      if (bench) dev.ports.bench = await bind('lab bench', bench, opts.benchPort, () => bench.listen());
     } catch (err) {
       for (const s of started) await s.close().catch(() => undefined);
       await dev.streamer.close();
@@ -473,6 +491,7 @@ export { DebugStreamer, parseDestination } from './debug-streamer.js';
 export { VirtualFs, ROOTS } from './virtual-fs.js';
 export type { MachineSeam } from './machine-seam.js';
 export { runVirtualDeviceCli } from './cli.js';
+export { PortInUseError, type VirtualServiceRole } from './port-in-use-error.js';
 // Issue 15: the Elite II's native mode, for callers of the virtual device.
 export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './riscv/native-mode.js';
 export { faultsFor, FaultInjector, type FaultSpec } from './fault-injection.js';
