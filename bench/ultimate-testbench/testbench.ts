@@ -79,7 +79,8 @@ export function machineOptionsFor(options: readonly string[]): C64MachineOptions
     if (o === 'cia-new') out.ciaModel = '6526A';
     else if (o === 'cia-old') out.ciaModel = '6526';
     else if (o === 'vicii-pal') out.video = 'pal';
-    else if (o === 'vicii-ntsc' || o === 'vicii-ntscold') out.video = 'ntsc';
+    else if (o === 'vicii-ntsc') out.video = 'ntsc';
+    else if (o === 'vicii-ntscold') out.video = 'ntsc-old';
     else {
       const reu = /^reu(\d+)([km])$/.exec(o);
       if (reu) out.reuKb = Number(reu[1]) * (reu[2] === 'm' ? 1024 : 1);

@@ -43,6 +43,9 @@ export const PAL_CYCLES_PER_FRAME = PAL_CYCLES_PER_LINE * PAL_LINES;
 export const PAL_CLOCK_HZ = 985_248;
 export const NTSC_CYCLES_PER_LINE = 65;
 export const NTSC_LINES = 263;
+/** The first NTSC VIC-II, 6567R56A: 64 cycles × 262 lines. */
+export const NTSC_OLD_CYCLES_PER_LINE = 64;
+export const NTSC_OLD_LINES = 262;
 /** REU sizes of the 1700/1764/1750 and the Ultimate's larger ones, in KiB. */
 export const REU_SIZES_KB: readonly number[] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 
@@ -74,8 +77,11 @@ export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
 
 /** The CIA revision: the original 6526 or the 6526A of later boards (interrupt and timer timing differ). */
 export type { CiaModel };
-/** The video standard: the PAL 6569 (63 cycles × 312 lines) or the NTSC 6567R8 (65 × 263). */
-export type VideoStandard = 'pal' | 'ntsc';
+/**
+ * The video standard: the PAL 6569 (63 cycles × 312 lines), the NTSC 6567R8 (65 × 263), or the
+ * first NTSC chip, 6567R56A (64 × 262; VICE's `-ntscold`).
+ */
+export type VideoStandard = 'pal' | 'ntsc' | 'ntsc-old';
 
 /** ROM images for the three ROM sockets (8 KiB, 8 KiB, 4 KiB), e.g. from `loadRomDir`. */
 export interface C64Roms {
@@ -165,7 +171,9 @@ export class C64Machine implements CpuBus {
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
     const video = opts.video ?? 'pal';
-    if (video !== 'pal' && video !== 'ntsc') throw new RangeError(`video must be 'pal' or 'ntsc'; got ${JSON.stringify(video)}`);
+    if (video !== 'pal' && video !== 'ntsc' && video !== 'ntsc-old') {
+      throw new RangeError(`video must be 'pal', 'ntsc' or 'ntsc-old'; got ${JSON.stringify(video)}`);
+    }
     this.video = video;
     const ciaModel = opts.ciaModel ?? '6526';
     if (ciaModel !== '6526' && ciaModel !== '6526A') {
@@ -177,8 +185,8 @@ export class C64Machine implements CpuBus {
       throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${reuKb}`);
     }
     this.reuKb = reuKb;
-    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : NTSC_CYCLES_PER_LINE;
-    this.linesPerFrame = video === 'pal' ? PAL_LINES : NTSC_LINES;
+    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : video === 'ntsc' ? NTSC_CYCLES_PER_LINE : NTSC_OLD_CYCLES_PER_LINE;
+    this.linesPerFrame = video === 'pal' ? PAL_LINES : video === 'ntsc' ? NTSC_LINES : NTSC_OLD_LINES;
     this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
     this.realRoms = opts.roms !== undefined;
     if (opts.roms) {
@@ -422,7 +430,8 @@ export class C64Machine implements CpuBus {
     if ((addr & 0xff00) === 0xdf00 && this.reu !== undefined) {
       return sideEffects ? this.reu.read(addr & 0x1f) : this.reu.peek(addr & 0x1f);
     }
-    return 0xff; // I/O 1 and 2: nothing plugged in
+    // I/O 1 and 2 with nothing plugged in: the data bus still holds what the VIC read in phi1.
+    return this.vicII.phi1.data(this.cpu.cycles - 1);
   }
 
   /** A CIA read clocks the chip up to this access and may start its interrupt pipeline. */

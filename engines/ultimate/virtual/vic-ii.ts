@@ -6,6 +6,7 @@
 
 import { VicBusTiming } from './vic-timing.js';
 import { VicCollisions } from './vic-collisions.js';
+import { VicPhi1 } from './vic-phi1.js';
 
 /** What the VIC-II needs from the rest of the machine. */
 export interface VicHost {
@@ -27,6 +28,8 @@ export class VicII {
   readonly timing: VicBusTiming;
   /** Sprite-sprite and sprite-background collisions ($D01E/$D01F). */
   readonly collisions: VicCollisions;
+  /** What the VIC reads in the first half of each clock (the floating bus). */
+  readonly phi1: VicPhi1;
   /** The earliest clock at which the raster compare or the collision watch needs attention. */
   nextEvent = 0;
   private rasterCompare = 0;
@@ -53,6 +56,11 @@ export class VicII {
       linesPerFrame,
     );
     this.collisions.colorOf = (cell) => host.colorRam[cell & 0x3ff]!;
+    this.phi1 = new VicPhi1(
+      { regs: this.regs, fetch: (a) => this.fetch(a), badLinesEnabled: (c) => this.timing.badLinesEnabled(c) },
+      cyclesPerLine,
+      linesPerFrame,
+    );
   }
 
   /** Power-on state at clock `now`. */
@@ -83,10 +91,11 @@ export class VicII {
   read(reg: number, now: number): number {
     const vic = this.regs;
     switch (reg) {
+      // The read happens in clock now - 1: the raster counter as it is in that clock.
       case 0x11:
-        return (vic[0x11]! & 0x7f) | ((this.rasterLine(now) & 0x100) >> 1);
+        return (vic[0x11]! & 0x7f) | ((this.rasterLine(now - 1) & 0x100) >> 1);
       case 0x12:
-        return this.rasterLine(now) & 0xff;
+        return this.rasterLine(now - 1) & 0xff;
       case 0x19:
         if (vic[0x15] !== 0) {
           this.collisions.catchUp(now);
