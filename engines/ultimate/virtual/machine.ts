@@ -24,6 +24,7 @@ import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuB
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { Rec8726 } from './rec8726.js';
 import { VicII } from './vic-ii.js';
+import { fillPowerOnPattern } from './ram-power-on.js';
 import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
 
 export { DEBUG_STREAM_MODES, type DebugStreamMode } from './debug-stream-mode.js';
@@ -101,6 +102,11 @@ export interface C64MachineOptions {
   reuKb?: number;
   /** Real ROM images; without them the machine runs the stand-in (our own code, kernal-standin.asm). */
   roms?: C64Roms;
+  /**
+   * What RAM holds at power-on: 'zero' (default), or 'c64' — the pattern of a real board as
+   * x64sc starts with it (ram-power-on.ts), which some programs read without meaning to.
+   */
+  powerOnRam?: 'zero' | 'c64';
 }
 
 export class C64Machine implements CpuBus {
@@ -194,6 +200,11 @@ export class C64Machine implements CpuBus {
       this.basic = romImage(opts.roms.basic, 0x2000, 'basic');
       this.chargen = romImage(opts.roms.chargen, 0x1000, 'chargen');
     }
+    const powerOnRam = opts.powerOnRam ?? 'zero';
+    if (powerOnRam !== 'zero' && powerOnRam !== 'c64') {
+      throw new RangeError(`powerOnRam must be 'zero' or 'c64'; got ${JSON.stringify(powerOnRam)}`);
+    }
+    if (powerOnRam === 'c64') fillPowerOnPattern(this.ram);
     this.cpu = new Cpu6510(this);
     if (reuKb > 0) {
       this.reu = new Rec8726(reuKb, {
@@ -452,6 +463,8 @@ export class C64Machine implements CpuBus {
     } else if (page === 0xd800) this.colorRam[addr & 0x3ff] = value & 0x0f;
     else if ((addr & 0xff00) === 0xdc00) {
       this.cia1.write(addr & 0x0f, value, this.cpu.cycles);
+      // PB4 is the VIC's light pen input (control port 1's fire line).
+      if ((addr & 0x0c) === 0) this.vicII.lightPenInput((this.cia1.read(0x01, this.cpu.cycles, false) & 0x10) === 0, this.cpu.cycles - 1);
       this.updateNextEvent();
     } else if ((addr & 0xff00) === 0xdd00) {
       this.cia2.write(addr & 0x0f, value, this.cpu.cycles);

@@ -21,6 +21,9 @@ export interface VicHost {
   setIrq(active: boolean, at: number): void;
 }
 
+/** Clocks into line 0 at which the light pen's once-a-frame latch is released. */
+const LIGHT_PEN_FRAME_DELAY = 2;
+
 export class VicII {
   /** The register file as written ($D000-$D03F), read by the bus timing and the collision unit. */
   readonly regs = new Uint8Array(0x40);
@@ -40,6 +43,12 @@ export class VicII {
   readonly cyclesPerLine: number;
   readonly linesPerFrame: number;
   readonly cyclesPerFrame: number;
+  /** The light pen input (CIA 1's PB4, control port 1's fire) is held low. */
+  private lightPenLow = false;
+  /** The frame (clock / clocks per frame) in which the light pen last latched: once a frame. */
+  private lightPenFrame = -1;
+  /** While the light pen is held low: the next frame start, where it latches again. */
+  private lightPenRetriggerAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly host: VicHost,
@@ -69,6 +78,9 @@ export class VicII {
     this.timing.reset(now);
     this.collisions.reset(now);
     this.collisionWatchAt = Number.POSITIVE_INFINITY;
+    this.lightPenLow = false;
+    this.lightPenFrame = -1;
+    this.lightPenRetriggerAt = Number.POSITIVE_INFINITY;
     this.rasterCompare = 0;
     this.scheduleRasterMatch(now);
   }
@@ -85,6 +97,15 @@ export class VicII {
     return Math.floor((now % this.cyclesPerFrame) / this.cyclesPerLine);
   }
 
+  /**
+   * The raster counter as $D011/$D012 show it in clock `c`: the line, except in the first clock
+   * of line 0, where the counter still holds the last line (it wraps one clock late).
+   */
+  private rasterCounter(c: number): number {
+    const inFrame = c % this.cyclesPerFrame;
+    return inFrame === 0 ? this.linesPerFrame - 1 : Math.floor(inFrame / this.cyclesPerLine);
+  }
+
   // --- registers ---------------------------------------------------------------------------------
 
   /** A CPU read of register `reg` (0..$3F) at clock `now` (the CPU's count after this access). */
@@ -93,10 +114,11 @@ export class VicII {
     switch (reg) {
       // The read happens in clock now - 1: the raster counter as it is in that clock.
       case 0x11:
-        return (vic[0x11]! & 0x7f) | ((this.rasterLine(now - 1) & 0x100) >> 1);
+        return (vic[0x11]! & 0x7f) | ((this.rasterCounter(now - 1) & 0x100) >> 1);
       case 0x12:
-        return this.rasterLine(now - 1) & 0xff;
+        return this.rasterCounter(now - 1) & 0xff;
       case 0x19:
+        this.rasterMatchesUpTo(now - 1);
         if (vic[0x15] !== 0) {
           this.collisions.catchUp(now);
           this.takeCollisionIrq(now);
@@ -154,7 +176,8 @@ export class VicII {
       case 0x12:
         this.setRasterCompare((this.rasterCompare & 0x100) | value, now);
         return false;
-      case 0x19: // writing 1s acknowledges
+      case 0x19: // writing 1s acknowledges — also a match in this very clock, which is lost
+        this.rasterMatchesUpTo(now - 1);
         vic[0x19]! &= ~value & 0x0f;
         this.updateIrq(now - 1);
         return false;
@@ -168,6 +191,8 @@ export class VicII {
         this.timing.registersChanged(now - 1);
         this.watchCollisions(now);
         return true;
+      case 0x13:
+      case 0x14:
       case 0x1e:
       case 0x1f:
         return false; // read-only latches
@@ -182,6 +207,7 @@ export class VicII {
   /** Raster compare and collision lines due by clock `now` (called between instructions). */
   handleEvents(now: number): void {
     if (now >= this.nextRasterMatch) this.rasterMatched();
+    if (now >= this.lightPenRetriggerAt) this.lightPenRetrigger();
     if (now >= this.collisionWatchAt) {
       this.collisions.catchUp(now);
       this.takeCollisionIrq(now);
@@ -191,7 +217,7 @@ export class VicII {
   }
 
   private updateNextEvent(): void {
-    this.nextEvent = Math.min(this.nextRasterMatch, this.collisionWatchAt);
+    this.nextEvent = Math.min(this.nextRasterMatch, this.collisionWatchAt, this.lightPenRetriggerAt);
   }
 
   /** The VIC's IRQ output follows its latch and enable bits; `at` is the clock of the change. */
@@ -209,11 +235,20 @@ export class VicII {
       this.nextRasterMatch = Number.POSITIVE_INFINITY;
     } else {
       const frameStart = now - (now % this.cyclesPerFrame);
-      let at = frameStart + this.rasterCompare * this.cyclesPerLine;
+      // Line 0 matches one clock late, when the counter has wrapped (rasterCounter).
+      let at = frameStart + (this.rasterCompare === 0 ? 1 : this.rasterCompare * this.cyclesPerLine);
       if (at <= now) at += this.cyclesPerFrame;
       this.nextRasterMatch = at;
     }
     this.updateNextEvent();
+  }
+
+  /** Raster matches due by clock `c` take effect now (events are otherwise taken between instructions). */
+  private rasterMatchesUpTo(c: number): void {
+    if (this.nextRasterMatch <= c) {
+      this.rasterMatched();
+      this.updateNextEvent();
+    }
   }
 
   private rasterMatched(): void {
@@ -238,6 +273,55 @@ export class VicII {
     this.updateNextEvent();
   }
 
+  // --- the light pen -------------------------------------------------------------------------------
+
+  /**
+   * The light pen line changed at clock `at` (a CIA 1 port B write). A falling edge latches the
+   * beam position into $D013 (X / 2) and $D014 (raster line) and sets $D019 bit 3 — once a
+   * frame, one clock after the edge, the X as the 6569 reports it (two more than the beam's
+   * X / 2: its colour latency). Held low, the pen latches again at each frame start.
+   */
+  lightPenInput(low: boolean, at: number): void {
+    if (low === this.lightPenLow) return;
+    this.lightPenLow = low;
+    // A frame start that passed while the line was low (or at this very clock) latched first.
+    while (this.lightPenRetriggerAt <= at + 1) this.lightPenRetrigger();
+    if (low) {
+      this.lightPenLatch(at + 1, false);
+      const f = this.lightPenFrameOf(at + 1);
+      this.lightPenRetriggerAt = (f + 1) * this.cyclesPerFrame + LIGHT_PEN_FRAME_DELAY;
+    } else this.lightPenRetriggerAt = Number.POSITIVE_INFINITY;
+    this.updateNextEvent();
+  }
+
+  private lightPenRetrigger(): void {
+    const at = this.lightPenRetriggerAt;
+    this.lightPenLatch(at, true);
+    this.lightPenRetriggerAt = at + this.cyclesPerFrame;
+  }
+
+  /** The light pen's frame of clock t: its once-a-frame latch is released two clocks into line 0. */
+  private lightPenFrameOf(t: number): number {
+    return Math.floor((t - LIGHT_PEN_FRAME_DELAY) / this.cyclesPerFrame);
+  }
+
+  private lightPenLatch(t: number, frameStart: boolean): void {
+    const frame = this.lightPenFrameOf(t);
+    if (frame === this.lightPenFrame) return;
+    this.lightPenFrame = frame;
+    const line = this.rasterLine(t);
+    const k = t % this.cyclesPerLine;
+    // Not on the last line (nor before the release in line 0), except in the last line's first clock.
+    if (!frameStart && ((line === this.linesPerFrame - 1 && k > 0) || (line === 0 && k < LIGHT_PEN_FRAME_DELAY))) return;
+    let x = ((beamX(k, this.cyclesPerLine) - 4) >> 1) + 2;
+    // Held low across the frame start: the X of the line's start as the chip latches it there.
+    if (frameStart) x = this.cyclesPerLine === 65 ? 0xd5 : 0xd1;
+    this.regs[0x13] = x & 0xff;
+    this.regs[0x14] = line & 0xff;
+    this.regs[0x19]! |= 0x08;
+    this.updateIrq(t);
+  }
+
   // --- what the VIC puts on the bus ----------------------------------------------------------------
 
   /**
@@ -257,4 +341,17 @@ export class VicII {
     if (k >= s0 || k <= 9) return matrix + 0x3f8 + (((k + this.cyclesPerLine - s0) % this.cyclesPerLine) >> 1);
     return bank | 0x3fff;
   }
+}
+
+/**
+ * The beam's X coordinate (sprite coordinates) in phi1 of 0-based clock `k` of a line: 8 pixels a
+ * clock, X = 0 in the second half of cycle 13; the NTSC 6567R8 repeats X $184 in its cycles 62-63.
+ */
+export function beamX(k: number, cyclesPerLine: number): number {
+  if (cyclesPerLine === 63) {
+    const x = 0x194 + 8 * k;
+    return x >= 0x1f8 ? x - 0x1f8 : x;
+  }
+  const x = (0x19c + 8 * k) & 0x1ff;
+  return cyclesPerLine === 65 && k >= 62 ? x - 8 : x;
 }
