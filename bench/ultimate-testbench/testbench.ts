@@ -74,12 +74,14 @@ export function readTestbench(dir = defaultTestbenchDir()): TestbenchEntry[] {
 
 /** The machine options a program's testbench options ask for (as the README maps them to x64sc flags). */
 export function machineOptionsFor(options: readonly string[]): C64MachineOptions {
-  const out: C64MachineOptions = {};
+  // x64sc powers on with RAM in a real board's pattern, not zeroed.
+  const out: C64MachineOptions = { powerOnRam: 'c64' };
   for (const o of options) {
     if (o === 'cia-new') out.ciaModel = '6526A';
     else if (o === 'cia-old') out.ciaModel = '6526';
     else if (o === 'vicii-pal') out.video = 'pal';
-    else if (o === 'vicii-ntsc' || o === 'vicii-ntscold') out.video = 'ntsc';
+    else if (o === 'vicii-ntsc') out.video = 'ntsc';
+    else if (o === 'vicii-ntscold') out.video = 'ntsc-old';
     else {
       const reu = /^reu(\d+)([km])$/.exec(o);
       if (reu) out.reuKb = Number(reu[1]) * (reu[2] === 'm' ? 1024 : 1);

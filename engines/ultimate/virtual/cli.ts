@@ -28,7 +28,7 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
   --rom-dir DIR         boot real ROMs from DIR (VICE's names: kernal-901227-03.bin, basic-901226-01.bin,
                         chargen-901225-01.bin); default: the stand-in KERNAL (no Commodore ROM ships)
   --cia-model M         6526 (default) or 6526A
-  --video V             pal (default) or ntsc
+  --video V             pal (default), ntsc (6567R8) or ntsc-old (6567R56A)
   --reu-kb N            REU at $DF00 of N KiB (128, 256, 512, 1024, 2048, 4096, 8192, 16384); default none
   --exit-on-stdin-close stop when stdin reaches end of file
   --bench-port N        u64-elite2 only: lab-bench port (UART log, power cycle; default 0)
@@ -142,7 +142,9 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
       }
       case '--video': {
         const v = value();
-        if (v !== 'pal' && v !== 'ntsc') throw new UsageError(`--video expects pal or ntsc, got ${JSON.stringify(v)}`);
+        if (v !== 'pal' && v !== 'ntsc' && v !== 'ntsc-old') {
+          throw new UsageError(`--video expects pal or ntsc (6567R8) or ntsc-old (6567R56A), got ${JSON.stringify(v)}`);
+        }
         options.video = v;
         break;
       }

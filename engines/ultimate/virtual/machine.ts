@@ -1,7 +1,7 @@
 // The virtual C64 inside the virtual Ultimate 64: a 6510 on a bus with 64 KiB of RAM, the
 // processor port at $00/$01 choosing what the CPU sees, a stand-in BASIC/KERNAL ROM (our own
-// code, see kernal-standin.asm — no Commodore ROM is included), a minimal VIC-II (raster counter
-// and raster interrupt), two minimal CIAs (timers and interrupts, cia6526.ts), colour RAM, and
+// code, see kernal-standin.asm — no Commodore ROM is included), the VIC-II (vic-ii.ts: registers,
+// raster interrupt, collisions, the clocks it takes), two minimal CIAs (timers and interrupts, cia6526.ts), colour RAM, and
 // the Ultimate 64's debug register at $D7FF. docs/ultimate/CPU.md describes what is and is not
 // emulated.
 //
@@ -22,9 +22,9 @@ import { InputLines } from './input-lines.js';
 import { CpuPort } from './cpu-port.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
-import { VicBusTiming } from './vic-timing.js';
 import { Rec8726 } from './rec8726.js';
-import { VicCollisions } from './vic-collisions.js';
+import { VicII } from './vic-ii.js';
+import { fillPowerOnPattern } from './ram-power-on.js';
 import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
 
 export { DEBUG_STREAM_MODES, type DebugStreamMode } from './debug-stream-mode.js';
@@ -44,6 +44,9 @@ export const PAL_CYCLES_PER_FRAME = PAL_CYCLES_PER_LINE * PAL_LINES;
 export const PAL_CLOCK_HZ = 985_248;
 export const NTSC_CYCLES_PER_LINE = 65;
 export const NTSC_LINES = 263;
+/** The first NTSC VIC-II, 6567R56A: 64 cycles × 262 lines. */
+export const NTSC_OLD_CYCLES_PER_LINE = 64;
+export const NTSC_OLD_LINES = 262;
 /** REU sizes of the 1700/1764/1750 and the Ultimate's larger ones, in KiB. */
 export const REU_SIZES_KB: readonly number[] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 
@@ -75,8 +78,11 @@ export type StopReason = 'cycles' | 'exec-hook' | 'jam' | 'until';
 
 /** The CIA revision: the original 6526 or the 6526A of later boards (interrupt and timer timing differ). */
 export type { CiaModel };
-/** The video standard: the PAL 6569 (63 cycles × 312 lines) or the NTSC 6567R8 (65 × 263). */
-export type VideoStandard = 'pal' | 'ntsc';
+/**
+ * The video standard: the PAL 6569 (63 cycles × 312 lines), the NTSC 6567R8 (65 × 263), or the
+ * first NTSC chip, 6567R56A (64 × 262; VICE's `-ntscold`).
+ */
+export type VideoStandard = 'pal' | 'ntsc' | 'ntsc-old';
 
 /** ROM images for the three ROM sockets (8 KiB, 8 KiB, 4 KiB), e.g. from `loadRomDir`. */
 export interface C64Roms {
@@ -96,6 +102,11 @@ export interface C64MachineOptions {
   reuKb?: number;
   /** Real ROM images; without them the machine runs the stand-in (our own code, kernal-standin.asm). */
   roms?: C64Roms;
+  /**
+   * What RAM holds at power-on: 'zero' (default), or 'c64' — the pattern of a real board as
+   * x64sc starts with it (ram-power-on.ts), which some programs read without meaning to.
+   */
+  powerOnRam?: 'zero' | 'c64';
 }
 
 export class C64Machine implements CpuBus {
@@ -111,7 +122,7 @@ export class C64Machine implements CpuBus {
   private kernal: Uint8Array = KERNAL_ROM;
   private readonly basic: Uint8Array = BASIC_ROM;
   /** The character generator: zeros with the stand-in (no Commodore character set is included). */
-  private readonly chargen: Uint8Array = new Uint8Array(0x1000);
+  readonly chargen: Uint8Array = new Uint8Array(0x1000);
   /** Real ROM images were given: boot and READY are the real KERNAL's. */
   readonly realRoms: boolean;
   readonly ciaModel: CiaModel;
@@ -120,10 +131,6 @@ export class C64Machine implements CpuBus {
   readonly reuKb: number;
   /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
   readonly reu?: Rec8726;
-  /** Sprite-sprite and sprite-background collisions ($D01E/$D01F), evaluated a line at a time. */
-  private readonly collisions: VicCollisions;
-  /** While a collision interrupt is enabled: the clock of the next line start to evaluate. */
-  private collisionWatchAt = Number.POSITIVE_INFINITY;
   /** A REU transfer was started by the last write; it runs before the next instruction. */
   private reuPending = false;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
@@ -144,10 +151,12 @@ export class C64Machine implements CpuBus {
   /** The 6510's on-chip port at $00/$01 (cpu-port.ts). */
   private readonly port = new CpuPort();
   private readonly regions = new Uint8Array(256);
-  /** The VIC-II register file (read by the bus timing). */
-  readonly vic = new Uint8Array(0x40);
+  /** The VIC-II (vic-ii.ts): registers, raster interrupt, collisions, the clocks it takes. */
+  readonly vicII: VicII;
+  /** The VIC-II register file as written. */
+  readonly vic: Uint8Array;
   /** When the VIC takes the bus (bad lines, sprite DMA). */
-  private readonly vicTiming: VicBusTiming;
+  private readonly vicTiming: VicII['timing'];
   /** The 0-based clock at or after which an access must consult `vicTiming`. */
   private baCheckAt = 0;
   /** BA is low for the access being performed (a write inside the three-cycle warning). */
@@ -160,10 +169,7 @@ export class C64Machine implements CpuBus {
   /** CIA 1 drives the IRQ line (the KERNAL's 60 Hz timer); CIA 2 drives NMI. */
   private readonly cia1: Cia6526;
   private readonly cia2: Cia6526;
-  private rasterCompare = 0;
-  /** The cycle at which the raster next reaches the compare line. */
-  private nextRasterMatch = 0;
-  /** The earliest cycle at which the raster or a CIA timer needs attention. */
+  /** The earliest cycle at which the VIC or a CIA timer needs attention. */
   private nextEvent = 0;
   /** CIA 2 holds the NMI line low (shown in the stream's NMI# bit). */
   private nmiLow = false;
@@ -171,7 +177,9 @@ export class C64Machine implements CpuBus {
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
     const video = opts.video ?? 'pal';
-    if (video !== 'pal' && video !== 'ntsc') throw new RangeError(`video must be 'pal' or 'ntsc'; got ${JSON.stringify(video)}`);
+    if (video !== 'pal' && video !== 'ntsc' && video !== 'ntsc-old') {
+      throw new RangeError(`video must be 'pal', 'ntsc' or 'ntsc-old'; got ${JSON.stringify(video)}`);
+    }
     this.video = video;
     const ciaModel = opts.ciaModel ?? '6526';
     if (ciaModel !== '6526' && ciaModel !== '6526A') {
@@ -183,8 +191,8 @@ export class C64Machine implements CpuBus {
       throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${reuKb}`);
     }
     this.reuKb = reuKb;
-    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : NTSC_CYCLES_PER_LINE;
-    this.linesPerFrame = video === 'pal' ? PAL_LINES : NTSC_LINES;
+    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : video === 'ntsc' ? NTSC_CYCLES_PER_LINE : NTSC_OLD_CYCLES_PER_LINE;
+    this.linesPerFrame = video === 'pal' ? PAL_LINES : video === 'ntsc' ? NTSC_LINES : NTSC_OLD_LINES;
     this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
     this.realRoms = opts.roms !== undefined;
     if (opts.roms) {
@@ -192,6 +200,11 @@ export class C64Machine implements CpuBus {
       this.basic = romImage(opts.roms.basic, 0x2000, 'basic');
       this.chargen = romImage(opts.roms.chargen, 0x1000, 'chargen');
     }
+    const powerOnRam = opts.powerOnRam ?? 'zero';
+    if (powerOnRam !== 'zero' && powerOnRam !== 'c64') {
+      throw new RangeError(`powerOnRam must be 'zero' or 'c64'; got ${JSON.stringify(powerOnRam)}`);
+    }
+    if (powerOnRam === 'c64') fillPowerOnPattern(this.ram);
     this.cpu = new Cpu6510(this);
     if (reuKb > 0) {
       this.reu = new Rec8726(reuKb, {
@@ -203,13 +216,19 @@ export class C64Machine implements CpuBus {
         },
       });
     }
-    this.vicTiming = new VicBusTiming(this, this.cyclesPerLine, this.linesPerFrame);
-    this.collisions = new VicCollisions(
-      { vic: this.vic, vicFetch: (a) => this.vicFetch(a), vicBank: () => this.vicBank() },
+    this.vicII = new VicII(
+      {
+        ram: this.ram,
+        chargen: this.chargen,
+        colorRam: this.colorRam,
+        vicBank: () => this.vicBank(),
+        setIrq: (active, at) => this.cpu.setIrqSource(IRQ_SOURCE_VIC, active, at),
+      },
       this.cyclesPerLine,
       this.linesPerFrame,
     );
-    this.collisions.colorOf = (cell) => this.colorRam[cell & 0x3ff]!;
+    this.vic = this.vicII.regs;
+    this.vicTiming = this.vicII.timing;
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
     const ciaOptions = { model: ciaModel } as const;
     this.cia1 = new Cia6526(
@@ -379,22 +398,9 @@ export class C64Machine implements CpuBus {
     );
   }
 
-  /**
-   * Where the VIC reads in clock `c` — approximate: the video matrix cell (c-access) in its stolen
-   * halves, the sprite pointers in the sprite slots, otherwise the idle address $3FFF of its bank.
-   */
+  /** Where the VIC reads in clock `c` (vic-ii.ts). */
   private vicAddress(c: number, stolenHalf: boolean): number {
-    const bank = (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
-    const matrix = bank | ((this.vic[0x18]! >> 4) << 10);
-    const k = c % this.cyclesPerLine;
-    if (stolenHalf && k >= 14 && k <= 53) {
-      const line = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
-      const row = Math.max(0, Math.min(24, (line - 0x30) >> 3));
-      return matrix + row * 40 + (k - 14);
-    }
-    const s0 = this.cyclesPerLine - 6; // sprite 0's pointer fetch (cycle 58 of 63)
-    if (k >= s0 || k <= 9) return matrix + 0x3f8 + (((k + this.cyclesPerLine - s0) % this.cyclesPerLine) >> 1);
-    return bank | 0x3fff;
+    return this.vicII.busAddress(c, stolenHalf);
   }
 
   // --- the processor port and banking --------------------------------------------------------
@@ -422,12 +428,12 @@ export class C64Machine implements CpuBus {
 
   /** The raster line the beam is on at the current cycle. */
   rasterLine(): number {
-    return Math.floor((this.cpu.cycles % this.cyclesPerFrame) / this.cyclesPerLine);
+    return this.vicII.rasterLine(this.cpu.cycles);
   }
 
   private ioRead(addr: number, sideEffects: boolean): number {
     const page = addr & 0xfc00;
-    if (page === 0xd000) return this.vicRead(addr & 0x3f);
+    if (page === 0xd000) return this.vicII.read(addr & 0x3f, this.cpu.cycles);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
     if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
     if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr, sideEffects);
@@ -435,7 +441,8 @@ export class C64Machine implements CpuBus {
     if ((addr & 0xff00) === 0xdf00 && this.reu !== undefined) {
       return sideEffects ? this.reu.read(addr & 0x1f) : this.reu.peek(addr & 0x1f);
     }
-    return 0xff; // I/O 1 and 2: nothing plugged in
+    // I/O 1 and 2 with nothing plugged in: the data bus still holds what the VIC read in phi1.
+    return this.vicII.phi1.data(this.cpu.cycles - 1);
   }
 
   /** A CIA read clocks the chip up to this access and may start its interrupt pipeline. */
@@ -456,6 +463,8 @@ export class C64Machine implements CpuBus {
     } else if (page === 0xd800) this.colorRam[addr & 0x3ff] = value & 0x0f;
     else if ((addr & 0xff00) === 0xdc00) {
       this.cia1.write(addr & 0x0f, value, this.cpu.cycles);
+      // PB4 is the VIC's light pen input (control port 1's fire line).
+      if ((addr & 0x0c) === 0) this.vicII.lightPenInput((this.cia1.read(0x01, this.cpu.cycles, false) & 0x10) === 0, this.cpu.cycles - 1);
       this.updateNextEvent();
     } else if ((addr & 0xff00) === 0xdd00) {
       this.cia2.write(addr & 0x0f, value, this.cpu.cycles);
@@ -512,142 +521,20 @@ export class C64Machine implements CpuBus {
     } else this.ram[addr] = value;
   }
 
-  private vicRead(reg: number): number {
-    switch (reg) {
-      case 0x11:
-        return (this.vic[0x11]! & 0x7f) | ((this.rasterLine() & 0x100) >> 1);
-      case 0x12:
-        return this.rasterLine() & 0xff;
-      case 0x19:
-        if (this.vic[0x15] !== 0) {
-          this.collisions.catchUp(this.cpu.cycles);
-          this.takeCollisionIrq();
-        }
-        return this.vic[0x19]! | 0x70 | ((this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0 ? 0x80 : 0);
-      case 0x1a:
-        return this.vic[0x1a]! | 0xf0;
-      case 0x16:
-        return this.vic[0x16]! | 0xc0; // unused bits read as 1
-      case 0x18:
-        return this.vic[0x18]! | 0x01;
-      case 0x1e:
-      case 0x1f:
-        if (this.vic[0x15] !== 0 || this.collisions.spriteSprite | this.collisions.spriteBackground) {
-          const v = this.collisions.read(reg, this.cpu.cycles, true);
-          this.takeCollisionIrq();
-          return v;
-        }
-        return 0;
-      default:
-        return reg >= 0x2f ? 0xff : reg >= 0x20 ? this.vic[reg]! | 0xf0 : this.vic[reg]!;
-    }
-  }
-
   private vicWrite(reg: number, value: number): void {
-    // Lines that have passed were drawn with the registers as they were: evaluate them first.
-    if (this.vic[0x15] !== 0 && reg < 0x20) {
-      this.collisions.catchUp(this.cpu.cycles);
-      this.takeCollisionIrq();
+    if (this.vicII.write(reg, value, this.cpu.cycles)) {
+      // $D011, $D015, $D017 or a sprite Y changed: BA for the rest of this line may differ.
+      this.baCheckAt = this.vicTiming.nextAttention(this.cpu.cycles);
     }
-    switch (reg) {
-      case 0x11:
-        this.vic[0x11] = value;
-        this.setRasterCompare((this.rasterCompare & 0xff) | ((value & 0x80) << 1));
-        this.vicTimingChanged();
-        break;
-      case 0x17:
-      case 0x01:
-      case 0x03:
-      case 0x05:
-      case 0x07:
-      case 0x09:
-      case 0x0b:
-      case 0x0d:
-      case 0x0f:
-        this.vic[reg] = value;
-        this.vicTimingChanged();
-        break;
-      case 0x12:
-        this.setRasterCompare((this.rasterCompare & 0x100) | value);
-        break;
-      case 0x19: // writing 1s acknowledges
-        this.vic[0x19]! &= ~value & 0x0f;
-        this.updateVicIrq(this.cpu.cycles - 1);
-        break;
-      case 0x1a:
-        this.vic[0x1a] = value & 0x0f;
-        this.updateVicIrq(this.cpu.cycles - 1);
-        this.watchCollisions();
-        break;
-      case 0x15:
-        this.vic[0x15] = value;
-        this.vicTimingChanged();
-        this.watchCollisions();
-        break;
-      case 0x1e:
-      case 0x1f:
-        break; // read-only latches
-      default:
-        this.vic[reg] = value;
-    }
-  }
-
-  /** $D011, $D015, $D017 or a sprite Y changed: BA for the rest of this line may differ. */
-  private vicTimingChanged(): void {
-    const now = this.cpu.cycles - 1;
-    this.vicTiming.registersChanged(now);
-    this.baCheckAt = this.vicTiming.nextAttention(now + 1);
-  }
-
-  private setRasterCompare(line: number): void {
-    this.rasterCompare = line;
-    this.scheduleRasterMatch();
-  }
-
-  private scheduleRasterMatch(): void {
-    if (this.rasterCompare >= this.linesPerFrame) {
-      this.nextRasterMatch = Number.POSITIVE_INFINITY;
-      this.updateNextEvent();
-      return;
-    }
-    const now = this.cpu.cycles;
-    const frameStart = now - (now % this.cyclesPerFrame);
-    let at = frameStart + this.rasterCompare * this.cyclesPerLine;
-    if (at <= now) at += this.cyclesPerFrame;
-    this.nextRasterMatch = at;
     this.updateNextEvent();
   }
 
   private updateNextEvent(): void {
-    this.nextEvent = Math.min(this.nextRasterMatch, this.cia1.nextEvent, this.cia2.nextEvent, this.collisionWatchAt);
-  }
-
-  /** A byte as the VIC-II sees memory: its 16 KiB bank, with the character ROM in banks 0 and 2. */
-  private vicFetch(addr: number): number {
-    const bank = this.vicBank();
-    if ((bank & 0x4000) === 0 && (addr & 0x3000) === 0x1000) return this.chargen[addr & 0x0fff]!;
-    return this.ram[bank | (addr & 0x3fff)]!;
+    this.nextEvent = Math.min(this.vicII.nextEvent, this.cia1.nextEvent, this.cia2.nextEvent);
   }
 
   private vicBank(): number {
     return (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
-  }
-
-  /** New collisions raise their interrupt flags in $D019. */
-  private takeCollisionIrq(): void {
-    const irq = this.collisions.pendingIrq;
-    if (irq === 0) return;
-    this.collisions.pendingIrq = 0;
-    this.vic[0x19]! |= irq;
-    this.updateVicIrq(this.cpu.cycles);
-  }
-
-  /** With a collision interrupt enabled and sprites on, lines are evaluated as they end. */
-  private watchCollisions(): void {
-    const watch = (this.vic[0x1a]! & 0x06) !== 0 && this.vic[0x15] !== 0;
-    const now = this.cpu.cycles;
-    this.collisionWatchAt = watch ? now - (now % this.cyclesPerLine) + this.cyclesPerLine : Number.POSITIVE_INFINITY;
-    this.updateNextEvent();
   }
 
   /** The CPU is inside a BRK/IRQ entry: an NMI due by now may take over its vector. */
@@ -663,26 +550,10 @@ export class C64Machine implements CpuBus {
       this.baCheckAt = this.vicTiming.nextAttention(this.cpu.cycles);
     }
     const now = this.cpu.cycles;
-    if (now >= this.nextRasterMatch) this.rasterMatched();
+    if (now >= this.vicII.nextEvent) this.vicII.handleEvents(now);
     if (now >= this.cia1.nextEvent) this.cia1.catchUp(now);
     if (now >= this.cia2.nextEvent) this.cia2.catchUp(now);
-    if (now >= this.collisionWatchAt) {
-      this.collisions.catchUp(now);
-      this.takeCollisionIrq();
-      this.collisionWatchAt = now - (now % this.cyclesPerLine) + this.cyclesPerLine;
-    }
     this.updateNextEvent();
-  }
-
-  /** The VIC's IRQ output follows its latch and enable bits; `at` is the clock of the change. */
-  private updateVicIrq(at: number): void {
-    this.cpu.setIrqSource(IRQ_SOURCE_VIC, (this.vic[0x19]! & this.vic[0x1a]! & 0x0f) !== 0, at);
-  }
-
-  private rasterMatched(): void {
-    this.vic[0x19]! |= 0x01;
-    this.updateVicIrq(this.nextRasterMatch);
-    this.nextRasterMatch += this.cyclesPerFrame;
   }
 
   // --- debugger and DMA access (no side effects, no bus cycles) ----------------------------------
@@ -806,21 +677,17 @@ export class C64Machine implements CpuBus {
   reset(): void {
     this.port.reset();
     this.updateBanking();
-    this.vic.fill(0);
-    this.vicTiming.reset(this.cpu.cycles);
+    this.vicII.reset(this.cpu.cycles);
     this.baCheckAt = this.cpu.cycles;
     this.baLowNow = false;
     this.cia1.reset(this.cpu.cycles);
     this.cia2.reset(this.cpu.cycles);
     this.reu?.reset();
     this.reuPending = false;
-    this.collisions.reset(this.cpu.cycles);
-    this.collisionWatchAt = Number.POSITIVE_INFINITY;
     this.colorRam.fill(0);
-    this.rasterCompare = 0;
     this.cpu.irqLines = 0;
     this.debugRegister = 0;
-    this.scheduleRasterMatch();
+    this.updateNextEvent();
     this.cpu.reset();
     this.runUntilReady();
   }

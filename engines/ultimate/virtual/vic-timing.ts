@@ -20,6 +20,8 @@
 // written during it; sprite X, priorities and the idle/display state machine are not modelled
 // (they do not change BA).
 
+import { spriteFetchStart } from './vic-phi1.js';
+
 export const VIC_CYCLES_PER_LINE = 63;
 export const VIC_LINES = 312;
 export const VIC_CYCLES_PER_FRAME = VIC_CYCLES_PER_LINE * VIC_LINES;
@@ -31,8 +33,6 @@ const BAD_LINE_LAST = 0xf7;
 const BAD_BA_FROM = 11;
 const BAD_AEC_FROM = 14;
 const BAD_LAST = 53;
-/** 0-based clock of sprite 0's first s-access (cycle 58). */
-const SPRITE0_ACCESS = 57;
 /** BA drops this many cycles before the VIC takes the bus. */
 const BA_WARNING = 3;
 
@@ -72,8 +72,8 @@ export class VicBusTiming {
   ) {
     this.#perLine = cyclesPerLine;
     this.#perFrame = cyclesPerLine * lines;
-    // The 6567R8's two extra clocks come before the sprite accesses (C. Bauer's timing diagrams).
-    this.#sprite0 = SPRITE0_ACCESS + cyclesPerLine - VIC_CYCLES_PER_LINE;
+    // Sprite 0's accesses start at cycle 58 on the 6569 and 59 on the NTSC chips (vic-phi1.ts).
+    this.#sprite0 = spriteFetchStart(cyclesPerLine);
   }
   readonly #sprite0: number;
 
@@ -110,6 +110,12 @@ export class VicBusTiming {
     this.#drop(now);
     if (this.#from.length === 0 || this.#from[0]! > now) return undefined;
     return [this.#from[0]!, this.#to[0]!, this.#stolen[0]!];
+  }
+
+  /** DEN was set in some clock of line $30 of the frame containing clock `now` (bad lines are possible). */
+  badLinesEnabled(now: number): boolean {
+    this.#advance(now);
+    return this.#denSeen;
   }
 
   /** True when `line` (0..311) is a bad line with the current registers and DEN history. */
