@@ -197,7 +197,9 @@ let err_capture = open_capture "stderr"
 let truncate_capture fd size = if size > 0 then (Unix.ftruncate fd 0; ignore (Unix.lseek fd 0 Unix.SEEK_SET))
 
 (* [known]: the capture sizes measured an instant ago, at the end of the previous element of the
-   same batch (nothing but the agent ran since), which spares two system calls per element. *)
+   same batch, which spares two system calls per element. (Output a background thread writes in
+   that instant is not dropped but lands in the next element's capture, as the Limits in
+   docs/topup.md allow.) *)
 let truncate_captures ?known () =
   match known with
   | Some (out, err) -> truncate_capture out_capture out; truncate_capture err_capture err
