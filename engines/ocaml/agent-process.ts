@@ -34,8 +34,6 @@ export class AgentProcess {
   private readonly channel: Duplex;
   private buffered = '';
   private pending: { resolve: (r: AgentReply) => void; reject: (e: Error) => void } | null = null;
-  /** Receives the pending request's progress lines ({"event": …}) before its answer. */
-  private onEvent: ((event: AgentReply) => void) | null = null;
   private exitInfo: AgentExit | null = null;
   private readonly exitWaiters: Array<(e: AgentExit) => void> = [];
 
@@ -111,21 +109,13 @@ export class AgentProcess {
     return this.exitInfo === null;
   }
 
-  /**
-   * Send one request and wait for its answer (rejects with AgentExitedError if the agent dies).
-   * Event lines the agent sends before the answer go to `onEvent`.
-   */
-  async request(req: Record<string, unknown>, onEvent?: (event: AgentReply) => void): Promise<AgentReply> {
+  /** Send one request and wait for its answer (rejects with AgentExitedError if the agent dies). */
+  async request(req: Record<string, unknown>): Promise<AgentReply> {
     if (this.exitInfo) throw new AgentExitedError(this.exitInfo);
     if (this.pending) throw new Error('agent request while another is pending (engine bug)');
     const reply = this.nextReply();
-    this.onEvent = onEvent ?? null;
     this.channel.write(`${JSON.stringify(req)}\n`);
-    try {
-      return await reply;
-    } finally {
-      this.onEvent = null;
-    }
+    return reply;
   }
 
   private nextReply(): Promise<AgentReply> {
@@ -148,10 +138,6 @@ export class AgentProcess {
         const p = this.pending;
         this.pending = null;
         p?.reject(new Error(`the OCaml agent sent a malformed line: ${line.slice(0, 200)}`));
-        continue;
-      }
-      if (typeof parsed.event === 'string') {
-        this.onEvent?.(parsed);
         continue;
       }
       const p = this.pending;

@@ -10,6 +10,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join } from 'node:path';
 import { type AgentDriver, ensureAgentBinary } from './agent-build.js';
 import { AgentExitedError, AgentProcess, type AgentReply } from './agent-process.js';
+import { BatchJournal } from './batch-journal.js';
 import { writeFileDurable } from '../../common/durable-write.js';
 import { validateCheckpointLabel } from './checkpoint-label.js';
 import { OcamlError } from './errors.js';
@@ -71,6 +72,8 @@ export const DEFAULT_TIMEOUT_SEC = 30;
 const REPLAY_TIMEOUT_SEC = 300;
 /** While waiting for an interrupted agent, SIGINT is repeated this often (one may land between phrases). */
 const INTERRUPT_REPEAT_MS = 100;
+/** While an eval_batch runs, its journal is read this often: progress is at most this late. */
+const BATCH_DRAIN_MS = 20;
 /** setTimeout's ceiling (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -123,6 +126,9 @@ interface AgentEvalReply {
   stdout_bytes: number;
   stderr_bytes: number;
 }
+
+/** How a request the caller may interrupt ended: the agent's answer, or the result of a crash. */
+type GuardedOutcome = { kind: 'reply'; reply: AgentReply } | { kind: 'crash'; result: EvalResult };
 
 function validateTimeout(timeout: number | undefined, fallback: number): number {
   const t = timeout ?? fallback;
@@ -297,7 +303,9 @@ export class OcamlToplevel {
   /**
    * Evaluate sources in order (timeout per element), stopping after the first with an error.
    * The whole batch is one request: the agent runs the elements back to back and enforces each
-   * element's deadline itself (an interval timer), so a batch costs one round trip.
+   * element's deadline itself (an interval timer), so a batch costs one round trip. Results come
+   * through the batch journal (batch-journal.ts), read every BATCH_DRAIN_MS while the batch runs
+   * (each read reports its elements' progress), at the answer, and after a crash.
    */
   async evalBatch(sources: readonly string[], options: EvalBatchOptions = {}): Promise<EvalBatchResult> {
     const timeout = validateTimeout(options.timeout, this.defaultTimeout);
@@ -305,23 +313,48 @@ export class OcamlToplevel {
     return this.queue.run(async () => {
       const { agent, restart } = await this.liveAgent();
       const results: EvalResult[] = [];
-      const onResult = (event: AgentReply) => {
-        const r = event.result as AgentEvalReply & { stdout: string; stderr: string };
-        this.phraseLog.append(r.logged);
-        const result = this.shapeResult(r);
-        this.putCapped(result, 'stdout', r.stdout);
-        this.putCapped(result, 'stderr', r.stderr);
-        results.push(result);
-        options.onElement?.(results.length, sources.length);
+      const journal = new BatchJournal(join(this.agentDir!, 'batch-results'));
+      const drain = () => {
+        for (const record of journal.read()) {
+          const r = record as unknown as AgentEvalReply & { stdout: string; stderr: string };
+          // In memory at once (a crash later in the batch replays it), in the file once per batch.
+          this.phraseLog.stage(r.logged);
+          const result = this.shapeResult(r);
+          this.putCapped(result, 'stdout', r.stdout);
+          this.putCapped(result, 'stderr', r.stderr);
+          results.push(result);
+          options.onElement?.(results.length, sources.length);
+        }
       };
+      // A read that fails while the batch runs (a malformed record) fails the call at its end.
+      let drainFailure: unknown;
+      const ticker = setInterval(() => {
+        try {
+          drain();
+        } catch (err) {
+          drainFailure ??= err;
+        }
+      }, BATCH_DRAIN_MS);
       // Only a safety net for an agent that stops answering: per-element deadlines are the agent's.
-      const outcome = await this.guardedRequest(
-        agent,
-        { op: 'eval_batch', sources, timeout },
-        timeout * sources.length + 5,
-        options.signal,
-        onResult,
-      );
+      let outcome: GuardedOutcome;
+      try {
+        outcome = await this.guardedRequest(
+          agent,
+          { op: 'eval_batch', sources, timeout, journal: journal.path },
+          timeout * sources.length + 5,
+          options.signal,
+          drain,
+        );
+        if (outcome.kind === 'reply') drain();
+      } finally {
+        clearInterval(ticker);
+        journal.close();
+        this.phraseLog.commit();
+      }
+      if (drainFailure) throw drainFailure;
+      if (outcome.kind === 'reply' && outcome.reply.count !== results.length) {
+        throw new Error(`the OCaml agent ran ${String(outcome.reply.count)} batch elements but its journal holds ${results.length}`);
+      }
       if (restart && results[0]) results[0].toplevel_restarted = restart;
       // A crash ends the batch with one more element: the one that was running.
       if (outcome.kind === 'crash') return { results: [...results, outcome.result], stopped_on_error: true };
@@ -377,8 +410,9 @@ export class OcamlToplevel {
     req: Record<string, unknown>,
     timeoutSec: number,
     signal: AbortSignal | undefined,
-    onEvent?: (event: AgentReply) => void,
-  ): Promise<{ kind: 'reply'; reply: AgentReply } | { kind: 'crash'; result: EvalResult }> {
+    /** Called when the agent has died, before it is replaced (its work dir goes with it). */
+    beforeRestart?: () => void,
+  ): Promise<GuardedOutcome> {
     const running = new RunningEval(agent, this.graceMs);
     const dir = this.agentDir!;
     this.running = running;
@@ -387,7 +421,7 @@ export class OcamlToplevel {
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     try {
-      const reply = await agent.request(req, onEvent);
+      const reply = await agent.request(req);
       if (reply.ok !== true) throw new Error(`the OCaml agent failed: ${String(reply.error)}`);
       return { kind: 'reply', reply };
     } catch (err) {
@@ -395,6 +429,7 @@ export class OcamlToplevel {
       const result: EvalResult = { value_repr: null, type: null, stdout: '', stderr: '', warnings: [], error: null };
       this.putCapture(result, dir, 'stdout', -1);
       this.putCapture(result, dir, 'stderr', -1);
+      beforeRestart?.();
       const unresponsive = running.killed;
       const why = unresponsive
         ? `the toplevel did not answer the interrupt within ${this.graceMs} ms and was killed`

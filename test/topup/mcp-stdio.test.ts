@@ -154,7 +154,7 @@ for (const variant of topupVariants()) {
       const started = startedMarker(home.path, 'notified-loop');
       const ac = new AbortController();
       const running = client.callTool(
-        { name: 'eval', arguments: { source: `${started.ocaml}; while true do incr spins done`, timeout: 600 } },
+        { name: 'eval', arguments: { source: `while true do incr spins; if !spins = 1 then ${started.ocaml} done`, timeout: 600 } },
         undefined,
         { signal: ac.signal },
       );
@@ -171,7 +171,9 @@ for (const variant of topupVariants()) {
     test('the cancel tool interrupts an eval running on another request', async () => {
       await call('eval', { source: 'let c_spins = ref 0' });
       const started = startedMarker(home.path, 'cancel-tool-loop');
-      const running = call('eval', { source: `${started.ocaml}; while true do incr c_spins done`, timeout: 600 });
+      // The marker is written once the loop has counted (an interrupt may land as soon as the
+      // marker exists, even inside the call that writes it, on a loaded machine).
+      const running = call('eval', { source: `while true do incr c_spins; if !c_spins = 1 then ${started.ocaml} done`, timeout: 600 });
       await started.wait();
       assert.equal(payload(await call('cancel')).cancelled, true);
       const r = payload(await running);

@@ -10,7 +10,7 @@
    Requests (parent -> agent):
      {"op":"eval","source":S}      {"op":"env","all":B}     {"op":"lookup","name":S}
      {"op":"load","path":S}        {"op":"check_entry","name":S}
-     {"op":"eval_batch","sources":[S],"timeout":N}
+     {"op":"eval_batch","sources":[S],"timeout":N,"journal":PATH}  (results go to PATH, see eval_batch)
    Answers (agent -> parent): {"ok":true,...} or {"ok":false,"error":S}; eval always answers
    ok:true and puts failures in its "error" field.
 
@@ -194,10 +194,16 @@ let err_capture = open_capture "stderr"
    their file offsets: starting an eval's capture is rewinding them, which costs no syscall at
    all when the previous eval printed nothing. Output written between evals (background threads)
    is dropped by that rewind; output written during an eval, by anyone, lands in its capture. *)
-let truncate_captures () =
-  List.iter
-    (fun fd -> if Unix.lseek fd 0 Unix.SEEK_CUR > 0 then (Unix.ftruncate fd 0; ignore (Unix.lseek fd 0 Unix.SEEK_SET)))
-    [ out_capture; err_capture ]
+let truncate_capture fd size = if size > 0 then (Unix.ftruncate fd 0; ignore (Unix.lseek fd 0 Unix.SEEK_SET))
+
+(* [known]: the capture sizes measured an instant ago, at the end of the previous element of the
+   same batch, which spares two system calls per element. (Output a background thread writes in
+   that instant is not dropped but lands in the next element's capture, as the Limits in
+   docs/topup.md allow.) *)
+let truncate_captures ?known () =
+  match known with
+  | Some (out, err) -> truncate_capture out_capture out; truncate_capture err_capture err
+  | None -> List.iter (fun fd -> truncate_capture fd (Unix.lseek fd 0 Unix.SEEK_CUR)) [ out_capture; err_capture ]
 
 let captured_bytes fd = Unix.lseek fd 0 Unix.SEEK_CUR
 
@@ -490,8 +496,8 @@ let run_phrase (phr : Parsetree.toplevel_phrase) : phrase_result =
     Btype.backtrack snap;
     Phrase_failed (failure_of_exn "compile" e)
 
-let eval_source (source : string) : json =
-  truncate_captures ();
+let eval_source ?known_captures (source : string) : json =
+  truncate_captures ?known:known_captures ();
   warnings := [];
   let lexbuf = Lexing.from_string source in
   Location.input_name := "//toplevel//";
@@ -531,32 +537,56 @@ let eval_source (source : string) : json =
       ("error", match error with None -> Null | Some f -> failure_json f);
       ("logged", Arr (List.rev_map (fun s -> Str s) !logged)) ]
 
-(* The whole capture file, for answers that carry output inline (eval_batch). *)
-let read_capture fd =
-  let size = (Unix.fstat fd).Unix.st_size in
-  let buf = Bytes.create size in
-  let rec fill off = if off < size then match Unix.read fd buf off (size - off) with 0 -> off | n -> fill (off + n) else off in
-  ignore (Unix.lseek fd 0 Unix.SEEK_SET);
-  let got = fill 0 in
-  Bytes.sub_string buf 0 got
+(* The whole capture file, for answers that carry output inline (eval_batch); [size] is its size
+   (the file offset, as eval_source reported it), and reading it leaves the offset there. *)
+let read_capture fd size =
+  if size = 0 then ""
+  else begin
+    let buf = Bytes.create size in
+    let rec fill off = if off < size then match Unix.read fd buf off (size - off) with 0 -> off | n -> fill (off + n) else off in
+    ignore (Unix.lseek fd 0 Unix.SEEK_SET);
+    let got = fill 0 in
+    Bytes.sub_string buf 0 got
+  end
+
+(* All of [s], written with as many write calls as it takes (one for a small record). *)
+let write_all fd s =
+  let n = String.length s in
+  let rec go off =
+    if off < n then
+      match Unix.write_substring fd s off (n - off) with
+      | k -> go (off + k)
+      | exception Unix.Unix_error (Unix.EINTR, _, _) -> go off
+  in
+  go 0
 
 (* Several sources, each an eval with its own deadline; stops after the first with an error.
-   Each element's result is sent as soon as it is known (an {"event":"batch_result"} line, with
-   its output inline), so a crash later in the batch loses nothing already done; the answer
-   itself only says how it ended. *)
-let eval_batch sources timeout =
-  let rec go count = function
+   Each element's result (with its output inline) is appended, as one JSON line, to the batch
+   journal [journal] — a file the parent created empty and reads as the batch runs — as soon as
+   it is known: a crash later in the batch loses nothing already done (the parent reads the
+   journal before it replaces the agent), and the parent learns of results without a message or
+   a wake-up per element (a write to the channel per element, and the parent's handling of it,
+   were most of what a small batch element cost beyond its compile). The answer itself only
+   says how the batch ended. *)
+let eval_batch sources timeout journal =
+  let journal = Unix.openfile journal [ Unix.O_WRONLY; Unix.O_APPEND; Unix.O_CLOEXEC ] 0 in
+  Fun.protect ~finally:(fun () -> Unix.close journal) @@ fun () ->
+  let bytes r name = match field name r with Num n -> int_of_float n | _ -> 0 in
+  (* The deadline timer is only cleared once the batch is done: the next element re-arms it, and
+     one that fires in between is forgotten by that re-arming (set_deadline), as it concerned an
+     element that had already finished. *)
+  let rec go known_captures count = function
     | [] -> (count, false)
     | src :: rest ->
       if timeout > 0. then set_deadline timeout;
-      let r = eval_source src in
-      clear_deadline ();
-      let out = read_capture out_capture and err = read_capture err_capture in
+      let r = eval_source ?known_captures src in
+      let out_bytes = bytes r "stdout_bytes" and err_bytes = bytes r "stderr_bytes" in
+      let out = read_capture out_capture out_bytes and err = read_capture err_capture err_bytes in
       let r = match r with Obj fields -> Obj (fields @ [ ("stdout", Str out); ("stderr", Str err) ]) | j -> j in
-      send (Obj [ ("event", Str "batch_result"); ("result", r) ]);
-      (match field "error" r with Null -> go (count + 1) rest | _ -> (count + 1, true))
+      write_all journal (to_json r ^ "\n");
+      (match field "error" r with Null -> go (Some (out_bytes, err_bytes)) (count + 1) rest | _ -> (count + 1, true))
   in
-  let count, stopped = go 0 sources in
+  let count, stopped = Fun.protect ~finally:(fun () -> if timeout > 0. then clear_deadline ()) (fun () -> go None 0 sources) in
   Obj [ ("ok", Bool true); ("count", Num (float_of_int count)); ("stopped_on_error", Bool stopped) ]
 
 (* ---------- environment ---------- *)
@@ -666,7 +696,7 @@ let handle line =
         | "eval_batch" ->
           let sources = match field "sources" req with Arr l -> List.map (function Str s -> s | _ -> raise (Bad_json "sources must be strings")) l | _ -> raise (Bad_json "missing sources") in
           let timeout = match field "timeout" req with Num f -> f | _ -> 0. in
-          eval_batch sources timeout
+          eval_batch sources timeout (str_field "journal" req)
         | "env" -> env_bindings (bool_field "all" req)
         | "lookup" -> lookup (str_field "name" req)
         | "check_entry" -> check_entry (str_field "name" req)

@@ -164,15 +164,22 @@ CAMLprim value topup_loader_arm(value unit)
   return Val_unit;
 }
 
-/* Puts back the handlers [topup_loader_arm] found, unless user code replaced ours meanwhile. */
-CAMLprim value topup_loader_disarm(value unit)
+/* Puts back the handlers [topup_loader_arm] found, unless user code replaced ours meanwhile: the
+   saved one goes back and the one it replaces comes back with it (one system call a signal, as a
+   phrase is armed and disarmed every time its code runs); in the rare case that was not ours, the
+   user's handler is put back in its place. */
+static void restore(int sig, const struct sigaction *saved)
 {
   struct sigaction cur;
+  if (sigaction(sig, saved, &cur) == 0 && !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal))
+    sigaction(sig, &cur, NULL);
+}
+
+CAMLprim value topup_loader_disarm(value unit)
+{
   armed = 0;
-  sigaction(SIGINT, NULL, &cur);
-  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal) sigaction(SIGINT, &saved_int, NULL);
-  sigaction(SIGALRM, NULL, &cur);
-  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal) sigaction(SIGALRM, &saved_alrm, NULL);
+  restore(SIGINT, &saved_int);
+  restore(SIGALRM, &saved_alrm);
   return Val_unit;
 }
 
