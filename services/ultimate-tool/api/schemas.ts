@@ -31,6 +31,7 @@ export const ErrorCodeSchema = z.enum([
   'probe_consumed',
   'probe_unknown',
   'probe_strictness_mismatch',
+  'probe_rate_limited',
   'confirmed_count_mismatch',
   'identity_changed',
   'target_unavailable',
