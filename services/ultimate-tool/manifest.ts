@@ -4,7 +4,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import { z } from 'zod';
-import { AddressSchema } from './address.js';
+import { AddressSchema, addressHex } from './api/address.js';
 import { escapeMessage, projectPathEscape } from './project-paths.js';
 
 export const MANIFEST_FILE = 'ultimate-tool.json';
@@ -219,7 +219,7 @@ function checkProtocol(t: z.infer<typeof TestSchema>, path: Array<string | numbe
     if (f.address + f.length > 0x10000)
       issue(
         ['prepare', 'fill', j, 'length'],
-        `the fill from $${f.address.toString(16).toUpperCase().padStart(4, '0')} of ${f.length} bytes runs past $FFFF; a fill stays inside $0000-$FFFF`,
+        `the fill from ${addressHex(f.address)} of ${f.length} bytes runs past $FFFF; a fill stays inside $0000-$FFFF`,
       );
   });
   t.expect.memory.forEach((m, j) => {

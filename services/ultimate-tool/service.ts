@@ -24,7 +24,7 @@ import {
   type TargetInfo,
   UuidSchema,
 } from './api/schemas.js';
-import { parseAddress } from './address.js';
+import { addressValue } from './api/address.js';
 import { readEvidence } from './evidence.js';
 import { JobRunner, type UltimateTargetConfig, type ViceTargetConfig } from './jobs.js';
 import { type Manifest, ManifestError, loadManifest } from './manifest.js';
@@ -455,7 +455,7 @@ export class UltimateToolService {
 
   async #resolve(runId: string, url: URL): Promise<Reply> {
     const q = parse(ResolveQuerySchema, queryObject(url), 'query for resolve');
-    const address = parseAddress(q.address);
+    const address = addressValue(q.address);
     if (address === undefined)
       throw new ServiceError(
         'invalid-request',
