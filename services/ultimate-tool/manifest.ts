@@ -194,7 +194,7 @@ export const NativeProgramSchema = z
   });
 export type NativeProgramSpec = z.infer<typeof NativeProgramSchema>;
 
-/** The issue-26 rules of one test: verdict sets disjoint, fills inside memory, masks as long as bytes. */
+/** The run-protocol rules of one test: verdict sets disjoint, fills inside memory, masks as long as bytes. */
 function checkProtocol(t: z.infer<typeof TestSchema>, path: Array<string | number>, ctx: z.RefinementCtx): void {
   const issue = (p: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path: [...path, ...p], message });
   if (t.verdict) {

@@ -1,6 +1,6 @@
 // Probe handles for the physical-device safety rules: five minutes, single use, pinned to the
 // identity the device reported. Stored in the service store so "consumed" survives a restart.
-// Bounded both ways (issue 21): every probe touches the device, so they are rate-limited (a token
+// Bounded both ways: every probe touches the device, so they are rate-limited (a token
 // bucket on the service's clock), and a probe row is pruned a while after it expired, so the
 // table holds at most what the rate allows in that window — never one row per probe ever made.
 import { randomUUID } from 'node:crypto';

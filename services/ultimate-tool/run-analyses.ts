@@ -249,7 +249,7 @@ export class RunAnalyses {
 }
 
 /**
- * Two honesty rules over the label resolver's answer (issue 26): an address in I/O, ROM or vector
+ * Two honesty rules over the label resolver's answer (docs/ultimate/SERVICE.md, "Honest analyses"): an address in I/O, ROM or vector
  * space that only the nearest RAM label below "describes" is `unmapped` (with the hardware named
  * when the table knows it); and with an ld65 --dbgfile, the source line that produced the byte
  * (file, line, the label scope it is in and the offset from it).
