@@ -1,4 +1,4 @@
-// Issue 21: the service (services/ultimate-tool/address.ts) and the API (api/address.ts) each had
+// The service (services/ultimate-tool/address.ts) and the API (api/address.ts) each had
 // an address parser. Now api/address.ts is the only one: the manifest, the resolve route, the
 // timeline and the adapter's inputs parse with it, and the package's old export names map to it.
 import assert from 'node:assert/strict';

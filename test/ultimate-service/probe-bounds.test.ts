@@ -1,4 +1,4 @@
-// Issue 21, reliability finding: 2,000 probes were accepted in 4.3 s, each touching the device,
+// A reliability finding: 2,000 probes were accepted in 4.3 s, each touching the device,
 // and all 2,000 rows were kept. Probes are now rate-limited (429 probe_rate_limited saying when to
 // retry, nothing sent to the device) and a probe row is pruned a while after it expired.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 21, reliability finding: a symlink inside the project was followed out of it — a symbol
+// A reliability finding: a symlink inside the project was followed out of it — a symbol
 // path `outside/passwd` with `outside -> /etc` stored /etc/passwd as evidence and served it. Every
 // project path is now resolved with realpath and confined to the project: in the manifest (a
 // manifest error naming the field, the path, where it leads and the rule), in the clean build's

@@ -1,4 +1,4 @@
-// Issue 21, small inconsistency: `limit=0x10` was accepted on some routes (z.coerce.number takes
+// An inconsistency found by review: `limit=0x10` was accepted on some routes (z.coerce.number takes
 // hex, exponents, signs, spaces and "" as 0) and refused on others (the timeline and diagnostic
 // items parse their limit themselves, decimal digits only). Now every route decides the same way:
 // decimal digits only, and a refusal names the parameter and what was expected. The walk goes over
