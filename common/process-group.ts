@@ -5,6 +5,10 @@ import { spawn } from 'node:child_process';
 
 export interface ProcessGroupOptions {
   cwd?: string;
+  /** The environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Aborting kills the whole group at once (as the time limit does). */
+  signal?: AbortSignal;
   /** Kill the group with SIGKILL after this many ms (0 or absent: no limit). */
   timeoutMs?: number;
   onStdout?: (chunk: Buffer) => void;
@@ -18,8 +22,15 @@ export type ProcessGroupOutcome =
 /** Spawns `command args` in a new process group; resolves when the leader has exited and its pipes closed. */
 export function runInProcessGroup(command: string, args: readonly string[], opts: ProcessGroupOptions = {}): Promise<ProcessGroupOutcome> {
   return new Promise((done) => {
-    const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let timedOut = false;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      killProcessGroup(child.pid);
+    };
+    if (opts.signal?.aborted) queueMicrotask(onAbort);
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
     const timer =
       opts.timeoutMs && opts.timeoutMs > 0
         ? setTimeout(() => {
@@ -31,12 +42,14 @@ export function runInProcessGroup(command: string, args: readonly string[], opts
     child.stderr.on('data', (b: Buffer) => opts.onStderr?.(b));
     child.once('error', (error) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
       done({ started: false, error });
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
       // The leader is gone; members it left behind (killed or not) go with it.
-      if (timedOut) killProcessGroup(child.pid);
+      if (timedOut || aborted) killProcessGroup(child.pid);
       done({ started: true, pid: child.pid ?? 0, code, signal, timedOut });
     });
   });

@@ -172,7 +172,7 @@ export type ListRunsQuery = {
   target?: Target;
 };
 
-// ---- debug-stream captures and run analyses (issue 11) ----
+// ---- debug-stream captures and run analyses (docs/ultimate/CAPTURES.md) ----
 
 export const PreparationBodySchema = apiBody({
   preparation: z.looseObject({ preparation_id: Uuid, kind: z.enum(['debug_stream', 'source_linked']), state: z.string() }),

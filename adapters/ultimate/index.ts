@@ -1,4 +1,4 @@
-// The Ultimate Tool MCP adapter (`ultimate-tool-mcp`): eleven tools over the service's HTTP API,
+// The Ultimate Tool MCP adapter (`ultimate-tool-mcp`): the contract's 30 tools over the service's HTTP API,
 // every answer in the schema-12 envelope; and the typed client of that API.
 export { createUltimateToolServer, UltimateToolServer, ULTIMATE_SERVER_NAME, type UltimateToolServerOptions } from './server.js';
 export { createUltimateTools, ULTIMATE_TOOL_NAMES } from './tools.js';

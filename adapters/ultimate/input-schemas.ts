@@ -143,7 +143,7 @@ export const ListCheckpointComparisonsArgs = z.strictObject({
 });
 
 export const GetCheckpointComparisonArgs = z.strictObject({ comparison_id: uuidField('comparison_id') });
-// ---- debug-stream captures and run analyses (issue 11) ----
+// ---- debug-stream captures and run analyses (docs/ultimate/CAPTURES.md) ----
 
 /** The timeline's page bound (docs/ultimate/TIMELINE.md). */
 export const TIMELINE_LIMIT_MAX = API_TIMELINE_LIMIT_MAX;

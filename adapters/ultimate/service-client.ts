@@ -88,7 +88,8 @@ export const CAPTURE_START_TIMEOUT_MS = 10 * 60 * 1000;
 export type CaptureKind = 'debug-stream' | 'source-linked';
 
 /**
- * One method per route of ULTIMATE-API.md. Connections are kept alive, so a call costs one
+ * The service's HTTP API as the route table (services/ultimate-tool/api/routes.ts) declares it,
+ * wire agreement docs/ultimate/SERVICE-API.md. Connections are kept alive, so a call costs one
  * request on an open socket.
  */
 export class UltimateServiceClient {

@@ -1,5 +1,8 @@
 // Run a short-lived command and collect its output (toolchain probes, agent build, dune build).
-import { spawn } from 'node:child_process';
+// It runs as the leader of its own process group (common/process-group.ts): a time limit or an
+// abort kills the whole group, so a `dune build` stopped at its limit leaves no ocamlopt, ocamlfind
+// or other child of its own running.
+import { runInProcessGroup } from '../../common/index.js';
 
 export interface CommandResult {
   code: number | null;
@@ -12,28 +15,21 @@ export class CommandNotFound extends Error {
   override readonly name = 'CommandNotFound';
 }
 
-export function runCommand(
+export async function runCommand(
   command: string,
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.stderr.on('data', (c: Buffer) => chunks.push(c));
-    const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
-    const onAbort = () => child.kill('SIGKILL');
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.once('error', (err: NodeJS.ErrnoException) => {
-      if (timer) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      reject(err.code === 'ENOENT' ? new CommandNotFound(`${command}: command not found`) : err);
-    });
-    child.once('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve({ code, signal, output: Buffer.concat(chunks).toString('utf8') });
-    });
+  const chunks: Buffer[] = [];
+  const collect = (c: Buffer) => chunks.push(c);
+  const r = await runInProcessGroup(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    onStdout: collect,
+    onStderr: collect,
   });
+  if (!r.started) throw r.error.code === 'ENOENT' ? new CommandNotFound(`${command}: command not found`) : r.error;
+  return { code: r.code, signal: r.signal, output: Buffer.concat(chunks).toString('utf8') };
 }

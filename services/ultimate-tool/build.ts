@@ -2,11 +2,15 @@
 // service's own store and without the outputs the manifest names, so nothing stale can be taken
 // for a fresh artifact), the build command runs there with a time limit, and the artifacts and
 // symbol files are read back with their SHA-256. A failing build is a result, not an exception.
-import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+// Symlinks are copied as they are written (a relative one keeps pointing inside the copy); one
+// that leads out of the project fails the build, and an output is read only when its realpath is
+// inside the copy — so a link to /etc can never become stored, served evidence.
+import { cp, lstat, mkdtemp, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { runInProcessGroup, sha256Hex } from '../../common/index.js';
 import type { Manifest, SymbolFormat } from './manifest.js';
+import { PROJECT_PATH_RULE, escapeMessage, isInside } from './project-paths.js';
 
 /** Output kept per stream; more is cut (and said so in the log). */
 const LOG_CAP_BYTES = 1024 * 1024;
@@ -80,15 +84,37 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
   const command = manifest.build.command;
   const started = performance.now();
   try {
+    const rootReal = await realpath(root);
+    const escapes: string[] = [];
     await cp(root, copy, {
       recursive: true,
-      filter: (src) => {
+      verbatimSymlinks: true,
+      filter: async (src) => {
         const abs = resolve(src);
         if (store && (abs === store || abs.startsWith(store + sep))) return false;
         if (abs.split(sep).includes('.git') || abs.split(sep).includes('.ultimate-tool')) return false;
-        return !outputs.has(abs);
+        if (outputs.has(abs)) return false;
+        const leads = await symlinkLeadsOut(abs, root, rootReal);
+        if (leads !== null) {
+          escapes.push(escapeMessage(relative(root, abs), leads, rootReal));
+          return false;
+        }
+        return true;
       },
     });
+    if (escapes.length)
+      return {
+        ok: false,
+        command,
+        durationMs: performance.now() - started,
+        commandMs: 0,
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        reason: `the project holds symlinks that lead out of it, so it was not built: ${escapes.join('; ')}`,
+      };
     const out = capped();
     const err = capped();
     const commandStarted = performance.now();
@@ -135,13 +161,20 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
       };
     const artifacts = new Map<string, BuiltArtifact>();
     const missing: string[] = [];
+    const copyReal = await realpath(copy);
+    const escapedOutputs: string[] = [];
     const readOut = async (p: string): Promise<BuiltFile | undefined> => {
       const abs = join(copy, p);
       if (relative(copy, abs).startsWith('..')) return undefined;
       try {
-        const st = await stat(abs);
+        const real = await realpath(abs);
+        if (!isInside(copyReal, real)) {
+          escapedOutputs.push(`${JSON.stringify(p)} resolves to ${real}, outside the build's copy of the project`);
+          return undefined;
+        }
+        const st = await stat(real);
         if (!st.isFile() || st.size > 16 * 1024 * 1024) return undefined;
-        const bytes = await readFile(abs);
+        const bytes = await readFile(real);
         return { path: p, bytes, sha256: sha256Hex(bytes) };
       } catch {
         return undefined;
@@ -158,6 +191,15 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
       }
       if (prg) artifacts.set(a.name, { name: a.name, prg, symbols });
     }
+    if (escapedOutputs.length)
+      return {
+        ok: false,
+        ...base,
+        exitCode: outcome.code,
+        signal: null,
+        timedOut: false,
+        reason: `the build left outputs that lead out of the project, so they were not read: ${escapedOutputs.join('; ')}; ${PROJECT_PATH_RULE}`,
+      };
     if (missing.length)
       return {
         ok: false,
@@ -171,4 +213,16 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where a symlink of the project leads when that is outside the project, else null (also for
+ * anything that is not a symlink). A dangling link is judged by where its text points.
+ */
+async function symlinkLeadsOut(abs: string, root: string, rootReal: string): Promise<string | null> {
+  const st = await lstat(abs).catch(() => undefined);
+  if (!st?.isSymbolicLink()) return null;
+  const real = await realpath(abs).catch(() => null);
+  const leads = real ?? resolve(dirname(abs), await readlink(abs));
+  return isInside(rootReal, leads) || isInside(root, leads) ? null : leads;
 }

@@ -14,7 +14,8 @@ export {
   type TestSpec,
   type SymbolFormat,
 } from './manifest.js';
-export { parseAddress, hex16 } from './address.js';
+// The names this entry has always exported, from the one address parser (api/address.ts).
+export { addressValue as parseAddress, addressHex as hex16 } from './api/address.js';
 export { runServeCli, parseServeArgs, SERVE_USAGE, type ServeEnv } from './cli.js';
 export {
   runVirtualViceCli,

@@ -19,6 +19,7 @@ import {
 import { type BuildResult, type BuiltArtifact, runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
 import { type Manifest, type TestSpec, expectedPassValue } from './manifest.js';
+import { readProjectFile } from './project-paths.js';
 import { identityOf, sameIdentity } from './probes.js';
 import { CHECKPOINT_COMPARISON_RECORD_SCHEMA_VERSION, type CheckpointPairRecord } from './checkpoint-pairs.js';
 import { compareStoredRuns } from './checkpoint-service.js';
@@ -206,7 +207,7 @@ export class JobRunner {
       if (!artifact) throw new ServiceError('build_failed', `the build has no artifact ${test.artifact}`, 500);
       let reuImage: Uint8Array | null = null;
       if (manifest.ultimate_reu_image && job.targets.includes('ultimate'))
-        reuImage = await readFile(join(this.ctx.projectRoot, manifest.ultimate_reu_image));
+        reuImage = await readProjectFile(this.ctx.projectRoot, manifest.ultimate_reu_image);
 
       let comparison: Record<string, unknown> | null | undefined;
       for (const target of targets) {

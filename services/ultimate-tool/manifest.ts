@@ -1,10 +1,11 @@
 // The project manifest `ultimate-tool.json`: what to build, which artifacts and symbol files the
 // build leaves, and the tests. Validated with zod; `manifest.schema.json` (shipped beside this
 // file) is generated from the same schema by `manifest-schema-build.ts`.
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import { z } from 'zod';
-import { AddressSchema } from './address.js';
+import { AddressSchema, addressHex } from './api/address.js';
+import { escapeMessage, projectPathEscape } from './project-paths.js';
 
 export const MANIFEST_FILE = 'ultimate-tool.json';
 export const MANIFEST_SCHEMA_VERSION = 1;
@@ -193,7 +194,7 @@ export const NativeProgramSchema = z
   });
 export type NativeProgramSpec = z.infer<typeof NativeProgramSchema>;
 
-/** The issue-26 rules of one test: verdict sets disjoint, fills inside memory, masks as long as bytes. */
+/** The run-protocol rules of one test: verdict sets disjoint, fills inside memory, masks as long as bytes. */
 function checkProtocol(t: z.infer<typeof TestSchema>, path: Array<string | number>, ctx: z.RefinementCtx): void {
   const issue = (p: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path: [...path, ...p], message });
   if (t.verdict) {
@@ -218,7 +219,7 @@ function checkProtocol(t: z.infer<typeof TestSchema>, path: Array<string | numbe
     if (f.address + f.length > 0x10000)
       issue(
         ['prepare', 'fill', j, 'length'],
-        `the fill from $${f.address.toString(16).toUpperCase().padStart(4, '0')} of ${f.length} bytes runs past $FFFF; a fill stays inside $0000-$FFFF`,
+        `the fill from ${addressHex(f.address)} of ${f.length} bytes runs past $FFFF; a fill stays inside $0000-$FFFF`,
       );
   });
   t.expect.memory.forEach((m, j) => {
@@ -336,10 +337,52 @@ export async function loadManifest(projectRoot: string): Promise<Manifest> {
     throw new ManifestError(`cannot read ${file}: ${(e as Error).message}`);
   }
   const hit = cache.get(file);
-  if (hit && hit.text === text) return structuredClone(hit.manifest);
-  const manifest = parseManifestText(file, text);
+  const manifest = hit && hit.text === text ? hit.manifest : parseManifestText(file, text);
   cache.set(file, { text, manifest });
+  // Not cached: a symlink can appear in the project while the manifest text stays the same.
+  await checkProjectPaths(projectRoot, file, manifest);
   return structuredClone(manifest);
+}
+
+/** Every path the manifest names, with the field that names it. */
+function manifestPaths(m: Manifest): Array<[field: string, path: string]> {
+  const out: Array<[string, string]> = [];
+  m.artifacts.forEach((a, i) => {
+    out.push([`artifacts.${i}.path`, a.path]);
+    a.symbols.forEach((s, j) => {
+      out.push([`artifacts.${i}.symbols.${j}.path`, s.path]);
+    });
+  });
+  if (m.ultimate_reu_image !== null) out.push(['ultimate_reu_image', m.ultimate_reu_image]);
+  m.native_programs.forEach((p, i) => {
+    p.sources?.forEach((s, j) => {
+      out.push([`native_programs.${i}.sources.${j}`, s]);
+    });
+    if (p.prebuilt !== undefined) out.push([`native_programs.${i}.prebuilt`, p.prebuilt]);
+  });
+  return out;
+}
+
+/**
+ * The manifest's paths resolved on disk (realpath, symlinks included): one that leads out of the
+ * project is a manifest error naming the field, the path and where it leads — before anything is
+ * built, read, stored or served (docs/ultimate/SERVICE.md, "The project").
+ */
+async function checkProjectPaths(projectRoot: string, file: string, m: Manifest): Promise<void> {
+  let root: string;
+  try {
+    root = await realpath(projectRoot);
+  } catch (e) {
+    throw new ManifestError(`cannot resolve the project ${projectRoot}: ${(e as Error).message}`);
+  }
+  const fileLeads = await projectPathEscape(root, MANIFEST_FILE);
+  if (fileLeads !== null) throw new ManifestError(`${file}: ${escapeMessage(MANIFEST_FILE, fileLeads, root)}`);
+  const issues: string[] = [];
+  for (const [field, path] of manifestPaths(m)) {
+    const leads = await projectPathEscape(root, path);
+    if (leads !== null) issues.push(`${field}: ${escapeMessage(path, leads, root)}`);
+  }
+  if (issues.length) throw new ManifestError(`${file} is not a valid manifest: ${issues.join('; ')}`);
 }
 
 function parseManifestText(file: string, text: string): Manifest {

@@ -1,5 +1,8 @@
 // Probe handles for the physical-device safety rules: five minutes, single use, pinned to the
 // identity the device reported. Stored in the service store so "consumed" survives a restart.
+// Bounded both ways: every probe touches the device, so they are rate-limited (a token
+// bucket on the service's clock), and a probe row is pruned a while after it expired, so the
+// table holds at most what the rate allows in that window — never one row per probe ever made.
 import { randomUUID } from 'node:crypto';
 import type { ProbeSnapshot } from '../../engines/ultimate/device.js';
 import type { Probe } from './api/schemas.js';
@@ -7,6 +10,60 @@ import { ServiceError } from './service-error.js';
 import type { ServiceStore, StoredProbe } from './store.js';
 
 export const PROBE_TTL_MS = 5 * 60 * 1000;
+
+/**
+ * At most `burst` probes at once, then one more every `refillMs` (20 a minute sustained): far
+ * above a person reviewing each probe before a job, far below a loop hammering the device.
+ */
+export const PROBE_RATE = { burst: 20, refillMs: 3_000 } as const;
+
+/**
+ * How long an expired probe is kept: a job that arrives late still hears `probe_expired` (not
+ * `probe_unknown`) for this long, then the row is pruned.
+ */
+export const PROBE_KEEP_AFTER_EXPIRY_MS = 10 * 60 * 1000;
+
+/** The most probe rows the table can hold: what the rate admits while a row lives, plus the burst. */
+export const PROBE_ROWS_BOUND = PROBE_RATE.burst + Math.ceil((PROBE_TTL_MS + PROBE_KEEP_AFTER_EXPIRY_MS) / PROBE_RATE.refillMs) + 1;
+
+/**
+ * The probe rate limit: a token bucket on the service's clock (the tests' clock moves it). A probe
+ * refused here touches nothing; the error says when the next one is admitted.
+ */
+export class ProbeRateLimiter {
+  #tokens: number = PROBE_RATE.burst;
+  #atMs: number | undefined;
+
+  /** Takes one token, or throws `probe_rate_limited` (429) with the wait. */
+  take(nowMs: number): void {
+    if (this.#atMs === undefined) this.#atMs = nowMs;
+    // A clock moved backwards refills nothing (and takes nothing back).
+    const elapsed = Math.max(0, nowMs - this.#atMs);
+    const refilled = Math.floor(elapsed / PROBE_RATE.refillMs);
+    if (refilled > 0) {
+      this.#tokens = Math.min(PROBE_RATE.burst, this.#tokens + refilled);
+      this.#atMs = this.#tokens === PROBE_RATE.burst ? nowMs : this.#atMs + refilled * PROBE_RATE.refillMs;
+    } else if (nowMs < this.#atMs) this.#atMs = nowMs;
+    if (this.#tokens > 0) {
+      this.#tokens--;
+      return;
+    }
+    const retryAfterMs = Math.max(1, this.#atMs + PROBE_RATE.refillMs - nowMs);
+    const retryAt = new Date(nowMs + retryAfterMs).toISOString();
+    throw new ServiceError(
+      'probe_rate_limited',
+      `too many probes: at most ${PROBE_RATE.burst} at once and one more every ${PROBE_RATE.refillMs / 1000} s (each probe touches the device); retry in ${Math.ceil(retryAfterMs / 1000)} s, at ${retryAt} — nothing was sent to the device`,
+      429,
+      { retry_after_ms: retryAfterMs, retry_at: retryAt, burst: PROBE_RATE.burst, refill_ms: PROBE_RATE.refillMs },
+    );
+  }
+}
+
+/** Stores a new probe and prunes the rows that expired more than PROBE_KEEP_AFTER_EXPIRY_MS ago. */
+export function keepProbe(store: ServiceStore, p: StoredProbe, nowMs: number): void {
+  store.putProbe(p);
+  store.pruneProbes(nowMs - PROBE_KEEP_AFTER_EXPIRY_MS);
+}
 
 /** The identity fields a job must find unchanged before its first mutation. */
 export function identityOf(s: ProbeSnapshot): Record<string, string | boolean | null> {
@@ -64,7 +121,12 @@ export function checkProbe(store: ServiceStore, probeId: string | undefined, str
   if (probeId === undefined)
     throw new ServiceError('probe_unknown', 'a job with the ultimate target needs probe_id from POST /v13/probes (probe_ultimate)', 422);
   const p = store.getProbe(probeId);
-  if (!p) throw new ServiceError('probe_unknown', `no probe ${JSON.stringify(probeId)}; obtain one with POST /v13/probes`, 422);
+  if (!p)
+    throw new ServiceError(
+      'probe_unknown',
+      `no probe ${JSON.stringify(probeId)} (a probe is forgotten ${PROBE_KEEP_AFTER_EXPIRY_MS / 60_000} minutes after it expires); obtain one with POST /v13/probes`,
+      422,
+    );
   if (p.consumed_at_ms !== null)
     throw new ServiceError(
       'probe_consumed',

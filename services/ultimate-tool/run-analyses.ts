@@ -8,7 +8,7 @@ import { CrashAnalysisError, type Resolution, buildCrashReport } from './analysi
 import { sha256File } from '../../common/index.js';
 import { DiagnosticReportError, type EvidenceHasher, buildDiagnosticReport, diagnosticItems } from './analysis/diagnostic-report.js';
 import { EvidenceIntegrityError, type EvidenceBytesReader, readVerified } from './analysis/registered-evidence.js';
-import { hex16, parseAddress } from './address.js';
+import { addressHex, addressValue } from './api/address.js';
 import type { RunRecord } from './api/schemas.js';
 import { EVIDENCE_NAME } from './evidence.js';
 import { ServiceError } from './service-error.js';
@@ -86,7 +86,7 @@ export class RunAnalyses {
     }
     const address = (name: string, v: string | undefined): number | undefined => {
       if (v === undefined) return undefined;
-      const a = parseAddress(v);
+      const a = addressValue(v);
       if (a === undefined)
         throw timelineFailed('invalid-address-range', `${name} ${JSON.stringify(v)} is not decimal, $ABCD or 0xABCD within 0..65535`);
       return a;
@@ -219,13 +219,12 @@ export class RunAnalyses {
    */
   async resolverFor(run: RunRecord, context: string | undefined): Promise<(address: number) => Resolution> {
     const sa = this.symbols;
-    const hex = (a: number) => `$${a.toString(16).toUpperCase().padStart(4, '0')}`;
     if (!sa)
       return (address) => ({
         resolver_schema_version: 2,
         result: 'unavailable',
         address,
-        address_hex: hex(address),
+        address_hex: addressHex(address),
         symbols: [],
         reason: 'label analysis is not wired into this service',
       });
@@ -250,7 +249,7 @@ export class RunAnalyses {
 }
 
 /**
- * Two honesty rules over the label resolver's answer (issue 26): an address in I/O, ROM or vector
+ * Two honesty rules over the label resolver's answer (docs/ultimate/SERVICE.md, "Honest analyses"): an address in I/O, ROM or vector
  * space that only the nearest RAM label below "describes" is `unmapped` (with the hardware named
  * when the table knows it); and with an ld65 --dbgfile, the source line that produced the byte
  * (file, line, the label scope it is in and the offset from it).
@@ -268,7 +267,7 @@ export function honestResolution(r: Resolution, address: number, debugInfo: Ca65
         ? {
             result: 'unmapped' as const,
             symbols: [],
-            reason: `${hex16(address)} is ${describeHardware(hw)} (${hw.space} space), not program memory; the nearest label below it does not describe it`,
+            reason: `${addressHex(address)} is ${describeHardware(hw)} (${hw.space} space), not program memory; the nearest label below it does not describe it`,
           }
         : {}),
       hardware: { space: hw.space, area: hw.area, register: hw.register, name: describeHardware(hw) },

@@ -3,7 +3,7 @@
 // Pure functions of the test and the observation, so every target is judged the same way
 // (docs/ultimate/SERVICE.md, "Judging a run").
 import type { RunStatus } from './api/schemas.js';
-import { hex16 } from './address.js';
+import { addressHex } from './api/address.js';
 import { type TestSpec, expectedPassValue } from './manifest.js';
 import type { DebugWait } from './targets/connection.js';
 
@@ -56,12 +56,12 @@ export function judgeDebugWait(test: TestSpec, w: DebugWait): { status: RunStatu
       case 'brk':
         return {
           status: 'crashed',
-          reason: `BRK at ${hex16(c.pc)}${at}, seen in the bus trace (the vector fetch at $FFFE/$FFFF with the B flag pushed)`,
+          reason: `BRK at ${addressHex(c.pc)}${at}, seen in the bus trace (the vector fetch at $FFFE/$FFFF with the B flag pushed)`,
         };
       case 'jam':
-        return { status: 'crashed', reason: `the CPU jammed at ${hex16(c.pc)}${at} before reporting a result` };
+        return { status: 'crashed', reason: `the CPU jammed at ${addressHex(c.pc)}${at} before reporting a result` };
       case 'outside-code':
-        return { status: 'crashed', reason: `execution left the program's code ranges at ${hex16(c.pc)}${at}` };
+        return { status: 'crashed', reason: `execution left the program's code ranges at ${addressHex(c.pc)}${at}` };
     }
   }
   const last = w.writes.at(-1);

@@ -3,7 +3,7 @@
 // hand-off — the crash context, and judge the status. Evidence files are written through the
 // EvidenceWriter; the caller commits the record that registers them.
 import type { RunStatus } from './api/schemas.js';
-import { hex16 } from './address.js';
+import { addressHex } from './api/address.js';
 import type { EvidenceWriter } from './evidence.js';
 import type { TestSpec } from './manifest.js';
 import { COLOUR_RAM, SCREEN_BYTES, SCREEN_RAM, matchScreen, renderScreenPng, screenLines } from './screen.js';
@@ -146,21 +146,21 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
     const ok = diff === null;
     memory.push({
       address: m.address,
-      address_hex: hex16(m.address),
+      address_hex: addressHex(m.address),
       expected: m.bytes,
       ...(m.mask !== undefined ? { mask: m.mask } : {}),
       actual: hexBytes(got),
       matched: ok,
       ...(diff !== null
-        ? { first_difference: { address_hex: hex16(m.address + diff), expected: hex8(want[diff] ?? 0), actual: hex8(got[diff] ?? 0) } }
+        ? { first_difference: { address_hex: addressHex(m.address + diff), expected: hex8(want[diff] ?? 0), actual: hex8(got[diff] ?? 0) } }
         : {}),
     });
     if (!ok && status === 'passed') {
       status = 'failed';
       reason =
         want.length <= 16
-          ? `memory at ${hex16(m.address)} is ${hexBytes(got)}, expected ${m.bytes}${m.mask ? ` (mask ${m.mask})` : ''}`
-          : `memory at ${hex16(m.address + (diff ?? 0))} is ${hex8(got[diff ?? 0] ?? 0)}, expected ${hex8(want[diff ?? 0] ?? 0)} (first difference of ${want.length} bytes from ${hex16(m.address)})`;
+          ? `memory at ${addressHex(m.address)} is ${hexBytes(got)}, expected ${m.bytes}${m.mask ? ` (mask ${m.mask})` : ''}`
+          : `memory at ${addressHex(m.address + (diff ?? 0))} is ${hex8(got[diff ?? 0] ?? 0)}, expected ${hex8(want[diff ?? 0] ?? 0)} (first difference of ${want.length} bytes from ${addressHex(m.address)})`;
     }
   }
   observations.memory = memory;
@@ -200,7 +200,7 @@ async function captureCrash(conn: TargetConnection, test: TestSpec, evidence: Ev
     const globals: Array<Record<string, unknown>> = [];
     for (const g of test.crash_globals) {
       const bytes = await conn.readMemory(g.address, g.length);
-      globals.push({ name: g.name, address: g.address, address_hex: hex16(g.address), bytes: hexBytes(bytes) });
+      globals.push({ name: g.name, address: g.address, address_hex: addressHex(g.address), bytes: hexBytes(bytes) });
     }
     globalsName = 'crash-globals.json';
     await evidence.add(globalsName, 'application/json', Buffer.from(`${JSON.stringify(globals, null, 2)}\n`));
@@ -212,11 +212,11 @@ async function captureCrash(conn: TargetConnection, test: TestSpec, evidence: Ev
     : kind === 'brk'
       ? {
           address: (pushedPc - 2) & 0xffff,
-          address_hex: hex16((pushedPc - 2) & 0xffff),
+          address_hex: addressHex((pushedPc - 2) & 0xffff),
           exact: true,
           note: 'the BRK opcode (pushed PC - 2)',
         }
-      : { address: pushedPc, address_hex: hex16(pushedPc), exact: false, note: 'the instruction the NMI interrupted' };
+      : { address: pushedPc, address_hex: addressHex(pushedPc), exact: false, note: 'the instruction the NMI interrupted' };
   return {
     handoff: 'harness-crash-area-v1',
     kind,
@@ -251,7 +251,7 @@ async function recordTraceCrash(
     const globals: Array<Record<string, unknown>> = [];
     for (const g of test.crash_globals) {
       const bytes = await conn.readMemory(g.address, g.length);
-      globals.push({ name: g.name, address: g.address, address_hex: hex16(g.address), bytes: hexBytes(bytes), read: 'after the run' });
+      globals.push({ name: g.name, address: g.address, address_hex: addressHex(g.address), bytes: hexBytes(bytes), read: 'after the run' });
     }
     globalsName = 'crash-globals.json';
     await evidence.add(globalsName, 'application/json', Buffer.from(`${JSON.stringify(globals, null, 2)}\n`));
@@ -263,7 +263,7 @@ async function recordTraceCrash(
     cycle: c.cycle,
     site: {
       address: c.pc,
-      address_hex: hex16(c.pc),
+      address_hex: addressHex(c.pc),
       exact: true,
       note: c.kind === 'brk' ? 'the BRK opcode' : c.kind === 'jam' ? 'the JAM opcode' : 'the first instruction outside the code ranges',
     },

@@ -24,14 +24,14 @@ import {
   type TargetInfo,
   UuidSchema,
 } from './api/schemas.js';
-import { parseAddress } from './address.js';
+import { addressValue } from './api/address.js';
 import { readEvidence } from './evidence.js';
 import { JobRunner, type UltimateTargetConfig, type ViceTargetConfig } from './jobs.js';
 import { type Manifest, ManifestError, loadManifest } from './manifest.js';
 import { openApiDocument } from './api/openapi.js';
 import { ROUTES } from './api/routes.js';
 import { type BoundRoute, type Reply, type RouteHandlers, bindRoutes } from './route-binding.js';
-import { checkProbe, identityOf, newProbe, probeView } from './probes.js';
+import { ProbeRateLimiter, checkProbe, identityOf, keepProbe, newProbe, probeView } from './probes.js';
 import { describeIssues } from './manifest.js';
 import { ServiceError } from './service-error.js';
 import { CorruptRowError, ServiceStore } from './store.js';
@@ -141,6 +141,8 @@ export class UltimateToolService {
   readonly #captures: CaptureService;
   readonly #analyses: RunAnalyses;
   readonly #assets = new DashboardAssets();
+  /** Every probe touches the device: rate-limited (probes.ts). */
+  readonly #probeRate = new ProbeRateLimiter();
   readonly #native: NativeStore;
   /** Native operations holding (or waiting for) the target lease; stop() lets them end first. */
   readonly #nativeInFlight = new Set<Promise<unknown>>();
@@ -453,7 +455,7 @@ export class UltimateToolService {
 
   async #resolve(runId: string, url: URL): Promise<Reply> {
     const q = parse(ResolveQuerySchema, queryObject(url), 'query for resolve');
-    const address = parseAddress(q.address);
+    const address = addressValue(q.address);
     if (address === undefined)
       throw new ServiceError(
         'invalid-request',
@@ -522,6 +524,7 @@ export class UltimateToolService {
     const req = parse(ProbeRequestSchema, body, `body for POST ${ROUTES.probeUltimate.path}`);
     const u = this.#jobs.ctx.ultimate;
     if (!u) throw new ServiceError('target_unavailable', this.#ultimateInfo().reason ?? 'not configured', 503);
+    this.#probeRate.take(this.#now());
     const device = new UltimateDevice(u.device);
     try {
       let snap: Awaited<ReturnType<UltimateDevice['probe']>> | undefined;
@@ -536,7 +539,7 @@ export class UltimateToolService {
       if (!snap) throw new ServiceError('target_unavailable', `the device did not answer the probe: ${(lastErr as Error)?.message}`, 503);
       const p = newProbe(snap, req.strict_gate, this.#now());
       if (u.virtualDevice) p.snapshot.virtual = true;
-      this.store.putProbe(p);
+      keepProbe(this.store, p, this.#now());
       void identityOf;
       return ok({ probe: probeView(p) }, 201);
     } finally {

@@ -256,6 +256,11 @@ export class ServiceStore {
     this.#putProbe.run(p.probe_id, JSON.stringify(p));
   }
 
+  /** Deletes the probes that expired before `expiredBeforeMs` (probes.ts keeps the table bounded); returns how many. */
+  pruneProbes(expiredBeforeMs: number): number {
+    return this.#db.prepare("DELETE FROM probes WHERE json_extract(doc, '$.expires_at_ms') < ?").run(expiredBeforeMs).changes;
+  }
+
   getProbe(probeId: string): StoredProbe | undefined {
     const row = this.#getProbe.get(probeId) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as StoredProbe) : undefined;

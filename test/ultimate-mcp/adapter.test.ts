@@ -1,5 +1,5 @@
-// The adapter's eleven tools through the official SDK client, against a stand-in service that
-// speaks ULTIMATE-API.md with canned answers and counts requests: forwarding, envelopes, layers.
+// The adapter's tools through the official SDK client, against a stand-in service that
+// speaks the service's API (docs/ultimate/SERVICE-API.md) with canned answers and counts requests: forwarding, envelopes, layers.
 // (Local validation, which needs no canned answers, is in validation.test.ts.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

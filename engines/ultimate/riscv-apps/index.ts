@@ -1,4 +1,4 @@
-// Native code for the Ultimate 64 Elite II (issue 15): the update-file format, reading linked
+// Native code for the Ultimate 64 Elite II (docs/ultimate/NATIVE.md): the update-file format, reading linked
 // programs, the toolchain, the UTR2 token mailbox and the Run Update trigger. Hardware-free except
 // for the trigger, which speaks to a device through the ordinary REST and FTP clients.
 export { ElfFormatError, type Elf32Program, type ElfSegment, readElf32 } from './elf32.js';

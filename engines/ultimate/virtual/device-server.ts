@@ -165,7 +165,7 @@ export class VirtualHttpServer {
     send(res, await call.handle(this.opts.device, { args, path: parts.path, body, contentType, uploadName }));
   }
 
-  /** `port` lets the device listen again on the same port after its native state (issue 15). */
+  /** `port` lets the device listen again on the same port after its native state (docs/ultimate/NATIVE.md). */
   async listen(port = this.opts.port): Promise<number> {
     this.port = await listenLoopback(this.#server, port, this.opts.host);
     return this.port;

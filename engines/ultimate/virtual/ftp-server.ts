@@ -440,7 +440,7 @@ export class VirtualFtpServer {
     return this.#sessions.size;
   }
 
-  /** `port` lets the device listen again on the same port after its native state (issue 15). */
+  /** `port` lets the device listen again on the same port after its native state (docs/ultimate/NATIVE.md). */
   async listen(port = this.opts.port): Promise<number> {
     this.port = await listenLoopback(this.#server, port, this.opts.host);
     return this.port;

@@ -19,7 +19,7 @@ import { VirtualDmaServer, type DmaDevice } from './dma-server.js';
 import { ViceMonitorServer } from './vice-monitor-server.js';
 import { listenAs, type VirtualServiceRole } from './port-in-use-error.js';
 import type { Answer, DriveState, RestDevice } from './rest-routes.js';
-// Issue 15 (Elite II native mode): see engines/ultimate/virtual/riscv/ and docs/ultimate/NATIVE.md.
+// Elite II native mode: see engines/ultimate/virtual/riscv/ and docs/ultimate/NATIVE.md.
 import { BenchPort } from './riscv/bench-port.js';
 import { stepsFor } from './step-watch.js';
 import {
@@ -76,12 +76,12 @@ export interface VirtualUltimateOptions {
   /**
    * Which device to play (default 'u64'): an Ultimate 64; 'u2plus', an Ultimate-II+ (no
    * FF76/FF2x/FF3x, no debugreg, U2+ stream bits); 'u64-elite2', an Ultimate 64 Elite II, which
-   * also runs native update files (Run Update and native mode, issue 15).
+   * also runs native update files (Run Update and native mode, docs/ultimate/NATIVE.md).
    */
   product?: VirtualProduct;
-  /** Issue 15, Elite II only: the lab-bench port (UART console, power switch); default 0 (ephemeral). */
+  /** Elite II only: the lab-bench port (UART console, power switch); default 0 (ephemeral). */
   benchPort?: number;
-  /** Issue 15, Elite II only: native-run bounds, and whether the Run Update trigger is answered
+  /** Elite II only: native-run bounds, and whether the Run Update trigger is answered
    *  ('reply', default) or the device goes native before answering ('none', as hardware may). */
   native?: NativeModeOptions & { runUpdateAnswer?: 'reply' | 'none' };
   /** Firmware whose behaviour to follow where versions differ (default '3.15'): 3.15 closes idle DMA connections. */
@@ -116,7 +116,7 @@ export interface VirtualPorts {
   ftp: number;
   dma: number;
   vice: number | null;
-  /** Issue 15: the lab-bench port of an Elite II, else absent. */
+  /** The lab-bench port of an Elite II, else absent. */
   bench?: number;
 }
 
@@ -149,7 +149,7 @@ export class VirtualUltimate implements RestDevice {
   readonly family: UltimateFamily;
   readonly firmware: VirtualFirmware;
   ports!: VirtualPorts;
-  // Issue 15: Elite II native mode.
+  // Elite II native mode.
   readonly product: VirtualProduct;
   readonly #native?: Elite2NativeMode;
   readonly #bench?: BenchPort;
@@ -405,7 +405,7 @@ export class VirtualUltimate implements RestDevice {
     };
   }
 
-  // ---- Issue 15: Elite II native mode (Run Update, native state, recovery) ----
+  // ---- Elite II native mode (Run Update, native state, recovery) ----
 
   /** 'firmware', or 'native' with the running (or stopped) program's report. */
   get nativeState(): NativeState {
@@ -490,9 +490,8 @@ export { MachineClock, PAL_CLOCK_HZ } from './clock.js';
 export { DebugStreamer, parseDestination } from './debug-streamer.js';
 export { VirtualFs, ROOTS } from './virtual-fs.js';
 export type { MachineSeam } from './machine-seam.js';
-export { runVirtualDeviceCli } from './cli.js';
 export { PortInUseError, type VirtualServiceRole } from './port-in-use-error.js';
-// Issue 15: the Elite II's native mode, for callers of the virtual device.
+// The Elite II's native mode, for callers of the virtual device.
 export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './riscv/native-mode.js';
 export { faultsFor, FaultInjector, type FaultSpec } from './fault-injection.js';
 export { stepsFor, StepWatch, type StepHold, type WatchedStep } from './step-watch.js';

@@ -43,7 +43,7 @@ export interface RestDevice {
   powerOff(): void;
   startDebugStream(dest: { host: string; port: number }): Promise<void>;
   stopDebugStream(): void;
-  /** Elite II only (issue 15): Run Update on a stored .UE2 file; see engines/ultimate/riscv-apps/run-update-trigger.ts. */
+  /** Elite II only (docs/ultimate/NATIVE.md): Run Update on a stored .UE2 file; see engines/ultimate/riscv-apps/run-update-trigger.ts. */
   runUpdateFile?(path: string): Answer;
 }
 
@@ -325,7 +325,7 @@ const CALLS: Call[] = [
     ];
   }),
 
-  // Run Update (issue 15, virtual-device design, not a firmware route): the trigger named in
+  // Run Update (virtual-device design, not a firmware route; docs/ultimate/NATIVE.md): the trigger named in
   // engines/ultimate/riscv-apps/run-update-trigger.ts. Only an Elite II (product u64-elite2) has it.
   {
     method: 'PUT',

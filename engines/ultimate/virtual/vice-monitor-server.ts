@@ -98,7 +98,7 @@ export class ViceMonitorServer {
     return this.#stopped;
   }
 
-  /** `port` lets the device listen again on the same port after its native state (issue 15). */
+  /** `port` lets the device listen again on the same port after its native state (docs/ultimate/NATIVE.md). */
   async listen(port = this.opts.port): Promise<number> {
     this.port = await listenLoopback(this.#server, port, this.opts.host);
     if (this.#textServer) this.textPort = await listenLoopback(this.#textServer, this.opts.textPort, this.opts.host);

@@ -6,7 +6,6 @@
 //! boundary entry); escapes to an outer run travel as `Fault::Escape`.
 
 use crate::code::{op, Code};
-use crate::num;
 use crate::value::*;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -1455,9 +1454,4 @@ fn uncaught(obj: V, at: Pos) -> Fault {
         }));
     }
     Fault::Err(Box::new(LErr { code: "E331", message: "uncaught raised object".to_string(), irritants: vec![obj.clone()], at: Some(at), payload: Some(obj) }))
-}
-
-#[allow(dead_code)]
-pub fn unused(_: &V) -> bool {
-    num::is_num(&V::Nil)
 }

@@ -7,6 +7,7 @@
 // paused at, in order, each with its named memory ranges as read while the machine was paused.
 import { z } from 'zod';
 import { EvidenceIntegrityError, type EvidenceBytesReader, type RegisteredFile, readVerified } from './registered-evidence.js';
+import { addressHex } from '../api/address.js';
 
 export const CHECKPOINT_COMPARISON_SCHEMA_VERSION = 1;
 export const CHECKPOINT_CAPTURE_SCHEMA_VERSION = 1;
@@ -50,8 +51,6 @@ export interface CheckpointRun {
   candidate: { artifact_sha256: string | null };
   evidence: readonly RegisteredFile[];
 }
-
-const hex16 = (n: number) => `$${n.toString(16).toUpperCase().padStart(4, '0')}`;
 
 async function loadCapture(run: CheckpointRun, read: EvidenceBytesReader): Promise<CheckpointCapture | null> {
   if (!run.evidence.some((e) => e.name === CHECKPOINT_EVIDENCE_NAME)) return null;
@@ -135,8 +134,8 @@ export async function compareRunCheckpoints(
           runs.push({
             from,
             to,
-            from_hex: hex16(from),
-            to_hex: hex16(to),
+            from_hex: addressHex(from),
+            to_hex: addressHex(to),
             baseline_hex: x.subarray(start, k).toString('hex'),
             candidate_hex: y.subarray(start, k).toString('hex'),
           });
@@ -145,7 +144,7 @@ export async function compareRunCheckpoints(
       }
       return {
         name: br.name,
-        address_hex: hex16(br.address),
+        address_hex: addressHex(br.address),
         length: br.length,
         matched: runs.length === 0,
         differing_bytes: runs.reduce((n, r) => n + r.to - r.from + 1, 0),

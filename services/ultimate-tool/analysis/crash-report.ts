@@ -8,6 +8,7 @@
 // `unmapped` and `unavailable` are all successful resolutions. Anything malformed or altered is a
 // CrashAnalysisError (wire code `crash_analysis_failed`).
 import { EvidenceIntegrityError, type EvidenceBytesReader, type RegisteredFile, readVerified } from './registered-evidence.js';
+import { addressHex } from '../api/address.js';
 
 export const CRASH_ANALYSIS_SCHEMA_VERSION = 2;
 const JSR = 0x20;
@@ -47,7 +48,6 @@ export interface CrashReportInput {
   resolve: (address: number) => Resolution;
 }
 
-const hex16 = (n: number) => `$${n.toString(16).toUpperCase().padStart(4, '0')}`;
 const hex8 = (n: number) => `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
 
 function programByte(prg: Uint8Array | null, address: number): number | null {
@@ -137,7 +137,7 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
   const siteOpcode = programByte(input.programPrg, siteAddress);
   const site = {
     address: siteAddress,
-    address_hex: hex16(siteAddress),
+    address_hex: addressHex(siteAddress),
     exact: fromTrace || kind === 'brk',
     note: fromTrace
       ? `the ${kind === 'brk' ? 'BRK' : kind === 'jam' ? 'JAM' : 'first'} opcode${kind === 'outside-code' ? ' outside the code ranges' : ''}, seen in the bus trace`
@@ -158,11 +158,11 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
     if (programByte(input.programPrg, jsrAt) !== JSR) continue;
     const target = (programByte(input.programPrg, jsrAt + 1) ?? 0) | ((programByte(input.programPrg, jsrAt + 2) ?? 0) << 8);
     candidates.push({
-      stack_address: hex16(0x0100 + ((sp + 1 + i) & 0xff)),
+      stack_address: addressHex(0x0100 + ((sp + 1 + i) & 0xff)),
       return_address: returnTo,
-      return_address_hex: hex16(returnTo),
-      call_site_hex: hex16(jsrAt),
-      called_hex: hex16(target),
+      return_address_hex: addressHex(returnTo),
+      call_site_hex: addressHex(jsrAt),
+      called_hex: addressHex(target),
       resolution: input.resolve(jsrAt),
       called_resolution: input.resolve(target),
     });
@@ -185,11 +185,11 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
       y_hex: hex8(y),
       p_hex: hex8(p),
       sp_hex: hex8(sp),
-      pc_hex: hex16(pushedPc),
+      pc_hex: addressHex(pushedPc),
     },
     flags: { n: !!(p & 0x80), v: !!(p & 0x40), b: !!(p & 0x10), d: !!(p & 0x08), i: !!(p & 0x04), z: !!(p & 0x02), c: !!(p & 0x01) },
     site,
-    stack: { from_hex: hex16(0x0100 + ((sp + 1) & 0xff)), bytes_hex: stack.toString('hex'), candidate_return_addresses: candidates },
+    stack: { from_hex: addressHex(0x0100 + ((sp + 1) & 0xff)), bytes_hex: stack.toString('hex'), candidate_return_addresses: candidates },
     zero_page: { bytes_hex: zeroPage.toString('hex') },
     globals,
     evidence_verified: [

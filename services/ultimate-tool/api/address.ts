@@ -1,9 +1,13 @@
-// C64 addresses as people write them: decimal, `$ABCD` or `0xABCD`, 0-65535 (the API's one address
-// syntax: the adapter checks tool inputs with it before any request).
+// C64 addresses as people write them: decimal, `$ABCD` or `0xABCD` (the x in either case),
+// 0-65535 — the API's one address syntax. The manifest, the HTTP query strings, the analyses and
+// the adapter's tool inputs (checked before any request) all parse with this file, so all accept
+// exactly the same spellings. Exactly as written: a stray space or newline is none of the three.
+import { z } from 'zod';
 
 export type AddressParse = { readonly ok: true; readonly address: number } | { readonly ok: false; readonly message: string };
 
-const EXPECTED = 'expected an address 0-65535 as decimal (49152), $ABCD or 0xABCD';
+/** What every refusal of an address says was expected. */
+export const ADDRESS_EXPECTED = 'expected an address 0-65535 as decimal (49152), $ABCD or 0xABCD';
 
 export function parseAddress(value: string | number): AddressParse {
   let address: number;
@@ -16,15 +20,32 @@ export function parseAddress(value: string | number): AddressParse {
   } else if (/^0[xX][0-9a-fA-F]{1,4}$/.test(value)) {
     address = Number.parseInt(value.slice(2), 16);
   } else {
-    return { ok: false, message: `address ${JSON.stringify(value)} is not understood; ${EXPECTED}` };
+    return { ok: false, message: `address ${JSON.stringify(value)} is not understood; ${ADDRESS_EXPECTED}` };
   }
   if (!Number.isInteger(address) || address < 0 || address > 0xffff) {
-    return { ok: false, message: `address ${JSON.stringify(value)} is out of range; ${EXPECTED}` };
+    return { ok: false, message: `address ${JSON.stringify(value)} is out of range; ${ADDRESS_EXPECTED}` };
   }
   return { ok: true, address };
+}
+
+/** The address, or undefined when the value is not one (for callers that word their own refusal). */
+export function addressValue(value: string | number): number | undefined {
+  const r = parseAddress(value);
+  return r.ok ? r.address : undefined;
 }
 
 /** `$C000`: four upper-case hex digits, the way the C64 world writes addresses. */
 export function addressHex(address: number): string {
   return `$${address.toString(16).toUpperCase().padStart(4, '0')}`;
 }
+
+/** An address field of the manifest: an integer 0..65535 or a string in one of the three spellings. */
+export const AddressSchema = z.union([z.number().int().min(0).max(0xffff), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'number') return v;
+  const r = parseAddress(v);
+  if (!r.ok) {
+    ctx.addIssue({ code: 'custom', message: `${ADDRESS_EXPECTED}; got ${JSON.stringify(v)}` });
+    return z.NEVER;
+  }
+  return r.address;
+});

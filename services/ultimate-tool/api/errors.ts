@@ -12,6 +12,8 @@ export const ERROR_STATUSES: { readonly [C in ErrorCode]: readonly number[] } = 
   probe_consumed: [422],
   probe_unknown: [422],
   probe_strictness_mismatch: [422],
+  // probes.ts: every probe touches the device; details.retry_after_ms says when to try again
+  probe_rate_limited: [429],
   confirmed_count_mismatch: [422],
   identity_changed: [409],
   target_unavailable: [409, 503],

@@ -70,3 +70,27 @@ export const DeviceHost = z.string().min(1).max(253).regex(HOST, 'expected a hos
 
 export const NativeProgramName = z.string().min(1).max(64);
 export const MAX_RUNS_MAX = 1_000_000;
+
+/**
+ * A count in a query string (`limit`): decimal digits only, as the contract writes its ranges
+ * ("limit (1–200, default 50)"). `Number()` alone would also take "0x10", "1e1", " 16", "+16" and
+ * "" (as 0), and one route took "0x10" while another refused it; now every route decides the same
+ * way, naming the parameter and what was expected. A number (an in-process caller) passes as is.
+ * The published JSON Schema stays `integer` with the bounds (what the adapter's tools take).
+ */
+export function queryCount(max: number, fallback: number, description?: string) {
+  const expected = `an integer 1..${max} in decimal digits`;
+  return z.preprocess(
+    (v, ctx) => {
+      if (typeof v !== 'string') return v;
+      if (/^[0-9]+$/.test(v)) return Number(v);
+      ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${JSON.stringify(v)}`, input: v });
+      return z.NEVER;
+    },
+    // The default inside the pipe: the published schema then reads exactly as before.
+    (() => {
+      const count = z.number().int().min(1, `expected ${expected}`).max(max, `expected ${expected}`).default(fallback);
+      return description === undefined ? count : count.describe(description);
+    })(),
+  );
+}

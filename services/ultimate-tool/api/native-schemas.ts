@@ -2,7 +2,9 @@
 // service parses with and, for the answers, the fields the contract names (records carry more
 // fields than listed: loose objects). The route table (routes.ts) names them per route.
 import { z } from 'zod';
-import { ApiId, DeviceHost, MAX_RUNS_MAX, NativeProgramName, ProbeId } from './fields.js';
+import { ApiId, DeviceHost, MAX_RUNS_MAX, NativeProgramName, ProbeId, queryCount } from './fields.js';
+
+export const NATIVE_INTENTS_LIMIT_MAX = 200;
 
 export const INTENT_STATES = ['active', 'suspended', 'revoked', 'expired', 'exhausted', 'consumed'] as const;
 export type IntentState = (typeof INTENT_STATES)[number];
@@ -42,7 +44,7 @@ export const NativeIntentRequestSchema = z
 export type NativeIntentRequest = z.infer<typeof NativeIntentRequestSchema>;
 
 export const NativeIntentsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryCount(NATIVE_INTENTS_LIMIT_MAX, 50),
   cursor: z.string().max(100).optional(),
   state: z.enum(INTENT_STATES).optional(),
 });

@@ -155,7 +155,7 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
     body: S.ProbeRequestSchema,
     status: 201,
     response: S.ProbePayloadSchema,
-    errors: [...COMMON, 'target_unavailable'],
+    errors: [...COMMON, 'target_unavailable', 'probe_rate_limited'],
   },
   startTestJob: {
     summary: 'start a test job',

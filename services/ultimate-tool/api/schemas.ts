@@ -19,6 +19,7 @@ import {
   RunsCursor,
   TestName,
   TimelineCursor,
+  queryCount,
 } from './fields.js';
 
 export const API_SCHEMA_VERSION = 13;
@@ -31,6 +32,7 @@ export const ErrorCodeSchema = z.enum([
   'probe_consumed',
   'probe_unknown',
   'probe_strictness_mismatch',
+  'probe_rate_limited',
   'confirmed_count_mismatch',
   'identity_changed',
   'target_unavailable',
@@ -103,7 +105,7 @@ export const JobRequestSchema = z.strictObject({
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
 export const RunsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(RUNS_LIMIT_MAX).default(20),
+  limit: queryCount(RUNS_LIMIT_MAX, 20),
   cursor: RunsCursor.optional(),
   test: TestName.optional(),
   target: TargetNameSchema.optional(),
@@ -144,7 +146,7 @@ export const JobSchema = z.object({
 export type Job = z.infer<typeof JobSchema>;
 
 export const JobsQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(JOBS_LIMIT_MAX).default(20).describe(`1-${JOBS_LIMIT_MAX}, default 20`),
+  limit: queryCount(JOBS_LIMIT_MAX, 20, `1-${JOBS_LIMIT_MAX}, default 20`),
   state: JobStateSchema.optional().describe('only jobs in this state'),
 });
 
@@ -281,13 +283,7 @@ export const ComparisonPayloadSchema = envelope({ comparison_schema_version: z.l
 
 export const CheckpointCompareQuerySchema = z.strictObject({ baseline: Uuid, candidate: Uuid });
 export const CheckpointComparisonsQuerySchema = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(CHECKPOINT_COMPARISONS_LIMIT_MAX)
-    .default(50)
-    .describe(`1-${CHECKPOINT_COMPARISONS_LIMIT_MAX}, default 50`),
+  limit: queryCount(CHECKPOINT_COMPARISONS_LIMIT_MAX, 50, `1-${CHECKPOINT_COMPARISONS_LIMIT_MAX}, default 50`),
 });
 export const CheckpointComparisonPayloadSchema = envelope({
   checkpoint_comparison_schema_version: z.literal(1),

@@ -1,11 +1,9 @@
-// start_riscv_smoke_job (legacy bounded smoke): runs the built-in smoke program
-// (examples/riscv: CRC32, a sieve, libgcc multiply/divide) once on an Elite II under the ordinary
+// start_riscv_smoke_job (legacy bounded smoke): runs the built-in smoke program (CRC32, a sieve,
+// libgcc multiply/divide; its sources embedded in smoke-sources.ts, generated from examples/riscv,
+// so nothing is read from examples/ at run time) once on an Elite II under the ordinary
 // probe rules — a valid single-use probe, consumed here, and confirmed_run_update_count = 1 — with
 // a strict time bound on its output. It needs no intent: the probe is its one-time authorization.
 // The device stays native afterwards until it is power-cycled.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { packageRoot } from '../../../common/index.js';
 import { buildRiscvProgram } from '../../../engines/ultimate/riscv-apps/riscv-toolchain.js';
 import { triggerRunUpdate, uploadUpdateFile } from '../../../engines/ultimate/riscv-apps/run-update-trigger.js';
 import { packUe2FromElf } from '../../../engines/ultimate/riscv-apps/ue2.js';
@@ -14,22 +12,17 @@ import { identityOf, checkProbe, sameIdentity } from '../probes.js';
 import { ServiceError } from '../service-error.js';
 import { type NativeContext, isAmbiguous, newNativeJob, openDevice, saveJob } from './native-context.js';
 import { isElite2 } from './native-identity.js';
+import { SMOKE_SOURCES } from './smoke-sources.js';
 
 export const SMOKE_EXPECTED_LINE = 'SMOKE crc=cbf43926 primes=00000234 OK';
 /** The strict bound on the smoke program's output (it needs a few milliseconds). */
 export const SMOKE_TIME_BOUND_MS = 10_000;
-const SMOKE_SOURCES = ['crt0.S', 'runtime.c', 'smoke.c', 'ultimate.h'];
 
 let smokeUe2: Promise<Uint8Array> | undefined;
 
-/** The smoke program's update file, built once per process from examples/riscv. */
+/** The smoke program's update file, built once per process from its embedded sources. */
 export function builtInSmokeUe2(): Promise<Uint8Array> {
-  smokeUe2 ??= (async () => {
-    const dir = join(packageRoot(), 'examples', 'riscv');
-    const sources: Record<string, string> = {};
-    for (const f of SMOKE_SOURCES) sources[f] = await readFile(join(dir, f), 'utf8');
-    return packUe2FromElf((await buildRiscvProgram({ sources, flags: ['-O2'] })).elf);
-  })();
+  smokeUe2 ??= (async () => packUe2FromElf((await buildRiscvProgram({ sources: { ...SMOKE_SOURCES }, flags: ['-O2'] })).elf))();
   smokeUe2.catch(() => {
     smokeUe2 = undefined;
   });

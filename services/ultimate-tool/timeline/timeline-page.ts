@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { Ca65DebugInfo } from './ca65-debug-info.js';
 import { INDEX_BLOCK_HASH_BYTES, INDEX_HEADER_BYTES, INDEX_MAGIC, INDEX_RECORD_BYTES, INDEX_VERSION } from './capture-index.js';
+import { addressHex } from '../api/address.js';
 
 export const TIMELINE_LIMIT_DEFAULT = 256;
 export const TIMELINE_LIMIT_MAX = 4096;
@@ -111,8 +112,6 @@ export interface TimelinePage {
   total_datagrams: number;
 }
 
-const hex4 = (n: number) => `$${n.toString(16).toUpperCase().padStart(4, '0')}`;
-
 export function parseCursor(cursor: string): { ordinal: number; entry: number } {
   const m = /^(\d{1,10}):(\d{1,4})$/.exec(cursor);
   if (!m)
@@ -136,7 +135,10 @@ function validate(q: TimelineQuery): Required<Pick<TimelineQuery, 'limit' | 'add
     if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new TimelineError('invalid-address-range', `${name} ${v} is outside 0..65535`);
   }
   if (addressFrom > addressTo)
-    throw new TimelineError('invalid-address-range', `address_from ${hex4(addressFrom)} is above address_to ${hex4(addressTo)}`);
+    throw new TimelineError(
+      'invalid-address-range',
+      `address_from ${addressHex(addressFrom)} is above address_to ${addressHex(addressTo)}`,
+    );
   if (q.access !== undefined && q.access !== 'read' && q.access !== 'write')
     throw new TimelineError('invalid-access', `access ${JSON.stringify(q.access)} is not "read" or "write"`);
   return { limit, addressFrom, addressTo };
@@ -319,7 +321,7 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
             datagram_ordinal: ordinal,
             entry_index: entry,
             address,
-            address_hex: hex4(address),
+            address_hex: addressHex(address),
             data: (e >>> 16) & 0xff,
             access: d.access,
             phi2: d.phi2,
