@@ -484,13 +484,25 @@ export class C64Machine implements CpuBus {
     const cpu = this.cpu;
     for (;;) {
       const now = cpu.cycles;
-      const iv = this.vicTiming.intervalAt(now);
+      const iv = this.vicTiming.intervalAt(isRead ? now + 1 : now);
       if (iv === undefined) break;
-      const [, last, stolenFrom] = iv;
+      const [from, last, stolenFrom] = iv;
+      if (isRead && from === now + 1 && this.spriteZeroTurnsOnAt(from)) break;
       if (!isRead && now < stolenFrom - 1) break;
-      cpu.cycles = last + 1;
+      cpu.cycles = isRead ? last : last + 1;
     }
     cpu.cycles++;
+  }
+
+  /**
+   * True when clock `c` is where BA drops for sprite 0's DMA in the line that turns it on: the
+   * VIC sets BA late there, and the REC still gets that clock (x64sc's `vicii_cycle_reu`).
+   */
+  private spriteZeroTurnsOnAt(c: number): boolean {
+    const k = c % this.cyclesPerLine;
+    if (k !== this.cyclesPerLine - 9 || (this.vic[0x15]! & 1) === 0) return false;
+    const line = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
+    return this.vic[0x01] === (line & 0xff);
   }
 
   /** What DMA reads at `addr`: C64 memory as the processor port maps it, I/O with its side effects. */
