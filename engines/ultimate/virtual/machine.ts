@@ -42,6 +42,8 @@ export const PAL_LINES = 312;
 export const PAL_CYCLES_PER_FRAME = PAL_CYCLES_PER_LINE * PAL_LINES;
 /** The real PAL C64's CPU clock in Hz. */
 export const PAL_CLOCK_HZ = 985_248;
+/** The NTSC C64's CPU clock in Hz. */
+export const NTSC_CLOCK_HZ = 1_022_727;
 export const NTSC_CYCLES_PER_LINE = 65;
 export const NTSC_LINES = 263;
 /** REU sizes of the 1700/1764/1750 and the Ultimate's larger ones, in KiB. */
@@ -94,6 +96,8 @@ export interface C64MachineOptions {
   video?: VideoStandard;
   /** REU size in KiB (128 … 16384, a power of two), or 0/undefined for no REU at $DF00. */
   reuKb?: number;
+  /** The REU's RAM when it is shared (the Ultimate's one REU memory); at least `reuKb` KiB. */
+  reuMemory?: Uint8Array;
   /** Real ROM images; without them the machine runs the stand-in (our own code, kernal-standin.asm). */
   roms?: C64Roms;
 }
@@ -116,10 +120,10 @@ export class C64Machine implements CpuBus {
   readonly realRoms: boolean;
   readonly ciaModel: CiaModel;
   readonly video: VideoStandard;
-  /** REU size in KiB (0 = none). */
-  readonly reuKb: number;
-  /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
-  readonly reu?: Rec8726;
+  #reuKb = 0;
+  #reu?: Rec8726;
+  /** Called first thing in `reset()` (the Ultimate applies its REU settings there). */
+  beforeReset?: () => void;
   /** Sprite-sprite and sprite-background collisions ($D01E/$D01F), evaluated a line at a time. */
   private readonly collisions: VicCollisions;
   /** While a collision interrupt is enabled: the clock of the next line start to evaluate. */
@@ -178,11 +182,6 @@ export class C64Machine implements CpuBus {
       throw new RangeError(`ciaModel must be '6526' or '6526A'; got ${JSON.stringify(ciaModel)}`);
     }
     this.ciaModel = ciaModel;
-    const reuKb = opts.reuKb ?? 0;
-    if (!REU_SIZES_KB.includes(reuKb) && reuKb !== 0) {
-      throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${reuKb}`);
-    }
-    this.reuKb = reuKb;
     this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : NTSC_CYCLES_PER_LINE;
     this.linesPerFrame = video === 'pal' ? PAL_LINES : NTSC_LINES;
     this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
@@ -193,16 +192,7 @@ export class C64Machine implements CpuBus {
       this.chargen = romImage(opts.roms.chargen, 0x1000, 'chargen');
     }
     this.cpu = new Cpu6510(this);
-    if (reuKb > 0) {
-      this.reu = new Rec8726(reuKb, {
-        dmaCycle: (isRead) => this.dmaCycle(isRead),
-        dmaRead: (addr) => this.dmaRead(addr),
-        dmaWrite: (addr, value) => this.dmaWrite(addr, value),
-        setIrq: (active) => {
-          this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, active, this.cpu.cycles);
-        },
-      });
-    }
+    this.setReu(opts.reuKb ?? 0, opts.reuMemory);
     this.vicTiming = new VicBusTiming(this, this.cyclesPerLine, this.linesPerFrame);
     this.collisions = new VicCollisions(
       { vic: this.vic, vicFetch: (a) => this.vicFetch(a), vicBank: () => this.vicBank() },
@@ -211,7 +201,12 @@ export class C64Machine implements CpuBus {
     );
     this.collisions.colorOf = (cell) => this.colorRam[cell & 0x3ff]!;
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
-    const ciaOptions = { model: ciaModel } as const;
+    // The TOD clocks count the power line: 50 Hz beside a PAL machine, 60 Hz beside an NTSC one.
+    const ciaOptions = {
+      model: ciaModel,
+      clockHz: video === 'pal' ? PAL_CLOCK_HZ : NTSC_CLOCK_HZ,
+      powerHz: video === 'pal' ? 50 : 60,
+    } as const;
     this.cia1 = new Cia6526(
       (active, at) => this.cpu.setIrqSource(IRQ_SOURCE_CIA, active, at),
       (a, b) => this.inputLines.cia1Pins(a, b),
@@ -226,6 +221,43 @@ export class C64Machine implements CpuBus {
       ciaOptions,
     );
     this.reset();
+  }
+
+  /** REU size in KiB (0 = none). */
+  get reuKb(): number {
+    return this.#reuKb;
+  }
+  /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
+  get reu(): Rec8726 | undefined {
+    return this.#reu;
+  }
+
+  /**
+   * Plugs in a REU of `kb` KiB (0 unplugs it), over `memory` when given (see `reuMemory`). The
+   * controller starts in its reset state; a transfer under way is not continued.
+   */
+  setReu(kb: number, memory?: Uint8Array): void {
+    if (!REU_SIZES_KB.includes(kb) && kb !== 0) {
+      throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${kb}`);
+    }
+    if (this.#reu !== undefined) this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, false, this.cpu.cycles);
+    this.#reuKb = kb;
+    this.reuPending = false;
+    this.#reu =
+      kb === 0
+        ? undefined
+        : new Rec8726(
+            kb,
+            {
+              dmaCycle: (isRead) => this.dmaCycle(isRead),
+              dmaRead: (addr) => this.dmaRead(addr),
+              dmaWrite: (addr, value) => this.dmaWrite(addr, value),
+              setIrq: (active) => {
+                this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, active, this.cpu.cycles);
+              },
+            },
+            memory,
+          );
   }
 
   // --- the bus -----------------------------------------------------------------------------------
@@ -816,6 +848,7 @@ export class C64Machine implements CpuBus {
    * KERNAL run until BASIC's READY prompt waits for input.
    */
   reset(): void {
+    this.beforeReset?.();
     this.port.reset();
     this.updateBanking();
     this.vic.fill(0);

@@ -74,12 +74,21 @@ export class Rec8726 {
   readonly #bankUnused: number;
   readonly #statusPreset: number;
 
+  /**
+   * `memory`: the expansion RAM when it belongs to someone else too (the Ultimate keeps one
+   * 16 MiB REU memory that DMA command FF07 and the REU preload also write); the REC uses its
+   * first `sizeKb` KiB. Without it the REC has RAM of its own.
+   */
   constructor(
     readonly sizeKb: number,
     private readonly bus: RecBus,
+    memory?: Uint8Array,
   ) {
     const size = sizeKb * 1024;
-    this.ram = new Uint8Array(size);
+    if (memory !== undefined && memory.length < size) {
+      throw new RangeError(`REU memory of ${memory.length} bytes is smaller than the ${sizeKb} KiB REU`);
+    }
+    this.ram = memory ?? new Uint8Array(size);
     const small = sizeKb === 128;
     const large = sizeKb > 512;
     this.#wrap = small ? 0x20000 : 0x80000;
