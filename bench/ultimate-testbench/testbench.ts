@@ -74,7 +74,8 @@ export function readTestbench(dir = defaultTestbenchDir()): TestbenchEntry[] {
 
 /** The machine options a program's testbench options ask for (as the README maps them to x64sc flags). */
 export function machineOptionsFor(options: readonly string[]): C64MachineOptions {
-  const out: C64MachineOptions = {};
+  // RAM at power-on as a real C64's (and as x64sc starts by default), not zeroed.
+  const out: C64MachineOptions = { powerOnRam: 'pattern' };
   for (const o of options) {
     if (o === 'cia-new') out.ciaModel = '6526A';
     else if (o === 'cia-old') out.ciaModel = '6526';

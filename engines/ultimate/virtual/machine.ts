@@ -100,10 +100,15 @@ export interface C64MachineOptions {
   reuMemory?: Uint8Array;
   /** Real ROM images; without them the machine runs the stand-in (our own code, kernal-standin.asm). */
   roms?: C64Roms;
+  /**
+   * What RAM holds at power-on: 'zeros' (default; what programs and tests of this package expect)
+   * or 'pattern', the $00/$FF blocks of a real C64's DRAMs (`ramPowerOnPattern`).
+   */
+  powerOnRam?: 'zeros' | 'pattern';
 }
 
 export class C64Machine implements CpuBus {
-  /** The 64 KiB of RAM (what a DMA or debugger write lands in). */
+  /** The 64 KiB of RAM (what a DMA or debugger write lands in); see `powerOnRam`. */
   readonly ram = new Uint8Array(0x10000);
   /** Colour RAM, 1 KiB of 4-bit cells at $D800. */
   readonly colorRam = new Uint8Array(0x400);
@@ -130,6 +135,16 @@ export class C64Machine implements CpuBus {
   private collisionWatchAt = Number.POSITIVE_INFINITY;
   /** A REU transfer was started by the last write; it runs before the next instruction. */
   private reuPending = false;
+  /**
+   * A write to $FF00 started the transfer: the REC takes the bus from the next clock, so a second
+   * write of the same instruction (a read-modify-write's final one) does not reach memory.
+   */
+  private reuTookBus = false;
+  /**
+   * The transfer's first clock: it waits for BA as the CPU's read would (the REC takes over where
+   * the CPU stopped); from then on it sees BA one clock ahead.
+   */
+  private dmaFirst = false;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
   readonly cyclesPerLine: number;
   readonly linesPerFrame: number;
@@ -185,6 +200,11 @@ export class C64Machine implements CpuBus {
     this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : NTSC_CYCLES_PER_LINE;
     this.linesPerFrame = video === 'pal' ? PAL_LINES : NTSC_LINES;
     this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
+    const powerOnRam = opts.powerOnRam ?? 'zeros';
+    if (powerOnRam !== 'zeros' && powerOnRam !== 'pattern') {
+      throw new RangeError(`powerOnRam must be 'zeros' or 'pattern'; got ${JSON.stringify(powerOnRam)}`);
+    }
+    if (powerOnRam === 'pattern') this.ram.set(ramPowerOnPattern());
     this.realRoms = opts.roms !== undefined;
     if (opts.roms) {
       this.kernal = romImage(opts.roms.kernal, 0x2000, 'kernal');
@@ -328,10 +348,22 @@ export class C64Machine implements CpuBus {
     if (region === REGION_IO) {
       this.ioWrite(addr, value);
     } else {
-      // ROM regions: writes go to the RAM underneath, as on the real machine.
-      this.ram[addr] = value;
-      if (addr < 2) this.portWrite(addr, value);
-      else if (addr === 0xff00 && this.reu?.ff00Written()) this.startReuTransfer();
+      // ROM regions: writes go to the RAM underneath, as on the real machine. $00/$01 are the
+      // 6510's own port: the CPU does not drive the data bus for them, and the RAM underneath
+      // takes what is left on it — the byte the VIC-II read in the first half of this clock.
+      if (addr < 2) {
+        this.ram[addr] = this.vicFetch(this.vicAddress(this.cpu.cycles - 1, false));
+        this.portWrite(addr, value);
+      } else if (this.reuTookBus) {
+        // The RMW's second write: the REC has the bus since the first one; this write is lost.
+        this.reuTookBus = false;
+      } else {
+        this.ram[addr] = value;
+        if (addr === 0xff00 && this.reu?.ff00Written()) {
+          this.startReuTransfer();
+          this.reuTookBus = true;
+        }
+      }
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
@@ -516,13 +548,15 @@ export class C64Machine implements CpuBus {
     const cpu = this.cpu;
     for (;;) {
       const now = cpu.cycles;
-      const iv = this.vicTiming.intervalAt(isRead ? now + 1 : now);
+      const ahead = isRead && !this.dmaFirst;
+      const iv = this.vicTiming.intervalAt(ahead ? now + 1 : now);
       if (iv === undefined) break;
       const [from, last, stolenFrom] = iv;
-      if (isRead && from === now + 1 && this.spriteZeroTurnsOnAt(from)) break;
+      if (ahead && from === now + 1 && this.spriteZeroTurnsOnAt(from)) break;
       if (!isRead && now < stolenFrom - 1) break;
-      cpu.cycles = isRead ? last : last + 1;
+      cpu.cycles = ahead ? last : last + 1;
     }
+    this.dmaFirst = false;
     cpu.cycles++;
   }
 
@@ -703,6 +737,8 @@ export class C64Machine implements CpuBus {
   private handleEvents(): void {
     if (this.reuPending) {
       this.reuPending = false;
+      this.reuTookBus = false;
+      this.dmaFirst = true;
       this.reu!.transfer();
       this.baCheckAt = this.vicTiming.nextAttention(this.cpu.cycles);
     }
@@ -859,6 +895,7 @@ export class C64Machine implements CpuBus {
     this.cia2.reset(this.cpu.cycles);
     this.reu?.reset();
     this.reuPending = false;
+    this.reuTookBus = false;
     this.collisions.reset(this.cpu.cycles);
     this.collisionWatchAt = Number.POSITIVE_INFINITY;
     this.colorRam.fill(0);
@@ -1008,6 +1045,18 @@ export function screenCodeToText(code: number, lowercaseCharset: boolean): strin
   if (lowercaseCharset && c >= 0x41 && c <= 0x5a) return String.fromCharCode(c);
   if (c === 0x40) return '─';
   return c === 0x60 ? ' ' : '·';
+}
+
+/**
+ * The C64's RAM at power-on: the DRAMs come up in blocks of four bytes alternating $00/$FF
+ * (starting two bytes in: 00 00 FF FF FF FF 00 00 …), the whole pattern inverted in every other
+ * 16 KiB — VICE's measured default (VICE-testprogs C64/raminitpattern), without its rare random
+ * bit flips.
+ */
+export function ramPowerOnPattern(): Uint8Array {
+  const ram = new Uint8Array(0x10000);
+  for (let i = 0; i < 0x10000; i++) ram[i] = (((i + 2) >> 2) & 1 ? 0xff : 0) ^ ((i >> 14) & 1 ? 0xff : 0);
+  return ram;
 }
 
 /** The real KERNAL's keyboard wait loop (revision 901227-03). */
