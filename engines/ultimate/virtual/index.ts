@@ -102,7 +102,10 @@ export interface VirtualUltimateOptions {
   ciaModel?: CiaModel;
   /** PAL (default) or NTSC VIC-II. */
   video?: VideoStandard;
-  /** REU at $DF00 of this size in KiB (default none). */
+  /**
+   * REU at $DF00 of this size in KiB, 0 for none. Sets the configuration items "RAM Expansion
+   * Unit" and "REU Size" at boot (over `config`); without it those items decide (default: none).
+   */
   reuKb?: number;
   /** Real ROM images (default: the stand-in). */
   roms?: C64Roms;
@@ -121,6 +124,18 @@ export interface VirtualPorts {
 }
 
 const REU_BYTES = 16 * 1024 * 1024;
+const REU_CATEGORY = 'C64 and Cartridge Settings';
+/** The "REU Size" choices and their sizes in KiB. */
+const REU_SIZE_LABELS = new Map<string, number>([
+  ['128 KB', 128],
+  ['256 KB', 256],
+  ['512 KB', 512],
+  ['1 MB', 1024],
+  ['2 MB', 2048],
+  ['4 MB', 4096],
+  ['8 MB', 8192],
+  ['16 MB', 16384],
+]);
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
@@ -136,7 +151,11 @@ export class VirtualUltimate implements RestDevice {
     ['a', { enabled: true, type: '1541' }],
     ['b', { enabled: false, type: '1541' }],
   ]);
-  /** REU memory (16 MiB, allocated on first write). */
+  /**
+   * The REU memory (16 MiB, allocated when first needed): one memory, as on the Ultimate — the
+   * C64's REC at $DF00 uses its first "REU Size" bytes, DMA command FF07 and the REU preload
+   * write into it.
+   */
   #reu?: Uint8Array;
   readonly #uniqueId: string;
   readonly #hostname: string;
@@ -178,14 +197,12 @@ export class VirtualUltimate implements RestDevice {
     const machine = new C64Machine({
       ciaModel: opts.ciaModel,
       video: opts.video,
-      reuKb: opts.reuKb,
       roms: opts.roms ?? (opts.romDir !== undefined ? loadRomDir(opts.romDir) : undefined),
       onBusCycle: (entry: number) => {
         if (streamer.active) streamer.push(u2plus ? u64EntryToU2Plus(entry) : entry);
         if (vice?.watching) vice.watchBus(entry);
       },
     });
-    machine.reset();
     this.machine = machine as unknown as MachineSeam;
     this.clock = new MachineClock(this.machine, {
       speed: opts.speed ?? 1,
@@ -228,8 +245,13 @@ export class VirtualUltimate implements RestDevice {
         if (err) throw new Error(`virtual device config: ${err}`);
       }
     }
+    if (opts.reuKb !== undefined) this.#configureReu(opts.reuKb);
     // What start() is given counts as saved to flash: save_to_flash has nothing to write yet.
     this.config.markAllSaved();
+    // The REU settings take effect at every reset of the C64 (and now, at power-on).
+    machine.beforeReset = () => this.#applyReuSettings(machine);
+    this.#applyReuSettings(machine);
+    machine.reset();
     this.#preloadReu();
     if (opts.vicePort !== null) {
       vice = new ViceMonitorServer({
@@ -347,7 +369,34 @@ export class VirtualUltimate implements RestDevice {
     this.streamer.stop();
   }
 
-  /** REU contents (for inspection; the C64 side has no REU controller in this emulation). */
+  /** The REU's size in KiB from the settings "RAM Expansion Unit" and "REU Size" (0 = none). */
+  reuSizeKb(): number {
+    if (String(this.config.get(REU_CATEGORY, 'RAM Expansion Unit')) !== 'Enabled') return 0;
+    return REU_SIZE_LABELS.get(String(this.config.get(REU_CATEGORY, 'REU Size'))) ?? 0;
+  }
+
+  #configureReu(kb: number): void {
+    const label = [...REU_SIZE_LABELS].find(([, v]) => v === kb)?.[0];
+    if (kb !== 0 && label === undefined) {
+      throw new RangeError(`reuKb must be 0 (no REU) or one of ${[...REU_SIZE_LABELS.values()].join(', ')}; got ${kb}`);
+    }
+    this.config.set(REU_CATEGORY, 'RAM Expansion Unit', kb === 0 ? 'Disabled' : 'Enabled');
+    if (label !== undefined) this.config.set(REU_CATEGORY, 'REU Size', label);
+  }
+
+  /** Plugs the REU the settings ask for into the C64, over the device's one REU memory. */
+  #applyReuSettings(machine: C64Machine): void {
+    const kb = this.reuSizeKb();
+    if (kb === machine.reuKb && (kb === 0 || machine.reu?.ram === this.#reu)) return;
+    machine.setReu(kb, kb === 0 ? undefined : this.#reuMemory());
+  }
+
+  #reuMemory(): Uint8Array {
+    this.#reu ??= new Uint8Array(REU_BYTES);
+    return this.#reu;
+  }
+
+  /** REU contents, as the C64's REC sees them at the same offsets (the first "REU Size" bytes). */
   readReu(offset: number, length: number): Uint8Array {
     const out = new Uint8Array(length);
     if (this.#reu) for (let i = 0; i < length; i++) out[i] = this.#reu[(offset + i) & 0xffffff]!;
@@ -355,9 +404,9 @@ export class VirtualUltimate implements RestDevice {
   }
 
   writeReu(offset: number, bytes: Uint8Array): void {
-    this.#reu ??= new Uint8Array(REU_BYTES);
-    if (offset + bytes.length <= REU_BYTES) this.#reu.set(bytes, offset);
-    else for (let i = 0; i < bytes.length; i++) this.#reu[(offset + i) & 0xffffff] = bytes[i]!;
+    const reu = this.#reuMemory();
+    if (offset + bytes.length <= REU_BYTES) reu.set(bytes, offset);
+    else for (let i = 0; i < bytes.length; i++) reu[(offset + i) & 0xffffff] = bytes[i]!;
   }
 
   #preloadReu(): void {

@@ -42,6 +42,8 @@ export const PAL_LINES = 312;
 export const PAL_CYCLES_PER_FRAME = PAL_CYCLES_PER_LINE * PAL_LINES;
 /** The real PAL C64's CPU clock in Hz. */
 export const PAL_CLOCK_HZ = 985_248;
+/** The NTSC C64's CPU clock in Hz. */
+export const NTSC_CLOCK_HZ = 1_022_727;
 export const NTSC_CYCLES_PER_LINE = 65;
 export const NTSC_LINES = 263;
 /** The first NTSC VIC-II, 6567R56A: 64 cycles × 262 lines. */
@@ -100,6 +102,8 @@ export interface C64MachineOptions {
   video?: VideoStandard;
   /** REU size in KiB (128 … 16384, a power of two), or 0/undefined for no REU at $DF00. */
   reuKb?: number;
+  /** The REU's RAM when it is shared (the Ultimate's one REU memory); at least `reuKb` KiB. */
+  reuMemory?: Uint8Array;
   /** Real ROM images; without them the machine runs the stand-in (our own code, kernal-standin.asm). */
   roms?: C64Roms;
   /**
@@ -110,7 +114,7 @@ export interface C64MachineOptions {
 }
 
 export class C64Machine implements CpuBus {
-  /** The 64 KiB of RAM (what a DMA or debugger write lands in). */
+  /** The 64 KiB of RAM (what a DMA or debugger write lands in); see `powerOnRam`. */
   readonly ram = new Uint8Array(0x10000);
   /** Colour RAM, 1 KiB of 4-bit cells at $D800. */
   readonly colorRam = new Uint8Array(0x400);
@@ -127,12 +131,22 @@ export class C64Machine implements CpuBus {
   readonly realRoms: boolean;
   readonly ciaModel: CiaModel;
   readonly video: VideoStandard;
-  /** REU size in KiB (0 = none). */
-  readonly reuKb: number;
-  /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
-  readonly reu?: Rec8726;
+  #reuKb = 0;
+  #reu?: Rec8726;
+  /** Called first thing in `reset()` (the Ultimate applies its REU settings there). */
+  beforeReset?: () => void;
   /** A REU transfer was started by the last write; it runs before the next instruction. */
   private reuPending = false;
+  /**
+   * A write to $FF00 started the transfer: the REC takes the bus from the next clock, so a second
+   * write of the same instruction (a read-modify-write's final one) does not reach memory.
+   */
+  private reuTookBus = false;
+  /**
+   * The transfer's first clock: it waits for BA as the CPU's read would (the REC takes over where
+   * the CPU stopped); from then on it sees BA one clock ahead.
+   */
+  private dmaFirst = false;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
   readonly cyclesPerLine: number;
   readonly linesPerFrame: number;
@@ -186,11 +200,6 @@ export class C64Machine implements CpuBus {
       throw new RangeError(`ciaModel must be '6526' or '6526A'; got ${JSON.stringify(ciaModel)}`);
     }
     this.ciaModel = ciaModel;
-    const reuKb = opts.reuKb ?? 0;
-    if (!REU_SIZES_KB.includes(reuKb) && reuKb !== 0) {
-      throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${reuKb}`);
-    }
-    this.reuKb = reuKb;
     this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : video === 'ntsc' ? NTSC_CYCLES_PER_LINE : NTSC_OLD_CYCLES_PER_LINE;
     this.linesPerFrame = video === 'pal' ? PAL_LINES : video === 'ntsc' ? NTSC_LINES : NTSC_OLD_LINES;
     this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
@@ -206,16 +215,7 @@ export class C64Machine implements CpuBus {
     }
     if (powerOnRam === 'c64') fillPowerOnPattern(this.ram);
     this.cpu = new Cpu6510(this);
-    if (reuKb > 0) {
-      this.reu = new Rec8726(reuKb, {
-        dmaCycle: (isRead) => this.dmaCycle(isRead),
-        dmaRead: (addr) => this.dmaRead(addr),
-        dmaWrite: (addr, value) => this.dmaWrite(addr, value),
-        setIrq: (active) => {
-          this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, active, this.cpu.cycles);
-        },
-      });
-    }
+    this.setReu(opts.reuKb ?? 0, opts.reuMemory);
     this.vicII = new VicII(
       {
         ram: this.ram,
@@ -230,7 +230,12 @@ export class C64Machine implements CpuBus {
     this.vic = this.vicII.regs;
     this.vicTiming = this.vicII.timing;
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
-    const ciaOptions = { model: ciaModel } as const;
+    // The TOD clocks count the power line: 50 Hz beside a PAL machine, 60 Hz beside an NTSC one.
+    const ciaOptions = {
+      model: ciaModel,
+      clockHz: video === 'pal' ? PAL_CLOCK_HZ : NTSC_CLOCK_HZ,
+      powerHz: video === 'pal' ? 50 : 60,
+    } as const;
     this.cia1 = new Cia6526(
       (active, at) => this.cpu.setIrqSource(IRQ_SOURCE_CIA, active, at),
       (a, b) => this.inputLines.cia1Pins(a, b),
@@ -245,6 +250,43 @@ export class C64Machine implements CpuBus {
       ciaOptions,
     );
     this.reset();
+  }
+
+  /** REU size in KiB (0 = none). */
+  get reuKb(): number {
+    return this.#reuKb;
+  }
+  /** The REU's RAM Expansion Controller at $DF00 (when `reuKb` is set). */
+  get reu(): Rec8726 | undefined {
+    return this.#reu;
+  }
+
+  /**
+   * Plugs in a REU of `kb` KiB (0 unplugs it), over `memory` when given (see `reuMemory`). The
+   * controller starts in its reset state; a transfer under way is not continued.
+   */
+  setReu(kb: number, memory?: Uint8Array): void {
+    if (!REU_SIZES_KB.includes(kb) && kb !== 0) {
+      throw new RangeError(`reuKb must be 0 (no REU) or one of ${REU_SIZES_KB.join(', ')}; got ${kb}`);
+    }
+    if (this.#reu !== undefined) this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, false, this.cpu.cycles);
+    this.#reuKb = kb;
+    this.reuPending = false;
+    this.#reu =
+      kb === 0
+        ? undefined
+        : new Rec8726(
+            kb,
+            {
+              dmaCycle: (isRead) => this.dmaCycle(isRead),
+              dmaRead: (addr) => this.dmaRead(addr),
+              dmaWrite: (addr, value) => this.dmaWrite(addr, value),
+              setIrq: (active) => {
+                this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, active, this.cpu.cycles);
+              },
+            },
+            memory,
+          );
   }
 
   // --- the bus -----------------------------------------------------------------------------------
@@ -315,10 +357,22 @@ export class C64Machine implements CpuBus {
     if (region === REGION_IO) {
       this.ioWrite(addr, value);
     } else {
-      // ROM regions: writes go to the RAM underneath, as on the real machine.
-      this.ram[addr] = value;
-      if (addr < 2) this.portWrite(addr, value);
-      else if (addr === 0xff00 && this.reu?.ff00Written()) this.startReuTransfer();
+      // ROM regions: writes go to the RAM underneath, as on the real machine. $00/$01 are the
+      // 6510's own port: the CPU does not drive the data bus for them, and the RAM underneath
+      // takes what is left on it — the byte the VIC-II read in the first half of this clock.
+      if (addr < 2) {
+        this.ram[addr] = this.vicII.phi1.data(this.cpu.cycles - 1);
+        this.portWrite(addr, value);
+      } else if (this.reuTookBus) {
+        // The RMW's second write: the REC has the bus since the first one; this write is lost.
+        this.reuTookBus = false;
+      } else {
+        this.ram[addr] = value;
+        if (addr === 0xff00 && this.reu?.ff00Written()) {
+          this.startReuTransfer();
+          this.reuTookBus = true;
+        }
+      }
     }
     const cb = this.onBusCycle;
     if (cb !== undefined) {
@@ -493,13 +547,27 @@ export class C64Machine implements CpuBus {
     const cpu = this.cpu;
     for (;;) {
       const now = cpu.cycles;
-      const iv = this.vicTiming.intervalAt(now);
+      const ahead = isRead && !this.dmaFirst;
+      const iv = this.vicTiming.intervalAt(ahead ? now + 1 : now);
       if (iv === undefined) break;
-      const [, last, stolenFrom] = iv;
+      const [from, last, stolenFrom] = iv;
+      if (ahead && from === now + 1 && this.spriteZeroTurnsOnAt(from)) break;
       if (!isRead && now < stolenFrom - 1) break;
-      cpu.cycles = last + 1;
+      cpu.cycles = ahead ? last : last + 1;
     }
+    this.dmaFirst = false;
     cpu.cycles++;
+  }
+
+  /**
+   * True when clock `c` is where BA drops for sprite 0's DMA in the line that turns it on: the
+   * VIC sets BA late there, and the REC still gets that clock (x64sc's `vicii_cycle_reu`).
+   */
+  private spriteZeroTurnsOnAt(c: number): boolean {
+    const k = c % this.cyclesPerLine;
+    if (k !== this.cyclesPerLine - 9 || (this.vic[0x15]! & 1) === 0) return false;
+    const line = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
+    return this.vic[0x01] === (line & 0xff);
   }
 
   /** What DMA reads at `addr`: C64 memory as the processor port maps it, I/O with its side effects. */
@@ -546,6 +614,8 @@ export class C64Machine implements CpuBus {
   private handleEvents(): void {
     if (this.reuPending) {
       this.reuPending = false;
+      this.reuTookBus = false;
+      this.dmaFirst = true;
       this.reu!.transfer();
       this.baCheckAt = this.vicTiming.nextAttention(this.cpu.cycles);
     }
@@ -675,6 +745,7 @@ export class C64Machine implements CpuBus {
    * KERNAL run until BASIC's READY prompt waits for input.
    */
   reset(): void {
+    this.beforeReset?.();
     this.port.reset();
     this.updateBanking();
     this.vicII.reset(this.cpu.cycles);
@@ -684,6 +755,7 @@ export class C64Machine implements CpuBus {
     this.cia2.reset(this.cpu.cycles);
     this.reu?.reset();
     this.reuPending = false;
+    this.reuTookBus = false;
     this.colorRam.fill(0);
     this.cpu.irqLines = 0;
     this.debugRegister = 0;

@@ -74,12 +74,21 @@ export class Rec8726 {
   readonly #bankUnused: number;
   readonly #statusPreset: number;
 
+  /**
+   * `memory`: the expansion RAM when it belongs to someone else too (the Ultimate keeps one
+   * 16 MiB REU memory that DMA command FF07 and the REU preload also write); the REC uses its
+   * first `sizeKb` KiB. Without it the REC has RAM of its own.
+   */
   constructor(
     readonly sizeKb: number,
     private readonly bus: RecBus,
+    memory?: Uint8Array,
   ) {
     const size = sizeKb * 1024;
-    this.ram = new Uint8Array(size);
+    if (memory !== undefined && memory.length < size) {
+      throw new RangeError(`REU memory of ${memory.length} bytes is smaller than the ${sizeKb} KiB REU`);
+    }
+    this.ram = memory ?? dramPowerOnPattern(size);
     const small = sizeKb === 128;
     const large = sizeKb > 512;
     this.#wrap = small ? 0x20000 : 0x80000;
@@ -322,4 +331,31 @@ export class Rec8726 {
     if ((flags & REC_STATUS_VERIFY_ERROR) !== 0 && (m & (IRQ_ENABLE | IRQ_ON_VERIFY)) === (IRQ_ENABLE | IRQ_ON_VERIFY)) this.#raise();
     this.command = (this.command & ~COMMAND_EXECUTE) | COMMAND_NO_FF00;
   }
+}
+
+/**
+ * What a 17xx's DRAM holds at power-on, as measured on real units (VICE's reu.c documents the
+ * measurement): pairs of bytes alternating $FF/$00 from offset 1, the pattern inverted every
+ * other 256 bytes, and in each group of four 64 KiB banks a few blocks inverted again.
+ */
+export function dramPowerOnPattern(size: number): Uint8Array {
+  const ram = new Uint8Array(size);
+  for (let i = 0; i < size; i++) {
+    ram[i] = 0xff ^ (((i + 1) >> 1) & 1 ? 0xff : 0) ^ ((i >> 8) & 1 ? 0xff : 0);
+  }
+  const invert = (from: number, length: number) => {
+    for (let a = from; a < from + length && a < size; a++) ram[a]! ^= 0xff;
+  };
+  for (let bank = 0; bank < size >> 16; bank += 4) {
+    for (let i = 0; i < 2; i++) {
+      const base = (bank + i) << 16;
+      invert(base + 0x2a00, 0x2a00);
+      invert(base + 0x8000, 0x2c00);
+      invert(base + 0xd600, 0x2a00);
+      invert(base + 0x20000, 0x2a00);
+      invert(base + 0x25400, 0x2c00);
+      invert(base + 0x2ac00, 0x2a00);
+    }
+  }
+  return ram;
 }
