@@ -49,7 +49,7 @@ import {
   StartSourceLinkedCaptureArgs,
 } from './input-schemas.js';
 import { NATIVE_TOOL_NAMES, defineNativeTools } from './native-tools.js';
-import type { UltimateServiceClient } from './service-client.js';
+import type { CaptureProgress, UltimateServiceClient } from './service-client.js';
 
 /** The tool names of this issue, exactly as the contract spells them. */
 export const ULTIMATE_TOOL_NAMES = [
@@ -320,6 +320,19 @@ function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient)
 const PREPARE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const START: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
+/**
+ * MCP progress of a capture (when the caller sent a progressToken): datagrams received out of the
+ * bound, reported only when the count grew (progress must increase).
+ */
+function datagramProgress(ctx: { progress(progress: number, total?: number, message?: string): void }): (p: CaptureProgress) => void {
+  let last = -1;
+  return (p) => {
+    if (p.datagrams <= last) return;
+    last = p.datagrams;
+    ctx.progress(p.datagrams, p.max_datagrams ?? undefined, `${p.datagrams} debug-stream datagrams received`);
+  };
+}
+
 /** The two-step local-receiver captures: the service receives the UDP stream, never the adapter. */
 function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient): void {
   tools.define({
@@ -357,7 +370,8 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     input: StartDebugStreamCaptureArgs,
     output: CaptureStartBodySchema,
     annotations: START,
-    handler: ({ preparation_id, ...counts }, ctx) => client.startCapture('debug-stream', preparation_id, counts, { signal: ctx.signal }),
+    handler: ({ preparation_id, ...counts }, ctx) =>
+      client.startCapture('debug-stream', preparation_id, counts, { signal: ctx.signal, onProgress: datagramProgress(ctx) }),
   });
 
   tools.define({
@@ -384,7 +398,8 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     input: StartSourceLinkedCaptureArgs,
     output: CaptureStartBodySchema,
     annotations: START,
-    handler: ({ preparation_id, ...counts }, ctx) => client.startCapture('source-linked', preparation_id, counts, { signal: ctx.signal }),
+    handler: ({ preparation_id, ...counts }, ctx) =>
+      client.startCapture('source-linked', preparation_id, counts, { signal: ctx.signal, onProgress: datagramProgress(ctx) }),
   });
 }
 

@@ -26,7 +26,9 @@ import {
 } from './api/schemas.js';
 import { parseAddress } from './address.js';
 import { readEvidence } from './evidence.js';
-import { JobRunner, type UltimateTargetConfig, type ViceTargetConfig } from './jobs.js';
+import type { UltimateTargetConfig, ViceTargetConfig } from './jobs/job-context.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { TestJobs } from './jobs/test-job.js';
 import { type Manifest, ManifestError, loadManifest } from './manifest.js';
 import { openApiDocument } from './api/openapi.js';
 import { ROUTES } from './api/routes.js';
@@ -47,6 +49,7 @@ import { LabBench } from './native-jobs/lab-bench.js';
 import type { NativeContext } from './native-jobs/native-context.js';
 import { type NativeRoutes, nativeRoutes } from './native-jobs/native-routes.js';
 import { NativeStore } from './native-jobs/native-store.js';
+import { EmptyBodySchema } from './api/native-schemas.js';
 import {
   CapturePrepareRequestSchema,
   CaptureStartRequestSchema,
@@ -88,6 +91,8 @@ export interface UltimateToolServiceOptions {
   benchUrl?: string | null;
   /** How long a native run's output is awaited on the lab bench (default 30 s). */
   nativeOutputTimeoutMs?: number;
+  /** Jobs queued or running per target, at most (default 16); one more is refused with queue_full (429). */
+  maxJobsPerTarget?: number;
 }
 
 function ok(body: Record<string, unknown>, status = 200): Reply {
@@ -135,6 +140,7 @@ export class UltimateToolService {
   readonly #server: http.Server;
   readonly #opts: UltimateToolServiceOptions;
   readonly #jobs: JobRunner;
+  readonly #testJobs: TestJobs;
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #routes: BoundRoute[];
@@ -142,10 +148,6 @@ export class UltimateToolService {
   readonly #analyses: RunAnalyses;
   readonly #assets = new DashboardAssets();
   readonly #native: NativeStore;
-  /** Native operations holding (or waiting for) the target lease; stop() lets them end first. */
-  readonly #nativeInFlight = new Set<Promise<unknown>>();
-  /** Native jobs not yet ended (they run under the target lease, outside the JobRunner). */
-  readonly #nativeLiveJobs = new Map<string, Job>();
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions, manifest: Manifest) {
@@ -166,16 +168,20 @@ export class UltimateToolService {
       this.#log.warn(
         `store ${this.store.dir}: moved ${recovered.orphanedEvidenceDirs.length} evidence folder(s) that no committed run registers aside (kept, not deleted): ${recovered.orphanedEvidenceDirs.join(', ')}`,
       );
-    this.#jobs = new JobRunner({
-      store: this.store,
-      projectRoot: this.projectRoot,
-      loadManifest: () => loadManifest(this.projectRoot),
-      vice: opts.vice === undefined ? { command: DEFAULT_VICE_COMMAND } : opts.vice,
-      ultimate: opts.ultimate ?? null,
-      symbols: this.#opts.symbolAnalysis ?? null,
-      logger: this.#log,
-      now: this.#now,
-    });
+    this.#jobs = new JobRunner(
+      {
+        store: this.store,
+        projectRoot: this.projectRoot,
+        loadManifest: () => loadManifest(this.projectRoot),
+        vice: opts.vice === undefined ? { command: DEFAULT_VICE_COMMAND } : opts.vice,
+        ultimate: opts.ultimate ?? null,
+        symbols: this.#opts.symbolAnalysis ?? null,
+        logger: this.#log,
+        now: this.#now,
+      },
+      { maxJobsPerTarget: opts.maxJobsPerTarget },
+    );
+    this.#testJobs = new TestJobs(this.#jobs);
     this.#captures = new CaptureService({
       jobs: this.#jobs,
       loadManifest: () => this.#manifest(),
@@ -204,6 +210,7 @@ export class UltimateToolService {
       listJobs: (_m, url) => this.#listJobs(url),
       getActiveJob: () => ok({ job: this.#activeJob() }),
       getJob: (m) => this.#job(m[1]!),
+      cancelJob: (m, _u, body) => this.#cancelJob(m[1]!, body),
       probeUltimate: (_m, _u, body) => this.#probe(body),
       startTestJob: (_m, _u, body) => this.#startJob(body),
       openApi: () => ({ status: 200, body: openApiDocument(packageVersion()) }),
@@ -239,7 +246,6 @@ export class UltimateToolService {
     this.#server.closeIdleConnections();
     const closing = closeServer(this.#server);
     await this.#jobs.stop();
-    await Promise.all([...this.#nativeInFlight]);
     this.#server.closeAllConnections();
     await closing;
     this.#native.close();
@@ -511,6 +517,19 @@ export class UltimateToolService {
     return ok({ jobs });
   }
 
+  /** Cancels a queued job outright, a running one at its next safe step; a settled job is refused. */
+  #cancelJob(id: string, body: unknown): Reply {
+    if (id.length > 100) throw new ServiceError('invalid-request', 'job id longer than 100 characters', 400);
+    parse(EmptyBodySchema, body, `body for POST ${ROUTES.cancelJob.path} (expected {})`);
+    const live = this.#jobs.cancel(id);
+    if (live) return ok({ job: live });
+    const stored = this.store.getJob(id);
+    if (!stored) throw new ServiceError('not-found', `no job ${JSON.stringify(id)}`, 404);
+    throw new ServiceError('job_settled', `job ${id} already ended (${stored.state}); there is nothing to cancel`, 409, {
+      state: stored.state,
+    });
+  }
+
   #job(id: string): Reply {
     if (id.length > 100) throw new ServiceError('invalid-request', 'job id longer than 100 characters', 400);
     const job = this.#jobs.liveJob(id) ?? this.store.getJob(id);
@@ -546,12 +565,9 @@ export class UltimateToolService {
 
   // ---- trusted-native flow (native/, docs/ultimate/NATIVE.md "The service flow") ----
 
-  /** The running test job, else the running native job (both hold the target lease; one runs at a time). */
+  /** The running job that started first, of any kind. */
   #activeJob(): Job | null {
-    const test = this.#jobs.activeJob();
-    if (test) return test;
-    for (const job of this.#nativeLiveJobs.values()) if (job.state === 'running') return structuredClone(job);
-    return null;
+    return this.#jobs.activeJob();
   }
 
   #nativeRoutes(): NativeRoutes {
@@ -560,17 +576,11 @@ export class UltimateToolService {
       native: this.#native,
       projectRoot: this.projectRoot,
       ultimate: () => this.#jobs.ctx.ultimate,
-      withTargetLease: (holder, fn) => {
-        const p = this.#jobs.withTargetLease('ultimate', holder, fn);
-        const tracked = p.finally(() => this.#nativeInFlight.delete(tracked)).catch(() => undefined);
-        this.#nativeInFlight.add(tracked);
-        return p;
-      },
+      jobs: this.#jobs,
       bench: this.#opts.benchUrl ? new LabBench(this.#opts.benchUrl) : null,
       logger: this.#log,
       now: this.#now,
       outputTimeoutMs: this.#opts.nativeOutputTimeoutMs ?? 30_000,
-      liveJobs: this.#nativeLiveJobs,
     };
     return nativeRoutes(ctx, () => this.#manifest(), ok);
   }
@@ -607,9 +617,17 @@ export class UltimateToolService {
       cancelDebugStreamPreparation: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }),
       cancelSourceLinkedPreparation: async (m) => ok({ preparation: await c.cancel(id(m[1]!)) }),
       startDebugStreamCapture: async (m, _u, body) =>
-        ok(await c.startDebugStream(id(m[1]!), parse(CaptureStartRequestSchema, body, 'body of a debug-stream capture start')), 201),
+        ok(
+          { job: await c.startDebugStream(id(m[1]!), parse(CaptureStartRequestSchema, body, 'body of a debug-stream capture start')) },
+          201,
+        ),
       startSourceLinkedCapture: async (m, _u, body) =>
-        ok(await c.startSourceLinked(id(m[1]!), parse(SourceLinkedStartRequestSchema, body, 'body of a source-linked capture start')), 201),
+        ok(
+          {
+            job: await c.startSourceLinked(id(m[1]!), parse(SourceLinkedStartRequestSchema, body, 'body of a source-linked capture start')),
+          },
+          201,
+        ),
     };
   }
 
@@ -684,9 +702,13 @@ export class UltimateToolService {
           422,
           { expected_reu_write_count: reu },
         );
-      if (!this.store.consumeProbe(probe.probe_id, jobId, now))
-        throw new ServiceError('probe_consumed', `probe ${probe.probe_id} was just used by another job`, 422);
     }
-    return ok({ job: this.#jobs.submit(req, test, probe, jobId) }, 201);
+    const consume = probe
+      ? () => {
+          if (!this.store.consumeProbe(probe.probe_id, jobId, this.#now()))
+            throw new ServiceError('probe_consumed', `probe ${probe.probe_id} was just used by another job`, 422);
+        }
+      : undefined;
+    return ok({ job: await this.#testJobs.submit(req, test, probe, jobId, consume) }, 201);
   }
 }

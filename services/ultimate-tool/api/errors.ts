@@ -25,7 +25,7 @@ export const ERROR_STATUSES: { readonly [C in ErrorCode]: readonly number[] } = 
   preparation_expired: [422],
   analysis_inputs_invalid: [409],
   receiver_unavailable: [400, 503],
-  capture_failed: [500, 502],
+  capture_failed: [502, 500],
   capture_ambiguous: [502],
   timeline_failed: [400, 409],
   diagnostic_report_failed: [400, 409, 500],
@@ -38,4 +38,16 @@ export const ERROR_STATUSES: { readonly [C in ErrorCode]: readonly number[] } = 
   health_check_not_applicable: [409],
   health_gate_not_pending: [409],
   run_not_eligible: [409],
+  queue_full: [429],
+  cancelled: [409],
+  job_settled: [409],
 };
+
+/**
+ * The status a code is answered with when no HTTP answer carried it (a job's error, read from the
+ * job): the first of its statuses. Unknown codes (a job error code such as `build_failed` of a
+ * finished job) give undefined.
+ */
+export function httpStatusOf(code: string): number | undefined {
+  return (ERROR_STATUSES as Readonly<Record<string, readonly number[]>>)[code]?.[0];
+}

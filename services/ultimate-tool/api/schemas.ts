@@ -59,6 +59,10 @@ export const ErrorCodeSchema = z.enum([
   'health_check_not_applicable',
   'health_gate_not_pending',
   'run_not_eligible',
+  // the job runner (jobs/job-runner.ts)
+  'queue_full',
+  'cancelled',
+  'job_settled',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -135,9 +139,16 @@ export const JobSchema = z.object({
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
-  progress: z.object({ completed_runs: z.number().int(), total_runs: z.number().int(), phase: z.string() }),
+  progress: z.object({
+    completed_runs: z.number().int(),
+    total_runs: z.number().int(),
+    phase: z.string(),
+    datagrams: z.number().int().optional().describe('a capture job: debug-stream datagrams received so far'),
+    max_datagrams: z.number().int().optional().describe('a capture job: the bound on datagrams'),
+  }),
   run_ids: z.array(Uuid),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).nullable(),
+  cancel_requested: z.boolean().optional().describe('a cancel was asked for while the job ran: it stops at its next safe step'),
   compare_checkpoints: z.boolean().optional(),
   checkpoint_comparison_id: Uuid.nullable().optional().describe('the stored pair record of a compare_checkpoints job, once written'),
 });
