@@ -428,7 +428,7 @@ export class CaptureService {
   async #sourceLinkedJob(h: JobHandle, p: StoredPreparation): Promise<void> {
     const manifest = await this.ctx.loadManifest();
     const test = manifest.tests.find((t) => t.name === p.test);
-    if (!test) throw new ServiceError('invalid-request', `the project no longer has test ${p.test}`, 409);
+    if (!test) throw new ServiceError('manifest_invalid', `the project no longer has test ${p.test}`, 409);
     const dir = this.#preparationDir(p.preparation_id);
     // The snapshot must still be what was reviewed at prepare.
     for (const f of p.snapshot_files) {
@@ -628,7 +628,7 @@ export class CaptureService {
       throw new ServiceError(
         'receiver_unavailable',
         `cannot receive on ${p.receiver_ipv4}:${port}: ${(e as Error).message}; nothing was sent to the device`,
-        503,
+        400,
       );
     }
     const destination = `${p.receiver_ipv4}:${port}`;
@@ -687,21 +687,20 @@ export class CaptureService {
     }
     const summary = await cap.finish().catch((e: unknown) => e as Error);
     if (!(summary instanceof Error)) h.job.progress.datagrams = summary.datagrams;
-    if (stopError !== undefined)
-      throw new ServiceError(
-        ambiguous(stopError) ? 'capture_ambiguous' : 'capture_failed',
-        `the debug stream stop failed (${(stopError as Error).message}): the device may still be streaming to ${destination}; not retried`,
-        502,
-        {
-          stream_started: true,
-          stream_stopped: ambiguous(stopError) ? 'unknown' : false,
-          retried: false,
-          datagrams: summary instanceof Error ? null : summary.datagrams,
-        },
-      );
+    if (stopError !== undefined) {
+      const message = `the debug stream stop failed (${(stopError as Error).message}): the device may still be streaming to ${destination}; not retried`;
+      const details = {
+        stream_started: true,
+        stream_stopped: ambiguous(stopError) ? 'unknown' : false,
+        retried: false,
+        datagrams: summary instanceof Error ? null : summary.datagrams,
+      };
+      if (ambiguous(stopError)) throw new ServiceError('capture_ambiguous', message, 502, details);
+      throw new ServiceError('capture_failed', message, 502, details);
+    }
     if (duringError !== undefined) throw duringError;
     if (summary instanceof Error)
-      throw new ServiceError('capture_failed', `the capture file could not be finished: ${summary.message}`, 500);
+      throw new ServiceError('capture_failed', `the capture file could not be finished: ${summary.message}`, 502);
     return { summary };
   }
 

@@ -297,7 +297,7 @@ export class UltimateToolService {
     if (!isDashboardPath(path)) return false;
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD')
-      throw new ServiceError('invalid-request', `${method} is not allowed on ${path}: the dashboard is read-only`, 405);
+      throw new ServiceError('method_not_allowed', `${method} is not allowed on ${path}: the dashboard is read-only`, 405);
     const asset = this.#assets.get(path);
     if (asset === undefined) throw new ServiceError('not-found', `no dashboard file ${path}`, 404);
     if (asset === 'not-built')
@@ -322,13 +322,8 @@ export class UltimateToolService {
     if (!route) {
       req.resume();
       const other = this.#routes.some((r) => r.re.test(path));
-      throw new ServiceError(
-        other ? 'invalid-request' : 'not-found',
-        other
-          ? `${method} is not allowed on ${url.pathname}`
-          : `no route ${method} ${url.pathname}; the routes are listed in ${ROUTES.openApi.path}`,
-        other ? 405 : 404,
-      );
+      if (other) throw new ServiceError('method_not_allowed', `${method} is not allowed on ${url.pathname}`, 405);
+      throw new ServiceError('not-found', `no route ${method} ${url.pathname}; the routes are listed in ${ROUTES.openApi.path}`, 404);
     }
     // A route without query parameters in the table takes none: an unknown one is refused, not ignored.
     if (!route.spec.query && url.searchParams.size > 0) {
@@ -351,13 +346,13 @@ export class UltimateToolService {
     const declared = Number(req.headers['content-length'] ?? Number.NaN);
     if (declared > MAX_BODY_BYTES) {
       req.resume();
-      throw new ServiceError('invalid-request', `request body of ${declared} bytes; at most ${MAX_BODY_BYTES} accepted`, 413);
+      throw new ServiceError('body_too_large', `request body of ${declared} bytes; at most ${MAX_BODY_BYTES} accepted`, 413);
     }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const c of req as AsyncIterable<Buffer>) {
       size += c.length;
-      if (size > MAX_BODY_BYTES) throw new ServiceError('invalid-request', `request body larger than ${MAX_BODY_BYTES} bytes`, 413);
+      if (size > MAX_BODY_BYTES) throw new ServiceError('body_too_large', `request body larger than ${MAX_BODY_BYTES} bytes`, 413);
       chunks.push(c);
     }
     const text = Buffer.concat(chunks).toString('utf8');
@@ -373,7 +368,7 @@ export class UltimateToolService {
     try {
       return await loadManifest(this.projectRoot);
     } catch (e) {
-      if (e instanceof ManifestError) throw new ServiceError('invalid-request', e.message, 409);
+      if (e instanceof ManifestError) throw new ServiceError('manifest_invalid', e.message, 409);
       throw e;
     }
   }
@@ -677,8 +672,7 @@ export class UltimateToolService {
       throw new ServiceError('invalid-request', 'probe_id and confirmed counts apply only to a job with the ultimate target', 400);
     for (const t of req.targets) {
       const info = t === 'vice' ? this.#viceInfo() : this.#ultimateInfo();
-      if (!info.available)
-        throw new ServiceError('target_unavailable', `target ${t} is unavailable: ${info.reason}`, t === 'vice' ? 409 : 503);
+      if (!info.available) throw new ServiceError('target_unavailable', `target ${t} is unavailable: ${info.reason}`, 503);
     }
     const jobId = randomUUID();
     let probe = null;

@@ -27,6 +27,12 @@ export const RUN_RECORD_SCHEMA_VERSION = 9;
 export const ErrorCodeSchema = z.enum([
   'not-found',
   'invalid-request',
+  // the request guard and the HTTP plumbing (api/errors.ts: one status per code)
+  'host_not_allowed',
+  'method_not_allowed',
+  'body_too_large',
+  'unsupported_content_type',
+  'manifest_invalid',
   'probe_expired',
   'probe_consumed',
   'probe_unknown',

@@ -104,7 +104,7 @@ export class TestJobs {
         return;
       }
       const artifact = build.artifacts.get(test.artifact);
-      if (!artifact) throw new ServiceError('build_failed', `the build has no artifact ${test.artifact}`, 500);
+      if (!artifact) throw new ServiceError('build_failed', `the build has no artifact ${test.artifact}`, 409);
       let reuImage: Uint8Array | null = null;
       if (manifest.ultimate_reu_image && job.targets.includes('ultimate'))
         reuImage = await readFile(join(this.ctx.projectRoot, manifest.ultimate_reu_image));
@@ -154,7 +154,7 @@ export class TestJobs {
     const vice = viceId ? this.ctx.store.getRun(viceId) : undefined;
     const ultimate = ultimateId ? this.ctx.store.getRun(ultimateId) : undefined;
     if (!vice || !ultimate || vice.target !== 'vice' || ultimate.target !== 'ultimate')
-      throw new ServiceError('checkpoint_comparison_failed', 'the matrix did not leave one vice run and one ultimate run to compare', 500);
+      throw new ServiceError('checkpoint_comparison_failed', 'the matrix did not leave one vice run and one ultimate run to compare', 422);
     const comparison = await compareStoredRuns(this.ctx.store, vice, ultimate);
     const result = comparison.result as CheckpointPairRecord['result'];
     const record: CheckpointPairRecord = {

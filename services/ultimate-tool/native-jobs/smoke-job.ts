@@ -65,7 +65,7 @@ export async function startSmokeJob(
   try {
     ue2 = await builtInSmokeUe2();
   } catch (e) {
-    throw new ServiceError('native_preparation_failed', `building the smoke program failed: ${(e as Error).message}`, 500);
+    throw new ServiceError('native_preparation_failed', `building the smoke program failed: ${(e as Error).message}`, 409);
   }
   const record = newNativeJob(ctx, 'riscv-smoke', { probe_id: req.probe_id, time_bound_ms: SMOKE_TIME_BOUND_MS });
   const { job } = await ctx.jobs.submit({
