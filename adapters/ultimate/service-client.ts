@@ -62,6 +62,7 @@ import {
 import { parseServiceUrl } from './service-url.js';
 import { type RouteInput, requestTarget } from '../../services/ultimate-tool/api/paths.js';
 import { ROUTES, type RouteSpec } from '../../services/ultimate-tool/api/routes.js';
+import { httpStatusOf } from '../../services/ultimate-tool/api/errors.js';
 
 /** Service codes that report the device (not the service) as the failing party. */
 const DEVICE_ERROR_CODES: ReadonlySet<string> = new Set(['identity_changed', 'target_unavailable']);
@@ -82,8 +83,17 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
-/** A capture start holds the request open for the whole capture (at most its duration bound). */
+/** How long the adapter follows a capture job (queued behind other jobs, then at most its duration bound). */
 export const CAPTURE_START_TIMEOUT_MS = 10 * 60 * 1000;
+/** How often a job the adapter waits for is read again. */
+const JOB_POLL_MS = 100;
+
+/** What a capture job reports while it runs (MCP progress: datagrams received of the bound). */
+export interface CaptureProgress {
+  datagrams: number;
+  max_datagrams: number | null;
+  phase: string;
+}
 
 export type CaptureKind = 'debug-stream' | 'source-linked';
 
@@ -245,12 +255,80 @@ export class UltimateServiceClient {
     return this.call(route, { params: { preparation_id: preparationId } }, PreparationBodySchema, opts);
   }
 
-  startCapture(kind: CaptureKind, preparationId: string, body: Record<string, unknown>, opts?: RequestOptions): Promise<CaptureStartBody> {
+  /**
+   * A capture start as the contract's tools answer it: the service queues a capture job (the
+   * request does not stay open for the capture); the adapter follows the job, reporting datagrams
+   * received through `onProgress`, and answers `{capture, run}` when it has ended — or the job's
+   * error, with the code and HTTP status the service declares for it. A cancelled call cancels the
+   * job (it stops before the stream starts, or ends with the capture).
+   */
+  async startCapture(
+    kind: CaptureKind,
+    preparationId: string,
+    body: Record<string, unknown>,
+    opts: RequestOptions & { onProgress?: (p: CaptureProgress) => void } = {},
+  ): Promise<CaptureStartBody> {
     const route = kind === 'debug-stream' ? ROUTES.startDebugStreamCapture : ROUTES.startSourceLinkedCapture;
-    return this.call(route, { params: { preparation_id: preparationId }, body }, CaptureStartBodySchema, {
-      timeoutMs: CAPTURE_START_TIMEOUT_MS,
-      ...opts,
+    const { signal, onProgress } = opts;
+    const { job } = await this.call(route, { params: { preparation_id: preparationId }, body }, JobBodySchema, { signal });
+    const done = await this.waitForJob(job.job_id, {
+      signal,
+      timeoutMs: opts.timeoutMs ?? CAPTURE_START_TIMEOUT_MS,
+      onJob: (j) => {
+        const p = j.progress as { datagrams?: number; max_datagrams?: number; phase?: string } | undefined;
+        if (typeof p?.datagrams === 'number')
+          onProgress?.({ datagrams: p.datagrams, max_datagrams: p.max_datagrams ?? null, phase: String(p.phase ?? '') });
+      },
     });
+    if (done.state !== 'finished' || done.error) throw jobError(done);
+    const runId = done.run_ids[0];
+    if (!runId) throw failure('invalid_service_response', 'service', `capture job ${done.job_id} finished without a run`);
+    const { run } = await this.getRun(runId, { signal });
+    const answer = { api_schema_version: API_SCHEMA_VERSION, capture: done.capture, run };
+    const checked = CaptureStartBodySchema.safeParse(answer);
+    if (!checked.success)
+      throw failure(
+        'invalid_service_response',
+        'service',
+        `capture job ${done.job_id}: the answer is not what API schema ${API_SCHEMA_VERSION} promises: ${describeZodError(checked.error)}`,
+      );
+    return answer as CaptureStartBody;
+  }
+
+  /** Cancels a job (a queued one never runs; a running one stops at its next safe step). */
+  cancelJob(jobId: string, opts?: RequestOptions): Promise<JobBody> {
+    return this.call(ROUTES.cancelJob, { params: { job_id: jobId }, body: {} }, JobBodySchema, opts);
+  }
+
+  /**
+   * Reads the job until it has ended (finished, failed or cancelled), calling `onJob` with every
+   * reading. A cancelled wait (signal) asks the service to cancel the job, then gives up.
+   */
+  async waitForJob(
+    jobId: string,
+    opts: { signal?: AbortSignal; timeoutMs: number; onJob?: (job: JobBody['job']) => void },
+  ): Promise<JobBody['job']> {
+    const deadline = performance.now() + opts.timeoutMs;
+    for (;;) {
+      if (opts.signal?.aborted) {
+        await this.cancelJob(jobId).catch(() => undefined);
+        throw failure('cancelled', 'adapter', `waiting for job ${jobId} was cancelled by the client; the job was asked to cancel`);
+      }
+      const { job } = await this.getJob(jobId);
+      opts.onJob?.(job);
+      if (job.state !== 'queued' && job.state !== 'running') return job;
+      if (performance.now() >= deadline)
+        throw failure('service_timeout', 'transport', `job ${jobId} did not end within ${opts.timeoutMs} ms (it is still ${job.state})`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, JOB_POLL_MS);
+        function done() {
+          clearTimeout(t);
+          opts.signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        opts.signal?.addEventListener('abort', done, { once: true });
+      });
+    }
   }
 
   /** Close the kept-alive connections. */
@@ -381,6 +459,26 @@ function transportError(origin: string, method: string, path: string, err: Error
   return failure('transport_error', 'transport', `${method} ${path} to ${origin} failed: ${code ?? err.message}`);
 }
 
+/** A job that ended without success: its code and message as the service's answer for that code would carry them. */
+function jobError(job: JobBody['job']): UltimateToolError {
+  const e = (job.error ?? null) as { code?: string; message?: string; details?: Record<string, unknown> } | null;
+  const code = e?.code ?? (job.state === 'cancelled' ? 'cancelled' : 'internal');
+  const message = e?.message ?? `job ${job.job_id} ended ${job.state}`;
+  return toolError(code, message, e?.details, httpStatusOf(code));
+}
+
+function toolError(code: string, message: string, details: Record<string, unknown> | undefined, status: number | undefined) {
+  const layer: ErrorLayer =
+    details?.layer === 'device' || DEVICE_ERROR_CODES.has(code) || code.startsWith('device_') ? 'device' : 'service';
+  return new UltimateToolError({
+    code,
+    layer,
+    message,
+    ...(status !== undefined ? { http_status: status } : {}),
+    ...(details ? { details } : {}),
+  });
+}
+
 /** A 4xx/5xx answer: the service's own code and message, in the service or device layer. */
 function serviceError(method: string, path: string, status: number, json: unknown): UltimateToolError {
   const checked = ServiceErrorBodySchema.safeParse(json);
@@ -388,9 +486,7 @@ function serviceError(method: string, path: string, status: number, json: unknow
     return failure('invalid_service_response', 'service', `${method} ${path} answered HTTP ${status} without an API error body`, status);
   }
   const { code, message, details } = checked.data.error;
-  const layerHint = details?.layer;
-  const layer: ErrorLayer = layerHint === 'device' || DEVICE_ERROR_CODES.has(code) || code.startsWith('device_') ? 'device' : 'service';
-  return new UltimateToolError({ code, layer, message, http_status: status, ...(details ? { details } : {}) });
+  return toolError(code, message, details, status);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -50,7 +50,7 @@ import {
 } from './input-schemas.js';
 import { NATIVE_TOOL_NAMES, defineNativeTools } from './native-tools.js';
 import { ultimateSchemaAdvertiser } from './advertised-schemas.js';
-import type { UltimateServiceClient } from './service-client.js';
+import type { CaptureProgress, UltimateServiceClient } from './service-client.js';
 
 /** The tool names of this issue, exactly as the contract spells them. */
 export const ULTIMATE_TOOL_NAMES = [
@@ -308,6 +308,19 @@ function defineAnalysisTools(tools: ToolRegistry, client: UltimateServiceClient)
 const PREPARE: ToolAnnotations = { destructiveHint: false, openWorldHint: false };
 const START: ToolAnnotations = { destructiveHint: true, openWorldHint: false };
 
+/**
+ * MCP progress of a capture (when the caller sent a progressToken): datagrams received out of the
+ * bound, reported only when the count grew (progress must increase).
+ */
+function datagramProgress(ctx: { progress(progress: number, total?: number, message?: string): void }): (p: CaptureProgress) => void {
+  let last = -1;
+  return (p) => {
+    if (p.datagrams <= last) return;
+    last = p.datagrams;
+    ctx.progress(p.datagrams, p.max_datagrams ?? undefined, `${p.datagrams} debug-stream datagrams received`);
+  };
+}
+
 /** The two-step local-receiver captures: the service receives the UDP stream, never the adapter. */
 function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient): void {
   tools.define({
@@ -342,7 +355,8 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     input: StartDebugStreamCaptureArgs,
     output: CaptureStartBodySchema,
     annotations: START,
-    handler: ({ preparation_id, ...counts }, ctx) => client.startCapture('debug-stream', preparation_id, counts, { signal: ctx.signal }),
+    handler: ({ preparation_id, ...counts }, ctx) =>
+      client.startCapture('debug-stream', preparation_id, counts, { signal: ctx.signal, onProgress: datagramProgress(ctx) }),
   });
 
   tools.define({
@@ -367,7 +381,8 @@ function defineCaptureTools(tools: ToolRegistry, client: UltimateServiceClient):
     input: StartSourceLinkedCaptureArgs,
     output: CaptureStartBodySchema,
     annotations: START,
-    handler: ({ preparation_id, ...counts }, ctx) => client.startCapture('source-linked', preparation_id, counts, { signal: ctx.signal }),
+    handler: ({ preparation_id, ...counts }, ctx) =>
+      client.startCapture('source-linked', preparation_id, counts, { signal: ctx.signal, onProgress: datagramProgress(ctx) }),
   });
 }
 

@@ -19,19 +19,19 @@ import { sha256File } from '../../common/index.js';
 import { DebugStreamCapture, type CaptureSummary } from '../../engines/ultimate/debug-stream/capture.js';
 import { UltimateDevice } from '../../engines/ultimate/device.js';
 import { UltimateError } from '../../engines/ultimate/errors.js';
-import {
-  type CapturePrepareRequestSchema,
-  type CaptureStartRequestSchema,
-  RUN_RECORD_SCHEMA_VERSION,
-  type RunRecord,
-  type RunStatus,
-  type SourceLinkedPrepareRequestSchema,
-  type SourceLinkedStartRequestSchema,
-  type SupportingArtifact,
+import type {
+  CapturePrepareRequestSchema,
+  CaptureStartRequestSchema,
+  RunRecord,
+  RunStatus,
+  SourceLinkedPrepareRequestSchema,
+  SourceLinkedStartRequestSchema,
+  SupportingArtifact,
 } from './api/schemas.js';
 import { runCleanBuild } from './build.js';
 import { EvidenceWriter } from './evidence.js';
-import { type JobRunner, expectationsOf } from './jobs.js';
+import { type JobHandle, type JobRecord, type JobRunner, newJobRecord } from './jobs/job-runner.js';
+import { expectationsOf, newRunRecord } from './jobs/run-record.js';
 import { type Manifest, expectedPassValue } from './manifest.js';
 import { PROBE_TTL_MS, checkProbe, identityOf, sameIdentity } from './probes.js';
 import { SCREEN_BYTES, SCREEN_RAM, screenLines } from './screen.js';
@@ -339,16 +339,65 @@ export class CaptureService {
     return r;
   }
 
-  // ---- start ----
+  // ---- start: a capture job ----
 
-  async startDebugStream(preparationId: string, body: StartBody): Promise<Record<string, unknown>> {
+  /**
+   * Queues the capture as a job (answered at once with the queued job; GET /v13/jobs/{id} follows
+   * it). The counts are checked and the preparation consumed only after the queue bound, so a
+   * refused start costs nothing; the job records one run and its `capture` when it ends.
+   */
+  async startDebugStream(preparationId: string, body: StartBody): Promise<JobRecord> {
     checkCounts(body, false);
-    const p = this.#settle(preparationId, 'started', 'debug_stream');
-    return this.#withDevice(p, async (device) => {
+    return this.#submit(preparationId, 'debug_stream', (h, p) => this.#debugStreamJob(h, p));
+  }
+
+  async startSourceLinked(preparationId: string, body: SourceStartBody): Promise<JobRecord> {
+    checkCounts(body, true);
+    return this.#submit(preparationId, 'source_linked', (h, p) => this.#sourceLinkedJob(h, p));
+  }
+
+  async #submit(
+    preparationId: string,
+    kind: StoredPreparation['kind'],
+    run: (h: JobHandle, p: StoredPreparation) => Promise<void>,
+  ): Promise<JobRecord> {
+    const known = this.#store.getPreparation(preparationId);
+    if (!known) throw new ServiceError('not-found', `no capture preparation ${preparationId}`, 404);
+    let p: StoredPreparation | undefined;
+    const { job } = await this.ctx.jobs.submit({
+      kind: 'capture',
+      job: newJobRecord(randomUUID(), new Date(this.ctx.now()).toISOString(), {
+        test: known.test ?? 'debug-stream-capture',
+        targets: ['ultimate'],
+        strict_gate: known.strict_gate,
+        total_runs: 1,
+        phase: 'queued: waiting for the ultimate target lease',
+        extra: { kind: 'capture', preparation_id: preparationId, capture: null },
+      }),
+      targets: ['ultimate'],
+      precheck: () => {
+        p = this.#settle(preparationId, 'started', kind);
+      },
+      body: async (h) => {
+        h.job.progress.datagrams = 0;
+        h.job.progress.max_datagrams = this.ctx.limits.maxDatagrams;
+        try {
+          await run(h, p!);
+        } finally {
+          await rm(this.#preparationDir(preparationId), { recursive: true, force: true });
+        }
+      },
+    });
+    return job;
+  }
+
+  async #debugStreamJob(h: JobHandle, p: StoredPreparation): Promise<void> {
+    const device = await this.#openChecked(h, p);
+    try {
       const runId = randomUUID();
       const ev = new EvidenceWriter(this.#store.runDir(runId));
       const started = new Date(this.ctx.now()).toISOString();
-      const { summary } = await this.#capture(p, device, ev, async (cap) => {
+      const { summary } = await this.#capture(h, p, device, ev, async (cap) => {
         await cap.boundReached;
       });
       const verified = await this.#registerCapture(ev, summary);
@@ -358,7 +407,7 @@ export class CaptureService {
         : summary.datagrams === 0
           ? 'the capture verified but holds no datagram: nothing arrived from the device'
           : `captured and verified ${summary.datagrams} datagrams (${summary.missing} lost in ${summary.gaps} gaps); truncation: ${summary.truncation}`;
-      const record = this.#record(p, runId, started, {
+      const record = this.#record(h, p, runId, started, {
         test: 'debug-stream-capture',
         status,
         reason,
@@ -369,17 +418,17 @@ export class CaptureService {
         candidate: { artifact_sha256: null, artifact_name: 'none', build: {} },
       });
       await ev.sync();
-      this.#store.insertRun(record);
-      return { capture: captureView(p, runId, summary), run: record };
-    });
+      h.job.capture = captureView(p, runId, summary);
+      h.commitRun(record);
+    } finally {
+      await device.close();
+    }
   }
 
-  async startSourceLinked(preparationId: string, body: SourceStartBody): Promise<Record<string, unknown>> {
-    checkCounts(body, true);
-    const p = this.#settle(preparationId, 'started', 'source_linked');
+  async #sourceLinkedJob(h: JobHandle, p: StoredPreparation): Promise<void> {
     const manifest = await this.ctx.loadManifest();
     const test = manifest.tests.find((t) => t.name === p.test);
-    if (!test) throw new ServiceError('invalid-request', `the project no longer has test ${p.test}`, 409);
+    if (!test) throw new ServiceError('manifest_invalid', `the project no longer has test ${p.test}`, 409);
     const dir = this.#preparationDir(p.preparation_id);
     // The snapshot must still be what was reviewed at prepare.
     for (const f of p.snapshot_files) {
@@ -394,163 +443,163 @@ export class CaptureService {
     const prgFile = p.snapshot_files.find((f) => f.role === 'prg');
     if (!prgFile) throw new ServiceError('analysis_inputs_invalid', 'the preparation has no program snapshot', 409);
     const prg = await readFile(join(dir, prgFile.name));
+    const device = await this.#openChecked(h, p);
     try {
-      return await this.#withDevice(p, async (device) => {
-        const runId = randomUUID();
-        const ev = new EvidenceWriter(this.#store.runDir(runId));
-        const runDir = await ev.folder();
-        const supporting: SupportingArtifact[] = [];
-        for (const f of p.snapshot_files) {
-          await copyFile(join(dir, f.name), join(runDir, f.name));
-          const media = f.role === 'prg' ? 'application/x-c64-prg' : 'text/plain; charset=utf-8';
-          const e = await ev.adopt(f.name, media);
-          if (e.sha256 !== f.sha256) throw new ServiceError('analysis_inputs_invalid', `snapshot ${f.name} changed while copied`, 409);
-          supporting.push({ role: f.role as SupportingArtifact['role'], format: f.format, name: f.name, size: e.size, sha256: e.sha256 });
-        }
-        const started = new Date(this.ctx.now()).toISOString();
-        const conn = new UltimateConnection({
-          device,
-          identity: p.snapshot,
-          emulation: p.snapshot.virtual === true,
-          strictGate: p.strict_gate,
-        });
-        const outcome: { result: WaitResult } = { result: { outcome: 'timeout', last: null } };
-        let progress: number[] = [];
-        let runError: string | null = null as string | null;
-        const { summary } = await this.#capture(p, device, ev, async () => {
-          try {
-            await conn.start(prg); // the one confirmed reset (run_prg resets, loads and starts)
-            const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test, []));
-            const values = w.writes.map((x) => x.value);
-            progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
-            outcome.result =
-              w.outcome === 'ended'
-                ? { outcome: 'result', value: w.value }
-                : w.outcome === 'crashed'
-                  ? w.crash.kind === 'harness'
-                    ? { outcome: 'result', value: HANDOFF.crash }
-                    : { outcome: 'jam', pc: w.crash.pc }
-                  : { outcome: 'timeout', last: values.at(-1) ?? null };
-          } catch (e) {
-            runError = `the test run failed while capturing: ${(e as Error).message}`;
-          }
-        });
-        // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF) and the screen.
-        // A failed read does not lose the capture: the run is recorded with status error.
-        let mirror = -1;
-        let lines: string[] = [];
-        try {
-          mirror = (await conn.readMemory(HANDOFF.resultMirror, 1))[0] ?? 0;
-          lines = screenLines(await conn.readMemory(SCREEN_RAM, SCREEN_BYTES));
-          await ev.add('screen.txt', 'text/plain; charset=utf-8', Buffer.from(`${lines.join('\n')}\n`));
-        } catch (e) {
-          runError ??= `the post-stop evidence could not be read: ${(e as Error).message}`;
-        }
-        const expected = expectedPassValue(test) ?? HANDOFF.pass;
-        const marker = {
-          read_after_stream_stop: true,
-          address_hex: '$03FF',
-          value: mirror < 0 ? null : mirror,
-          value_hex: mirror < 0 ? null : hex8(mirror),
-          expected,
-          expected_hex: hex8(expected),
-          matched: mirror === expected,
-          debug_register: outcome.result.outcome === 'result' ? outcome.result.value : null,
-        };
-        await ev.add('pass-marker.json', 'application/json', Buffer.from(`${JSON.stringify(marker, null, 2)}\n`));
-        const verified = await this.#registerCapture(ev, summary);
-        const r = outcome.result;
-        let status: RunStatus;
-        let reason: string;
-        if (runError !== null) {
-          status = 'error';
-          reason = runError;
-        } else if (!verified.ok) {
-          status = 'error';
-          reason = `the capture did not verify: ${verified.reason}`;
-        } else if (r.outcome === 'jam') {
-          status = 'crashed';
-          reason = `the CPU jammed at $${r.pc.toString(16).toUpperCase().padStart(4, '0')}`;
-        } else if (r.outcome === 'timeout') {
-          status = 'timed_out';
-          reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;
-        } else if (r.value === expected && marker.matched) {
-          status = 'passed';
-          reason = `the program reported ${hex8(r.value)} and the post-stop pass marker matches; the capture verified (${summary.datagrams} datagrams, truncation ${summary.truncation})`;
-        } else {
-          status = 'failed';
-          reason = `the program reported ${hex8(r.value)}, pass marker ${marker.value_hex}; expected ${hex8(expected)}`;
-        }
-        const dbg = supporting.find((s) => s.role === 'dbg');
-        const record = this.#record(p, runId, started, {
-          test: test.name,
-          status,
-          reason,
-          expectations: expectationsOf(test),
-          observations: {
-            observe: test.observe,
-            debug_register: r.outcome === 'result' ? r.value : null,
-            debug_register_hex: r.outcome === 'result' ? hex8(r.value) : null,
-            progress_markers: progress,
-            pass_marker: marker,
-            screen_text: lines,
-            debug_stream: { ...captureObservation(p, summary, verified), source_linked: true, debug_info: dbg?.name ?? null },
-          },
-          supporting,
-          evidence: ev,
-          candidate: {
-            artifact_sha256: supporting.find((s) => s.role === 'prg')?.sha256 ?? null,
-            artifact_name: test.artifact,
-            build: { ...((p.view.prerequisites as Record<string, unknown>)?.build as Record<string, unknown>), snapshot_at_prepare: true },
-          },
-        });
-        await ev.sync();
-        this.#store.insertRun(record);
-        return { capture: { ...captureView(p, runId, summary), source_linked: true }, run: record };
+      const runId = randomUUID();
+      const ev = new EvidenceWriter(this.#store.runDir(runId));
+      const runDir = await ev.folder();
+      const supporting: SupportingArtifact[] = [];
+      for (const f of p.snapshot_files) {
+        await copyFile(join(dir, f.name), join(runDir, f.name));
+        const media = f.role === 'prg' ? 'application/x-c64-prg' : 'text/plain; charset=utf-8';
+        const e = await ev.adopt(f.name, media);
+        if (e.sha256 !== f.sha256) throw new ServiceError('analysis_inputs_invalid', `snapshot ${f.name} changed while copied`, 409);
+        supporting.push({ role: f.role as SupportingArtifact['role'], format: f.format, name: f.name, size: e.size, sha256: e.sha256 });
+      }
+      const started = new Date(this.ctx.now()).toISOString();
+      const conn = new UltimateConnection({
+        device,
+        identity: p.snapshot,
+        emulation: p.snapshot.virtual === true,
+        strictGate: p.strict_gate,
       });
+      const outcome: { result: WaitResult } = { result: { outcome: 'timeout', last: null } };
+      let progress: number[] = [];
+      let runError: string | null = null as string | null;
+      const { summary } = await this.#capture(h, p, device, ev, async () => {
+        try {
+          await conn.start(prg); // the one confirmed reset (run_prg resets, loads and starts)
+          const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test, []));
+          const values = w.writes.map((x) => x.value);
+          progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
+          outcome.result =
+            w.outcome === 'ended'
+              ? { outcome: 'result', value: w.value }
+              : w.outcome === 'crashed'
+                ? w.crash.kind === 'harness'
+                  ? { outcome: 'result', value: HANDOFF.crash }
+                  : { outcome: 'jam', pc: w.crash.pc }
+                : { outcome: 'timeout', last: values.at(-1) ?? null };
+        } catch (e) {
+          runError = `the test run failed while capturing: ${(e as Error).message}`;
+        }
+      });
+      // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF) and the screen.
+      // A failed read does not lose the capture: the run is recorded with status error.
+      let mirror = -1;
+      let lines: string[] = [];
+      try {
+        mirror = (await conn.readMemory(HANDOFF.resultMirror, 1))[0] ?? 0;
+        lines = screenLines(await conn.readMemory(SCREEN_RAM, SCREEN_BYTES));
+        await ev.add('screen.txt', 'text/plain; charset=utf-8', Buffer.from(`${lines.join('\n')}\n`));
+      } catch (e) {
+        runError ??= `the post-stop evidence could not be read: ${(e as Error).message}`;
+      }
+      const expected = expectedPassValue(test) ?? HANDOFF.pass;
+      const marker = {
+        read_after_stream_stop: true,
+        address_hex: '$03FF',
+        value: mirror < 0 ? null : mirror,
+        value_hex: mirror < 0 ? null : hex8(mirror),
+        expected,
+        expected_hex: hex8(expected),
+        matched: mirror === expected,
+        debug_register: outcome.result.outcome === 'result' ? outcome.result.value : null,
+      };
+      await ev.add('pass-marker.json', 'application/json', Buffer.from(`${JSON.stringify(marker, null, 2)}\n`));
+      const verified = await this.#registerCapture(ev, summary);
+      const r = outcome.result;
+      let status: RunStatus;
+      let reason: string;
+      if (runError !== null) {
+        status = 'error';
+        reason = runError;
+      } else if (!verified.ok) {
+        status = 'error';
+        reason = `the capture did not verify: ${verified.reason}`;
+      } else if (r.outcome === 'jam') {
+        status = 'crashed';
+        reason = `the CPU jammed at $${r.pc.toString(16).toUpperCase().padStart(4, '0')}`;
+      } else if (r.outcome === 'timeout') {
+        status = 'timed_out';
+        reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;
+      } else if (r.value === expected && marker.matched) {
+        status = 'passed';
+        reason = `the program reported ${hex8(r.value)} and the post-stop pass marker matches; the capture verified (${summary.datagrams} datagrams, truncation ${summary.truncation})`;
+      } else {
+        status = 'failed';
+        reason = `the program reported ${hex8(r.value)}, pass marker ${marker.value_hex}; expected ${hex8(expected)}`;
+      }
+      const dbg = supporting.find((s) => s.role === 'dbg');
+      const record = this.#record(h, p, runId, started, {
+        test: test.name,
+        status,
+        reason,
+        expectations: expectationsOf(test),
+        observations: {
+          observe: test.observe,
+          debug_register: r.outcome === 'result' ? r.value : null,
+          debug_register_hex: r.outcome === 'result' ? hex8(r.value) : null,
+          progress_markers: progress,
+          pass_marker: marker,
+          screen_text: lines,
+          debug_stream: { ...captureObservation(p, summary, verified), source_linked: true, debug_info: dbg?.name ?? null },
+        },
+        supporting,
+        evidence: ev,
+        candidate: {
+          artifact_sha256: supporting.find((s) => s.role === 'prg')?.sha256 ?? null,
+          artifact_name: test.artifact,
+          build: { ...((p.view.prerequisites as Record<string, unknown>)?.build as Record<string, unknown>), snapshot_at_prepare: true },
+        },
+      });
+      await ev.sync();
+      h.job.capture = { ...captureView(p, runId, summary), source_linked: true };
+      h.commitRun(record);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await device.close();
     }
   }
 
   /**
-   * Holds the ultimate lease, re-probes the identity (nothing is written when it changed), and
-   * hands a device to `fn`.
+   * Under the job's ultimate lease: re-probes the identity (nothing is written when it changed),
+   * then the safe step before the first mutation — a cancel stops the job here.
    */
-  async #withDevice<T>(p: StoredPreparation, fn: (device: UltimateDevice) => Promise<T>): Promise<T> {
+  async #openChecked(h: JobHandle, p: StoredPreparation): Promise<UltimateDevice> {
     const u = this.#ultimate();
-    return this.ctx.jobs.withTargetLease('ultimate', p.preparation_id, async () => {
-      const device = new UltimateDevice(u.device);
-      try {
-        let now: Record<string, unknown> | undefined;
-        let lastErr: unknown;
-        for (let attempt = 0; attempt < (p.strict_gate ? 1 : 3) && !now; attempt++) {
-          try {
-            now = identityOf(await device.probe());
-          } catch (e) {
-            lastErr = e;
-          }
+    h.phase('ultimate: checking the device identity against the probe');
+    const device = new UltimateDevice(u.device);
+    try {
+      let now: Record<string, unknown> | undefined;
+      let lastErr: unknown;
+      for (let attempt = 0; attempt < (p.strict_gate ? 1 : 3) && !now; attempt++) {
+        try {
+          now = identityOf(await device.probe());
+        } catch (e) {
+          lastErr = e;
         }
-        if (!now)
-          throw new ServiceError(
-            'target_unavailable',
-            `the device did not answer the identity re-probe: ${(lastErr as Error)?.message}`,
-            503,
-          );
-        if (p.snapshot.virtual === true) now.virtual = true;
-        const changed = sameIdentity(p.snapshot, now);
-        if (changed.length)
-          throw new ServiceError(
-            'identity_changed',
-            `the device identity changed since the probe (${changed.join(', ')}); nothing was written to it — probe and prepare again`,
-            409,
-            { changed },
-          );
-        return await fn(device);
-      } finally {
-        await device.close();
       }
-    });
+      if (!now)
+        throw new ServiceError(
+          'target_unavailable',
+          `the device did not answer the identity re-probe: ${(lastErr as Error)?.message}`,
+          503,
+        );
+      if (p.snapshot.virtual === true) now.virtual = true;
+      const changed = sameIdentity(p.snapshot, now);
+      if (changed.length)
+        throw new ServiceError(
+          'identity_changed',
+          `the device identity changed since the probe (${changed.join(', ')}); nothing was written to it — probe and prepare again`,
+          409,
+          { changed },
+        );
+      h.safePoint();
+      return device;
+    } catch (e) {
+      await device.close();
+      throw e;
+    }
   }
 
   /**
@@ -558,6 +607,7 @@ export class CaptureService {
    * stream (once) and finishes the capture file in the run folder.
    */
   async #capture(
+    h: JobHandle,
     p: StoredPreparation,
     device: UltimateDevice,
     ev: EvidenceWriter,
@@ -578,7 +628,7 @@ export class CaptureService {
       throw new ServiceError(
         'receiver_unavailable',
         `cannot receive on ${p.receiver_ipv4}:${port}: ${(e as Error).message}; nothing was sent to the device`,
-        503,
+        400,
       );
     }
     const destination = `${p.receiver_ipv4}:${port}`;
@@ -616,11 +666,18 @@ export class CaptureService {
         { stream_started: 'unknown', retried: false, stop },
       );
     }
+    // Datagrams received so far, served live on the job (and as MCP progress by the adapter).
+    h.phase('capturing the debug stream');
+    const counting = setInterval(() => {
+      h.job.progress.datagrams = cap.recorded;
+    }, 100);
     let duringError: unknown;
     try {
       await during(cap);
     } catch (e) {
       duringError = e;
+    } finally {
+      clearInterval(counting);
     }
     let stopError: unknown;
     try {
@@ -629,21 +686,21 @@ export class CaptureService {
       stopError = e;
     }
     const summary = await cap.finish().catch((e: unknown) => e as Error);
-    if (stopError !== undefined)
-      throw new ServiceError(
-        ambiguous(stopError) ? 'capture_ambiguous' : 'capture_failed',
-        `the debug stream stop failed (${(stopError as Error).message}): the device may still be streaming to ${destination}; not retried`,
-        502,
-        {
-          stream_started: true,
-          stream_stopped: ambiguous(stopError) ? 'unknown' : false,
-          retried: false,
-          datagrams: summary instanceof Error ? null : summary.datagrams,
-        },
-      );
+    if (!(summary instanceof Error)) h.job.progress.datagrams = summary.datagrams;
+    if (stopError !== undefined) {
+      const message = `the debug stream stop failed (${(stopError as Error).message}): the device may still be streaming to ${destination}; not retried`;
+      const details = {
+        stream_started: true,
+        stream_stopped: ambiguous(stopError) ? 'unknown' : false,
+        retried: false,
+        datagrams: summary instanceof Error ? null : summary.datagrams,
+      };
+      if (ambiguous(stopError)) throw new ServiceError('capture_ambiguous', message, 502, details);
+      throw new ServiceError('capture_failed', message, 502, details);
+    }
     if (duringError !== undefined) throw duringError;
     if (summary instanceof Error)
-      throw new ServiceError('capture_failed', `the capture file could not be finished: ${summary.message}`, 500);
+      throw new ServiceError('capture_failed', `the capture file could not be finished: ${summary.message}`, 502);
     return { summary };
   }
 
@@ -663,6 +720,7 @@ export class CaptureService {
   }
 
   #record(
+    h: JobHandle,
     p: StoredPreparation,
     runId: string,
     started: string,
@@ -677,29 +735,23 @@ export class CaptureService {
       candidate: RunRecord['candidate'];
     },
   ): RunRecord {
-    const emulation = p.snapshot.virtual === true;
-    return {
-      run_record_schema_version: RUN_RECORD_SCHEMA_VERSION,
-      run_id: runId,
-      job_id: p.preparation_id,
+    return newRunRecord({
+      runId,
+      jobId: h.job.job_id,
       test: r.test,
       target: 'ultimate',
-      target_identity: { ...p.snapshot, emulation },
-      emulation,
+      identity: p.snapshot,
+      emulation: p.snapshot.virtual === true,
       candidate: r.candidate,
-      started_at: started,
-      finished_at: new Date(this.ctx.now()).toISOString(),
-      timings: {},
+      startedAt: started,
+      finishedAt: new Date(this.ctx.now()).toISOString(),
       expectations: r.expectations,
       observations: r.observations,
       status: r.status,
-      status_reason: r.reason,
-      screen_match: null,
-      supporting_artifacts: r.supporting,
+      statusReason: r.reason,
+      supporting: r.supporting,
       evidence: r.evidence.entries,
-      crash_state: null,
-      comparison: null,
-    };
+    });
   }
 }
 

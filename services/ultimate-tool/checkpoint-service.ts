@@ -62,7 +62,7 @@ export async function compareStoredRuns(store: ServiceStore, baseline: RunRecord
 export function storedPair(store: ServiceStore, comparisonId: string): Record<string, unknown> {
   const r = store.checkpointPairs.get(comparisonId);
   if (!r.found)
-    throw new ServiceError('checkpoint_comparison_failed', `no stored checkpoint comparison ${comparisonId}`, 404, { reason: 'unknown' });
+    throw new ServiceError('checkpoint_comparison_failed', `no stored checkpoint comparison ${comparisonId}`, 422, { reason: 'unknown' });
   if ('corrupt' in r)
     throw new ServiceError('checkpoint_comparison_failed', `stored checkpoint comparison ${comparisonId} is corrupt: ${r.corrupt}`, 422, {
       reason: 'corrupt-record',

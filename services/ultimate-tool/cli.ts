@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { UsageError, createLogger, type Logger, type LogLevel } from '../../common/index.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './captures.js';
-import type { UltimateTargetConfig } from './jobs.js';
+import type { UltimateTargetConfig } from './jobs/job-context.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
 import { PortInUseError } from '../../engines/ultimate/virtual/port-in-use-error.js';
 import { keyOfRole, parseVirtualDevicePorts, type VirtualDevicePorts } from './virtual-device-ports.js';

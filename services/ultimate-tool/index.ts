@@ -1,7 +1,7 @@
 // mcp-engines/services/ultimate-tool: the Ultimate Tool project service (HTTP API schema 13).
 // Knows nothing about MCP.
 export { UltimateToolService, type UltimateToolServiceOptions, DEFAULT_PORT, DEFAULT_VICE_COMMAND } from './service.js';
-export type { ViceTargetConfig, UltimateTargetConfig } from './jobs.js';
+export type { ViceTargetConfig, UltimateTargetConfig } from './jobs/job-context.js';
 export type { SymbolAnalysis, SymbolTable, ResolverResult, RunComparison } from './symbol-analysis.js';
 export * from './api/schemas.js';
 export {

@@ -28,21 +28,9 @@ export interface TimelineParams {
   context?: string;
 }
 
-/** Failures of the caller's input are 400; evidence that no longer matches is 409. */
-const TIMELINE_STATUS: Record<TimelineFailure | 'no-capture' | 'context-unknown', number> = {
-  'invalid-cursor': 400,
-  'invalid-limit': 400,
-  'invalid-address-range': 400,
-  'invalid-access': 400,
-  'index-checksum-mismatch': 409,
-  'capture-checksum-mismatch': 409,
-  'index-malformed': 409,
-  'no-capture': 409,
-  'context-unknown': 400,
-};
-
-function timelineFailed(reason: keyof typeof TIMELINE_STATUS, message: string): ServiceError {
-  return new ServiceError('timeline_failed', message, TIMELINE_STATUS[reason], { reason });
+/** Every timeline failure is `timeline_failed` (409, api/errors.ts); `details.reason` says which. */
+function timelineFailed(reason: TimelineFailure | 'no-capture' | 'context-unknown', message: string): ServiceError {
+  return new ServiceError('timeline_failed', message, 409, { reason });
 }
 
 /** Parsed debug info per run: runs are immutable, so a run's analysis never changes. */
@@ -184,7 +172,7 @@ export class RunAnalyses {
     let limit: number | undefined;
     if (limitText !== undefined) {
       if (!/^[0-9]{1,4}$/.test(limitText))
-        throw new ServiceError('diagnostic_report_failed', `limit ${JSON.stringify(limitText)} is not an integer 1..100`, 400, {
+        throw new ServiceError('diagnostic_report_failed', `limit ${JSON.stringify(limitText)} is not an integer 1..100`, 409, {
           reason: 'invalid-limit',
         });
       limit = Number(limitText);
@@ -292,7 +280,7 @@ export function honestResolution(r: Resolution, address: number, debugInfo: Ca65
 
 function asDiagnosticError(e: unknown): unknown {
   if (e instanceof DiagnosticReportError)
-    return new ServiceError('diagnostic_report_failed', e.message, e.reason === 'evidence-integrity' ? 409 : 400, {
+    return new ServiceError('diagnostic_report_failed', e.message, 409, {
       reason: e.reason,
       ...e.details,
     });

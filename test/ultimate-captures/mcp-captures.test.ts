@@ -128,7 +128,7 @@ test('debug-stream capture: prepare → review → start → a verified bus_only
   await fails('get_run_timeline', { run_id: busRun, access: 'fetch' }, 'invalid_arguments', 'adapter');
   await fails('get_run_timeline', { run_id: busRun, address_from: '$2000', address_to: '$1000' }, 'invalid_arguments', 'adapter');
   const past = await fails('get_run_timeline', { run_id: busRun, cursor: '999999:0' }, 'timeline_failed');
-  assert.equal(past?.http_status, 400);
+  assert.equal(past?.http_status, 409); // timeline_failed has one status (api/errors.ts)
 
   // The capture is registered evidence: size and SHA-256, never its bytes.
   const ev = await ok('read_evidence', { run_id: busRun, name: 'debug-stream-capture.bin' });

@@ -166,7 +166,7 @@ test('list_checkpoint_comparisons: newest first; limit 0 and 201 refused by the 
 test('checkpoint_comparison_failed through MCP: an unknown pair and a corrupt stored pair', async () => {
   const unknown = await call(client, 'get_checkpoint_comparison', { comparison_id: '123e4567-e89b-42d3-a456-426614174000' });
   assert.equal(unknown.error?.code, 'checkpoint_comparison_failed');
-  assert.equal(unknown.error?.http_status, 404);
+  assert.equal(unknown.error?.http_status, 422); // one status per code (api/errors.ts)
   const db = new Database(join(stack.store, 'service.sqlite3'));
   try {
     db.exec('DROP TRIGGER checkpoint_comparisons_immutable_update');

@@ -226,7 +226,7 @@ test('list_checkpoint_comparisons: newest first, limit 1-200 default 50', async 
 
 test('checkpoint_comparison_failed: an unknown pair, a corrupt stored pair, an altered checkpoints.json', async () => {
   const unknown = await h.get('/v13/checkpoint-comparisons/123e4567-e89b-42d3-a456-426614174000');
-  assert.equal(unknown.status, 404);
+  assert.equal(unknown.status, 422); // checkpoint_comparison_failed has one status (api/errors.ts)
   assert.equal(unknown.body.error.code, 'checkpoint_comparison_failed');
   assert.equal(unknown.body.error.details.reason, 'unknown');
 

@@ -40,7 +40,10 @@ export async function makeExampleRuns(api: ServiceApi): Promise<ExampleRuns> {
     confirmed_stream_stop_count: 1,
   });
   assert.equal(started.status, 201, JSON.stringify(started.body));
-  const timeline = started.body.run.run_id as string;
+  // A capture start queues a capture job; its run is the job's one run once it has ended.
+  const captured = await api.finishedJob(started.body.job.job_id);
+  assert.equal(captured.state, 'finished', JSON.stringify(captured));
+  const timeline = captured.run_ids[0] as string;
 
   const matrix = await api.post('/v13/jobs', {
     test: 'checkpoint-probe',

@@ -56,7 +56,7 @@ test('a foreign Host header is refused on API routes and dashboard files (DNS re
       const r = await raw('GET', path, { host: h });
       assert.equal(r.status, 403, `${h} ${path}`);
       const body = JSON.parse(r.text);
-      assert.equal(body.error.code, 'invalid-request');
+      assert.equal(body.error.code, 'host_not_allowed'); // one status per code (api/errors.ts)
       assert.equal(body.error.details.reason, 'host-not-allowed');
       assert.equal(body.error.details.expected_host, host());
     }
@@ -81,7 +81,7 @@ test('a POST that is not application/json is refused before it is read: no job s
     const r = await raw('POST', '/v13/jobs', { host: host(), ...(type ? { 'content-type': type } : {}) }, job);
     assert.equal(r.status, 415, `${type}: ${r.text}`);
     const body = JSON.parse(r.text);
-    assert.equal(body.error.code, 'invalid-request');
+    assert.equal(body.error.code, 'unsupported_content_type'); // one status per code (api/errors.ts)
     assert.equal(body.error.details.reason, 'content-type');
   }
   const jobs = JSON.parse((await raw('GET', '/v13/jobs', { host: host() })).text);

@@ -105,7 +105,7 @@ describe('API schema 13', { timeout: 120_000 }, () => {
     assertError(await h.post('/v13/probes', { strict_gate: 'yes' }), 400, 'invalid-request', /strict_gate/);
     assertError(await h.get('/v13/nothing'), 404, 'not-found', /openapi/);
     assertError(await h.get('/v12/runs'), 404, 'not-found');
-    assertError(await h.post('/v13/runs', {}), 405, 'invalid-request', /not allowed/);
+    assertError(await h.post('/v13/runs', {}), 405, 'method_not_allowed', /not allowed/);
     // still serving
     assert.equal((await h.get('/v13/targets')).status, 200);
   });

@@ -28,12 +28,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
       for (const [name, s] of Object.entries(js.properties ?? {}))
         parameters.push({ name, in: 'query', required: (js.required ?? []).includes(name), schema: s });
     }
-    const errorCodes = op.errors.map((code) => `${code} (HTTP ${ERROR_STATUSES[code].join('/')})`).join(', ');
+    const errorCodes = op.errors.map((code) => `${code} (HTTP ${ERROR_STATUSES[code]})`).join(', ');
     paths[op.path] ??= {};
     paths[op.path]![op.method.toLowerCase()] = {
       operationId: op.name,
       summary: op.summary,
-      'x-error-codes': op.errors.map((code) => ({ code, statuses: ERROR_STATUSES[code] })),
+      'x-error-codes': op.errors.map((code) => ({ code, status: ERROR_STATUSES[code] })),
       ...(parameters.length ? { parameters } : {}),
       ...(op.body ? { requestBody: { required: false, content: { 'application/json': { schema: schema(op.body, 'input') } } } } : {}),
       responses: {

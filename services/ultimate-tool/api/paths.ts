@@ -22,6 +22,7 @@ export const ROUTE_PATHS = {
   listJobs: { method: 'GET', path: '/v13/jobs' },
   getActiveJob: { method: 'GET', path: '/v13/jobs/active' },
   getJob: { method: 'GET', path: '/v13/jobs/{job_id}' },
+  cancelJob: { method: 'POST', path: '/v13/jobs/{job_id}/cancel' },
   probeUltimate: { method: 'POST', path: '/v13/probes' },
   startTestJob: { method: 'POST', path: '/v13/jobs' },
   openApi: { method: 'GET', path: '/v13/openapi.json' },

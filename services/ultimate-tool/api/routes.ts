@@ -47,19 +47,9 @@ const PROBE_USE: Declared['errors'] = [
   'probe_strictness_mismatch',
   'target_unavailable',
 ];
-const CAPTURE_START: Declared['errors'] = [
-  ...RUN,
-  'preparation_settled',
-  'preparation_expired',
-  'confirmed_count_mismatch',
-  'identity_changed',
-  'target_unavailable',
-  'receiver_unavailable',
-  'capture_failed',
-  'capture_failed',
-  'capture_ambiguous',
-  'analysis_inputs_invalid',
-];
+// A capture start is a job: the request answers once it is queued; what goes wrong at the device
+// is the job's error (GET /v13/jobs/{job_id}): capture_failed, capture_ambiguous, identity_changed, …
+const CAPTURE_START: Declared['errors'] = [...RUN, 'preparation_settled', 'preparation_expired', 'confirmed_count_mismatch', 'queue_full'];
 
 const DECLARED: { readonly [K in RouteName]: Declared } = {
   getProject: { summary: 'the project and its validated manifest', status: 200, response: S.ProjectPayloadSchema, errors: COMMON },
@@ -150,6 +140,14 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
   },
   getActiveJob: { summary: 'the running job, or null', status: 200, response: S.ActiveJobPayloadSchema, errors: COMMON },
   getJob: { summary: 'one job', params: z.strictObject({ job_id: JobId }), status: 200, response: S.JobPayloadSchema, errors: RUN },
+  cancelJob: {
+    summary: 'cancel a job: a queued one never runs; a running one stops at its next safe step, keeping its committed runs',
+    params: z.strictObject({ job_id: JobId }),
+    body: N.EmptyBodySchema,
+    status: 200,
+    response: S.JobPayloadSchema,
+    errors: [...RUN, 'job_settled'],
+  },
   probeUltimate: {
     summary: 'a five-minute single-use probe of the Ultimate',
     body: S.ProbeRequestSchema,
@@ -162,7 +160,7 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
     body: S.JobRequestSchema,
     status: 201,
     response: S.JobPayloadSchema,
-    errors: [...RUN, ...PROBE_USE, 'invalid-request', 'target_unavailable', 'confirmed_count_mismatch'],
+    errors: [...RUN, ...PROBE_USE, 'invalid-request', 'target_unavailable', 'confirmed_count_mismatch', 'queue_full'],
   },
   openApi: { summary: 'this document', status: 200, response: z.record(z.string(), z.unknown()), errors: COMMON },
   prepareDebugStreamCapture: {
@@ -194,19 +192,19 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
     errors: [...RUN, 'preparation_settled'],
   },
   startDebugStreamCapture: {
-    summary: 'start, capture, stop; records one immutable run',
+    summary: "queue the capture job (start, capture, stop; records one immutable run and the job's `capture`)",
     params: preparationId,
     body: S.CaptureStartRequestSchema,
     status: 201,
-    response: S.CaptureStartPayloadSchema,
+    response: S.JobPayloadSchema,
     errors: CAPTURE_START,
   },
   startSourceLinkedCapture: {
-    summary: 'start, reset and run the test while capturing, stop; records one source-linked run',
+    summary: 'queue the source-linked capture job (start, reset and run the test while capturing, stop; records one run)',
     params: preparationId,
     body: S.SourceLinkedStartRequestSchema,
     status: 201,
-    response: S.CaptureStartPayloadSchema,
+    response: S.JobPayloadSchema,
     errors: CAPTURE_START,
   },
   createNativePreparation: {
@@ -257,7 +255,16 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
     body: N.NativeRunRequestSchema,
     status: 201,
     response: N.NativeRunStartPayloadSchema,
-    errors: [...RUN, 'intent_not_active', 'host_mismatch', 'identity_changed', 'ue2_changed', 'target_unavailable'],
+    errors: [
+      ...RUN,
+      'intent_not_active',
+      'host_mismatch',
+      'identity_changed',
+      'ue2_changed',
+      'target_unavailable',
+      'queue_full',
+      'cancelled',
+    ],
   },
   getNativeRun: { summary: 'one native run', params: nativeRunId, status: 200, response: N.NativeRunPayloadSchema, errors: RUN },
   readNativeEvidence: {
@@ -280,6 +287,8 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
       'host_mismatch',
       'identity_changed',
       'target_unavailable',
+      'queue_full',
+      'cancelled',
     ],
   },
   startRiscvSmokeJob: {
@@ -287,7 +296,7 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
     body: N.NativeSmokeJobRequestSchema,
     status: 201,
     response: N.NativeJobPayloadSchema,
-    errors: [...COMMON, ...PROBE_USE, 'not_elite2', 'confirmed_count_mismatch'],
+    errors: [...COMMON, ...PROBE_USE, 'not_elite2', 'confirmed_count_mismatch', 'queue_full'],
   },
 };
 

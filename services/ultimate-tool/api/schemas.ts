@@ -28,6 +28,12 @@ export const RUN_RECORD_SCHEMA_VERSION = 9;
 export const ErrorCodeSchema = z.enum([
   'not-found',
   'invalid-request',
+  // the request guard and the HTTP plumbing (api/errors.ts: one status per code)
+  'host_not_allowed',
+  'method_not_allowed',
+  'body_too_large',
+  'unsupported_content_type',
+  'manifest_invalid',
   'probe_expired',
   'probe_consumed',
   'probe_unknown',
@@ -61,6 +67,10 @@ export const ErrorCodeSchema = z.enum([
   'health_check_not_applicable',
   'health_gate_not_pending',
   'run_not_eligible',
+  // the job runner (jobs/job-runner.ts)
+  'queue_full',
+  'cancelled',
+  'job_settled',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -137,9 +147,16 @@ export const JobSchema = z.object({
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
-  progress: z.object({ completed_runs: z.number().int(), total_runs: z.number().int(), phase: z.string() }),
+  progress: z.object({
+    completed_runs: z.number().int(),
+    total_runs: z.number().int(),
+    phase: z.string(),
+    datagrams: z.number().int().optional().describe('a capture job: debug-stream datagrams received so far'),
+    max_datagrams: z.number().int().optional().describe('a capture job: the bound on datagrams'),
+  }),
   run_ids: z.array(Uuid),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).nullable(),
+  cancel_requested: z.boolean().optional().describe('a cancel was asked for while the job ran: it stops at its next safe step'),
   compare_checkpoints: z.boolean().optional(),
   checkpoint_comparison_id: Uuid.nullable().optional().describe('the stored pair record of a compare_checkpoints job, once written'),
 });

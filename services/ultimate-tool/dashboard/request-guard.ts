@@ -17,7 +17,7 @@ export function expectedHost(address: string, port: number): string {
 export function checkHost(hostHeader: string | undefined, expected: string): void {
   if ((hostHeader ?? '').toLowerCase() === expected) return;
   throw new ServiceError(
-    'invalid-request',
+    'host_not_allowed',
     `Host header ${JSON.stringify(hostHeader ?? null)} refused; this service answers only to ${expected} (DNS-rebinding protection)`,
     403,
     { reason: 'host-not-allowed', expected_host: expected },
@@ -33,7 +33,7 @@ export function checkJsonBody(method: string, contentType: string | undefined): 
   if (method !== 'POST') return;
   if (mediaType(contentType) === 'application/json') return;
   throw new ServiceError(
-    'invalid-request',
+    'unsupported_content_type',
     `POST needs content-type: application/json; got ${JSON.stringify(contentType ?? null)} (cross-site form posts are refused)`,
     415,
     { reason: 'content-type', expected_content_type: 'application/json' },

@@ -147,63 +147,58 @@ export async function startNativeHealthCheck(
   deviceHost: string,
 ): Promise<{ job: Job }> {
   eligible(ctx, intentId, runId, deviceHost);
-  const job = newNativeJob(ctx, 'native-health-check', { intent_id: intentId, native_run_id: runId });
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    ctx
-      .withTargetLease(job.job_id, async () => {
-        let device: UltimateDevice | undefined;
-        try {
-          const intent = eligible(ctx, intentId, runId, deviceHost);
-          device = openDevice(ctx);
-          await requireBoundIdentity(device, intent);
-          saveJob(ctx, job, 'running the C64 health program');
-        } catch (e) {
-          await device?.close();
-          answered = true;
-          reject(e);
+  const { job } = await ctx.jobs.submit({
+    kind: 'health-check',
+    job: newNativeJob(ctx, 'native-health-check', { intent_id: intentId, native_run_id: runId }),
+    targets: ['ultimate'],
+    // Admitted under the lease: eligibility and the bound identity again, then the answer.
+    admit: async (h) => {
+      const device = openDevice(ctx);
+      try {
+        const intent = eligible(ctx, intentId, runId, deviceHost);
+        await requireBoundIdentity(device, intent);
+        h.safePoint();
+      } catch (e) {
+        await device.close();
+        throw e;
+      }
+      h.phase('running the C64 health program');
+      return device;
+    },
+    body: async (h, device) => {
+      try {
+        const result = await runHealthProgram(healthGateDevice(device));
+        h.job.health = { ...result, expected: Buffer.from(HEALTH_EXPECTED).toString('hex') };
+        if (!result.passed) {
+          saveJob(h, 'health check failed', {
+            ok: false,
+            error: { code: 'health_check_failed', message: `the C64 health program reported ${result.report}; the intent stays suspended` },
+          });
           return;
         }
-        answered = true;
-        resolve({ job: structuredClone(job) });
         try {
-          const result = await runHealthProgram(healthGateDevice(device));
-          (job as Record<string, unknown>).health = { ...result, expected: Buffer.from(HEALTH_EXPECTED).toString('hex') };
-          if (!result.passed) {
-            saveJob(ctx, job, 'health check failed', {
-              ok: false,
-              error: {
-                code: 'health_check_failed',
-                message: `the C64 health program reported ${result.report}; the intent stays suspended`,
-              },
-            });
-            return;
-          }
-          try {
-            ctx.native.transition(intentId, { kind: 'health-passed', runId, nowMs: ctx.now() }, new Date(ctx.now()).toISOString());
-          } catch (e) {
-            if (!(e instanceof IllegalIntentTransition)) throw e;
-            saveJob(ctx, job, 'health check passed but the intent changed meanwhile', {
-              ok: false,
-              error: { code: 'health_gate_not_pending', message: e.message },
-            });
-            return;
-          }
-          saveJob(ctx, job, 'health check passed', { ok: true });
+          ctx.native.transition(intentId, { kind: 'health-passed', runId, nowMs: ctx.now() }, new Date(ctx.now()).toISOString());
         } catch (e) {
-          saveJob(ctx, job, 'health check failed', {
+          if (!(e instanceof IllegalIntentTransition)) throw e;
+          saveJob(h, 'health check passed but the intent changed meanwhile', {
             ok: false,
-            error: {
-              code: 'health_check_failed',
-              message: `the health check could not complete: ${(e as Error).message}; the intent stays suspended`,
-            },
+            error: { code: 'health_gate_not_pending', message: e.message },
           });
-        } finally {
-          await device.close().catch(() => undefined);
+          return;
         }
-      })
-      .catch((e: unknown) => {
-        if (!answered) reject(e);
-      });
+        saveJob(h, 'health check passed', { ok: true });
+      } catch (e) {
+        saveJob(h, 'health check failed', {
+          ok: false,
+          error: {
+            code: 'health_check_failed',
+            message: `the health check could not complete: ${(e as Error).message}; the intent stays suspended`,
+          },
+        });
+      } finally {
+        await device.close().catch(() => undefined);
+      }
+    },
   });
+  return { job };
 }

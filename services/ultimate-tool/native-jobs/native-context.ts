@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../common/index.js';
 import { UltimateDevice } from '../../../engines/ultimate/device.js';
 import { UltimateError } from '../../../engines/ultimate/errors.js';
-import type { Job } from '../api/schemas.js';
-import type { UltimateTargetConfig } from '../jobs.js';
+import type { UltimateTargetConfig } from '../jobs/job-context.js';
+import { type JobHandle, type JobRecord, type JobRunner, newJobRecord } from '../jobs/job-runner.js';
 import { ServiceError } from '../service-error.js';
 import type { ServiceStore } from '../store.js';
 import type { LabBench } from './lab-bench.js';
@@ -17,14 +17,13 @@ export interface NativeContext {
   native: NativeStore;
   projectRoot: string;
   ultimate: () => UltimateTargetConfig | null;
-  withTargetLease: <T>(holder: string, fn: () => Promise<T>) => Promise<T>;
+  /** The service's one job runner: native jobs hold the ultimate lease like every other job. */
+  jobs: JobRunner;
   bench: LabBench | null;
   logger: Logger;
   now: () => number;
   /** How long a native run's output is awaited on the lab bench (default 30 s). */
   outputTimeoutMs: number;
-  /** Native jobs not yet ended, by id: GET /v13/jobs/active shows the running one like a test job. */
-  liveJobs: Map<string, Job>;
 }
 
 export function isoNow(ctx: NativeContext): string {
@@ -47,43 +46,23 @@ export function isAmbiguous(e: unknown): boolean {
   return e.kind === 'timeout' || e.kind === 'network' || e.kind === 'protocol';
 }
 
-/** A job record for a native operation (served by GET /v13/jobs/{id} like every other job). */
-export function newNativeJob(ctx: NativeContext, kind: string, extra: Record<string, unknown> = {}): Job & Record<string, unknown> {
-  const now = isoNow(ctx);
-  const job: Job & Record<string, unknown> = {
-    job_id: randomUUID(),
-    state: 'running',
+/** A job record for a native operation (served by GET /v13/jobs/{id} like every other job), state queued. */
+export function newNativeJob(ctx: NativeContext, kind: string, extra: Record<string, unknown> = {}): JobRecord {
+  return newJobRecord(randomUUID(), isoNow(ctx), {
     test: kind,
     targets: ['ultimate'],
-    repeat: 1,
     strict_gate: true,
-    baseline_run_id: null,
-    created_at: now,
-    started_at: now,
-    finished_at: null,
-    progress: { completed_runs: 0, total_runs: 1, phase: 'starting' },
-    run_ids: [],
-    error: null,
-    kind,
-    ...extra,
-  };
-  ctx.liveJobs.set(job.job_id, job);
-  return job;
+    total_runs: 1,
+    phase: 'queued: waiting for the ultimate target lease',
+    extra: { kind, ...extra },
+  });
 }
 
-export function saveJob(
-  ctx: NativeContext,
-  job: Job,
-  phase: string,
-  end?: { ok: boolean; error?: { code: string; message: string } },
-): void {
-  job.progress.phase = phase;
+/** A phase of a native job, and its end when `end` is given (a native job counts as one run). */
+export function saveJob(h: JobHandle, phase: string, end?: { ok: boolean; error?: { code: string; message: string } }): void {
+  h.phase(phase);
   if (end) {
-    job.state = end.ok ? 'finished' : 'failed';
-    job.finished_at = isoNow(ctx);
-    job.progress.completed_runs = 1;
-    job.error = end.error ?? null;
-    ctx.liveJobs.delete(job.job_id);
-  }
-  ctx.store.putJob(job);
+    h.job.progress.completed_runs = 1;
+    h.end(end);
+  } else h.save();
 }

@@ -22,6 +22,7 @@ import { EvidenceWriter } from '../evidence.js';
 import { identityOf } from '../probes.js';
 import { ServiceError } from '../service-error.js';
 import { IllegalIntentTransition, isExhausted, isExpired } from './intent-state.js';
+import type { JobHandle } from '../jobs/job-runner.js';
 import { type NativeContext, isAmbiguous, isoNow, newNativeJob, openDevice, saveJob } from './native-context.js';
 import { boundIdentityOf, identityDifferences } from './native-identity.js';
 import type { NativeIntent, NativeRun, NativeRunState } from './native-records.js';
@@ -97,96 +98,98 @@ export async function startNativeRun(
   const first = ctx.native.getIntent(intentId);
   if (!first) throw new ServiceError('not-found', `no native intent ${intentId}`, 404);
   checkIntentUsable(ctx, first, deviceHost);
-  const job = newNativeJob(ctx, `native-run:${first.program}`, { intent_id: intentId });
-  job.state = 'queued';
-  job.progress.phase = 'queued: waiting for the ultimate target lease';
-
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    ctx
-      .withTargetLease(job.job_id, async () => {
-        let device: UltimateDevice | undefined;
-        let run: NativeRun;
-        let intent: NativeIntent;
-        let ue2: Uint8Array;
-        try {
-          // Re-read: the intent may have changed while this request waited for the lease.
-          intent = ctx.native.getIntent(intentId)!;
-          checkIntentUsable(ctx, intent, deviceHost);
-          device = openDevice(ctx);
-          await requireBoundIdentity(device, intent);
-          const stored = await ctx.native.getUe2(intent.ue2_sha256);
-          if (!stored)
-            throw new ServiceError(
-              'ue2_changed',
-              `the prepared update file no longer hashes to ${intent.ue2_sha256} (changed or missing); prepare the program again and create a new intent`,
-              409,
-            );
-          ue2 = stored;
-          const runId = randomUUID();
-          const token = newUtr2Token();
-          const now = isoNow(ctx);
-          run = {
-            native_run_id: runId,
-            intent_id: intentId,
-            job_id: job.job_id,
-            program: intent.program,
-            ue2_sha256: intent.ue2_sha256,
-            utr2_token: token,
-            device_file: `/Temp/utr2-${runId.slice(0, 8)}.ue2`,
-            state: 'latched',
-            steps: [{ step: 'latched', at: now }],
-            started_at: now,
-            finished_at: null,
-            outcome: null,
-            evidence: [],
-          };
-          (job as Record<string, unknown>).native_run_id = runId;
-          // LATCH 1: the run exists and the intent is out of `active`, on disk, before any device write.
-          try {
-            intent = ctx.native.transition(intentId, { kind: 'latch', runId }, now, { insert: run });
-          } catch (e) {
-            if (e instanceof IllegalIntentTransition) refuseInactive(ctx.native.getIntent(intentId)!);
-            throw e;
-          }
-          job.state = 'running';
-          job.started_at = now;
-          saveJob(ctx, job, 'native run latched: uploading the update file');
-        } catch (e) {
-          await device?.close();
-          answered = true;
-          reject(e);
-          return;
-        }
-        answered = true;
-        resolve({ native_run: structuredClone(run), job: structuredClone(job) });
-        try {
-          await afterLatch(ctx, device, intent, run, ue2, job);
-        } catch (e) {
-          // Something of ours broke after the latch: what reached the device is unknown.
-          ctx.logger.error(`native run ${run.native_run_id}: ${(e as Error)?.stack ?? String(e)}`);
-          const current = ctx.native.getRun(run.native_run_id);
-          if (current && ['latched', 'uploaded', 'triggered'].includes(current.state))
-            finish(
-              ctx,
-              current,
-              'uncertain',
-              { verdict: 'uncertain', reason: `internal error after the latch: ${(e as Error)?.message}` },
-              job,
-            );
-        } finally {
-          await device.close().catch(() => undefined);
-        }
-      })
-      .catch((e: unknown) => {
-        if (!answered) reject(e);
-        else ctx.logger.error(`native run job ${job.job_id}: ${(e as Error)?.stack ?? String(e)}`);
-      });
+  // Admitted under the lease: the answer comes once LATCH 1 is on disk (or the refusal before it).
+  const { job, admitted } = await ctx.jobs.submit({
+    kind: 'native-run',
+    job: newNativeJob(ctx, `native-run:${first.program}`, { intent_id: intentId }),
+    targets: ['ultimate'],
+    admit: (h) => latchNativeRun(ctx, h, intentId, deviceHost),
+    body: async (h, { device, intent, run, ue2 }) => {
+      try {
+        await afterLatch(ctx, device, intent, run, ue2, h);
+      } catch (e) {
+        // Something of ours broke after the latch: what reached the device is unknown.
+        ctx.logger.error(`native run ${run.native_run_id}: ${(e as Error)?.stack ?? String(e)}`);
+        const current = ctx.native.getRun(run.native_run_id);
+        if (current && ['latched', 'uploaded', 'triggered'].includes(current.state))
+          finish(
+            ctx,
+            current,
+            'uncertain',
+            { verdict: 'uncertain', reason: `internal error after the latch: ${(e as Error)?.message}` },
+            h,
+          );
+      } finally {
+        await device.close().catch(() => undefined);
+      }
+    },
   });
+  return { native_run: structuredClone(admitted.run), job };
+}
+
+/**
+ * Under the lease, every check again (the intent may have changed while the request waited), the
+ * identity re-probe, the UE2 hash — then LATCH 1. The job's safe step is before the latch.
+ */
+async function latchNativeRun(
+  ctx: NativeContext,
+  h: JobHandle,
+  intentId: string,
+  deviceHost: string,
+): Promise<{ device: UltimateDevice; intent: NativeIntent; run: NativeRun; ue2: Uint8Array }> {
+  const job = h.job;
+  let device: UltimateDevice | undefined;
+  try {
+    let intent = ctx.native.getIntent(intentId)!;
+    checkIntentUsable(ctx, intent, deviceHost);
+    device = openDevice(ctx);
+    await requireBoundIdentity(device, intent);
+    const stored = await ctx.native.getUe2(intent.ue2_sha256);
+    if (!stored)
+      throw new ServiceError(
+        'ue2_changed',
+        `the prepared update file no longer hashes to ${intent.ue2_sha256} (changed or missing); prepare the program again and create a new intent`,
+        409,
+      );
+    h.safePoint();
+    const runId = randomUUID();
+    const token = newUtr2Token();
+    const now = isoNow(ctx);
+    const run: NativeRun = {
+      native_run_id: runId,
+      intent_id: intentId,
+      job_id: job.job_id,
+      program: intent.program,
+      ue2_sha256: intent.ue2_sha256,
+      utr2_token: token,
+      device_file: `/Temp/utr2-${runId.slice(0, 8)}.ue2`,
+      state: 'latched',
+      steps: [{ step: 'latched', at: now }],
+      started_at: now,
+      finished_at: null,
+      outcome: null,
+      evidence: [],
+    };
+    job.native_run_id = runId;
+    // LATCH 1: the run exists and the intent is out of `active`, on disk, before any device write.
+    try {
+      intent = ctx.native.transition(intentId, { kind: 'latch', runId }, now, { insert: run });
+    } catch (e) {
+      if (e instanceof IllegalIntentTransition) refuseInactive(ctx.native.getIntent(intentId)!);
+      throw e;
+    }
+    job.state = 'running';
+    job.started_at = now;
+    h.phase('native run latched: uploading the update file');
+    return { device, intent, run, ue2: stored };
+  } catch (e) {
+    await device?.close();
+    throw e;
+  }
 }
 
 /** Ends the run (immutable from here) and moves the intent accordingly, in one fsync'd transaction. */
-function finish(ctx: NativeContext, run: NativeRun, state: NativeRunState, outcome: Record<string, unknown>, job: Job): void {
+function finish(ctx: NativeContext, run: NativeRun, state: NativeRunState, outcome: Record<string, unknown>, job: JobHandle): void {
   const now = isoNow(ctx);
   const done: NativeRun = { ...run, state, finished_at: now, outcome, steps: [...run.steps, { step: 'finished', at: now, detail: state }] };
   Object.assign(run, done);
@@ -203,7 +206,7 @@ function finish(ctx: NativeContext, run: NativeRun, state: NativeRunState, outco
   }
   const ok = state === 'completed';
   const code = state === 'uncertain' ? 'native_run_uncertain' : state === 'refused' ? 'native_run_refused' : 'native_run_failed';
-  saveJob(ctx, job, `native run ${state}`, { ok, ...(ok ? {} : { error: { code, message: String(outcome.reason ?? state) } }) });
+  saveJob(job, `native run ${state}`, { ok, ...(ok ? {} : { error: { code, message: String(outcome.reason ?? state) } }) });
 }
 
 function step(ctx: NativeContext, run: NativeRun, name: NativeRun['steps'][number]['step'], state?: NativeRunState, detail?: string): void {
@@ -218,7 +221,7 @@ async function afterLatch(
   intent: NativeIntent,
   run: NativeRun,
   ue2: Uint8Array,
-  job: Job,
+  job: JobHandle,
 ): Promise<void> {
   const failAt = (what: string, e: unknown): void => {
     const ambiguous = isAmbiguous(e);
@@ -242,7 +245,7 @@ async function afterLatch(
     return failAt('FTP creation of the update file', e);
   }
   step(ctx, run, 'uploaded', 'uploaded', path);
-  saveJob(ctx, job, 'update file uploaded: placing the UTR2 token');
+  saveJob(job, 'update file uploaded: placing the UTR2 token');
   try {
     await placeUtr2Token(device.rest, run.utr2_token);
   } catch (e) {
@@ -262,7 +265,7 @@ async function afterLatch(
     return;
   }
   step(ctx, run, 'trigger-latched');
-  saveJob(ctx, job, 'Run Update write');
+  saveJob(job, 'Run Update write');
   let answer: Record<string, unknown>;
   try {
     answer = await triggerRunUpdate(device.rest, path);
@@ -270,11 +273,11 @@ async function afterLatch(
     return failAt('the Run Update write', e);
   }
   step(ctx, run, 'triggered', 'triggered');
-  saveJob(ctx, job, 'native program started: collecting its output on the lab bench');
+  saveJob(job, 'native program started: collecting its output on the lab bench');
   await collectOutput(ctx, run, answer, job);
 }
 
-async function collectOutput(ctx: NativeContext, run: NativeRun, answer: Record<string, unknown>, job: Job): Promise<void> {
+async function collectOutput(ctx: NativeContext, run: NativeRun, answer: Record<string, unknown>, job: JobHandle): Promise<void> {
   const ev = new EvidenceWriter(ctx.native.runDir(run.native_run_id));
   await ev.add('run-update-answer.json', 'application/json', Buffer.from(JSON.stringify(answer, null, 2)));
   const expected = tokenEchoLine(run.utr2_token);

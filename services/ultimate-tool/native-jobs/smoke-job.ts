@@ -58,19 +58,24 @@ export async function startSmokeJob(
   try {
     ue2 = await builtInSmokeUe2();
   } catch (e) {
-    throw new ServiceError('native_preparation_failed', `building the smoke program failed: ${(e as Error).message}`, 500);
+    throw new ServiceError('native_preparation_failed', `building the smoke program failed: ${(e as Error).message}`, 409);
   }
-  const job = newNativeJob(ctx, 'riscv-smoke', { probe_id: req.probe_id, time_bound_ms: SMOKE_TIME_BOUND_MS });
-  if (!ctx.store.consumeProbe(probe.probe_id, job.job_id, ctx.now()))
-    throw new ServiceError('probe_consumed', `probe ${probe.probe_id} was just used by another job`, 422);
-  saveJob(ctx, job, 'queued: waiting for the ultimate target lease');
-  void ctx
-    .withTargetLease(job.job_id, async () => {
+  const record = newNativeJob(ctx, 'riscv-smoke', { probe_id: req.probe_id, time_bound_ms: SMOKE_TIME_BOUND_MS });
+  const { job } = await ctx.jobs.submit({
+    kind: 'smoke',
+    job: record,
+    targets: ['ultimate'],
+    precheck: () => {
+      if (!ctx.store.consumeProbe(probe.probe_id, record.job_id, ctx.now()))
+        throw new ServiceError('probe_consumed', `probe ${probe.probe_id} was just used by another job`, 422);
+    },
+    body: async (h) => {
+      const job = h.job;
       const device = openDevice(ctx);
       try {
         const changed = sameIdentity(snap, identityOf(await device.probe()));
         if (changed.length) {
-          saveJob(ctx, job, 'refused', {
+          saveJob(h, 'refused', {
             ok: false,
             error: {
               code: 'identity_changed',
@@ -79,21 +84,22 @@ export async function startSmokeJob(
           });
           return;
         }
-        saveJob(ctx, job, 'uploading the smoke program');
+        h.safePoint();
+        saveJob(h, 'uploading the smoke program');
         let stage = 'FTP creation of the update file';
         try {
           const path = await uploadUpdateFile(device.ftp, `smoke-${job.job_id.slice(0, 8)}`, ue2);
           stage = 'the Run Update write';
-          saveJob(ctx, job, 'Run Update write');
+          saveJob(h, 'Run Update write');
           await triggerRunUpdate(device.rest, path);
         } catch (e) {
           const code = isAmbiguous(e) ? 'smoke_uncertain' : 'smoke_refused';
-          saveJob(ctx, job, 'failed', { ok: false, error: { code, message: `${stage}: ${(e as Error).message}; not retried` } });
+          saveJob(h, 'failed', { ok: false, error: { code, message: `${stage}: ${(e as Error).message}; not retried` } });
           return;
         }
-        saveJob(ctx, job, 'smoke program started: reading its output on the lab bench');
+        saveJob(h, 'smoke program started: reading its output on the lab bench');
         if (!ctx.bench) {
-          saveJob(ctx, job, 'finished without output', {
+          saveJob(h, 'finished without output', {
             ok: false,
             error: { code: 'smoke_unverified', message: 'no lab bench is configured (--bench-url): the output could not be read' },
           });
@@ -111,8 +117,7 @@ export async function startSmokeJob(
           device_note: 'the device runs native code until it is power-cycled',
         };
         saveJob(
-          ctx,
-          job,
+          h,
           passed ? 'smoke passed' : 'smoke failed',
           passed
             ? { ok: true }
@@ -130,9 +135,7 @@ export async function startSmokeJob(
       } finally {
         await device.close().catch(() => undefined);
       }
-    })
-    .catch((e: unknown) => {
-      saveJob(ctx, job, 'failed', { ok: false, error: { code: 'internal', message: (e as Error).message } });
-    });
-  return { job: structuredClone(job) };
+    },
+  });
+  return { job };
 }

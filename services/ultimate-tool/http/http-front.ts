@@ -1,0 +1,141 @@
+// The HTTP front of the service: the request guard every request passes (Host, JSON POSTs), the
+// dashboard's static files, matching a request to a route of the table, reading the body (64 KiB
+// at most), and turning what a handler returned or threw into the JSON answer — a ServiceError
+// with its code's one status (api/errors.ts), anything else `internal` (logged, never shown).
+import type http from 'node:http';
+import { LOOPBACK, type Logger } from '../../../common/index.js';
+import { API_SCHEMA_VERSION } from '../api/schemas.js';
+import { ROUTES } from '../api/routes.js';
+import { DashboardAssets, isDashboardPath } from '../dashboard/dashboard-assets.js';
+import { checkHost, checkJsonBody, expectedHost } from '../dashboard/request-guard.js';
+import { API_CSP, DASHBOARD_CSP, commonSecurityHeaders } from '../dashboard/security-headers.js';
+import type { BoundRoute, Reply } from '../route-binding.js';
+import { ServiceError } from '../service-error.js';
+import { CorruptRowError } from '../store.js';
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+export class HttpFront {
+  readonly #routes: BoundRoute[];
+  readonly #port: () => number;
+  readonly #log: Logger;
+  readonly #assets = new DashboardAssets();
+
+  constructor(routes: BoundRoute[], port: () => number, log: Logger) {
+    this.#routes = routes;
+    this.#port = port;
+    this.#log = log;
+  }
+
+  async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let reply: Reply;
+    try {
+      checkHost(req.headers.host, expectedHost(LOOPBACK, this.#port()));
+      if (this.#serveDashboard(req, res)) return;
+      reply = await this.#dispatch(req);
+    } catch (e) {
+      req.resume(); // a request refused before its body was read must not stall the connection
+      if (e instanceof ServiceError) {
+        reply = {
+          status: e.status,
+          body: {
+            api_schema_version: API_SCHEMA_VERSION,
+            error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) },
+          },
+        };
+      } else if (e instanceof CorruptRowError) {
+        this.#log.error(`${req.method} ${req.url}: ${e.message}`);
+        reply = { status: 500, body: { api_schema_version: API_SCHEMA_VERSION, error: { code: 'internal', message: e.message } } };
+      } else {
+        this.#log.error(`internal error on ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
+        reply = {
+          status: 500,
+          body: {
+            api_schema_version: API_SCHEMA_VERSION,
+            error: { code: 'internal', message: 'internal error in the service (logged on its stderr)' },
+          },
+        };
+      }
+    }
+    const text = JSON.stringify(reply.body);
+    res.writeHead(reply.status, {
+      ...commonSecurityHeaders(API_CSP),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
+    res.end(text);
+  }
+
+  /** GET `/` and `/dashboard/*`: the dashboard's static files (true when answered here). */
+  #serveDashboard(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!isDashboardPath(path)) return false;
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD')
+      throw new ServiceError('method_not_allowed', `${method} is not allowed on ${path}: the dashboard is read-only`, 405);
+    const asset = this.#assets.get(path);
+    if (asset === undefined) throw new ServiceError('not-found', `no dashboard file ${path}`, 404);
+    if (asset === 'not-built')
+      throw new ServiceError('not-found', 'the dashboard assets are not built (run `npm run build`; they live in dist/dashboard/)', 404);
+    req.resume();
+    res.writeHead(200, {
+      ...commonSecurityHeaders(DASHBOARD_CSP),
+      'content-type': asset.contentType,
+      'content-length': asset.body.length,
+    });
+    res.end(method === 'HEAD' ? undefined : asset.body);
+    return true;
+  }
+
+  async #dispatch(req: http.IncomingMessage): Promise<Reply> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Routes match the path as sent: URL parsing would resolve "..", and an evidence name of ".."
+    // must reach the evidence route to be refused there as unregistered.
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const method = req.method ?? 'GET';
+    const route = this.#routes.find((r) => r.re.test(path) && r.method === method);
+    if (!route) {
+      req.resume();
+      const other = this.#routes.some((r) => r.re.test(path));
+      if (other) throw new ServiceError('method_not_allowed', `${method} is not allowed on ${url.pathname}`, 405);
+      throw new ServiceError('not-found', `no route ${method} ${url.pathname}; the routes are listed in ${ROUTES.openApi.path}`, 404);
+    }
+    // A route without query parameters in the table takes none: an unknown one is refused, not ignored.
+    if (!route.spec.query && url.searchParams.size > 0) {
+      req.resume();
+      throw new ServiceError(
+        'invalid-request',
+        `${method} ${route.spec.path} takes no query parameters; got ${[...url.searchParams.keys()].join(', ')}`,
+        400,
+      );
+    }
+    let body: unknown;
+    if (method === 'POST') {
+      checkJsonBody(method, req.headers['content-type']);
+      body = await this.#readBody(req);
+    } else req.resume();
+    return route.handler(route.re.exec(path)!, url, body);
+  }
+
+  async #readBody(req: http.IncomingMessage): Promise<unknown> {
+    const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    if (declared > MAX_BODY_BYTES) {
+      req.resume();
+      throw new ServiceError('body_too_large', `request body of ${declared} bytes; at most ${MAX_BODY_BYTES} accepted`, 413);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) throw new ServiceError('body_too_large', `request body larger than ${MAX_BODY_BYTES} bytes`, 413);
+      chunks.push(c);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (text.trim() === '') return {};
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new ServiceError('invalid-request', `request body is not JSON: ${(e as Error).message}`, 400);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// What every kind of job needs from the service around it: the store, the project, the configured
+// targets, the label/map analysis, the log and the clock. One object, built once by the service.
+import type { Logger } from '../../../common/index.js';
+import type { UltimateDeviceOptions } from '../../../engines/ultimate/device.js';
+import type { Manifest } from '../manifest.js';
+import type { ServiceStore } from '../store.js';
+import type { SymbolAnalysis } from '../symbol-analysis.js';
+
+export interface ViceTargetConfig {
+  /** Emulator argv; the service appends the binary-monitor flags. */
+  command: string[];
+  /** How long the emulator may take to open its monitor port. */
+  startTimeoutMs?: number;
+}
+
+export interface UltimateTargetConfig {
+  device: UltimateDeviceOptions;
+  /** Set when the service started the virtual Ultimate 64 itself (--virtual-device). */
+  virtualDevice: boolean;
+  /**
+   * An IPv4 address of this machine the hardware can stream its debug stream to: test runs are then
+   * observed from the bus trace (exact writes, cycles, crashes). Absent: REST polling. The virtual
+   * device always streams to 127.0.0.1.
+   */
+  debugStreamReceiver?: string | null;
+}
+
+export interface JobContext {
+  store: ServiceStore;
+  projectRoot: string;
+  loadManifest: () => Promise<Manifest>;
+  vice: ViceTargetConfig | null;
+  ultimate: UltimateTargetConfig | null;
+  symbols: SymbolAnalysis | null;
+  logger: Logger;
+  now: () => number;
+}
