@@ -4,6 +4,12 @@
 // datagrams (so a narrow address filter cannot make one page read the whole capture).
 //
 // Rows are bus accesses, not a disassembly: no instruction, call or return labels are produced.
+// Each bus row carries its CPU clock (`cycle`) when the stream has two entries per clock ("6510 &
+// VIC" mode): the clock of an entry is its position in the stream halved, counting the datagrams
+// lost before it by sequence number (all full datagrams hold the same number of entries). The
+// origin is the program's first instruction when the run knows where it started, so rows before
+// it (the program that ran before the reset, the boot) have negative cycles and are marked
+// `before_program_start` — and are never resolved to this program's source.
 // Gap rows stand where datagrams were lost (by sequence number); uncertainty rows stand for
 // datagrams whose content cannot be trusted (malformed length, out-of-order arrival). Both are
 // always included, whatever the filters, because a filtered access may hide in them.
@@ -17,8 +23,8 @@ export const TIMELINE_LIMIT_MAX = 4096;
 /** At most this many datagrams (~1.5 M bus entries) are scanned for one page. */
 export const MAX_SCAN_DATAGRAMS = 4096;
 
-const RECORD_HEADER_BYTES = 12;
-const DATAGRAM_HEADER_BYTES = 4;
+export const RECORD_HEADER_BYTES = 12;
+export const DATAGRAM_HEADER_BYTES = 4;
 
 /** The bit layout of the stream differs per product (docs/ultimate/DEVICE-CLIENT.md). */
 export type StreamProduct = 'u64' | 'u2plus';
@@ -51,6 +57,14 @@ export interface TimelineQuery {
   addressFrom?: number;
   addressTo?: number;
   access?: 'read' | 'write';
+  /** Only bus rows it accepts are returned (and count towards `limit`); the scan is bounded as for the address filter. */
+  keep?: (row: BusRow) => boolean;
+}
+
+/** Where the program's first instruction is in the capture (its opcode fetch), or null when it never ran. */
+export interface ProgramStartCursor {
+  ordinal: number;
+  entry: number;
 }
 
 export interface TimelineEvidence {
@@ -61,6 +75,8 @@ export interface TimelineEvidence {
   product: StreamProduct;
   /** Present for a source-linked run: its own snapshotted debug info. */
   debugInfo?: Ca65DebugInfo;
+  /** Where the run's program started; null = not in the capture; absent = unknown (no PRG to look for). */
+  programStart?: ProgramStartCursor | null;
 }
 
 export interface BusRow {
@@ -81,6 +97,10 @@ export interface BusRow {
   exrom_asserted: boolean;
   /** U64: the ROM# line (bit 26; what the core puts there is not public). U2+: cartridge ROML/ROMH selected. */
   rom_line_asserted: boolean;
+  /** CPU clock of this access, from `cycle_origin`; null when the stream does not give exact clocks here. */
+  cycle: number | null;
+  /** Present when the program's start is known: this access came before its first instruction. */
+  before_program_start?: boolean;
   source?: { file: string; line: number; symbol: string | null; symbol_offset: number | null } | null;
 }
 
@@ -109,6 +129,10 @@ export interface TimelinePage {
   /** Datagrams looked at for this page (bounded by MAX_SCAN_DATAGRAMS). */
   scanned_datagrams: number;
   total_datagrams: number;
+  /** What `cycle` 0 is: the program's first opcode fetch, or the capture's first entry; null: no clocks in this capture. */
+  cycle_origin: 'program_start' | 'capture_start' | null;
+  /** The program's first instruction, when known (null: it never ran in this capture). */
+  program_start?: { cursor: string } | null;
 }
 
 const hex4 = (n: number) => `$${n.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -142,6 +166,19 @@ function validate(q: TimelineQuery): Required<Pick<TimelineQuery, 'limit' | 'add
   return { limit, addressFrom, addressTo };
 }
 
+/** Whether a datagram's first entry is a VIC half (PHI2 low): its entries are then aligned on clocks. */
+async function vicHalfFirst(
+  index: Awaited<ReturnType<typeof open>>,
+  capture: Awaited<ReturnType<typeof open>>,
+  ordinal: number,
+): Promise<boolean> {
+  const rec = Buffer.alloc(INDEX_RECORD_BYTES);
+  await index.read(rec, 0, INDEX_RECORD_BYTES, INDEX_HEADER_BYTES + ordinal * INDEX_RECORD_BYTES);
+  const first = Buffer.alloc(4);
+  const { bytesRead } = await capture.read(first, 0, 4, Number(rec.readBigUInt64LE(0)) + RECORD_HEADER_BYTES + DATAGRAM_HEADER_BYTES);
+  return bytesRead === 4 && (first.readUInt32LE(0) & 0x80000000) === 0;
+}
+
 /** Hash a file with a fixed-size buffer (memory does not grow with the file). */
 async function hashFile(path: string): Promise<string> {
   const fh = await open(path, 'r');
@@ -161,7 +198,7 @@ async function hashFile(path: string): Promise<string> {
   }
 }
 
-interface Decoded {
+export interface Decoded {
   access: 'read' | 'write' | 'vic';
   phi2: boolean;
   ba: boolean;
@@ -173,7 +210,7 @@ interface Decoded {
   rw: boolean;
 }
 
-function decodeFlags(entry: number, product: StreamProduct): Decoded {
+export function decodeFlags(entry: number, product: StreamProduct): Decoded {
   const phi2 = (entry & 0x80000000) !== 0;
   const rw = (entry & 0x01000000) !== 0;
   const game = (entry & 0x40000000) === 0;
@@ -199,6 +236,41 @@ function decodeFlags(entry: number, product: StreamProduct): Decoded {
     rom: (entry & 0x04000000) === 0,
     rw,
   };
+}
+
+/** An index record's place in the stream: in-order full datagrams only (others cannot be placed in time). */
+function placeable(marks: number, length: number, datagramBytes: number): boolean {
+  return (marks & 0x80000000) === 0 && length === datagramBytes;
+}
+
+/**
+ * Stream slots from the index records: a datagram's slot is how many datagrams the device sent
+ * before it, counting those lost (by sequence). Returns, for each ordinal asked, the count of slots
+ * before that record (`before`) and the record's own slot (-1 when it cannot be placed).
+ */
+async function streamSlots(
+  index: Awaited<ReturnType<typeof open>>,
+  ordinals: number[],
+  datagramBytes: number,
+): Promise<Map<number, { before: number; slot: number }>> {
+  const out = new Map<number, { before: number; slot: number }>();
+  const upTo = Math.max(...ordinals);
+  const CHUNK = 4096;
+  const buf = Buffer.alloc(CHUNK * INDEX_RECORD_BYTES);
+  let acc = 0;
+  for (let first = 0; first <= upTo; first += CHUNK) {
+    const n = Math.min(CHUNK, upTo + 1 - first);
+    await index.read(buf, 0, n * INDEX_RECORD_BYTES, INDEX_HEADER_BYTES + first * INDEX_RECORD_BYTES);
+    for (let i = 0; i < n; i++) {
+      const r = i * INDEX_RECORD_BYTES;
+      const marks = buf.readUInt32LE(r + 12);
+      const ok = placeable(marks, buf.readUInt16LE(r + 10), datagramBytes);
+      const slot = ok ? acc + (marks & 0x7fffffff) : -1;
+      if (ordinals.includes(first + i)) out.set(first + i, { before: acc, slot });
+      if (ok) acc = slot + 1;
+    }
+  }
+  return out;
 }
 
 export async function readTimelinePage(evidence: TimelineEvidence, query: TimelineQuery): Promise<TimelinePage> {
@@ -229,13 +301,31 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
     if (total === 0) {
       if (start.ordinal !== 0 || start.entry !== 0)
         throw new TimelineError('invalid-cursor', `cursor ${query.cursor} is past the end: the capture has no datagrams`);
-      return { mode, rows: [], next_cursor: null, scanned_datagrams: 0, total_datagrams: 0 };
+      return { mode, rows: [], next_cursor: null, scanned_datagrams: 0, total_datagrams: 0, cycle_origin: null };
     }
     if (start.ordinal >= total)
       throw new TimelineError(
         'invalid-cursor',
         `cursor datagram ${start.ordinal} is past the end: the capture has ${total} datagrams (0..${total - 1})`,
       );
+
+    // Clocks: two entries per clock, so a datagram must hold an even number of entries.
+    const entriesPer = Math.max(0, Math.floor((datagramBytes - DATAGRAM_HEADER_BYTES) / 4));
+    const ps = evidence.programStart;
+    const psInCapture = ps !== undefined && ps !== null && ps.ordinal < total ? ps : null;
+    const slots = await streamSlots(index, psInCapture ? [start.ordinal, psInCapture.ordinal] : [start.ordinal], datagramBytes);
+    let acc = slots.get(start.ordinal)?.before ?? 0;
+    let cycleOrigin: TimelinePage['cycle_origin'] = entriesPer > 0 && entriesPer % 2 === 0 ? 'capture_start' : null;
+    let originClock = 0;
+    if (cycleOrigin && psInCapture) {
+      const slot = slots.get(psInCapture.ordinal)?.slot ?? -1;
+      if (slot >= 0 && (await vicHalfFirst(index, capture, psInCapture.ordinal))) {
+        cycleOrigin = 'program_start';
+        originClock = (slot * entriesPer + psInCapture.entry) >> 1;
+      } else cycleOrigin = null; // the program's start cannot be placed in time: no cycle is exact
+    }
+    const beforeStart = (o: number, e: number): boolean | undefined =>
+      ps === undefined ? undefined : ps === null ? true : o < ps.ordinal || (o === ps.ordinal && e < ps.entry);
 
     const rows: TimelineRow[] = [];
     let scanned = 0;
@@ -274,6 +364,11 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
         const outOfOrder = (marks & 0x80000000) !== 0;
         const missing = marks & 0x7fffffff;
         const entries = Math.max(0, Math.floor((length - DATAGRAM_HEADER_BYTES) / 4));
+        let slot = -1;
+        if (placeable(marks, length, datagramBytes)) {
+          slot = acc + missing;
+          acc = slot + 1;
+        }
         if (first && entry >= Math.max(1, entries))
           throw new TimelineError('invalid-cursor', `cursor entry ${entry} is past the end of datagram ${ordinal} (${entries} entries)`);
         first = false;
@@ -303,16 +398,15 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
           continue;
         }
         const base = offset + RECORD_HEADER_BYTES + DATAGRAM_HEADER_BYTES;
+        // A datagram whose first entry is not a VIC half is not aligned on clocks: its cycles are not exact.
+        const clocked = cycleOrigin !== null && slot >= 0 && entries > 0 && (bytes.readUInt32LE(base) & 0x80000000) === 0;
         for (; entry < entries; entry++) {
           const e = bytes.readUInt32LE(base + entry * 4);
           const address = e & 0xffff;
           if (address < addressFrom || address > addressTo) continue;
           const d = decodeFlags(e, evidence.product);
           if (query.access !== undefined && d.access !== query.access) continue;
-          if (rows.length === limit) {
-            nextCursor = `${ordinal}:${entry}`;
-            break outer;
-          }
+          const before = beforeStart(ordinal, entry);
           const row: BusRow = {
             kind: 'bus',
             cursor: `${ordinal}:${entry}`,
@@ -329,8 +423,12 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
             game_asserted: d.game,
             exrom_asserted: d.exrom,
             rom_line_asserted: d.rom,
+            cycle: clocked ? ((slot * entriesPer + entry) >> 1) - originClock : null,
+            ...(before === undefined ? {} : { before_program_start: before }),
           };
-          if (evidence.debugInfo) {
+          // Before the program's first instruction the bytes at an address were another program's.
+          if (evidence.debugInfo && before === true) row.source = null;
+          else if (evidence.debugInfo) {
             const s = evidence.debugInfo.resolve(address);
             row.source =
               s.location || s.symbol
@@ -342,12 +440,25 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
                   }
                 : null;
           }
+          if (query.keep && !query.keep(row)) continue;
+          if (rows.length === limit) {
+            nextCursor = `${ordinal}:${entry}`;
+            break outer;
+          }
           rows.push(row);
         }
       }
     }
     if (nextCursor === null && ordinal < total) nextCursor = `${ordinal}:${entry}`;
-    return { mode, rows, next_cursor: nextCursor, scanned_datagrams: scanned, total_datagrams: total };
+    return {
+      mode,
+      rows,
+      next_cursor: nextCursor,
+      scanned_datagrams: scanned,
+      total_datagrams: total,
+      cycle_origin: cycleOrigin,
+      ...(ps === undefined ? {} : { program_start: ps === null ? null : { cursor: `${ps.ordinal}:${ps.entry}` } }),
+    };
   } finally {
     await Promise.all([index.close(), capture.close()]);
   }
