@@ -127,6 +127,7 @@ export class RunAnalyses {
         indexPath: join(dir, indexEntry.name),
         indexSha256: indexEntry.sha256,
         product: (ds.stream_product === 'u2plus' ? 'u2plus' : 'u64') as StreamProduct,
+        ...(typeof ds.debug_stream_mode === 'string' ? { streamMode: ds.debug_stream_mode } : {}),
         ...(debugInfo ? { debugInfo } : {}),
       };
       const programStart = await this.#programStartOf(run, evidence);

@@ -89,6 +89,7 @@ test('cycles count from the first fetch, negative before it; rows before it are 
   const programStart = { ordinal: 4, entry: 201 };
   const page = await readTimelinePage({ ...ev, programStart }, { limit: 4096, addressFrom: 0xc000, addressTo: 0xc001, access: 'read' });
   assert.equal(page.cycle_origin, 'program_start');
+  assert.equal(page.cycle_unit, 'clock');
   assert.deepEqual(page.program_start, { cursor: '4:201' });
   const rows = bus(page.rows);
   const first = rows.find((r) => r.cursor === '4:201');
@@ -137,4 +138,41 @@ test('a row filter scans as far as the address filter does: matches after more t
   assert.ok(rows.every((r) => r.source?.file === 'prog.s' && r.before_program_start === false));
   assert.equal(rows[0]?.cursor, '4:201');
   assert.ok(page.scanned_datagrams >= 1);
+});
+
+test('"6510 Only" captures: one entry per CPU bus cycle, so the cycle is the entry position (the unit says so)', async () => {
+  // Only the CPU's halves of the same trace: 180 entries a datagram would be 360 in this fixture, so
+  // build a CPU-only capture directly: each entry a CPU read, the program starting at entry 100 of datagram 2.
+  const capturePath = join(dir, 'cpu-only.u64cap');
+  const grams: Buffer[] = [];
+  for (let d = 0; d < 4; d++) {
+    const entries: number[] = [];
+    for (let i = 0; i < N; i++) entries.push(entry(d === 2 && i === 100 ? 0xc000 : 0xe000 + i, d === 2 && i === 100 ? 0xa9 : 0x60, 'read'));
+    grams.push(datagram(d, entries));
+  }
+  writeCapture(capturePath, grams);
+  const { index } = await buildCaptureIndex(capturePath);
+  const indexPath = join(dir, 'cpu-only.tlix');
+  writeFileSync(indexPath, index);
+  const ev: TimelineEvidence = {
+    capturePath,
+    indexPath,
+    indexSha256: createHash('sha256').update(index).digest('hex'),
+    product: 'u64',
+    streamMode: '6510 Only',
+  };
+  const entryPoint = prgEntry(PRG);
+  assert.ok(entryPoint);
+  const programStart = await findProgramStart(capturePath, indexPath, entryPoint, 'u64');
+  assert.deepEqual(programStart, { ordinal: 2, entry: 100 });
+  const page = await readTimelinePage({ ...ev, programStart }, { limit: 3 });
+  assert.equal(page.cycle_unit, 'cpu_bus_cycle');
+  assert.deepEqual(
+    bus(page.rows).map((r) => r.cycle),
+    [-(2 * N + 100), -(2 * N + 99), -(2 * N + 98)],
+  );
+  // The same capture read as a VIC mode has no VIC halves: its datagrams are not aligned on clocks.
+  const wrong = await readTimelinePage({ ...ev, streamMode: '6510 & VIC', programStart }, { limit: 3 });
+  assert.equal(wrong.cycle_origin, null);
+  assert.ok(bus(wrong.rows).every((r) => r.cycle === null));
 });

@@ -1,13 +1,15 @@
 // Judging a run from the Ultimate's debug stream ("6510 & VIC" mode: two entries per clock, the
 // VIC's half with PHI2 low, then the CPU's): every CPU write to $D7FF with its cycle, a BRK (the
 // vector fetch at $FFFE/$FFFF after three stack pushes whose status byte has B set), a JAM (the
-// halted bus: reads of $FFFF, clock after clock), and memory reconstructed at the exact write of a
+// halted bus: reads of $FFFF, clock after clock), execution outside the program's code (an opcode
+// fetch recognised without SYNC: outside-code.ts), and memory reconstructed at the exact write of a
 // marker from the memory known at the start plus every CPU write since. Cycles count clocks from
 // the opcode fetch at the program's entry (prg-entry.ts), recognised by program-start.ts.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
 import type { UltimateFamily } from '../../../engines/ultimate/product.js';
 import { type CrashState, type DebugRegisterWrite, HANDOFF, type RunProtocol } from './connection.js';
 import type { PrgEntry } from './prg-entry.js';
+import { type Access, OutsideCodeWatch } from './outside-code.js';
 import { ProgramStartDetector } from './program-start.js';
 
 const PHI2 = 0x80000000;
@@ -53,7 +55,8 @@ export class BusTraceObserver {
   readonly #start: ProgramStartDetector;
   #ffffReads = 0;
   /** The last CPU accesses: [address, data, isWrite, clock], newest last (BRK and JAM look back). */
-  readonly #recent: Array<[number, number, boolean, number]> = [];
+  readonly #recent: Array<Access> = [];
+  readonly #outside: OutsideCodeWatch;
   readonly #harnessCrash: boolean;
   #pendingBrk: { state: Omit<CrashState, 'a' | 'x' | 'y'>; pushes: number[]; until: number } | null = null;
 
@@ -74,6 +77,7 @@ export class BusTraceObserver {
     this.#harnessCrash = o.protocol.classify(HANDOFF.crash) === 'crash';
     for (const s of o.snapshot) this.#shadow.set(s.bytes.subarray(0, 0x10000 - s.address), s.address);
     this.#start = new ProgramStartDetector(o.entry);
+    this.#outside = new OutsideCodeWatch(o.protocol.codeRanges);
   }
 
   /** Cycles from the program's first instruction to now. */
@@ -141,6 +145,29 @@ export class BusTraceObserver {
     if (address === 0xffff) {
       if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
     } else this.#ffffReads = 0;
+    if (!this.end && !this.#pendingBrk && this.#outside.active) {
+      const fetch = this.#outside.fetchOutside(this.#recent);
+      if (fetch) this.#outsideCode(fetch);
+    }
+  }
+
+  /** An opcode fetched outside the code: A, X, Y, P and SP are not on the bus (reported as 0). */
+  #outsideCode(fetch: Access): void {
+    this.end = {
+      outcome: 'crashed',
+      crash: {
+        kind: 'outside-code',
+        pc: fetch[0],
+        a: 0,
+        x: 0,
+        y: 0,
+        sp: 0,
+        p: 0,
+        stack: this.#shadow.slice(0x0100, 0x0200),
+        zeroPage: this.#shadow.slice(0x0000, 0x0100),
+        cycle: fetch[3] - this.#startClock,
+      },
+    };
   }
 
   /** $FFFE then $FFFF: an IRQ or a BRK. The three writes before are the pushes PC hi, PC lo, P. */

@@ -4,9 +4,11 @@
 // datagrams (so a narrow address filter cannot make one page read the whole capture).
 //
 // Rows are bus accesses, not a disassembly: no instruction, call or return labels are produced.
-// Each bus row carries its CPU clock (`cycle`) when the stream has two entries per clock ("6510 &
-// VIC" mode): the clock of an entry is its position in the stream halved, counting the datagrams
-// lost before it by sequence number (all full datagrams hold the same number of entries). The
+// Each bus row carries its cycle, counted from the entry's position in the stream, with the
+// datagrams lost before it counted by sequence number (all full datagrams hold the same number of
+// entries). Its unit depends on the stream mode the capture recorded: in "6510 & VIC" (two entries
+// per clock, the VIC's half first) it is the clock; in "6510 Only" (one entry per CPU bus cycle,
+// the clocks the VIC takes for bad lines and sprites absent) it is the CPU's bus cycles. The
 // origin is the program's first instruction when the run knows where it started, so rows before
 // it (the program that ran before the reset, the boot) have negative cycles and are marked
 // `before_program_start` — and are never resolved to this program's source.
@@ -77,6 +79,8 @@ export interface TimelineEvidence {
   debugInfo?: Ca65DebugInfo;
   /** Where the run's program started; null = not in the capture; absent = unknown (no PRG to look for). */
   programStart?: ProgramStartCursor | null;
+  /** The firmware's Debug Stream Mode the capture was made in (decides the cycle unit); absent: "6510 & VIC" assumed, checked per datagram. */
+  streamMode?: string;
 }
 
 export interface BusRow {
@@ -129,8 +133,10 @@ export interface TimelinePage {
   /** Datagrams looked at for this page (bounded by MAX_SCAN_DATAGRAMS). */
   scanned_datagrams: number;
   total_datagrams: number;
-  /** What `cycle` 0 is: the program's first opcode fetch, or the capture's first entry; null: no clocks in this capture. */
+  /** What `cycle` 0 is: the program's first opcode fetch, or the capture's first entry; null: no cycles in this capture. */
   cycle_origin: 'program_start' | 'capture_start' | null;
+  /** `clock`: φ2 clocks ("6510 & VIC"); `cpu_bus_cycle`: the CPU's bus cycles, clocks taken by the VIC absent ("6510 Only"). */
+  cycle_unit: 'clock' | 'cpu_bus_cycle' | null;
   /** The program's first instruction, when known (null: it never ran in this capture). */
   program_start?: { cursor: string } | null;
 }
@@ -166,17 +172,17 @@ function validate(q: TimelineQuery): Required<Pick<TimelineQuery, 'limit' | 'add
   return { limit, addressFrom, addressTo };
 }
 
-/** Whether a datagram's first entry is a VIC half (PHI2 low): its entries are then aligned on clocks. */
-async function vicHalfFirst(
+/** The first entry of a datagram (PHI2 low: a VIC half). */
+async function firstEntryOf(
   index: Awaited<ReturnType<typeof open>>,
   capture: Awaited<ReturnType<typeof open>>,
   ordinal: number,
-): Promise<boolean> {
+): Promise<number> {
   const rec = Buffer.alloc(INDEX_RECORD_BYTES);
   await index.read(rec, 0, INDEX_RECORD_BYTES, INDEX_HEADER_BYTES + ordinal * INDEX_RECORD_BYTES);
   const first = Buffer.alloc(4);
   const { bytesRead } = await capture.read(first, 0, 4, Number(rec.readBigUInt64LE(0)) + RECORD_HEADER_BYTES + DATAGRAM_HEADER_BYTES);
-  return bytesRead === 4 && (first.readUInt32LE(0) & 0x80000000) === 0;
+  return bytesRead === 4 ? first.readUInt32LE(0) : 0x80000000;
 }
 
 /** Hash a file with a fixed-size buffer (memory does not grow with the file). */
@@ -301,7 +307,7 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
     if (total === 0) {
       if (start.ordinal !== 0 || start.entry !== 0)
         throw new TimelineError('invalid-cursor', `cursor ${query.cursor} is past the end: the capture has no datagrams`);
-      return { mode, rows: [], next_cursor: null, scanned_datagrams: 0, total_datagrams: 0, cycle_origin: null };
+      return { mode, rows: [], next_cursor: null, scanned_datagrams: 0, total_datagrams: 0, cycle_origin: null, cycle_unit: null };
     }
     if (start.ordinal >= total)
       throw new TimelineError(
@@ -309,19 +315,27 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
         `cursor datagram ${start.ordinal} is past the end: the capture has ${total} datagrams (0..${total - 1})`,
       );
 
-    // Clocks: two entries per clock, so a datagram must hold an even number of entries.
+    // Two entries per clock in the VIC modes (so a datagram must hold an even number), one per CPU
+    // bus cycle in "6510 Only".
     const entriesPer = Math.max(0, Math.floor((datagramBytes - DATAGRAM_HEADER_BYTES) / 4));
+    const cpuOnly = evidence.streamMode === '6510 Only';
+    const perCycle = cpuOnly ? 1 : 2;
+    const cycleUnit: TimelinePage['cycle_unit'] =
+      entriesPer > 0 && entriesPer % perCycle === 0 ? (cpuOnly ? 'cpu_bus_cycle' : 'clock') : null;
+    /** A datagram's entries line up with cycles: any in "6510 Only", a VIC half first otherwise. */
+    const aligned = (firstEntry: number) => cpuOnly || (firstEntry & 0x80000000) === 0;
+    const cycleAt = (slot: number, entry: number) => Math.floor((slot * entriesPer + entry) / perCycle);
     const ps = evidence.programStart;
     const psInCapture = ps !== undefined && ps !== null && ps.ordinal < total ? ps : null;
     const slots = await streamSlots(index, psInCapture ? [start.ordinal, psInCapture.ordinal] : [start.ordinal], datagramBytes);
     let acc = slots.get(start.ordinal)?.before ?? 0;
-    let cycleOrigin: TimelinePage['cycle_origin'] = entriesPer > 0 && entriesPer % 2 === 0 ? 'capture_start' : null;
+    let cycleOrigin: TimelinePage['cycle_origin'] = cycleUnit ? 'capture_start' : null;
     let originClock = 0;
     if (cycleOrigin && psInCapture) {
       const slot = slots.get(psInCapture.ordinal)?.slot ?? -1;
-      if (slot >= 0 && (await vicHalfFirst(index, capture, psInCapture.ordinal))) {
+      if (slot >= 0 && aligned(await firstEntryOf(index, capture, psInCapture.ordinal))) {
         cycleOrigin = 'program_start';
-        originClock = (slot * entriesPer + psInCapture.entry) >> 1;
+        originClock = cycleAt(slot, psInCapture.entry);
       } else cycleOrigin = null; // the program's start cannot be placed in time: no cycle is exact
     }
     const beforeStart = (o: number, e: number): boolean | undefined =>
@@ -398,8 +412,8 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
           continue;
         }
         const base = offset + RECORD_HEADER_BYTES + DATAGRAM_HEADER_BYTES;
-        // A datagram whose first entry is not a VIC half is not aligned on clocks: its cycles are not exact.
-        const clocked = cycleOrigin !== null && slot >= 0 && entries > 0 && (bytes.readUInt32LE(base) & 0x80000000) === 0;
+        // In a VIC mode, a datagram whose first entry is not a VIC half is not aligned on clocks: no cycles there.
+        const clocked = cycleOrigin !== null && slot >= 0 && entries > 0 && aligned(bytes.readUInt32LE(base));
         for (; entry < entries; entry++) {
           const e = bytes.readUInt32LE(base + entry * 4);
           const address = e & 0xffff;
@@ -423,7 +437,7 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
             game_asserted: d.game,
             exrom_asserted: d.exrom,
             rom_line_asserted: d.rom,
-            cycle: clocked ? ((slot * entriesPer + entry) >> 1) - originClock : null,
+            cycle: clocked ? cycleAt(slot, entry) - originClock : null,
             ...(before === undefined ? {} : { before_program_start: before }),
           };
           // Before the program's first instruction the bytes at an address were another program's.
@@ -457,6 +471,7 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
       scanned_datagrams: scanned,
       total_datagrams: total,
       cycle_origin: cycleOrigin,
+      cycle_unit: cycleOrigin === null ? null : cycleUnit,
       ...(ps === undefined ? {} : { program_start: ps === null ? null : { cursor: `${ps.ordinal}:${ps.entry}` } }),
     };
   } finally {
