@@ -16,7 +16,15 @@ import type { ServiceStore } from './store.js';
 import type { SymbolAnalysis, SymbolTable } from './symbol-analysis.js';
 import { Ca65DebugInfo } from './timeline/ca65-debug-info.js';
 import { describeHardware, hardwareAt } from './analysis/hardware-addresses.js';
-import { type StreamProduct, TimelineError, type TimelineFailure, readTimelinePage } from './timeline/timeline-page.js';
+import { findProgramStart } from './timeline/program-start-scan.js';
+import {
+  type ProgramStartCursor,
+  type StreamProduct,
+  TimelineError,
+  type TimelineFailure,
+  readTimelinePage,
+} from './timeline/timeline-page.js';
+import { prgEntry } from './targets/prg-entry.js';
 
 /** Query values as they arrive on the wire (strings); the cores validate their meaning. */
 export interface TimelineParams {
@@ -38,6 +46,8 @@ const DEBUG_INFO_CACHE_MAX = 16;
 
 export class RunAnalyses {
   readonly #debugInfo = new Map<string, Ca65DebugInfo>();
+  /** Where each run's program started in its capture (undefined: the run has no PRG to look for). */
+  readonly #programStart = new Map<string, ProgramStartCursor | null | undefined>();
 
   constructor(
     readonly store: ServiceStore,
@@ -98,28 +108,34 @@ export class RunAnalyses {
     if (q.context !== undefined && !debugInfo)
       throw timelineFailed('context-unknown', `context ${JSON.stringify(q.context)} needs a source-linked run; this run is bus_only`);
     const dir = this.store.runDir(run.run_id);
+    const ctx = q.context;
     try {
+      const evidence = {
+        capturePath: join(dir, captureEntry.name),
+        indexPath: join(dir, indexEntry.name),
+        indexSha256: indexEntry.sha256,
+        product: (ds.stream_product === 'u2plus' ? 'u2plus' : 'u64') as StreamProduct,
+        ...(typeof ds.debug_stream_mode === 'string' ? { streamMode: ds.debug_stream_mode } : {}),
+        ...(debugInfo ? { debugInfo } : {}),
+      };
+      const programStart = await this.#programStartOf(run, evidence);
       const page = await readTimelinePage(
+        { ...evidence, ...(programStart === undefined ? {} : { programStart }) },
         {
-          capturePath: join(dir, captureEntry.name),
-          indexPath: join(dir, indexEntry.name),
-          indexSha256: indexEntry.sha256,
-          product: (ds.stream_product === 'u2plus' ? 'u2plus' : 'u64') as StreamProduct,
-          ...(debugInfo ? { debugInfo } : {}),
+          cursor: q.cursor,
+          limit,
+          addressFrom,
+          addressTo,
+          access: q.access as 'read' | 'write' | undefined,
+          // An exact context narrows the source-linked rows to one source file or symbol, inside the
+          // scan (so a page scans as far as it does for an address filter, not just `limit` rows).
+          ...(ctx === undefined ? {} : { keep: (r) => r.source != null && (r.source.file === ctx || r.source.symbol === ctx) }),
         },
-        { cursor: q.cursor, limit, addressFrom, addressTo, access: q.access as 'read' | 'write' | undefined },
       );
-      let rows = page.rows;
-      if (q.context !== undefined) {
-        // An exact context narrows the source-linked rows to one source file or symbol.
-        const ctx = q.context;
-        rows = rows.filter((r) => r.kind !== 'bus' || (r.source && (r.source.file === ctx || r.source.symbol === ctx)));
-      }
       return {
         timeline_schema_version: 1,
         run_id: run.run_id,
         ...page,
-        rows,
         truncation: ds.truncation ?? null,
         capture: { datagrams: ds.datagrams ?? null, missing_datagrams: ds.missing_datagrams ?? null, stream_product: ds.stream_product },
         ...(q.context !== undefined ? { context: q.context } : {}),
@@ -131,6 +147,29 @@ export class RunAnalyses {
         throw timelineFailed('capture-checksum-mismatch', `a registered capture file of run ${run.run_id} is missing`);
       throw e;
     }
+  }
+
+  /** The cursor of the program's first instruction in the run's capture, found once per run. */
+  async #programStartOf(
+    run: RunRecord,
+    evidence: { capturePath: string; indexPath: string; product: StreamProduct },
+  ): Promise<ProgramStartCursor | null | undefined> {
+    if (this.#programStart.has(run.run_id)) return this.#programStart.get(run.run_id);
+    const prg = run.supporting_artifacts.find((s) => s.role === 'prg');
+    let found: ProgramStartCursor | null | undefined;
+    if (prg) {
+      let bytes: Buffer;
+      try {
+        bytes = await readVerified(run.evidence, this.reader(run), prg.name);
+      } catch (e) {
+        throw timelineFailed('capture-checksum-mismatch', `the run's program ${prg.name} cannot be used: ${(e as Error).message}`);
+      }
+      const entry = prgEntry(bytes);
+      found = entry ? await findProgramStart(evidence.capturePath, evidence.indexPath, entry, evidence.product) : undefined;
+    }
+    if (this.#programStart.size >= DEBUG_INFO_CACHE_MAX) this.#programStart.delete(this.#programStart.keys().next().value as string);
+    this.#programStart.set(run.run_id, found);
+    return found;
   }
 
   async #runDebugInfo(run: RunRecord): Promise<Ca65DebugInfo | undefined> {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { ROUTE_PATHS } from '../../services/ultimate-tool/api/paths.js';
 import { type UltimateStack, startUltimateStack } from '../helpers/ultimate-stack.js';
 import { launchChromium } from './browser.js';
 import { type ExampleRuns, makeExampleRuns } from './example-runs.js';
@@ -55,6 +56,19 @@ async function shot(name: string): Promise<void> {
 }
 
 const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => e.textContent ?? ''));
+/** The cells of each row of a table's body, as text. */
+const cellsOf = (selector: string) =>
+  page.$$eval(`${selector} > tbody > tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+const hex8 = (n: number) => `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
+
+/** The run's $D7FF writes as the dashboard must show them: number, value in hex, cycle, cycles since the previous write. */
+function expectedWriteRows(writes: Array<{ value: number; cycle: number | null }>): string[][] {
+  return writes.map((w, i) => {
+    const prev = writes[i - 1];
+    const delta = prev && w.cycle !== null && prev.cycle !== null ? String(w.cycle - prev.cycle) : '—';
+    return [String(i + 1), hex8(w.value), w.cycle === null ? '—' : String(w.cycle), delta];
+  });
+}
 
 test('runs view: every example run listed; filters by status, target and test narrow it; cursor paging', { timeout: 60_000 }, async () => {
   await page.goto(`${stack.serviceUrl}/`);
@@ -148,9 +162,27 @@ test('one passing run: status, expectations beside observations, the screenshot 
   assert.equal(await page.textContent('#run-status'), 'passed');
   const width = await page.$eval('#screenshot', (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth);
   assert.equal(width, 384); // the 384×264 screenshot rendered by the service
-  const expectRows = await texts('#expectations tbody tr');
-  const dr = expectRows.find((r) => r.startsWith('debug_register'));
-  assert.ok(dr?.includes('128') && dr.includes('$80'), dr);
+  // Hex, not decimal: the expected and the observed pass value are both $80.
+  const expectRows = await cellsOf('#expectations');
+  assert.deepEqual(
+    expectRows.find((r) => r[0] === 'debug_register'),
+    ['debug_register', '$80', '$80'],
+  );
+  // Tables, not JSON blobs; durations rounded (at most one decimal).
+  assert.equal(await page.$$eval('pre.json', (p) => p.length), 0);
+  const timings = await cellsOf('#run-timings');
+  assert.ok(timings.length >= 3);
+  for (const [phase, d] of timings) assert.match(d ?? '', /^\d+(\.\d)? ms$|^\d+\.\d\d s$/, `${phase}: ${d}`);
+  const observed = await cellsOf('#observations');
+  assert.deepEqual(
+    observed.find((r) => r[0] === 'debug_register'),
+    ['debug_register', '$80'],
+  );
+  // The $D7FF writes, each with its cycle and the distance from the one before, exactly as recorded.
+  const record = (await api.get(`/v13/runs/${runs.passed}`)).body.run;
+  const writes = record.observations.debug_register_writes as Array<{ value: number; cycle: number | null }>;
+  assert.ok(writes.length >= 1 && writes.at(-1)?.value === 0x80, JSON.stringify(writes));
+  assert.deepEqual(await cellsOf('#writes-table'), expectedWriteRows(writes));
   const evidence = await texts('#evidence tbody tr');
   assert.ok(evidence.some((r) => r.startsWith('screenshot.png')));
   assert.ok((await texts('#supporting-artifacts tbody tr')).some((r) => r.startsWith('prg')));
@@ -163,6 +195,29 @@ test('one passing run: status, expectations beside observations, the screenshot 
   await shot('run-passed');
 });
 
+test('a run with several $D7FF writes shows the sequence with the cycle distances between them', { timeout: 60_000 }, async () => {
+  const pair = (await api.get(`/v13/checkpoint-comparisons/${runs.checkpointComparison}`)).body.checkpoint_comparison;
+  const viceRun = [pair.baseline, pair.candidate].find((x: { target: string }) => x.target === 'vice').run_id as string;
+  const record = (await api.get(`/v13/runs/${viceRun}`)).body.run;
+  const writes = record.observations.debug_register_writes as Array<{ value: number; cycle: number | null }>;
+  // checkpoint-probe: markers $01 and $02 (each acknowledged by the harness), then the pass value.
+  assert.ok(writes.length >= 3, JSON.stringify(writes));
+  assert.ok(
+    writes.every((w) => typeof w.cycle === 'number'),
+    `the vice target counts cycles: ${JSON.stringify(writes)}`,
+  );
+  await page.goto(`${stack.serviceUrl}/#/run/${viceRun}`);
+  await ready('run');
+  const rows = await cellsOf('#writes-table');
+  assert.deepEqual(rows, expectedWriteRows(writes));
+  assert.ok(
+    rows.slice(1).every((r) => /^\d+$/.test(r[3] ?? '')),
+    'every write after the first has its distance',
+  );
+  assert.match((await page.textContent('#writes-note')) ?? '', /cycles from the program's first instruction/);
+  await shot('run-writes');
+});
+
 test('a failed run and a screen_match run show their status and the screen match', { timeout: 60_000 }, async () => {
   await openRun(runs.failed);
   assert.equal(await page.textContent('#run-status'), 'failed');
@@ -170,8 +225,10 @@ test('a failed run and a screen_match run show their status and the screen match
   await shot('run-failed');
   await openRun(runs.screen);
   assert.equal(await page.textContent('#run-status'), 'passed');
-  const sm = (await texts('#expectations tbody tr')).find((r) => r.startsWith('screen_match'));
-  assert.ok(sm?.includes('HELLO FROM THE C64 PROJECT') && sm.includes('"matched":true'), sm);
+  const sm = (await texts('#expectations > tbody > tr')).find((r) => r.startsWith('screen_match'));
+  assert.ok(sm?.includes('HELLO FROM THE C64 PROJECT') && /matched\s*true/.test(sm), sm);
+  // The screen text reads as the screen does (one line per row), not as a JSON list.
+  assert.match((await page.textContent('#observations pre.screen')) ?? '', /HELLO FROM THE C64 PROJECT/);
   await page.waitForFunction(() => ((document.querySelector('#screenshot') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
   await shot('run-screen');
 });
@@ -185,6 +242,17 @@ test('a crashed run shows its crash report: BRK at the site, resolved to the lab
   assert.match(fieldsText, /site\s*\$[0-9A-F]{4}/);
   assert.match(fieldsText, /broken/);
   assert.ok((await texts('#crash-registers tr')).some((r) => r.startsWith('pc')));
+  // Registers in hex, as the crash report holds them.
+  const report = (await api.get(`/v13/runs/${runs.crashed}/crash-report`)).body;
+  const regs = await cellsOf('#crash-registers');
+  assert.deepEqual(
+    regs.find((r) => r[0] === 'a'),
+    ['a', hex8(report.registers.a)],
+  );
+  assert.deepEqual(
+    regs.find((r) => r[0] === 'pc'),
+    ['pc', `$${report.registers.pc.toString(16).toUpperCase().padStart(4, '0')}`],
+  );
   await shot('run-crashed');
 });
 
@@ -212,13 +280,27 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   await page.click('#timeline-apply');
   await page.waitForFunction(() => location.hash.includes('access=write'));
   await settled(page);
-  const cells = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
-  const bus = cells.filter((c) => c[1] === 'read' || c[1] === 'write' || c[1] === 'vic');
+  // Columns: cursor, cycle, Δ cycles, access, address, data, lines, source, program.
+  const cells = await cellsOf('#timeline-rows');
+  const bus = cells.filter((c) => c[3] === 'read' || c[3] === 'write' || c[3] === 'vic');
   assert.ok(bus.length > 0 && bus.length < firstRows.length, `filtered rows: ${bus.length}`);
   assert.ok(
-    bus.every((c) => c[1] === 'write' && c[2] === '$D7FF'),
+    bus.every((c) => c[3] === 'write' && c[4] === '$D7FF' && /^\$[0-9A-F]{2}$/.test(c[5] ?? '')),
     JSON.stringify(bus.slice(0, 3)),
   );
+  // Each write's cycle as the API gives it, and the distance from the write above.
+  const apiWrites = (
+    await api.get(`/v13/runs/${runs.timeline}/timeline?address_from=$D7FF&address_to=$D7FF&access=write`)
+  ).body.rows.filter((r: { kind: string }) => r.kind === 'bus');
+  assert.equal(apiWrites.length, bus.length);
+  assert.ok(
+    apiWrites.every((r: { cycle: unknown }) => typeof r.cycle === 'number'),
+    'every write of the program has its cycle',
+  );
+  bus.forEach((c, i) => {
+    assert.equal(c[1], String(apiWrites[i].cycle));
+    assert.equal(c[2], i === 0 ? '' : `+${apiWrites[i].cycle - apiWrites[i - 1].cycle}`);
+  });
   await shot('timeline-filtered');
 
   // Reads of the program's own code resolve to the ca65 source lines that produced those bytes.
@@ -228,13 +310,69 @@ test('timeline view: first page, next page moves the cursor and the rows, filter
   await page.click('#timeline-apply');
   await page.waitForFunction(() => location.hash.includes('access=read'));
   await settled(page);
-  const code = await page.$$eval('#timeline-rows tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
-  const reads = code.filter((c) => c[1] === 'read');
+  const code = await cellsOf('#timeline-rows');
+  const reads = code.filter((c) => c[3] === 'read');
   assert.ok(reads.length > 0, 'code reads found');
   assert.ok(
-    reads.some((c) => /timeline\.s:\d+/.test(c[5] ?? '')),
+    reads.some((c) => /timeline\.s:\d+/.test(c[7] ?? '')),
     JSON.stringify(reads.slice(0, 3)),
   );
+  // A read before the program started is marked so, and is never attributed to its source.
+  for (const c of code) if (c[8] === 'before start') assert.equal(c[7], '', JSON.stringify(c));
+});
+
+test('timeline: rows before the program started are marked; the context filter scans as far as the address filter', {
+  timeout: 60_000,
+}, async () => {
+  const path = `/v13/runs/${runs.timeline}/timeline`;
+  const first = (await api.get(`${path}?limit=50`)).body;
+  // The capture starts before the reset: its first rows are the boot's, not the program's.
+  assert.equal(first.cycle_origin, 'program_start');
+  assert.equal(first.cycle_unit, 'cpu_bus_cycle', 'captures are made in "6510 Only" mode');
+  assert.match(first.program_start?.cursor ?? '', /^\d+:\d+$/);
+  const bus = first.rows.filter((r: { kind: string }) => r.kind === 'bus');
+  assert.ok(
+    bus.length > 0 &&
+      bus.every(
+        (r: { before_program_start: boolean; source: unknown; cycle: number }) =>
+          r.before_program_start && r.source === null && r.cycle < 0,
+      ),
+  );
+  const [startOrdinal, startEntry] = first.program_start.cursor.split(':').map(Number);
+  const atStart = (await api.get(`${path}?limit=1&cursor=${first.program_start.cursor}`)).body.rows[0];
+  assert.equal(atStart.cycle, 0);
+  assert.equal(atStart.before_program_start, false);
+  assert.ok(startOrdinal > 0 || startEntry > 50, 'the program started after the first page');
+
+  // A source file of the program; with limit 5 the context filter must find 5 of its rows although
+  // the first thousands of rows are the boot's (it used to filter only the first `limit` rows).
+  const file = atStart.source?.file as string;
+  assert.ok(file?.endsWith('timeline.s'), JSON.stringify(atStart));
+  const ctx = (await api.get(`${path}?limit=5&context=${encodeURIComponent(file)}`)).body;
+  const ctxBus = ctx.rows.filter((r: { kind: string }) => r.kind === 'bus');
+  assert.equal(ctxBus.length, 5, JSON.stringify(ctx).slice(0, 400));
+  assert.ok(
+    ctxBus.every((r: { source: { file: string }; before_program_start: boolean }) => r.source.file === file && !r.before_program_start),
+  );
+
+  // The dashboard: page 1 shows the marking and where the program started; the context filter.
+  await page.goto(`${stack.serviceUrl}/#/timeline/${runs.timeline}?limit=50`);
+  await ready('timeline');
+  const rows = await cellsOf('#timeline-rows');
+  assert.ok(rows.filter((c) => c[3] === 'read' || c[3] === 'write').every((c) => c[8] === 'before start'));
+  const origin = (await page.textContent('#timeline-origin')) ?? '';
+  assert.match(origin, new RegExp(`program started at ${first.program_start.cursor}`));
+  assert.match(origin, /CPU bus cycles/);
+  assert.equal(await page.$$eval('#timeline-rows tr.before-start', (t) => t.length), bus.length);
+  await page.fill('#timeline-context', file);
+  await page.fill('#timeline-limit', '5');
+  await page.click('#timeline-apply');
+  await page.waitForFunction(() => location.hash.includes('context='));
+  await settled(page);
+  const shownRows = (await cellsOf('#timeline-rows')).filter((c) => c[3] === 'read' || c[3] === 'write');
+  assert.equal(shownRows.length, 5);
+  assert.ok(shownRows.every((c) => (c[7] ?? '').startsWith(`${file}:`) && c[8] === ''));
+  await shot('timeline-context');
 });
 
 const TIMELINE: PagedView = { id: 'timeline', rowKeys: '#timeline-rows tbody tr td:first-child' };
@@ -294,6 +432,38 @@ test('jobs view: a job started while it is open shows running, then finished, wi
   const row = (await texts('#jobs-table tbody tr')).find((t) => t.includes('hang-times-out'));
   assert.match(row ?? '', /2\/2/);
   await shot('jobs-finished');
+});
+
+test('jobs view: Cancel on a queued job (it never runs) and on a running one (it stops, keeping its committed runs)', {
+  timeout: 90_000,
+}, async (t) => {
+  if (!('cancelJob' in ROUTE_PATHS)) {
+    t.skip("the service's route table has no cancelJob route in this branch (helper svc-runner adds POST /v13/jobs/{job_id}/cancel)");
+    return;
+  }
+  await page.goto(`${stack.serviceUrl}/#/jobs`);
+  await ready('jobs');
+  // A job of three 1.5 s runs, and one queued behind it on the same target.
+  const a = await api.post('/v13/jobs', { test: 'hang-times-out', targets: ['vice'], repeat: 3 });
+  const b = await api.post('/v13/jobs', { test: 'hang-times-out', targets: ['vice'], repeat: 1 });
+  assert.equal(a.status, 201, JSON.stringify(a.body));
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  const ida = a.body.job.job_id as string;
+  const idb = b.body.job.job_id as string;
+  await page.waitForSelector(`.job-state[data-job="${ida}"]:text("running")`, { timeout: 60_000 });
+  await page.waitForSelector(`.job-state[data-job="${idb}"]:text("queued")`, { timeout: 10_000 });
+  await page.click(`button.job-cancel[data-job="${idb}"]`);
+  await page.waitForSelector(`.job-state[data-job="${idb}"]:text("cancelled")`, { timeout: 10_000 });
+  await page.click(`button.job-cancel[data-job="${ida}"]`);
+  await page.waitForSelector(`.job-state[data-job="${ida}"]:text("cancelled")`, { timeout: 30_000 });
+  await shot('jobs-cancelled');
+  const jb = (await api.get(`/v13/jobs/${idb}`)).body.job;
+  assert.equal(jb.state, 'cancelled');
+  assert.deepEqual(jb.run_ids, [], 'the queued job never ran');
+  const ja = (await api.get(`/v13/jobs/${ida}`)).body.job;
+  assert.equal(ja.state, 'cancelled');
+  assert.ok(ja.run_ids.length < 3, `the running job stopped early (${ja.run_ids.length} of 3 runs)`);
+  assert.equal(await page.$(`button.job-cancel[data-job="${ida}"]`), null, 'a settled job has no Cancel button');
 });
 
 test('native intents view: a service that holds no intent says so (the populated view: native-view.test.ts)', {

@@ -1,15 +1,16 @@
 // Judging a run from the Ultimate's debug stream ("6510 & VIC" mode: two entries per clock, the
 // VIC's half with PHI2 low, then the CPU's): every CPU write to $D7FF with its cycle, a BRK (the
 // vector fetch at $FFFE/$FFFF after three stack pushes whose status byte has B set), a JAM (the
-// halted bus: reads of $FFFF, clock after clock), and memory reconstructed at the exact write of a
+// halted bus: reads of $FFFF, clock after clock), execution outside the program's code (an opcode
+// fetch recognised without SYNC: outside-code.ts), and memory reconstructed at the exact write of a
 // marker from the memory known at the start plus every CPU write since. Cycles count clocks from
-// the opcode fetch at the program's entry (prg-entry.ts); that fetch is recognised as the first read
-// of the entry, with the program's opcode on the bus, after BASIC read the stub's SYS token — the
-// KERNAL's RAM test reads and writes those addresses too, but writes the token's address between.
+// the opcode fetch at the program's entry (prg-entry.ts), recognised by program-start.ts.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
 import type { UltimateFamily } from '../../../engines/ultimate/product.js';
 import { type CrashState, type DebugRegisterWrite, HANDOFF, type RunProtocol } from './connection.js';
 import type { PrgEntry } from './prg-entry.js';
+import { type Access, OutsideCodeWatch } from './outside-code.js';
+import { ProgramStartDetector } from './program-start.js';
 
 const PHI2 = 0x80000000;
 const READ = 0x01000000;
@@ -37,7 +38,9 @@ export class BusTraceObserver {
   /** The end of the run, once seen. */
   end: TraceEnd | null = null;
   /** true once the program's first instruction was seen; before it no write belongs to the run. */
-  started = false;
+  get started(): boolean {
+    return this.#start.started;
+  }
   /** false when the stream never showed a VIC half-cycle (not "6510 & VIC" mode): no exact clocks. */
   sawVicHalves = false;
   /** Memory as the CPU wrote it (RAM view), from the snapshot at the start on. */
@@ -49,10 +52,11 @@ export class BusTraceObserver {
   readonly #onMarker: (e: MarkerEvent) => void;
   #clock = 0;
   #startClock = 0;
-  #armed: boolean;
+  readonly #start: ProgramStartDetector;
   #ffffReads = 0;
   /** The last CPU accesses: [address, data, isWrite, clock], newest last (BRK and JAM look back). */
-  readonly #recent: Array<[number, number, boolean, number]> = [];
+  readonly #recent: Array<Access> = [];
+  readonly #outside: OutsideCodeWatch;
   readonly #harnessCrash: boolean;
   #pendingBrk: { state: Omit<CrashState, 'a' | 'x' | 'y'>; pushes: number[]; until: number } | null = null;
 
@@ -72,8 +76,8 @@ export class BusTraceObserver {
     this.#ba = BA[o.family ?? 'u64'];
     this.#harnessCrash = o.protocol.classify(HANDOFF.crash) === 'crash';
     for (const s of o.snapshot) this.#shadow.set(s.bytes.subarray(0, 0x10000 - s.address), s.address);
-    // Without a BASIC stub there is no SYS token to wait for: the first fetch at the entry counts.
-    this.#armed = o.entry.sysToken === null;
+    this.#start = new ProgramStartDetector(o.entry);
+    this.#outside = new OutsideCodeWatch(o.protocol.codeRanges);
   }
 
   /** Cycles from the program's first instruction to now. */
@@ -109,7 +113,7 @@ export class BusTraceObserver {
     this.#shadow[address] = data;
     this.#remember(address, data, true);
     this.#ffffReads = 0;
-    if (this.#entry.sysToken !== null && address === this.#entry.sysToken) this.#armed = false;
+    this.#start.write(address);
     if (this.#pendingBrk && (address & 0xff00) === 0x0100) {
       this.#pendingBrk.pushes.push(data);
       if (this.#pendingBrk.pushes.length === 3) this.#finishBrk();
@@ -129,9 +133,7 @@ export class BusTraceObserver {
     this.#remember(address, data, false);
     if (this.#pendingBrk && this.#clock > this.#pendingBrk.until) this.#finishBrk();
     if (!this.started) {
-      if (this.#entry.sysToken !== null && address === this.#entry.sysToken && data === 0x9e) this.#armed = true;
-      else if (this.#armed && address === this.#entry.entry && data === this.#entry.opcode) {
-        this.started = true;
+      if (this.#start.read(address, data)) {
         this.#startClock = this.#clock;
         // The DMA load is not on the bus: the program's bytes are what the memory held when it started.
         this.#shadow.set(this.#prg.subarray(2, 2 + (0x10000 - this.#entry.load)), this.#entry.load);
@@ -143,6 +145,29 @@ export class BusTraceObserver {
     if (address === 0xffff) {
       if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
     } else this.#ffffReads = 0;
+    if (!this.end && !this.#pendingBrk && this.#outside.active) {
+      const fetch = this.#outside.fetchOutside(this.#recent);
+      if (fetch) this.#outsideCode(fetch);
+    }
+  }
+
+  /** An opcode fetched outside the code: A, X, Y, P and SP are not on the bus (reported as 0). */
+  #outsideCode(fetch: Access): void {
+    this.end = {
+      outcome: 'crashed',
+      crash: {
+        kind: 'outside-code',
+        pc: fetch[0],
+        a: 0,
+        x: 0,
+        y: 0,
+        sp: 0,
+        p: 0,
+        stack: this.#shadow.slice(0x0100, 0x0200),
+        zeroPage: this.#shadow.slice(0x0000, 0x0100),
+        cycle: fetch[3] - this.#startClock,
+      },
+    };
   }
 
   /** $FFFE then $FFFF: an IRQ or a BRK. The three writes before are the pushes PC hi, PC lo, P. */

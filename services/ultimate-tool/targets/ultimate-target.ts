@@ -30,6 +30,18 @@ function retryable(e: unknown): boolean {
   return typeof e.status === 'number' && e.status >= 500;
 }
 
+/**
+ * The debug register's value while a polled run has not written it: $00 when $00 ends nothing (the
+ * harness convention), otherwise the highest value the protocol does not end the run with (with a
+ * `$00` pass / `$FF` fail verdict: $FE). A program writing that very value as a marker is missed —
+ * polling says writes may be missed — but no verdict value is.
+ */
+export function pollingIdleValue(protocol: Pick<RunProtocol, 'classify'>): number {
+  if (protocol.classify(0) === null) return 0;
+  for (let v = 0xff; v > 0; v--) if (protocol.classify(v) === null) return v;
+  return 0;
+}
+
 export interface UltimateConnectionOptions {
   device: UltimateDevice;
   identity: Record<string, unknown>;
@@ -99,15 +111,16 @@ export class UltimateConnection implements TargetConnection {
       // RAM survives the reset of run_prg, so a fill made now is there when the program starts.
       for (const f of prepare?.fill ?? []) await this.#device.rest.writeMemory(f.address, new Uint8Array(f.length).fill(f.byte));
       this.#prg = prg;
-      this.#pendingStart = this.#receiverAddress !== null;
-      if (!this.#pendingStart) await this.#runPrg();
+      // Started by waitDebugResult (which knows the run's protocol) or by the first readMemory.
+      this.#pendingStart = true;
     });
   }
 
-  async #runPrg(): Promise<void> {
+  /** `idle`: the debug register's value before the program writes it (polling waits for a change). */
+  async #runPrg(idle = 0): Promise<void> {
     this.#pendingStart = false;
     // A stale result from an earlier run must not be taken for this run's answer.
-    await this.#device.rest.setDebugRegister(0);
+    await this.#device.rest.setDebugRegister(idle);
     await this.#device.runPrg({ bytes: this.#prg });
   }
 
@@ -153,14 +166,16 @@ export class UltimateConnection implements TargetConnection {
         await this.#timed(() => this.#stopStream());
       }
     }
-    if (this.#pendingStart) await this.#timed(() => this.#runPrg());
-    // REST polling: a value written and overwritten between two polls is missed; no cycles.
+    // REST polling: a value written and overwritten between two polls is missed; no cycles. The
+    // register starts at a value that ends nothing, so any verdict value — $00 too — is a change.
+    const idle = pollingIdleValue(protocol);
+    if (this.#pendingStart) await this.#timed(() => this.#runPrg(idle));
     const writes: DebugRegisterWrite[] = [];
     const base = { writes, writesExact: false, cycleSource: null };
-    let last: number | null = null;
+    let last: number = idle;
     for (;;) {
       const v = await this.#read('GET /v1/machine:debugreg', () => this.#device.rest.debugRegister());
-      if (v !== last && v !== 0) {
+      if (v !== last) {
         writes.push({ value: v, cycle: 0 });
         const verdict = protocol.classify(v);
         if (verdict === 'crash')

@@ -4,6 +4,14 @@
 // datagrams (so a narrow address filter cannot make one page read the whole capture).
 //
 // Rows are bus accesses, not a disassembly: no instruction, call or return labels are produced.
+// Each bus row carries its cycle, counted from the entry's position in the stream, with the
+// datagrams lost before it counted by sequence number (all full datagrams hold the same number of
+// entries). Its unit depends on the stream mode the capture recorded: in "6510 & VIC" (two entries
+// per clock, the VIC's half first) it is the clock; in "6510 Only" (one entry per CPU bus cycle,
+// the clocks the VIC takes for bad lines and sprites absent) it is the CPU's bus cycles. The
+// origin is the program's first instruction when the run knows where it started, so rows before
+// it (the program that ran before the reset, the boot) have negative cycles and are marked
+// `before_program_start` — and are never resolved to this program's source.
 // Gap rows stand where datagrams were lost (by sequence number); uncertainty rows stand for
 // datagrams whose content cannot be trusted (malformed length, out-of-order arrival). Both are
 // always included, whatever the filters, because a filtered access may hide in them.
@@ -18,8 +26,8 @@ export const TIMELINE_LIMIT_MAX = 4096;
 /** At most this many datagrams (~1.5 M bus entries) are scanned for one page. */
 export const MAX_SCAN_DATAGRAMS = 4096;
 
-const RECORD_HEADER_BYTES = 12;
-const DATAGRAM_HEADER_BYTES = 4;
+export const RECORD_HEADER_BYTES = 12;
+export const DATAGRAM_HEADER_BYTES = 4;
 
 /** The bit layout of the stream differs per product (docs/ultimate/DEVICE-CLIENT.md). */
 export type StreamProduct = 'u64' | 'u2plus';
@@ -52,6 +60,14 @@ export interface TimelineQuery {
   addressFrom?: number;
   addressTo?: number;
   access?: 'read' | 'write';
+  /** Only bus rows it accepts are returned (and count towards `limit`); the scan is bounded as for the address filter. */
+  keep?: (row: BusRow) => boolean;
+}
+
+/** Where the program's first instruction is in the capture (its opcode fetch), or null when it never ran. */
+export interface ProgramStartCursor {
+  ordinal: number;
+  entry: number;
 }
 
 export interface TimelineEvidence {
@@ -62,6 +78,10 @@ export interface TimelineEvidence {
   product: StreamProduct;
   /** Present for a source-linked run: its own snapshotted debug info. */
   debugInfo?: Ca65DebugInfo;
+  /** Where the run's program started; null = not in the capture; absent = unknown (no PRG to look for). */
+  programStart?: ProgramStartCursor | null;
+  /** The firmware's Debug Stream Mode the capture was made in (decides the cycle unit); absent: "6510 & VIC" assumed, checked per datagram. */
+  streamMode?: string;
 }
 
 export interface BusRow {
@@ -82,6 +102,10 @@ export interface BusRow {
   exrom_asserted: boolean;
   /** U64: the ROM# line (bit 26; what the core puts there is not public). U2+: cartridge ROML/ROMH selected. */
   rom_line_asserted: boolean;
+  /** CPU clock of this access, from `cycle_origin`; null when the stream does not give exact clocks here. */
+  cycle: number | null;
+  /** Present when the program's start is known: this access came before its first instruction. */
+  before_program_start?: boolean;
   source?: { file: string; line: number; symbol: string | null; symbol_offset: number | null } | null;
 }
 
@@ -110,6 +134,12 @@ export interface TimelinePage {
   /** Datagrams looked at for this page (bounded by MAX_SCAN_DATAGRAMS). */
   scanned_datagrams: number;
   total_datagrams: number;
+  /** What `cycle` 0 is: the program's first opcode fetch, or the capture's first entry; null: no cycles in this capture. */
+  cycle_origin: 'program_start' | 'capture_start' | null;
+  /** `clock`: φ2 clocks ("6510 & VIC"); `cpu_bus_cycle`: the CPU's bus cycles, clocks taken by the VIC absent ("6510 Only"). */
+  cycle_unit: 'clock' | 'cpu_bus_cycle' | null;
+  /** The program's first instruction, when known (null: it never ran in this capture). */
+  program_start?: { cursor: string } | null;
 }
 
 export function parseCursor(cursor: string): { ordinal: number; entry: number } {
@@ -144,6 +174,19 @@ function validate(q: TimelineQuery): Required<Pick<TimelineQuery, 'limit' | 'add
   return { limit, addressFrom, addressTo };
 }
 
+/** The first entry of a datagram (PHI2 low: a VIC half). */
+async function firstEntryOf(
+  index: Awaited<ReturnType<typeof open>>,
+  capture: Awaited<ReturnType<typeof open>>,
+  ordinal: number,
+): Promise<number> {
+  const rec = Buffer.alloc(INDEX_RECORD_BYTES);
+  await index.read(rec, 0, INDEX_RECORD_BYTES, INDEX_HEADER_BYTES + ordinal * INDEX_RECORD_BYTES);
+  const first = Buffer.alloc(4);
+  const { bytesRead } = await capture.read(first, 0, 4, Number(rec.readBigUInt64LE(0)) + RECORD_HEADER_BYTES + DATAGRAM_HEADER_BYTES);
+  return bytesRead === 4 ? first.readUInt32LE(0) : 0x80000000;
+}
+
 /** Hash a file with a fixed-size buffer (memory does not grow with the file). */
 async function hashFile(path: string): Promise<string> {
   const fh = await open(path, 'r');
@@ -163,7 +206,7 @@ async function hashFile(path: string): Promise<string> {
   }
 }
 
-interface Decoded {
+export interface Decoded {
   access: 'read' | 'write' | 'vic';
   phi2: boolean;
   ba: boolean;
@@ -175,7 +218,7 @@ interface Decoded {
   rw: boolean;
 }
 
-function decodeFlags(entry: number, product: StreamProduct): Decoded {
+export function decodeFlags(entry: number, product: StreamProduct): Decoded {
   const phi2 = (entry & 0x80000000) !== 0;
   const rw = (entry & 0x01000000) !== 0;
   const game = (entry & 0x40000000) === 0;
@@ -201,6 +244,41 @@ function decodeFlags(entry: number, product: StreamProduct): Decoded {
     rom: (entry & 0x04000000) === 0,
     rw,
   };
+}
+
+/** An index record's place in the stream: in-order full datagrams only (others cannot be placed in time). */
+function placeable(marks: number, length: number, datagramBytes: number): boolean {
+  return (marks & 0x80000000) === 0 && length === datagramBytes;
+}
+
+/**
+ * Stream slots from the index records: a datagram's slot is how many datagrams the device sent
+ * before it, counting those lost (by sequence). Returns, for each ordinal asked, the count of slots
+ * before that record (`before`) and the record's own slot (-1 when it cannot be placed).
+ */
+async function streamSlots(
+  index: Awaited<ReturnType<typeof open>>,
+  ordinals: number[],
+  datagramBytes: number,
+): Promise<Map<number, { before: number; slot: number }>> {
+  const out = new Map<number, { before: number; slot: number }>();
+  const upTo = Math.max(...ordinals);
+  const CHUNK = 4096;
+  const buf = Buffer.alloc(CHUNK * INDEX_RECORD_BYTES);
+  let acc = 0;
+  for (let first = 0; first <= upTo; first += CHUNK) {
+    const n = Math.min(CHUNK, upTo + 1 - first);
+    await index.read(buf, 0, n * INDEX_RECORD_BYTES, INDEX_HEADER_BYTES + first * INDEX_RECORD_BYTES);
+    for (let i = 0; i < n; i++) {
+      const r = i * INDEX_RECORD_BYTES;
+      const marks = buf.readUInt32LE(r + 12);
+      const ok = placeable(marks, buf.readUInt16LE(r + 10), datagramBytes);
+      const slot = ok ? acc + (marks & 0x7fffffff) : -1;
+      if (ordinals.includes(first + i)) out.set(first + i, { before: acc, slot });
+      if (ok) acc = slot + 1;
+    }
+  }
+  return out;
 }
 
 export async function readTimelinePage(evidence: TimelineEvidence, query: TimelineQuery): Promise<TimelinePage> {
@@ -231,13 +309,39 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
     if (total === 0) {
       if (start.ordinal !== 0 || start.entry !== 0)
         throw new TimelineError('invalid-cursor', `cursor ${query.cursor} is past the end: the capture has no datagrams`);
-      return { mode, rows: [], next_cursor: null, scanned_datagrams: 0, total_datagrams: 0 };
+      return { mode, rows: [], next_cursor: null, scanned_datagrams: 0, total_datagrams: 0, cycle_origin: null, cycle_unit: null };
     }
     if (start.ordinal >= total)
       throw new TimelineError(
         'invalid-cursor',
         `cursor datagram ${start.ordinal} is past the end: the capture has ${total} datagrams (0..${total - 1})`,
       );
+
+    // Two entries per clock in the VIC modes (so a datagram must hold an even number), one per CPU
+    // bus cycle in "6510 Only".
+    const entriesPer = Math.max(0, Math.floor((datagramBytes - DATAGRAM_HEADER_BYTES) / 4));
+    const cpuOnly = evidence.streamMode === '6510 Only';
+    const perCycle = cpuOnly ? 1 : 2;
+    const cycleUnit: TimelinePage['cycle_unit'] =
+      entriesPer > 0 && entriesPer % perCycle === 0 ? (cpuOnly ? 'cpu_bus_cycle' : 'clock') : null;
+    /** A datagram's entries line up with cycles: any in "6510 Only", a VIC half first otherwise. */
+    const aligned = (firstEntry: number) => cpuOnly || (firstEntry & 0x80000000) === 0;
+    const cycleAt = (slot: number, entry: number) => Math.floor((slot * entriesPer + entry) / perCycle);
+    const ps = evidence.programStart;
+    const psInCapture = ps !== undefined && ps !== null && ps.ordinal < total ? ps : null;
+    const slots = await streamSlots(index, psInCapture ? [start.ordinal, psInCapture.ordinal] : [start.ordinal], datagramBytes);
+    let acc = slots.get(start.ordinal)?.before ?? 0;
+    let cycleOrigin: TimelinePage['cycle_origin'] = cycleUnit ? 'capture_start' : null;
+    let originClock = 0;
+    if (cycleOrigin && psInCapture) {
+      const slot = slots.get(psInCapture.ordinal)?.slot ?? -1;
+      if (slot >= 0 && aligned(await firstEntryOf(index, capture, psInCapture.ordinal))) {
+        cycleOrigin = 'program_start';
+        originClock = cycleAt(slot, psInCapture.entry);
+      } else cycleOrigin = null; // the program's start cannot be placed in time: no cycle is exact
+    }
+    const beforeStart = (o: number, e: number): boolean | undefined =>
+      ps === undefined ? undefined : ps === null ? true : o < ps.ordinal || (o === ps.ordinal && e < ps.entry);
 
     const rows: TimelineRow[] = [];
     let scanned = 0;
@@ -276,6 +380,11 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
         const outOfOrder = (marks & 0x80000000) !== 0;
         const missing = marks & 0x7fffffff;
         const entries = Math.max(0, Math.floor((length - DATAGRAM_HEADER_BYTES) / 4));
+        let slot = -1;
+        if (placeable(marks, length, datagramBytes)) {
+          slot = acc + missing;
+          acc = slot + 1;
+        }
         if (first && entry >= Math.max(1, entries))
           throw new TimelineError('invalid-cursor', `cursor entry ${entry} is past the end of datagram ${ordinal} (${entries} entries)`);
         first = false;
@@ -305,16 +414,15 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
           continue;
         }
         const base = offset + RECORD_HEADER_BYTES + DATAGRAM_HEADER_BYTES;
+        // In a VIC mode, a datagram whose first entry is not a VIC half is not aligned on clocks: no cycles there.
+        const clocked = cycleOrigin !== null && slot >= 0 && entries > 0 && aligned(bytes.readUInt32LE(base));
         for (; entry < entries; entry++) {
           const e = bytes.readUInt32LE(base + entry * 4);
           const address = e & 0xffff;
           if (address < addressFrom || address > addressTo) continue;
           const d = decodeFlags(e, evidence.product);
           if (query.access !== undefined && d.access !== query.access) continue;
-          if (rows.length === limit) {
-            nextCursor = `${ordinal}:${entry}`;
-            break outer;
-          }
+          const before = beforeStart(ordinal, entry);
           const row: BusRow = {
             kind: 'bus',
             cursor: `${ordinal}:${entry}`,
@@ -331,8 +439,12 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
             game_asserted: d.game,
             exrom_asserted: d.exrom,
             rom_line_asserted: d.rom,
+            cycle: clocked ? cycleAt(slot, entry) - originClock : null,
+            ...(before === undefined ? {} : { before_program_start: before }),
           };
-          if (evidence.debugInfo) {
+          // Before the program's first instruction the bytes at an address were another program's.
+          if (evidence.debugInfo && before === true) row.source = null;
+          else if (evidence.debugInfo) {
             const s = evidence.debugInfo.resolve(address);
             row.source =
               s.location || s.symbol
@@ -344,12 +456,26 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
                   }
                 : null;
           }
+          if (query.keep && !query.keep(row)) continue;
+          if (rows.length === limit) {
+            nextCursor = `${ordinal}:${entry}`;
+            break outer;
+          }
           rows.push(row);
         }
       }
     }
     if (nextCursor === null && ordinal < total) nextCursor = `${ordinal}:${entry}`;
-    return { mode, rows, next_cursor: nextCursor, scanned_datagrams: scanned, total_datagrams: total };
+    return {
+      mode,
+      rows,
+      next_cursor: nextCursor,
+      scanned_datagrams: scanned,
+      total_datagrams: total,
+      cycle_origin: cycleOrigin,
+      cycle_unit: cycleOrigin === null ? null : cycleUnit,
+      ...(ps === undefined ? {} : { program_start: ps === null ? null : { cursor: `${ps.ordinal}:${ps.entry}` } }),
+    };
   } finally {
     await Promise.all([index.close(), capture.close()]);
   }

@@ -1,5 +1,6 @@
-// The dashboard's only way to data: GET requests to the service's public /v13 JSON API — the same
-// routes the MCP adapter calls. Same origin, so no CORS and no credentials are involved.
+// The dashboard's only way to data: requests to the service's public /v13 JSON API — the same
+// routes the MCP adapter calls. Same origin, so no CORS and no credentials are involved. Every
+// request is a GET except one: cancelling a job (cancelJob below).
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -23,6 +24,10 @@ export function apiPath(path: string, query: Query = {}): string {
 
 export async function getJson<T>(path: string, query: Query = {}): Promise<T> {
   const r = await fetch(apiPath(path, query), { headers: { accept: 'application/json' } });
+  return answer<T>(r, path);
+}
+
+async function answer<T>(r: Response, path: string): Promise<T> {
   let body: unknown;
   try {
     body = await r.json();
@@ -39,4 +44,24 @@ export async function getJson<T>(path: string, query: Query = {}): Promise<T> {
 /** GET one route of the API's route table (api/paths.ts) by name, with its path parameters. */
 export function getRoute<T>(name: RouteName, params: Record<string, string> = {}, query: Query = {}): Promise<T> {
   return getJson<T>(fillPath(ROUTE_PATHS[name].path, params), query);
+}
+
+/**
+ * The cancel route of a job: POST with an empty JSON body (the service refuses any other content
+ * type). Taken from the route table when it declares `cancelJob`; the fallback spells the path of
+ * that route (services/ultimate-tool/api/routes.ts, added beside this button) once, here.
+ */
+const CANCEL_JOB: { method: string; path: string } = (ROUTE_PATHS as Record<string, { method: string; path: string }>).cancelJob ?? {
+  method: 'POST',
+  path: '/v13/jobs/{job_id}/cancel',
+};
+
+export async function cancelJob<T>(jobId: string): Promise<T> {
+  const path = fillPath(CANCEL_JOB.path, { job_id: jobId });
+  const r = await fetch(path, {
+    method: CANCEL_JOB.method,
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: '{}',
+  });
+  return answer<T>(r, path);
 }

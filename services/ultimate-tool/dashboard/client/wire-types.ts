@@ -31,6 +31,10 @@ export interface TimelineRow {
   nmi_asserted?: boolean;
   missing_datagrams?: number;
   reason?: string;
+  /** CPU clock from the page's cycle_origin; null when not exact. */
+  cycle?: number | null;
+  /** Present when the program's start is known. */
+  before_program_start?: boolean;
   source?: { file: string; line: number; symbol: string | null } | null;
 }
 
@@ -40,6 +44,9 @@ export interface TimelinePage {
   next_cursor: string | null;
   scanned_datagrams: number;
   total_datagrams: number;
+  cycle_origin?: 'program_start' | 'capture_start' | null;
+  cycle_unit?: 'clock' | 'cpu_bus_cycle' | null;
+  program_start?: { cursor: string } | null;
 }
 
 export interface NativeIntent {

@@ -1,7 +1,8 @@
 // Stored checkpoint comparisons (GET /v13/checkpoint-comparisons) and one of them
 // (GET /v13/checkpoint-comparisons/{id}) with its points and first divergence.
 import { getRoute } from '../api.js';
-import { el, fields, json, link, show, statusBadge, table } from '../dom.js';
+import { fieldsTable, valueNode } from '../data-table.js';
+import { el, link, show, statusBadge, table } from '../dom.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
 
@@ -62,7 +63,7 @@ export async function checkpointView(ctx: ViewContext): Promise<void> {
       ' first divergence: ',
       el('span', { id: 'checkpoint-first-divergence' }, show(pair.first_divergence)),
     ),
-    fields({
+    fieldsTable({
       test: pair.test,
       created_at: pair.created_at,
       baseline: pair.baseline?.run_id,
@@ -70,9 +71,12 @@ export async function checkpointView(ctx: ViewContext): Promise<void> {
       points_compared: cmp.points_compared,
       points_diverged: cmp.points_diverged,
     }),
-    table(['point', 'result', 'detail'], points, (p) => [show(p.name ?? p.point), show(p.result), show(p.ranges ?? p.differences ?? '')], {
-      id: 'checkpoint-points',
-    }),
-    el('details', {}, el('summary', {}, 'full comparison (JSON)'), json(cmp)),
+    table(
+      ['point', 'result', 'detail'],
+      points,
+      (p) => [show(p.name ?? p.point), show(p.result), valueNode(p.ranges ?? p.differences ?? '', 'ranges')],
+      { id: 'checkpoint-points' },
+    ),
+    el('details', {}, el('summary', {}, 'the whole comparison'), fieldsTable(cmp, { id: 'checkpoint-details' })),
   );
 }

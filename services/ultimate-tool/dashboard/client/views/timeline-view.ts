@@ -2,8 +2,11 @@
 // (GET /v13/runs/{id}/timeline): the service reads only the index blocks a page touches, so the
 // browser never holds more than one page. Filters (address range, access, source context) are
 // passed to the API; "next page" follows next_cursor, "previous page" the route's history (pager.ts).
+// Each bus row shows its CPU cycle and the cycles since the row above; rows from before the
+// program's first instruction (the previous program, the boot) are marked as such.
 import { ApiError, getRoute } from '../api.js';
-import { el, link, show, table } from '../dom.js';
+import { el, link } from '../dom.js';
+import { hex8 } from '../format.js';
 import { pager, readTrail } from '../pager.js';
 import { routeHash } from '../route.js';
 import type { ViewContext } from '../view-context.js';
@@ -15,12 +18,70 @@ function input(name: string, value: string | null, placeholder: string): HTMLInp
   return el('input', { name, id: `timeline-${name}`, value: value ?? '', placeholder, size: '8' });
 }
 
-function rowCells(r: TimelineRow): Array<string | number> {
-  if (r.kind === 'gap') return [r.cursor, 'gap', '', '', `${r.missing_datagrams} datagram(s) lost`, ''];
-  if (r.kind === 'uncertain') return [r.cursor, 'uncertain', '', '', r.reason ?? '', ''];
-  const flags = [r.irq_asserted ? 'IRQ' : '', r.nmi_asserted ? 'NMI' : ''].filter(Boolean).join(' ');
-  const src = r.source ? `${r.source.file}:${r.source.line}${r.source.symbol ? ` ${r.source.symbol}` : ''}` : '';
-  return [r.cursor, r.access ?? '', r.address_hex ?? '', show(r.data), flags, src];
+type Cell = string | number;
+
+/** The rows' cells; `delta` is the cycles since the previous bus row of the page that has a cycle. */
+function rowCells(rows: TimelineRow[]): Cell[][] {
+  let previous: number | null = null;
+  return rows.map((r) => {
+    if (r.kind === 'gap') {
+      previous = null; // clocks across lost datagrams are counted, but the row above is not the access before
+      return [r.cursor, '', '', 'gap', '', '', `${r.missing_datagrams} datagram(s) lost`, '', ''];
+    }
+    if (r.kind === 'uncertain') {
+      previous = null;
+      return [r.cursor, '', '', 'uncertain', '', '', r.reason ?? '', '', ''];
+    }
+    const flags = [r.irq_asserted ? 'IRQ' : '', r.nmi_asserted ? 'NMI' : ''].filter(Boolean).join(' ');
+    const src = r.source ? `${r.source.file}:${r.source.line}${r.source.symbol ? ` ${r.source.symbol}` : ''}` : '';
+    const cycle = typeof r.cycle === 'number' ? r.cycle : null;
+    const delta = cycle !== null && previous !== null ? cycle - previous : null;
+    previous = cycle;
+    return [
+      r.cursor,
+      cycle ?? '—',
+      delta === null ? '' : delta >= 0 ? `+${delta}` : String(delta),
+      r.access ?? '',
+      r.address_hex ?? '',
+      typeof r.data === 'number' ? hex8(r.data) : '',
+      flags,
+      src,
+      r.before_program_start ? 'before start' : '',
+    ];
+  });
+}
+
+const HEADERS = ['cursor', 'cycle', 'Δ cycles', 'access', 'address', 'data', 'lines', 'source', 'program'];
+
+function rowsTable(rows: TimelineRow[]): HTMLTableElement {
+  const body = el('tbody');
+  const cells = rowCells(rows);
+  rows.forEach((r, i) => {
+    const attrs: Record<string, string> = { class: `row-${r.kind}` };
+    if (r.before_program_start) attrs.class += ' before-start';
+    body.appendChild(el('tr', attrs, ...(cells[i] ?? []).map((c) => el('td', {}, c))));
+  });
+  return el('table', { id: 'timeline-rows' }, el('thead', {}, el('tr', {}, ...HEADERS.map((h) => el('th', {}, h)))), body);
+}
+
+function originNote(page: TimelinePage): string {
+  const unit =
+    page.cycle_unit === 'cpu_bus_cycle'
+      ? 'CPU bus cycles (this stream mode leaves out the clocks the VIC takes: bad lines, sprites)'
+      : 'clocks';
+  const origin =
+    page.cycle_origin === 'program_start'
+      ? `${unit} from the program's first instruction`
+      : page.cycle_origin === 'capture_start'
+        ? `${unit} from the capture's first entry`
+        : 'no exact cycles in this capture';
+  const start =
+    page.program_start === undefined
+      ? ''
+      : page.program_start === null
+        ? ' · the program never started in this capture'
+        : ` · program started at ${page.program_start.cursor}`;
+  return `${origin}${start}`;
 }
 
 export async function timelineView(ctx: ViewContext): Promise<void> {
@@ -75,7 +136,8 @@ export async function timelineView(ctx: ViewContext): Promise<void> {
       el('code', { id: 'timeline-cursor' }, trail.cursor ?? '0:0'),
       ` · ${page.rows.length} row(s) · mode ${page.mode} · scanned ${page.scanned_datagrams} of ${page.total_datagrams} datagrams`,
     ),
-    table(['cursor', 'access', 'address', 'data', 'lines', 'source'], page.rows, rowCells, { id: 'timeline-rows' }),
+    el('p', { id: 'timeline-origin' }, originNote(page)),
+    rowsTable(page.rows),
     nav,
   );
 }

@@ -1,0 +1,72 @@
+// Where, in a run's capture, its program executed its first instruction — the boundary between the
+// rows of whatever ran before the reset (the previous program, the boot) and the rows of this one.
+// One pass over the capture from its first datagram until the start (program-start.ts decides),
+// block by block, each block re-hashed against the index as a timeline page does: a tampered
+// capture cannot move the boundary unseen. Out-of-order and malformed datagrams are skipped (their
+// place in time is unknown). The service caches the answer per run (runs are immutable).
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import type { PrgEntry } from '../targets/prg-entry.js';
+import { ProgramStartDetector } from '../targets/program-start.js';
+import { INDEX_BLOCK_HASH_BYTES, INDEX_HEADER_BYTES, INDEX_RECORD_BYTES } from './capture-index.js';
+import {
+  DATAGRAM_HEADER_BYTES,
+  type ProgramStartCursor,
+  RECORD_HEADER_BYTES,
+  type StreamProduct,
+  TimelineError,
+  decodeFlags,
+} from './timeline-page.js';
+
+export async function findProgramStart(
+  capturePath: string,
+  indexPath: string,
+  entry: PrgEntry,
+  product: StreamProduct,
+): Promise<ProgramStartCursor | null> {
+  const detector = new ProgramStartDetector(entry);
+  const index = await open(indexPath, 'r');
+  const capture = await open(capturePath, 'r');
+  try {
+    const head = Buffer.alloc(INDEX_HEADER_BYTES);
+    await index.read(head, 0, INDEX_HEADER_BYTES, 0);
+    const total = head.readUInt32LE(12);
+    const perBlock = head.readUInt32LE(16);
+    const datagramBytes = head.readUInt32LE(20);
+    if (perBlock < 1) throw new TimelineError('index-malformed', 'the timeline index has zero records per block');
+    const blocksAt = INDEX_HEADER_BYTES + total * INDEX_RECORD_BYTES;
+    for (let blockFirst = 0, blockNo = 0; blockFirst < total; blockFirst += perBlock, blockNo++) {
+      const count = Math.min(perBlock, total - blockFirst);
+      const recs = Buffer.alloc(count * INDEX_RECORD_BYTES);
+      await index.read(recs, 0, recs.length, INDEX_HEADER_BYTES + blockFirst * INDEX_RECORD_BYTES);
+      const hash = Buffer.alloc(INDEX_BLOCK_HASH_BYTES);
+      await index.read(hash, 0, INDEX_BLOCK_HASH_BYTES, blocksAt + blockNo * INDEX_BLOCK_HASH_BYTES);
+      const from = Number(recs.readBigUInt64LE(0));
+      const lastAt = (count - 1) * INDEX_RECORD_BYTES;
+      const to = Number(recs.readBigUInt64LE(lastAt)) + RECORD_HEADER_BYTES + recs.readUInt16LE(lastAt + 10);
+      const bytes = Buffer.alloc(to - from);
+      const { bytesRead } = await capture.read(bytes, 0, bytes.length, from);
+      if (bytesRead !== bytes.length || !createHash('sha256').update(bytes).digest().equals(hash))
+        throw new TimelineError(
+          'capture-checksum-mismatch',
+          `capture block ${blockNo} no longer matches its registered SHA-256: evidence was altered`,
+        );
+      for (let i = 0; i < count; i++) {
+        const r = i * INDEX_RECORD_BYTES;
+        const length = recs.readUInt16LE(r + 10);
+        if ((recs.readUInt32LE(r + 12) & 0x80000000) !== 0 || length !== datagramBytes) continue;
+        const base = Number(recs.readBigUInt64LE(r)) - from + RECORD_HEADER_BYTES + DATAGRAM_HEADER_BYTES;
+        const entries = Math.floor((length - DATAGRAM_HEADER_BYTES) / 4);
+        for (let e = 0; e < entries; e++) {
+          const word = bytes.readUInt32LE(base + e * 4);
+          const d = decodeFlags(word, product);
+          if (d.access === 'write') detector.write(word & 0xffff);
+          else if (d.access === 'read' && detector.read(word & 0xffff, (word >>> 16) & 0xff)) return { ordinal: blockFirst + i, entry: e };
+        }
+      }
+    }
+    return null;
+  } finally {
+    await Promise.all([index.close(), capture.close()]);
+  }
+}
