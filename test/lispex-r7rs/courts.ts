@@ -11,7 +11,7 @@ import { parseStartupProducts } from '../../adapters/lispex/products.js';
 import { ComparisonResultSchema } from '../../adapters/lispex/result-schemas.js';
 import { LispexHost } from '../../engines/lispex/host/index.js';
 import { PRODUCTS_DIR, requireTopaz } from '../lispex-external/harness.js';
-import { connectInMemory, payload } from '../lispex-mcp/helpers.js';
+import { connectInMemory } from '../lispex-mcp/helpers.js';
 import { type ObservedOutcome, type R7rsCase, expectationDiffs } from './corpus.js';
 
 export const R7RS_COURTS = ['rust-topaz', 'all-four'] as const;
@@ -63,7 +63,11 @@ export function verdictPasses(v: CaseVerdict): boolean {
 /** One case through one court. */
 export async function runCase(session: CourtSession, court: R7rsCourt, c: R7rsCase): Promise<CaseVerdict> {
   const result = await session.client.callTool({ name: 'lispex_compare_routes', arguments: { court, source: c.program } });
-  const r = payload(result);
+  // The structured result as the client received it. (Not the text copy: JSON text cannot carry
+  // the -0 of a -0.0 value projection, while in-memory structuredContent keeps it, so comparing
+  // the two, as test/lispex-mcp/helpers.ts payload() does, fails on the corpus's -0.0 case.)
+  const first = (result.content as Array<{ type: string; text?: string }>)[0];
+  const r = result.structuredContent ?? JSON.parse(first?.text ?? 'null');
   if (result.isError) {
     return { court, id: c.id, agreement: false, mismatchAxes: [], expectationDiffs: [], toolError: JSON.stringify(r) };
   }
