@@ -14,6 +14,8 @@ import { PRODUCTS_DIR, requireTopaz } from '../lispex-external/harness.js';
 import { connectInMemory } from '../lispex-mcp/helpers.js';
 import { type ObservedOutcome, type R7rsCase, expectationDiffs } from './corpus.js';
 
+const COMPARISON_WALL_CLOCK_MS = 660_000;
+
 export const R7RS_COURTS = ['rust-topaz', 'all-four'] as const;
 export type R7rsCourt = (typeof R7RS_COURTS)[number];
 
@@ -62,7 +64,11 @@ export function verdictPasses(v: CaseVerdict): boolean {
 
 /** One case through one court. */
 export async function runCase(session: CourtSession, court: R7rsCourt, c: R7rsCase): Promise<CaseVerdict> {
-  const result = await session.client.callTool({ name: 'lispex_compare_routes', arguments: { court, source: c.program } });
+  // The SDK client's default 60 s request timeout is shorter than the court's own 660,000 ms
+  // comparison wall clock (an all-four call builds a fresh AOT product, slow on a loaded machine).
+  const result = await session.client.callTool({ name: 'lispex_compare_routes', arguments: { court, source: c.program } }, undefined, {
+    timeout: COMPARISON_WALL_CLOCK_MS,
+  });
   // The structured result as the client received it. (Not the text copy: JSON text cannot carry
   // the -0 of a -0.0 value projection, while in-memory structuredContent keeps it, so comparing
   // the two, as test/lispex-mcp/helpers.ts payload() does, fails on the corpus's -0.0 case.)
