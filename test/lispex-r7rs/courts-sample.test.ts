@@ -8,9 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import { type R7rsCase, loadCorpus } from './corpus.js';
 import { type CourtSession, describeVerdict, openCourtSession, runCase, verdictPasses } from './courts.js';
 
-/** Every `stride`-th case, plus the cases named by program (issue 24's, the cycle labels). */
+/**
+ * Every `stride`-th case, plus the cases named by program (issue 24's, the cycle labels). The
+ * tail-call file is left to the bench: its 300,000-iteration loops take seconds of the built-in
+ * VM's 5,000 ms wall clock, and on a loaded machine a run can hit it (no answer, a failed test
+ * that says nothing about the case).
+ */
 function sample(cases: readonly R7rsCase[], stride: number, named: readonly string[]): R7rsCase[] {
-  const picked = cases.filter((c, i) => i % stride === 0 || named.includes(c.program));
+  const picked = cases.filter((c, i) => (i % stride === 0 && c.file !== '16-tail-calls.cases') || named.includes(c.program));
   for (const p of named)
     assert.ok(
       picked.some((c) => c.program === p),
