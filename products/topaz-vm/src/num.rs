@@ -416,6 +416,41 @@ pub fn format_number(v: &V, radix: u32) -> String {
     }
 }
 
+/// Largest decimal exponent accepted for an exact (#e) decimal, bounding the bignum built (the
+/// built-in routes' MAX_EXACT_DECIMAL_EXPONENT).
+const MAX_EXACT_DECIMAL_EXPONENT: i64 = 100_000;
+
+/// The exact value of an unsigned radix-10 decimal already checked for syntax (`digits[.digits]
+/// [e[sign]digits]`), or None when its exponent is beyond ±MAX_EXACT_DECIMAL_EXPONENT.
+fn exact_decimal(t: &str) -> Option<V> {
+    let (mantissa_text, exp_text) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let exp: i64 = match exp_text {
+        Some(e) => e.parse().ok()?,
+        None => 0,
+    };
+    if exp.abs() > MAX_EXACT_DECIMAL_EXPONENT {
+        return None;
+    }
+    let (int_part, frac_part) = match mantissa_text.find('.') {
+        Some(i) => (&mantissa_text[..i], &mantissa_text[i + 1..]),
+        None => (mantissa_text, ""),
+    };
+    let mut digits = String::with_capacity(int_part.len() + frac_part.len() + 1);
+    digits.push_str(if int_part.is_empty() { "0" } else { int_part });
+    digits.push_str(frac_part);
+    let mantissa = Big::parse_digits(&digits, 10)?;
+    let scale = exp - frac_part.len() as i64;
+    let ten = Big::from_i64(10);
+    Some(if scale >= 0 {
+        V::from_big(mantissa.mul(&ten.pow(scale as u64)))
+    } else {
+        make_rat(mantissa, ten.pow((-scale) as u64))
+    })
+}
+
 /// Number syntax subset: [sign] digits, n/d, decimals with exponent, radix prefixes.
 /// Returns Ok(None) for "not a number", Err for a non-finite inexact literal.
 pub fn parse_number(text: &str, default_radix: u32) -> Result<Option<V>, ()> {
@@ -530,14 +565,23 @@ pub fn parse_number(text: &str, default_radix: u32) -> Result<Option<V>, ()> {
         if !valid {
             return Ok(None);
         }
-        let d: f64 = match t.parse() {
-            Ok(d) => d,
-            Err(_) => return Ok(None),
-        };
-        if !d.is_finite() {
-            return Err(());
+        if exactness == Some('e') {
+            // An exact decimal is read exactly (R7RS §6.2.5: #e1.1 is 11/10), never through a
+            // double — as the built-in routes do (engines/lispex/numbers.ts parseNumber).
+            match exact_decimal(t) {
+                Some(v) => value = v,
+                None => return Ok(None),
+            }
+        } else {
+            let d: f64 = match t.parse() {
+                Ok(d) => d,
+                Err(_) => return Ok(None),
+            };
+            if !d.is_finite() {
+                return Err(());
+            }
+            value = V::Flo(d);
         }
-        value = if exactness == Some('e') { f64_to_exact(d) } else { V::Flo(d) };
     }
     if negative {
         value = negate(&value);

@@ -4,6 +4,7 @@ use crate::json::write_str;
 use crate::num::format_number;
 use crate::unicode;
 use crate::value::V;
+use std::collections::{HashMap, HashSet};
 
 fn char_name(cp: u32) -> Option<&'static str> {
     Some(match cp {
@@ -88,13 +89,145 @@ pub struct Printer<'a> {
     pub prim_names: &'a [String],
     pub write: bool,
     pub out: String,
-    /// Vectors on the current path (cycle guard).
-    path: Vec<usize>,
+    /// Compound values that close a cycle: they print with R7RS datum labels (`#0=` … `#0#`).
+    targets: HashSet<usize>,
+    /// Labels given so far, in order of first appearance.
+    labels: HashMap<usize, usize>,
+}
+
+/// The identity of a compound value (pair, vector, error object), or None for anything else.
+fn compound_key(v: &V) -> Option<usize> {
+    match v {
+        V::Pair(rc) => Some(std::rc::Rc::as_ptr(rc) as usize),
+        V::Vector(rc) => Some(std::rc::Rc::as_ptr(rc) as *const u8 as usize),
+        V::Err(rc) => Some(std::rc::Rc::as_ptr(rc) as usize),
+        _ => None,
+    }
+}
+
+fn children(v: &V) -> Vec<V> {
+    match v {
+        V::Pair(rc) => vec![rc.car.clone(), rc.cdr.clone()],
+        V::Vector(rc) => rc.borrow().clone(),
+        V::Err(rc) => rc.irritants.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a vector is reachable from `root`. Pairs are immutable, so without a vector the value
+/// is acyclic and the cycle pass is skipped (as in engines/lispex/printer.ts).
+fn contains_vector(root: &V) -> bool {
+    let mut stack = vec![root.clone()];
+    let mut seen: HashSet<usize> = HashSet::new();
+    while let Some(mut v) = stack.pop() {
+        while let V::Pair(rc) = &v {
+            let key = std::rc::Rc::as_ptr(rc) as usize;
+            if !seen.insert(key) {
+                break;
+            }
+            stack.push(rc.car.clone());
+            let next = rc.cdr.clone();
+            v = next;
+        }
+        match &v {
+            V::Vector(_) => return true,
+            V::Err(e) => stack.extend(e.irritants.iter().cloned()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Compound values reached again while still on the depth-first path (children in order: car
+/// then cdr, vector items, error irritants): exactly the values that need datum labels. The same
+/// walk as `cycleTargets` in engines/lispex/printer.ts, so both routes label the same values.
+fn cycle_targets(root: &V) -> HashSet<usize> {
+    let mut targets = HashSet::new();
+    let root_key = match compound_key(root) {
+        Some(k) => k,
+        None => return targets,
+    };
+    if !contains_vector(root) {
+        return targets;
+    }
+    // true = on the path, false = finished
+    let mut state: HashMap<usize, bool> = HashMap::new();
+    let mut stack: Vec<(usize, Vec<V>, usize)> = Vec::new();
+    state.insert(root_key, true);
+    stack.push((root_key, children(root), 0));
+    while let Some(top) = stack.last_mut() {
+        if top.2 >= top.1.len() {
+            state.insert(top.0, false);
+            stack.pop();
+            continue;
+        }
+        let kid = top.1[top.2].clone();
+        top.2 += 1;
+        let key = match compound_key(&kid) {
+            Some(k) => k,
+            None => continue,
+        };
+        match state.get(&key) {
+            Some(true) => {
+                targets.insert(key);
+            }
+            Some(false) => {}
+            None => {
+                state.insert(key, true);
+                let kids = children(&kid);
+                stack.push((key, kids, 0));
+            }
+        }
+    }
+    targets
 }
 
 impl<'a> Printer<'a> {
     pub fn new(prim_names: &'a [String], write: bool) -> Printer<'a> {
-        Printer { prim_names, write, out: String::new(), path: Vec::new() }
+        Printer {
+            prim_names,
+            write,
+            out: String::new(),
+            targets: HashSet::new(),
+            labels: HashMap::new(),
+        }
+    }
+
+    /// Print one value as a whole (labels are numbered from 0 within it).
+    pub fn print_root(&mut self, v: &V) {
+        if let V::Multi(vs) = v {
+            // Not a first-class value (diagnostics only): each value printed as a whole.
+            for (i, x) in vs.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(' ');
+                }
+                self.print_root(x);
+            }
+            return;
+        }
+        self.targets = cycle_targets(v);
+        self.labels.clear();
+        self.print(v);
+    }
+
+    /// `#n#` for a labelled value already printed (true: nothing more to print), `#n=` before the
+    /// first appearance of a cycle target.
+    fn label(&mut self, v: &V) -> bool {
+        if self.targets.is_empty() {
+            return false;
+        }
+        let key = match compound_key(v) {
+            Some(k) if self.targets.contains(&k) => k,
+            _ => return false,
+        };
+        if let Some(n) = self.labels.get(&key) {
+            self.out.push_str(&format!("#{}#", n));
+            return true;
+        }
+        let n = self.labels.len();
+        self.labels.insert(key, n);
+        self.out.push_str(&format!("#{}=", n));
+        false
     }
 
     pub fn print(&mut self, v: &V) {
@@ -130,11 +263,20 @@ impl<'a> Printer<'a> {
                 }
             }
             V::Pair(_) => {
+                if self.label(v) {
+                    return;
+                }
                 self.out.push('(');
                 let mut p = v.clone();
                 let mut first = true;
                 loop {
                     match p {
+                        // A labelled pair in the spine prints as ` . #n#` / ` . #n=(…)`.
+                        V::Pair(_) if !first && !self.targets.is_empty() && compound_key(&p).is_some_and(|k| self.targets.contains(&k)) => {
+                            self.out.push_str(" . ");
+                            self.print(&p);
+                            break;
+                        }
                         V::Pair(rc) => {
                             if !first {
                                 self.out.push(' ');
@@ -154,12 +296,9 @@ impl<'a> Printer<'a> {
                 self.out.push(')');
             }
             V::Vector(items) => {
-                let key = std::rc::Rc::as_ptr(items) as usize;
-                if self.path.contains(&key) {
-                    self.out.push_str("#0#");
+                if self.label(v) {
                     return;
                 }
-                self.path.push(key);
                 self.out.push_str("#(");
                 let items = items.borrow().clone();
                 for (i, x) in items.iter().enumerate() {
@@ -169,7 +308,6 @@ impl<'a> Printer<'a> {
                     self.print(x);
                 }
                 self.out.push(')');
-                self.path.pop();
             }
             V::Bytes(b) => {
                 self.out.push_str("#u8(");
@@ -188,6 +326,9 @@ impl<'a> Printer<'a> {
             },
             V::Cont(_) => self.out.push_str("#<continuation>"),
             V::Err(e) => {
+                if self.label(v) {
+                    return;
+                }
                 self.out.push_str("#<error-object ");
                 let m = write_string_literal(&e.message, '"');
                 self.out.push_str(&m);
@@ -212,13 +353,13 @@ impl<'a> Printer<'a> {
 
 pub fn write_value(names: &[String], v: &V) -> String {
     let mut p = Printer::new(names, true);
-    p.print(v);
+    p.print_root(v);
     p.out
 }
 
 pub fn display_value(names: &[String], v: &V) -> String {
     let mut p = Printer::new(names, false);
-    p.print(v);
+    p.print_root(v);
     p.out
 }
 
