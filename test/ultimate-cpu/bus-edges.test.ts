@@ -18,11 +18,11 @@ function runAt(m: C64Machine, code: number[], limit = 20_000): void {
 
 test('a CPU write to $00/$01 leaves the VIC-II byte of that clock in the RAM underneath, not the value', () => {
   const m = new C64Machine();
-  // Outside the display window the VIC reads its idle byte ($3FFF of bank 0) or a sprite
-  // pointer; both hold $18 here, so every clock of the line gives the same byte.
-  m.ram[0x3fff] = 0x18;
-  m.ram.fill(0x18, 0x07f8, 0x0800);
-  m.vic[0x11] = 0x0b; // display off: no bad lines
+  // The VIC-II on bank 1 ($4000-$7FFF, no character ROM there), all of it $18: whatever it reads
+  // in phi1 — idle byte, DRAM refresh, sprite pointer, character or bitmap data — is $18.
+  m.ram.fill(0x18, 0x4000, 0x8000);
+  m.poke(0xdd02, 0x03);
+  m.poke(0xdd00, 0x02);
   runAt(m, [0xa9, 0x2f, 0x85, 0x00, 0xa9, 0x37, 0x85, 0x01, 0x4c, 0x08, 0xc0]);
   assert.equal(m.ram[0], 0x18);
   assert.equal(m.ram[1], 0x18);

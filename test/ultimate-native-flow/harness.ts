@@ -76,6 +76,7 @@ export async function startNativeHarness(
     ...(product === 'u64-elite2' ? { benchPort: 0, native: { runUpdateAnswer: opts.runUpdateAnswer ?? 'reply', maxMs: 10_000 } } : {}),
   });
   const clock = { offsetMs: 0 };
+  // A service that refuses to start (an invalid manifest) must not leave the device running.
   const svc = await UltimateToolService.start({
     projectDir: project,
     storeDir: store,
@@ -89,6 +90,9 @@ export async function startNativeHarness(
     now: () => Date.now() + clock.offsetMs,
     nativeOutputTimeoutMs: 10_000,
     ...opts.service,
+  }).catch(async (e: unknown) => {
+    await dev.stop();
+    throw e;
   });
   const base = svc.url;
   const get = (p: string) => http(base, 'GET', p);

@@ -194,7 +194,7 @@ describe('the service with such a project', { timeout: 120_000 }, () => {
     linkOut(h.project);
     const r = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'] });
     assert.equal(r.status, 409, JSON.stringify(r.body));
-    assert.equal(r.body.error.code, 'invalid-request');
+    assert.equal(r.body.error.code, 'manifest_invalid');
     assert.match(r.body.error.message, /artifacts\.0\.symbols\.0\.path: "outside\/passwd" resolves to \/etc\/passwd/);
     const runs = await h.get('/v13/runs');
     assert.equal(runs.status, 200);

@@ -59,7 +59,11 @@ test('the REU settings choose the REC at the next reset; the memory is kept', as
     assert.equal(dev.config.set(CAT, 'RAM Expansion Unit', 'Disabled'), undefined);
     dev.reset();
     assert.equal(m.reuKb, 0);
-    assert.equal(m.peek(0xdf00), 0xff, 'no REC at $DF00');
+    assert.equal(m.reu, undefined);
+    // No REC at $DF00: its C64 address register does not keep what is written (the read is the
+    // open bus — what the VIC-II fetched in that clock's phi1, vic-phi1.ts).
+    m.poke(0xdf02, 0xa5);
+    assert.notEqual(m.peek(0xdf02), 0xa5, 'no REC at $DF00');
   } finally {
     await dev.stop();
   }

@@ -3,12 +3,14 @@
 // as plain integers. Which field is which is decided by its name, once, here — the API's records
 // use the same names everywhere (address, pc, value, data, debug_register, a/x/y/sp/p …).
 
+import { addressHex } from '../../api/address-syntax.js';
+
 export function hex8(n: number): string {
   return `$${(n & 0xff).toString(16).toUpperCase().padStart(2, '0')}`;
 }
 
 export function hex16(n: number): string {
-  return `$${(n & 0xffff).toString(16).toUpperCase().padStart(4, '0')}`;
+  return addressHex(n & 0xffff);
 }
 
 export function duration(ms: number): string {
