@@ -28,6 +28,18 @@ export function writesObservation(w: DebugWait): Record<string, unknown> {
       ? {}
       : { debug_register_writes_note: 'observed by polling the debug register: writes between two polls may have been missed' }),
     cycle_source: w.cycleSource,
+    ...(w.crashHook
+      ? {
+          crash_hook: {
+            installed_by: 'dma',
+            footprint: { start: addressHex(w.crashHook.footprint.start), end: addressHex(w.crashHook.footprint.end) },
+            vector: addressHex(w.crashHook.vector),
+            context_block: addressHex(w.crashHook.block),
+            signal: hex8(w.crashHook.signal),
+            detects: ['brk'],
+          },
+        }
+      : {}),
   };
 }
 

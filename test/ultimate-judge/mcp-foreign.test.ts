@@ -10,51 +10,15 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { repoRoot } from '../helpers/bin.js';
 import { startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
+import { foreignClient } from './foreign-client.js';
 
 const fixture = join(repoRoot, 'test', 'fixtures', 'c64-foreign');
 let stack: UltimateStack;
 let client: Client;
 let manifestText: string;
 
-type Envelope = {
-  operation: string;
-  data?: Record<string, any>;
-  error?: { code: string; layer: string; message: string; http_status?: number };
-};
-
-async function call(name: string, args: Record<string, unknown> = {}): Promise<Envelope> {
-  const r = await client.callTool({ name, arguments: args });
-  const content = r.content as Array<Record<string, unknown>>;
-  const envelope = (r.structuredContent ?? JSON.parse(String(content[0]?.text))) as Envelope;
-  assert.equal(envelope.operation, name);
-  return envelope;
-}
-
-async function ok(name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const e = await call(name, args);
-  assert.ok(e.data, `${name} failed: ${JSON.stringify(e.error)}`);
-  return e.data;
-}
-
-/** One run of `test` on the ultimate target; returns its run record. */
-async function runOnUltimate(testName: string): Promise<Record<string, any>> {
-  const { probe } = await ok('probe_ultimate');
-  const { job } = await ok('start_test_job', {
-    test: testName,
-    targets: ['ultimate'],
-    probe_id: probe.probe_id,
-    confirmed_reset_count: 1,
-    confirmed_reu_write_count: 0,
-  });
-  let done: Record<string, any>;
-  for (;;) {
-    done = (await ok('get_job', { job_id: job.job_id })).job;
-    if (done.state !== 'queued' && done.state !== 'running') break;
-    await new Promise((r) => setTimeout(r, 100)); // polling, as the contract tells clients to
-  }
-  assert.equal(done.state, 'finished', JSON.stringify(done.error));
-  return (await ok('get_run', { run_id: done.run_ids[0] })).run;
-}
+const { call, ok, runOn } = foreignClient(() => client);
+const runOnUltimate = (testName: string) => runOn('ultimate', testName);
 
 function editManifest(edit: (m: any) => void): void {
   const m = JSON.parse(manifestText);
@@ -251,7 +215,9 @@ test('bad manifests are refused naming the field: a verdict value out of range, 
   for (const [edit, message] of cases) {
     editManifest(edit);
     const e = await call('get_project');
-    assert.equal(e.error?.code, 'invalid-request', JSON.stringify(e));
+    // manifest_invalid (409) since api/errors.ts gave every error code one status (it was invalid-request).
+    assert.equal(e.error?.code, 'manifest_invalid', JSON.stringify(e));
+    assert.equal(e.error?.http_status, 409);
     assert.match(e.error?.message ?? '', message);
   }
   writeFileSync(join(stack.project, 'ultimate-tool.json'), manifestText);

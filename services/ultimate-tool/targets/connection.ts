@@ -65,7 +65,21 @@ export type DebugWait = {
   writesExact: boolean;
   /** How the cycles were obtained (e.g. 'vice-stopwatch', 'debug-stream'); null = no cycles. */
   cycleSource: string | null;
+  /** The crash hook the target installed by DMA for this run (ultimate without a stream), if any. */
+  crashHook?: InstalledCrashHook;
 } & ({ outcome: 'ended'; verdict: 'pass' | 'fail'; value: number } | { outcome: 'crashed'; crash: CrashState } | { outcome: 'timeout' });
+
+/** A crash hook written into the machine's RAM (targets/crash-hook.ts): what the run record declares. */
+export interface InstalledCrashHook {
+  /** The RAM the tool wrote, inclusive. */
+  footprint: { start: number; end: number };
+  /** Where the handler stores the context (the harness crash area's layout). */
+  block: number;
+  /** The $D7FF value the handler signals a BRK with. */
+  signal: number;
+  /** The vector pointed at the handler. */
+  vector: number;
+}
 
 /** One prepare.fill entry: `length` bytes of `byte` from `address` (within $0000-$FFFF). */
 export interface MemoryFill {

@@ -10,8 +10,18 @@ import type { UltimateDevice } from '../../../engines/ultimate/device.js';
 import { UltimateError } from '../../../engines/ultimate/errors.js';
 import type { CheckpointPointSpec } from '../manifest.js';
 import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
-import { type DebugRegisterWrite, type DebugWait, type MemoryFill, type RunProtocol, type TargetConnection, sleep } from './connection.js';
-import { readHarnessCrash } from './harness-crash.js';
+import {
+  type CrashState,
+  type DebugRegisterWrite,
+  type DebugWait,
+  type InstalledCrashHook,
+  type MemoryFill,
+  type RunProtocol,
+  type TargetConnection,
+  sleep,
+} from './connection.js';
+import { CRASH_HOOK, crashHookCode, crashHookFootprint, crashHookSignal, prgOverlapsHook } from './crash-hook.js';
+import { readHarnessCrash, readPages } from './harness-crash.js';
 import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
 import { DebugStreamReceiver } from './debug-stream-receiver.js';
 import { prgEntry } from './prg-entry.js';
@@ -125,6 +135,46 @@ export class UltimateConnection implements TargetConnection {
   }
 
   /**
+   * load_prg (reset + DMA load, the machine at READY with the KERNAL's vectors set), then the crash
+   * hook and the BRK vector by DMA, then RUN through the keyboard buffer (count last, so the KERNAL
+   * never reads a half-written buffer) — what run_prg does, with the hook in between.
+   */
+  async #runPrgWithHook(idle: number, signal: number): Promise<InstalledCrashHook> {
+    this.#pendingStart = false;
+    const rest = this.#device.rest;
+    await rest.setDebugRegister(idle);
+    await rest.loadPrg({ bytes: this.#prg });
+    await rest.writeMemory(CRASH_HOOK.block, new Uint8Array(CRASH_HOOK.blockBytes));
+    await rest.writeMemory(CRASH_HOOK.handler, crashHookCode(signal));
+    await rest.writeMemory(CRASH_HOOK.brkVector, Uint8Array.of(CRASH_HOOK.handler & 0xff, CRASH_HOOK.handler >> 8));
+    await rest.writeMemory(CRASH_HOOK.keyboardBuffer, Uint8Array.of(0x52, 0x55, 0x4e, 0x0d)); // "RUN⏎"
+    await rest.writeMemory(CRASH_HOOK.keyboardCount, Uint8Array.of(4));
+    return { footprint: crashHookFootprint(signal), block: CRASH_HOOK.block, signal, vector: CRASH_HOOK.brkVector };
+  }
+
+  /** The hook's block read back; null when it holds no "CR" (the program wrote the signal value itself). */
+  async #readHookCrash(hook: InstalledCrashHook): Promise<CrashState | null> {
+    const read = (a: number, n: number) => this.readMemory(a, n);
+    const area = await read(hook.block, CRASH_HOOK.blockBytes);
+    if (area[0] !== 0x43 || area[1] !== 0x52 || area[2] !== 1) return null;
+    const { stack, zeroPage } = await readPages(read);
+    const pushed = (area[8] ?? 0) | ((area[9] ?? 0) << 8);
+    return {
+      kind: 'brk',
+      // BRK pushes the address of its opcode + 2.
+      pc: (pushed - 2) & 0xffff,
+      a: area[3] ?? 0,
+      x: area[4] ?? 0,
+      y: area[5] ?? 0,
+      p: area[6] ?? 0,
+      sp: area[7] ?? 0xff,
+      stack,
+      zeroPage,
+      cycle: null,
+    };
+  }
+
+  /**
    * Receiver first, then the stream, then the snapshot: a write between the stream's start and the
    * snapshot is both in the snapshot and replayed from the trace, which leaves the same memory.
    */
@@ -169,13 +219,25 @@ export class UltimateConnection implements TargetConnection {
     // REST polling: a value written and overwritten between two polls is missed; no cycles. The
     // register starts at a value that ends nothing, so any verdict value — $00 too — is a change.
     const idle = pollingIdleValue(protocol);
-    if (this.#pendingStart) await this.#timed(() => this.#runPrg(idle));
+    // A run that asks for crashes without the program's cooperation gets the DMA-installed hook.
+    const signal = protocol.exactObservation ? crashHookSignal(protocol.classify, idle) : null;
+    let hook: InstalledCrashHook | undefined;
+    if (this.#pendingStart) {
+      if (signal !== null && !prgOverlapsHook(this.#prg, signal)) {
+        const s = signal;
+        hook = await this.#timed(() => this.#runPrgWithHook(idle, s));
+      } else await this.#timed(() => this.#runPrg(idle));
+    }
     const writes: DebugRegisterWrite[] = [];
-    const base = { writes, writesExact: false, cycleSource: null };
+    const base = { writes, writesExact: false, cycleSource: null, ...(hook ? { crashHook: hook } : {}) };
     let last: number = idle;
     for (;;) {
       const v = await this.#read('GET /v1/machine:debugreg', () => this.#device.rest.debugRegister());
       if (v !== last) {
+        if (hook && v === hook.signal) {
+          const crash = await this.#readHookCrash(hook);
+          if (crash) return { ...base, outcome: 'crashed', crash };
+        }
         writes.push({ value: v, cycle: 0 });
         const verdict = protocol.classify(v);
         if (verdict === 'crash')
