@@ -46,6 +46,8 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
   let screenBytes: Uint8Array | undefined;
   let harnessCrash = false;
   let traceCrash: CrashState | null = null;
+  /** Where traceCrash came from: the bus trace, or the crash hook installed by DMA (no stream). */
+  let traceHandoff: 'bus-trace-v1' | 'dma-crash-hook-v1' = 'bus-trace-v1';
   let screenMatch: RunOutcome['screenMatch'] = null;
   const spec = test.expect.screen_match;
 
@@ -84,6 +86,7 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
       harnessCrash = true;
     } else if (w.outcome === 'crashed') {
       traceCrash = w.crash;
+      if (w.crashHook) traceHandoff = 'dma-crash-hook-v1';
       if (w.crash.kind === 'jam') observations.jam_pc = w.crash.pc;
     } else {
       observations.debug_register = w.writes.at(-1)?.value ?? null;
@@ -168,7 +171,7 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
 
   let crashState: Record<string, unknown> | null = null;
   if (harnessCrash) crashState = await captureCrash(conn, test, evidence);
-  else if (traceCrash) crashState = await recordTraceCrash(conn, test, traceCrash, evidence);
+  else if (traceCrash) crashState = await recordTraceCrash(conn, test, traceCrash, evidence, traceHandoff);
   const t3 = performance.now();
   return {
     status,
@@ -229,14 +232,16 @@ async function captureCrash(conn: TargetConnection, test: TestSpec, evidence: Ev
 /**
  * Records a crash the target saw without the program's cooperation (bus trace: BRK, JAM): the
  * context in the harness area's layout ("CR", kind 1 BRK / 3 JAM / 4 outside code, A, X, Y, P, SP,
- * PC lo, PC hi) under the hand-off name `bus-trace-v1`, the stack from SP+1 and the zero page as
- * they were at the crash, and the selected globals as they are now.
+ * PC lo, PC hi) under the hand-off name `bus-trace-v1` (or `dma-crash-hook-v1` when the crash hook
+ * installed by DMA caught it: same layout, PC = the BRK's own address), the stack from SP+1 and the
+ * zero page as they were at the crash, and the selected globals as they are now.
  */
 async function recordTraceCrash(
   conn: TargetConnection,
   test: TestSpec,
   c: CrashState,
   evidence: EvidenceWriter,
+  handoff: 'bus-trace-v1' | 'dma-crash-hook-v1',
 ): Promise<Record<string, unknown>> {
   const kindByte = c.kind === 'brk' ? 1 : c.kind === 'jam' ? 3 : 4;
   const area = new Uint8Array(HANDOFF.crashAreaBytes);
@@ -257,7 +262,7 @@ async function recordTraceCrash(
     await evidence.add(globalsName, 'application/json', Buffer.from(`${JSON.stringify(globals, null, 2)}\n`));
   }
   return {
-    handoff: 'bus-trace-v1',
+    handoff,
     kind: c.kind,
     registers: { a: c.a, x: c.x, y: c.y, p: c.p, sp: c.sp, pc: c.pc },
     cycle: c.cycle,

@@ -170,3 +170,30 @@ test('altered, missing or malformed hand-off evidence is crash_analysis_failed',
     (e: unknown) => e instanceof CrashAnalysisError && e.reason === 'no-crash-context',
   );
 });
+
+test('a crash the DMA-installed hook caught (PC = the BRK itself) is reported as such, not as seen in the bus trace', async () => {
+  const input = crashedRun((files) => {
+    const ctx = files.get('crash-context.bin')!;
+    const brk = at('broken') + 1;
+    ctx[8] = brk & 0xff; // the hook records the BRK's own address, as the bus trace does
+    ctx[9] = brk >> 8;
+  });
+  // The context bytes changed after hashing: rehash as the run record would hold them.
+  const files = new Map<string, Buffer>();
+  for (const e of input.run.evidence as ReadonlyArray<{ name: string }>) files.set(e.name, await input.readEvidence(e.name));
+  (input.run as { evidence: unknown }).evidence = [...files].map(([name, bytes]) => ({
+    name,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  }));
+  (input.run.crash_state as { handoff: string }).handoff = 'dma-crash-hook-v1';
+  const report = await buildCrashReport(input);
+  const site = report.site as { address: number; exact: boolean; note: string; opcode_in_program: string };
+  assert.equal(site.address, at('broken') + 1);
+  assert.equal(site.exact, true);
+  assert.equal(site.opcode_in_program, '$00');
+  assert.match(site.note, /crash hook installed by DMA/);
+  assert.doesNotMatch(site.note, /bus trace/);
+  (input.run.crash_state as { handoff: string }).handoff = 'hook-v0';
+  await assert.rejects(buildCrashReport(input), /expected harness-crash-area-v1, bus-trace-v1 or dma-crash-hook-v1/);
+});

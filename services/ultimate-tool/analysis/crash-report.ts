@@ -67,12 +67,14 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
       'no-crash-context',
       `run ${run.run_id} crashed without a crash hand-off (for example a CPU jam), so there is no context to analyse`,
     );
-  if (state.handoff !== 'harness-crash-area-v1' && state.handoff !== 'bus-trace-v1')
+  if (state.handoff !== 'harness-crash-area-v1' && state.handoff !== 'bus-trace-v1' && state.handoff !== 'dma-crash-hook-v1')
     throw new CrashAnalysisError(
       'malformed-context',
-      `unknown crash hand-off ${JSON.stringify(state.handoff)}; expected harness-crash-area-v1 or bus-trace-v1`,
+      `unknown crash hand-off ${JSON.stringify(state.handoff)}; expected harness-crash-area-v1, bus-trace-v1 or dma-crash-hook-v1`,
     );
-  const fromTrace = state.handoff === 'bus-trace-v1';
+  // The bus trace and the DMA-installed hook record the same layout: PC = the faulting opcode's own address.
+  const fromTrace = state.handoff === 'bus-trace-v1' || state.handoff === 'dma-crash-hook-v1';
+  const seenBy = state.handoff === 'dma-crash-hook-v1' ? 'caught by the crash hook installed by DMA' : 'seen in the bus trace';
 
   let context: Buffer;
   let stack: Buffer;
@@ -140,7 +142,7 @@ export async function buildCrashReport(input: CrashReportInput): Promise<Record<
     address_hex: addressHex(siteAddress),
     exact: fromTrace || kind === 'brk',
     note: fromTrace
-      ? `the ${kind === 'brk' ? 'BRK' : kind === 'jam' ? 'JAM' : 'first'} opcode${kind === 'outside-code' ? ' outside the code ranges' : ''}, seen in the bus trace`
+      ? `the ${kind === 'brk' ? 'BRK' : kind === 'jam' ? 'JAM' : 'first'} opcode${kind === 'outside-code' ? ' outside the code ranges' : ''}, ${seenBy}`
       : kind === 'brk'
         ? 'the BRK opcode (pushed PC − 2)'
         : 'the instruction the NMI interrupted',

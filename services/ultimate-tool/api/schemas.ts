@@ -195,8 +195,11 @@ export const ScreenMatchResultSchema = z.object({
 });
 
 export const CrashStateSchema = z.object({
-  handoff: z.literal('harness-crash-area-v1'),
-  kind: z.enum(['brk', 'nmi', 'unknown']),
+  // harness-crash-area-v1: the program's harness wrote the area; bus-trace-v1: seen in the debug
+  // stream; dma-crash-hook-v1: caught by the BRK hook the tool installed by DMA (no stream).
+  handoff: z.enum(['harness-crash-area-v1', 'bus-trace-v1', 'dma-crash-hook-v1']),
+  kind: z.enum(['brk', 'nmi', 'jam', 'outside-code', 'unknown']),
+  cycle: z.number().int().nullable().optional(),
   registers: z.object({ a: z.number(), x: z.number(), y: z.number(), p: z.number(), sp: z.number(), pc: z.number() }),
   site: z.object({ address: z.number().int(), address_hex: z.string(), exact: z.boolean(), note: z.string() }).nullable(),
   evidence: z.object({ context: z.string(), stack: z.string(), zero_page: z.string(), globals: z.string().nullable() }),
