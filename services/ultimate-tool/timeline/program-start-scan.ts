@@ -4,11 +4,10 @@
 // block by block, each block re-hashed against the index as a timeline page does: a tampered
 // capture cannot move the boundary unseen. Out-of-order and malformed datagrams are skipped (their
 // place in time is unknown). The service caches the answer per run (runs are immutable).
-import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { PrgEntry } from '../targets/prg-entry.js';
 import { ProgramStartDetector } from '../targets/program-start.js';
-import { INDEX_BLOCK_HASH_BYTES, INDEX_HEADER_BYTES, INDEX_RECORD_BYTES } from './capture-index.js';
+import { INDEX_HEADER_BYTES, INDEX_RECORD_BYTES } from './capture-index.js';
 import {
   DATAGRAM_HEADER_BYTES,
   type ProgramStartCursor,
@@ -16,6 +15,7 @@ import {
   type StreamProduct,
   TimelineError,
   decodeFlags,
+  readVerifiedBlock,
 } from './timeline-page.js';
 
 export async function findProgramStart(
@@ -36,21 +36,7 @@ export async function findProgramStart(
     if (perBlock < 1) throw new TimelineError('index-malformed', 'the timeline index has zero records per block');
     const blocksAt = INDEX_HEADER_BYTES + total * INDEX_RECORD_BYTES;
     for (let blockFirst = 0, blockNo = 0; blockFirst < total; blockFirst += perBlock, blockNo++) {
-      const count = Math.min(perBlock, total - blockFirst);
-      const recs = Buffer.alloc(count * INDEX_RECORD_BYTES);
-      await index.read(recs, 0, recs.length, INDEX_HEADER_BYTES + blockFirst * INDEX_RECORD_BYTES);
-      const hash = Buffer.alloc(INDEX_BLOCK_HASH_BYTES);
-      await index.read(hash, 0, INDEX_BLOCK_HASH_BYTES, blocksAt + blockNo * INDEX_BLOCK_HASH_BYTES);
-      const from = Number(recs.readBigUInt64LE(0));
-      const lastAt = (count - 1) * INDEX_RECORD_BYTES;
-      const to = Number(recs.readBigUInt64LE(lastAt)) + RECORD_HEADER_BYTES + recs.readUInt16LE(lastAt + 10);
-      const bytes = Buffer.alloc(to - from);
-      const { bytesRead } = await capture.read(bytes, 0, bytes.length, from);
-      if (bytesRead !== bytes.length || !createHash('sha256').update(bytes).digest().equals(hash))
-        throw new TimelineError(
-          'capture-checksum-mismatch',
-          `capture block ${blockNo} no longer matches its registered SHA-256: evidence was altered`,
-        );
+      const { count, recs, from, bytes } = await readVerifiedBlock(index, capture, { total, perBlock, blocksAt }, blockNo);
       for (let i = 0; i < count; i++) {
         const r = i * INDEX_RECORD_BYTES;
         const length = recs.readUInt16LE(r + 10);

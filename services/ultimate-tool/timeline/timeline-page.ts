@@ -16,7 +16,7 @@
 // datagrams whose content cannot be trusted (malformed length, out-of-order arrival). Both are
 // always included, whatever the filters, because a filtered access may hide in them.
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Ca65DebugInfo } from './ca65-debug-info.js';
 import { INDEX_BLOCK_HASH_BYTES, INDEX_HEADER_BYTES, INDEX_MAGIC, INDEX_RECORD_BYTES, INDEX_VERSION } from './capture-index.js';
 import { addressHex } from '../api/address.js';
@@ -353,22 +353,13 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
     outer: while (ordinal < total && scanned < MAX_SCAN_DATAGRAMS) {
       // Load and verify the block holding `ordinal`.
       const blockNo = Math.floor(ordinal / perBlock);
-      const blockFirst = blockNo * perBlock;
-      const blockCount = Math.min(perBlock, total - blockFirst);
-      const recs = Buffer.alloc(blockCount * INDEX_RECORD_BYTES);
-      await index.read(recs, 0, recs.length, INDEX_HEADER_BYTES + blockFirst * INDEX_RECORD_BYTES);
-      const expectedHash = Buffer.alloc(INDEX_BLOCK_HASH_BYTES);
-      await index.read(expectedHash, 0, INDEX_BLOCK_HASH_BYTES, blocksAt + blockNo * INDEX_BLOCK_HASH_BYTES);
-      const from = Number(recs.readBigUInt64LE(0));
-      const lastAt = (blockCount - 1) * INDEX_RECORD_BYTES;
-      const to = Number(recs.readBigUInt64LE(lastAt)) + RECORD_HEADER_BYTES + recs.readUInt16LE(lastAt + 10);
-      const bytes = Buffer.alloc(to - from);
-      const { bytesRead } = await capture.read(bytes, 0, bytes.length, from);
-      if (bytesRead !== bytes.length || !createHash('sha256').update(bytes).digest().equals(expectedHash))
-        throw new TimelineError(
-          'capture-checksum-mismatch',
-          `capture block ${blockNo} (datagrams ${blockFirst}..${blockFirst + blockCount - 1}) no longer matches its registered SHA-256: evidence was altered`,
-        );
+      const {
+        first: blockFirst,
+        count: blockCount,
+        recs,
+        from,
+        bytes,
+      } = await readVerifiedBlock(index, capture, { total, perBlock, blocksAt }, blockNo);
 
       for (; ordinal < blockFirst + blockCount; ordinal++, entry = 0) {
         if (scanned >= MAX_SCAN_DATAGRAMS) break outer;
@@ -479,4 +470,41 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
   } finally {
     await Promise.all([index.close(), capture.close()]);
   }
+}
+
+/** Where a capture's index keeps its blocks: datagrams in all, datagrams per block, hashes' offset. */
+export interface IndexLayout {
+  total: number;
+  perBlock: number;
+  blocksAt: number;
+}
+
+/**
+ * Block `blockNo` of a capture: its index records and its datagram bytes, re-hashed against the
+ * index — a tampered capture is `capture-checksum-mismatch`, never read. Shared by timeline pages
+ * and the program-start scan (program-start-scan.ts).
+ */
+export async function readVerifiedBlock(
+  index: FileHandle,
+  capture: FileHandle,
+  layout: IndexLayout,
+  blockNo: number,
+): Promise<{ first: number; count: number; recs: Buffer; from: number; bytes: Buffer }> {
+  const first = blockNo * layout.perBlock;
+  const count = Math.min(layout.perBlock, layout.total - first);
+  const recs = Buffer.alloc(count * INDEX_RECORD_BYTES);
+  await index.read(recs, 0, recs.length, INDEX_HEADER_BYTES + first * INDEX_RECORD_BYTES);
+  const expectedHash = Buffer.alloc(INDEX_BLOCK_HASH_BYTES);
+  await index.read(expectedHash, 0, INDEX_BLOCK_HASH_BYTES, layout.blocksAt + blockNo * INDEX_BLOCK_HASH_BYTES);
+  const from = Number(recs.readBigUInt64LE(0));
+  const lastAt = (count - 1) * INDEX_RECORD_BYTES;
+  const to = Number(recs.readBigUInt64LE(lastAt)) + RECORD_HEADER_BYTES + recs.readUInt16LE(lastAt + 10);
+  const bytes = Buffer.alloc(to - from);
+  const { bytesRead } = await capture.read(bytes, 0, bytes.length, from);
+  if (bytesRead !== bytes.length || !createHash('sha256').update(bytes).digest().equals(expectedHash))
+    throw new TimelineError(
+      'capture-checksum-mismatch',
+      `capture block ${blockNo} (datagrams ${first}..${first + count - 1}) no longer matches its registered SHA-256: evidence was altered`,
+    );
+  return { first, count, recs, from, bytes };
 }
