@@ -49,3 +49,25 @@ export function foreignClient(client: () => Client): ForeignClient {
   };
   return { call, ok, runOn };
 }
+
+/**
+ * The crash report of fixture brk-three-deep, the same on every target: the BRK at `brk_site`
+ * (src/brk-crash.s line 25) and the three return addresses leading back inner <- middle <- outer.
+ */
+export function assertBrkThreeDeepReport(report: any): void {
+  assert.equal(report.kind, 'brk');
+  assert.equal(report.site.exact, true);
+  assert.equal(report.site.opcode_in_program, '$00');
+  assert.equal(report.site.resolution.symbols[0].name, 'brk_site');
+  assert.deepEqual(
+    [
+      report.site.resolution.source.file,
+      report.site.resolution.source.line,
+      report.site.resolution.source.scope,
+      report.site.resolution.source.offset,
+    ],
+    ['src/brk-crash.s', 25, 'brk_site', 0],
+  );
+  const calls = report.stack.candidate_return_addresses.map((c: any) => c.called_resolution.symbols[0]?.name);
+  assert.deepEqual(calls, ['inner', 'middle', 'outer']);
+}

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { repoRoot } from '../helpers/bin.js';
 import { startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
-import { foreignClient } from './foreign-client.js';
+import { assertBrkThreeDeepReport, foreignClient } from './foreign-client.js';
 
 const x64sc = (process.env.PATH ?? '').split(delimiter).find((d) => d && existsSync(join(d, 'x64sc')));
 const skip = x64sc ? false : 'x64sc (the real VICE) is not on PATH; .ci/run puts ../shared/tools/vice there';
@@ -94,21 +94,7 @@ describe('foreign programs judged on the vice target by the real x64sc, through 
     // inner: LDA #$44 with X and Y from outer ($22) and middle ($33).
     assert.deepEqual([cs.registers.a, cs.registers.x, cs.registers.y], [0x44, 0x22, 0x33]);
     const report = await ok('get_crash_report', { run_id: run.run_id });
-    assert.equal(report.kind, 'brk');
-    assert.equal(report.site.exact, true);
-    assert.equal(report.site.opcode_in_program, '$00');
-    assert.equal(report.site.resolution.symbols[0].name, 'brk_site');
-    assert.deepEqual(
-      [
-        report.site.resolution.source.file,
-        report.site.resolution.source.line,
-        report.site.resolution.source.scope,
-        report.site.resolution.source.offset,
-      ],
-      ['src/brk-crash.s', 25, 'brk_site', 0],
-    );
-    const calls = report.stack.candidate_return_addresses.map((c: any) => c.called_resolution.symbols[0]?.name);
-    assert.deepEqual(calls, ['inner', 'middle', 'outer']);
+    assertBrkThreeDeepReport(report);
     const resolved = await ok('resolve_address', { run_id: run.run_id, address: report.site.address_hex });
     assert.equal(resolved.source.file, 'src/brk-crash.s');
     assert.equal(resolved.source.line, 25);

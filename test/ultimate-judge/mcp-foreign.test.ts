@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { repoRoot } from '../helpers/bin.js';
 import { startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
-import { foreignClient } from './foreign-client.js';
+import { assertBrkThreeDeepReport, foreignClient } from './foreign-client.js';
 
 const fixture = join(repoRoot, 'test', 'fixtures', 'c64-foreign');
 let stack: UltimateStack;
@@ -96,22 +96,7 @@ test('a BRK three calls deep, without a crash hook: crashed from the bus trace, 
   // inner: LDA #$44 with X and Y from outer ($22) and middle ($33), as the KERNAL pushed them.
   assert.deepEqual([cs.registers.a, cs.registers.x, cs.registers.y], [0x44, 0x22, 0x33]);
   const report = await ok('get_crash_report', { run_id: run.run_id });
-  assert.equal(report.kind, 'brk');
-  assert.equal(report.site.exact, true);
-  assert.equal(report.site.opcode_in_program, '$00');
-  assert.equal(report.site.resolution.symbols[0].name, 'brk_site');
-  assert.deepEqual(
-    [
-      report.site.resolution.source.file,
-      report.site.resolution.source.line,
-      report.site.resolution.source.scope,
-      report.site.resolution.source.offset,
-    ],
-    ['src/brk-crash.s', 25, 'brk_site', 0],
-  );
-  // The three return addresses on the stack lead back through inner <- middle <- outer <- main.
-  const calls = report.stack.candidate_return_addresses.map((c: any) => c.called_resolution.symbols[0]?.name);
-  assert.deepEqual(calls, ['inner', 'middle', 'outer']);
+  assertBrkThreeDeepReport(report);
   const resolved = await ok('resolve_address', { run_id: run.run_id, address: report.site.address_hex });
   assert.equal(resolved.source.line, 25);
 });
