@@ -51,13 +51,6 @@ export class CiaSerial {
     return (this.delay & ACTIVE) === 0 && (this.delay & CNT_ALL) === (this.cntHigh ? CNT_ALL : 0);
   }
 
-  /** Timer A underflowed in this clock (output mode). */
-  timerUnderflow(): void {
-    if (this.bits === 0 && !this.pending) return;
-    // Pulses too close together (a timer at 0) are not seen as a new edge.
-    this.delay |= this.delay & ((TOGGLE_CNT0 | NOGGLE_CNT0) >> 1) ? NOGGLE_CNT2 : TOGGLE_CNT2;
-  }
-
   /** SDR was written (output mode): the byte reaches the shifter two clocks later. */
   written(): void {
     this.delay |= SET0 >> 1;
@@ -65,10 +58,11 @@ export class CiaSerial {
 
   /**
    * One clock: act on the events due, then age the delay word. Returns true when the SP
-   * interrupt flag must be set in this clock. `sdr` is the data register's value.
+   * interrupt flag must be set in this clock. `sdr` is the data register's value; `underflow`
+   * says timer A underflowed in this clock (output mode).
    */
-  tick(sdr: number): boolean {
-    const d = this.delay;
+  tick(sdr: number, underflow: boolean): boolean {
+    let d = this.delay;
     let flag = false;
     let feed = 0;
     if (d & SET0) {
@@ -79,6 +73,12 @@ export class CiaSerial {
         this.shifter |= sdr;
         this.bits = 17;
       } else this.pending = true;
+    }
+    // Timer A's underflow clocks the shifter when a byte is in it or waiting — one that the
+    // load above put there in this very clock included (timer A at 3 after the SDR write).
+    if (underflow && (this.bits !== 0 || this.pending)) {
+      // Pulses too close together (a timer at 0) are not seen as a new edge.
+      d |= d & ((TOGGLE_CNT0 | NOGGLE_CNT0) >> 1) ? NOGGLE_CNT2 : TOGGLE_CNT2;
     }
     if (d & TOGGLE_CNT0) {
       if (this.bits !== 0 && (--this.bits & 1) === 1) {

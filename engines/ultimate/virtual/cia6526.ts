@@ -259,8 +259,7 @@ export class Cia6526 {
     }
 
     // Serial shift register, output mode: timer A's underflows clock it (cia-serial.ts).
-    if (aOut && this.cra & 0x40) this.serial.timerUnderflow();
-    const spFlag = this.serial.tick(this.sdr);
+    const spFlag = this.serial.tick(this.sdr, aOut && (this.cra & 0x40) !== 0);
 
     // PB6/PB7: toggle, or a one-clock high pulse.
     if (aOut) {
