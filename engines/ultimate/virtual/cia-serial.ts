@@ -2,8 +2,9 @@
 //
 // Timer A's underflows clock it: every underflow toggles the CNT output, and the data bit goes
 // out on the falling half, so a byte takes 16 underflows. The byte written to SDR moves into the
-// shifter two clocks after the write; a byte written while another is being shifted waits and
-// follows without a gap. The SP interrupt flag is set two clocks after the last bit left, and a
+// shifter two clocks after the write, and an underflow in that same clock already shifts it
+// (timer A at 3, started just before the write); a byte written while another is being shifted
+// waits and follows without a gap. The SP interrupt flag is set two clocks after the last bit left, and a
 // change of the serial direction in the middle of a byte can flag it too. This follows VICE's
 // model (ciacore.c, measured on real CIAs by the cia-sdr-icr tests of VICE's testbench): events
 // are bits in a delay word shifted once a clock. Input mode (CNT driven from outside) is not
