@@ -28,6 +28,12 @@ const CLEAR = NOGGLE_CNT2 | SET_IRQ3 | CNT0 | 0x10000 | 0x100000;
 const ACTIVE = 0x000fff | 0x0f0000;
 
 export class CiaSerial {
+  /**
+   * `batch4485`: the 6526s of the batch dated 4485 (week 44 of 1985) judge "in the middle of a
+   * pulse" over three clocks of CNT history where others look at two (below, `changeDirection`).
+   */
+  constructor(private readonly batch4485 = false) {}
+
   /** Half-bits left to shift (16 per byte), 0 when idle. */
   private bits = 0;
   private shifter = 0;
@@ -110,7 +116,11 @@ export class CiaSerial {
       this.delay |= SET_IRQ3 << 1;
     }
     if (!toOutput) {
-      const wanted = CNT1 | CNT2;
+      // A byte cut while CNT has not been high for the last two clocks (three on the 4485
+      // batch) is flagged when the port turns back to output. On the common chips the SDR flag
+      // of a port turned around one clock after CNT rose therefore misses for that one clock;
+      // the 4485 batch flags it (VICE's cia-sdr-icr tests, measured on both kinds).
+      const wanted = this.batch4485 ? CNT0 | CNT1 | CNT2 : CNT1 | CNT2;
       let finish = (this.delay & wanted) !== wanted;
       if (!finish && this.bits !== 2 && (this.delay & (TOGGLE_CNT2 | (TOGGLE_CNT2 << 1))) === 0 && this.delay & TOGGLE_CNT0) {
         finish = true;
