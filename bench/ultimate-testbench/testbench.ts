@@ -87,6 +87,11 @@ export function machineOptionsFor(options: readonly string[]): C64MachineOptions
       if (reu) out.reuKb = Number(reu[1]) * (reu[2] === 'm' ? 1024 : 1);
     }
   }
+  // The CSV names the chip batch a program needs only in its comment ("CIA timestamp 4485
+  // only", with cia-old): x64sc has no such model and fails those programs; the machine has it.
+  if (out.ciaModel === '6526' && options.some((o) => o.startsWith('comment:') && /\btimestamp 4485\b/i.test(o))) {
+    out.ciaModel = '6526-4485';
+  }
   return out;
 }
 

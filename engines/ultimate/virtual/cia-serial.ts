@@ -2,8 +2,9 @@
 //
 // Timer A's underflows clock it: every underflow toggles the CNT output, and the data bit goes
 // out on the falling half, so a byte takes 16 underflows. The byte written to SDR moves into the
-// shifter two clocks after the write; a byte written while another is being shifted waits and
-// follows without a gap. The SP interrupt flag is set two clocks after the last bit left, and a
+// shifter two clocks after the write, and an underflow in that same clock already shifts it
+// (timer A at 3, started just before the write); a byte written while another is being shifted
+// waits and follows without a gap. The SP interrupt flag is set two clocks after the last bit left, and a
 // change of the serial direction in the middle of a byte can flag it too. This follows VICE's
 // model (ciacore.c, measured on real CIAs by the cia-sdr-icr tests of VICE's testbench): events
 // are bits in a delay word shifted once a clock. Input mode (CNT driven from outside) is not
@@ -27,6 +28,12 @@ const CLEAR = NOGGLE_CNT2 | SET_IRQ3 | CNT0 | 0x10000 | 0x100000;
 const ACTIVE = 0x000fff | 0x0f0000;
 
 export class CiaSerial {
+  /**
+   * `batch4485`: the 6526s of the batch dated 4485 (week 44 of 1985) judge "in the middle of a
+   * pulse" over three clocks of CNT history where others look at two (below, `changeDirection`).
+   */
+  constructor(private readonly batch4485 = false) {}
+
   /** Half-bits left to shift (16 per byte), 0 when idle. */
   private bits = 0;
   private shifter = 0;
@@ -51,13 +58,6 @@ export class CiaSerial {
     return (this.delay & ACTIVE) === 0 && (this.delay & CNT_ALL) === (this.cntHigh ? CNT_ALL : 0);
   }
 
-  /** Timer A underflowed in this clock (output mode). */
-  timerUnderflow(): void {
-    if (this.bits === 0 && !this.pending) return;
-    // Pulses too close together (a timer at 0) are not seen as a new edge.
-    this.delay |= this.delay & ((TOGGLE_CNT0 | NOGGLE_CNT0) >> 1) ? NOGGLE_CNT2 : TOGGLE_CNT2;
-  }
-
   /** SDR was written (output mode): the byte reaches the shifter two clocks later. */
   written(): void {
     this.delay |= SET0 >> 1;
@@ -65,10 +65,11 @@ export class CiaSerial {
 
   /**
    * One clock: act on the events due, then age the delay word. Returns true when the SP
-   * interrupt flag must be set in this clock. `sdr` is the data register's value.
+   * interrupt flag must be set in this clock. `sdr` is the data register's value; `underflow`
+   * says timer A underflowed in this clock (output mode).
    */
-  tick(sdr: number): boolean {
-    const d = this.delay;
+  tick(sdr: number, underflow: boolean): boolean {
+    let d = this.delay;
     let flag = false;
     let feed = 0;
     if (d & SET0) {
@@ -79,6 +80,12 @@ export class CiaSerial {
         this.shifter |= sdr;
         this.bits = 17;
       } else this.pending = true;
+    }
+    // Timer A's underflow clocks the shifter when a byte is in it or waiting — one that the
+    // load above put there in this very clock included (timer A at 3 after the SDR write).
+    if (underflow && (this.bits !== 0 || this.pending)) {
+      // Pulses too close together (a timer at 0) are not seen as a new edge.
+      d |= d & ((TOGGLE_CNT0 | NOGGLE_CNT0) >> 1) ? NOGGLE_CNT2 : TOGGLE_CNT2;
     }
     if (d & TOGGLE_CNT0) {
       if (this.bits !== 0 && (--this.bits & 1) === 1) {
@@ -109,7 +116,11 @@ export class CiaSerial {
       this.delay |= SET_IRQ3 << 1;
     }
     if (!toOutput) {
-      const wanted = CNT1 | CNT2;
+      // A byte cut while CNT has not been high for the last two clocks (three on the 4485
+      // batch) is flagged when the port turns back to output. On the common chips the SDR flag
+      // of a port turned around one clock after CNT rose therefore misses for that one clock;
+      // the 4485 batch flags it (VICE's cia-sdr-icr tests, measured on both kinds).
+      const wanted = this.batch4485 ? CNT0 | CNT1 | CNT2 : CNT1 | CNT2;
       let finish = (this.delay & wanted) !== wanted;
       if (!finish && this.bits !== 2 && (this.delay & (TOGGLE_CNT2 | (TOGGLE_CNT2 << 1))) === 0 && this.delay & TOGGLE_CNT0) {
         finish = true;

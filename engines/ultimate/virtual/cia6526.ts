@@ -19,8 +19,15 @@
 import { CiaSerial } from './cia-serial.js';
 import { CiaTod } from './cia-tod.js';
 
-/** Which chip: the original 6526 or the 6526A/8521 of later C64s. */
-export type CiaModel = '6526' | '6526A';
+/**
+ * Which chip: the original 6526, the 6526A/8521 of later C64s, or an original 6526 of the batch
+ * dated 4485, whose serial port flags a byte cut by a direction change in one more clock
+ * (cia-serial.ts); in everything else it is a 6526.
+ */
+export type CiaModel = '6526' | '6526A' | '6526-4485';
+
+/** The models `CiaModel` accepts, for validating options. */
+export const CIA_MODELS: readonly CiaModel[] = ['6526', '6526A', '6526-4485'];
 
 export interface CiaOptions {
   model?: CiaModel;
@@ -109,7 +116,7 @@ export class Cia6526 {
   private icrAck = 0;
   private intActive = false;
   private sdr = 0;
-  private readonly serial = new CiaSerial();
+  private readonly serial: CiaSerial;
   /** PB6/PB7 as the timers drive them (toggle or one-clock pulse). */
   private pbTimerOut = 0;
   private pbToggle = 0;
@@ -133,11 +140,12 @@ export class Cia6526 {
     options: CiaOptions = {},
   ) {
     const model = options.model ?? '6526';
-    if (model !== '6526' && model !== '6526A') {
-      throw new RangeError(`CIA model must be '6526' or '6526A'; got ${JSON.stringify(model)}`);
+    if (!CIA_MODELS.includes(model)) {
+      throw new RangeError(`CIA model must be one of ${CIA_MODELS.map((m) => `'${m}'`).join(', ')}; got ${JSON.stringify(model)}`);
     }
     this.model = model;
     this.isNew = model === '6526A';
+    this.serial = new CiaSerial(model === '6526-4485');
     this.tod = new CiaTod(options.clockHz ?? PAL_CLOCK, options.powerHz ?? 50, () => {
       this.d2 |= TODINT0;
     });
@@ -259,8 +267,7 @@ export class Cia6526 {
     }
 
     // Serial shift register, output mode: timer A's underflows clock it (cia-serial.ts).
-    if (aOut && this.cra & 0x40) this.serial.timerUnderflow();
-    const spFlag = this.serial.tick(this.sdr);
+    const spFlag = this.serial.tick(this.sdr, aOut && (this.cra & 0x40) !== 0);
 
     // PB6/PB7: toggle, or a one-clock high pulse.
     if (aOut) {

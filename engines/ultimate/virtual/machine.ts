@@ -17,7 +17,7 @@
 // Bit 26: the U64 core's meaning is not public; this emulation drives it low when the access hits
 // BASIC, KERNAL or character ROM (no cartridge is emulated, so it never means ROML/ROMH here).
 
-import { Cia6526, type CiaModel } from './cia6526.js';
+import { CIA_MODELS, Cia6526, type CiaModel } from './cia6526.js';
 import { InputLines } from './input-lines.js';
 import { CpuPort } from './cpu-port.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
@@ -196,8 +196,8 @@ export class C64Machine implements CpuBus {
     }
     this.video = video;
     const ciaModel = opts.ciaModel ?? '6526';
-    if (ciaModel !== '6526' && ciaModel !== '6526A') {
-      throw new RangeError(`ciaModel must be '6526' or '6526A'; got ${JSON.stringify(ciaModel)}`);
+    if (!CIA_MODELS.includes(ciaModel)) {
+      throw new RangeError(`ciaModel must be one of ${CIA_MODELS.map((m) => `'${m}'`).join(', ')}; got ${JSON.stringify(ciaModel)}`);
     }
     this.ciaModel = ciaModel;
     this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : video === 'ntsc' ? NTSC_CYCLES_PER_LINE : NTSC_OLD_CYCLES_PER_LINE;
