@@ -35,7 +35,7 @@ interface Outcome {
  * Run `body` (acme source at $0400 after a SEI or CLI prologue) with the IRQ line low from
  * clock `irqAt` and BA low over `hold` (clocks from t0 = the first clock of `body`).
  */
-function run(body: string, opts: { i: 0 | 1; irqAt: number; hold?: [number, number] }): Outcome {
+function run(body: string, opts: { i: 0 | 1; irqAt: number; hold?: [number, number]; nmi?: boolean }): Outcome {
   const source = `
 !cpu 6510
 * = $0400
@@ -63,9 +63,12 @@ irq:    tsx
   const handler = prog.labels.get('irq')!;
   bus.mem[0xfffe] = handler & 0xff;
   bus.mem[0xffff] = handler >> 8;
+  bus.mem[0xfffa] = handler & 0xff;
+  bus.mem[0xfffb] = handler >> 8;
   bus.t0 = held.cycles;
   if (opts.hold) [bus.lowFrom, bus.lowTo] = opts.hold;
-  held.setIrqSource(IRQ_SOURCE_EXTERNAL, true, bus.t0 + opts.irqAt);
+  if (opts.nmi) held.triggerNmi(bus.t0 + opts.irqAt);
+  else held.setIrqSource(IRQ_SOURCE_EXTERNAL, true, bus.t0 + opts.irqAt);
   let handlerAt = -1;
   while (!held.jammed && held.cycles < bus.t0 + 200) {
     if (held.pc === handler && handlerAt < 0) handlerAt = held.cycles - bus.t0;
@@ -118,6 +121,13 @@ test('SEI held in its second cycle latches nothing: an IRQ arriving in the hold 
   assert.equal(run('        nop', { i: 0, irqAt: 3, hold: [1, 4] }).returnTo, 0x0401, 'NOP held: taken after it');
   // A line low before the SEI's poll is taken after the SEI, held or not (I is set after the poll).
   assert.equal(run('        sei', { i: 0, irqAt: 0, hold: [1, 4] }).returnTo, 0x0401);
+});
+
+test('an NMI edge inside a hold is latched whatever the instruction, SEI included', () => {
+  // Same SEI hold as above (1-4, retry 5), the NMI edge at clock 3: taken after the SEI.
+  assert.deepEqual(run('        sei', { i: 0, irqAt: 3, hold: [1, 4], nmi: true }), { returnTo: 0x0401, handlerAt: 13 });
+  // An edge at the retry clock counts one clock only: the NOP after the SEI runs first.
+  assert.equal(run('        sei', { i: 0, irqAt: 5, hold: [1, 4], nmi: true }).returnTo, 0x0402);
 });
 
 test('CLI held in its second cycle lets a waiting IRQ in right after it', () => {
