@@ -2,11 +2,13 @@
 // only the CPU's own clocks count towards the two-clock delay (three after a taken branch that
 // stays in its page); a line that goes low while the CPU is held counts as one clock when it runs
 // again, except during SEI; CLI whose second cycle is held lets the IRQ in right after it. These
-// are x64sc's rules and the real C64's as VICE-testprogs interrupts/irqdma measured them. Here a
-// flat bus holds the CPU on reads in scripted clocks, as the machine does when BA is low.
+// are x64sc's rules and the real C64's as VICE-testprogs interrupts/irqdma measured them. First a
+// flat bus holds the CPU on reads in scripted clocks, as the machine does when BA is low; then the
+// machine itself, where sprite 0's DMA holds a chain of SEI/CLI (the clocks found by tracing it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cpu6510, IRQ_SOURCE_EXTERNAL } from '../../engines/ultimate/virtual/cpu6510.js';
+import { C64Machine } from '../../engines/ultimate/virtual/machine.js';
 import { acme, FlatBus } from './helpers.js';
 
 /** A flat bus whose reads wait while BA is low: `lowFrom..lowTo` in clocks counted from `t0`. */
@@ -142,4 +144,91 @@ test('CLI held in its second cycle lets a waiting IRQ in right after it', () => 
         plp`;
   // LDA #0 0-1, PHA 2-4, PLP 5-8: hold its pull (clock 8) through 10.
   assert.equal(run(plp, { i: 1, irqAt: -10, hold: [8, 10] }).returnTo, 0x0405);
+});
+
+// ---- the same on the machine: sprite 0's DMA holds a chain of SEI/CLI --------------------------
+
+const CHAIN = 0xc000;
+const PAIRS = 400;
+const BA_LOW = 1 << 28;
+
+interface Traced {
+  addr: number;
+  op: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * A machine at READY running `SEI; LDA #$7F; STA $DC0D; LDA $DC0D; [LDA $02 when pad]` and then
+ * SEI/CLI pairs across the lines where sprite 0 (Y = $60, display off) takes the bus, with its
+ * IRQ vector on a handler that stores the return address at $02/$03 and jams.
+ */
+function chainMachine(pad: boolean, onBusCycle?: (m: C64Machine, e: number) => void): { m: C64Machine; first: number } {
+  const prologue = [0x78, 0xa9, 0x7f, 0x8d, 0x0d, 0xdc, 0xad, 0x0d, 0xdc, ...(pad ? [0xa5, 0x02] : [])];
+  const first = CHAIN + prologue.length;
+  const handler = first + 2 * PAIRS + 1;
+  const code = [...prologue, ...Array.from({ length: PAIRS }, () => [0x78, 0x58]).flat(), 0x02];
+  code.push(0xba, 0xbd, 0x02, 0x01, 0x85, 0x02, 0xbd, 0x03, 0x01, 0x85, 0x03, 0x02); // handler
+  let m: C64Machine | undefined;
+  m = new C64Machine({ onBusCycle: onBusCycle && ((e) => m && onBusCycle(m, e)) });
+  m.writeMem(CHAIN, Uint8Array.from(code));
+  m.poke(0x01, 0x35); // RAM at $E000-$FFFF: the IRQ vector is ours
+  m.writeMem(0xfffe, Uint8Array.of(handler & 0xff, handler >> 8));
+  m.writeMem(0xd011, Uint8Array.of(0x0b)); // display off: no bad lines, only the sprite's DMA
+  m.writeMem(0xd015, Uint8Array.of(0x01));
+  m.writeMem(0xd001, Uint8Array.of(0x60));
+  m.cpu.pc = CHAIN;
+  m.cpu.p |= 0x04;
+  m.run(1000, (mm) => mm.cpu.pc === first);
+  return { m, first };
+}
+
+/** Each instruction of the chain with its clocks, and the clocks where a hold began (BA low on a read). */
+function traceChain(pad: boolean): { steps: Traced[]; holdStarts: Set<number> } {
+  const holdStarts = new Set<number>();
+  const { m, first } = chainMachine(pad, (mm, e) => {
+    if ((e & BA_LOW) === 0 && (e & 0x80000000) !== 0) holdStarts.add(mm.cpu.cycles - 1);
+  });
+  const steps: Traced[] = [];
+  while (m.cpu.pc >= first && m.cpu.pc < first + 2 * PAIRS) {
+    const start = m.cpu.cycles;
+    const addr = m.cpu.pc;
+    m.stepInstruction();
+    steps.push({ addr, op: m.peek(addr), start, end: m.cpu.cycles });
+  }
+  return { steps, holdStarts };
+}
+
+/** The chain instruction with opcode `op` whose second cycle sprite DMA held, for some pad. */
+function heldSecondCycle(op: number): { pad: boolean; step: Traced } {
+  for (const pad of [false, true]) {
+    const { steps, holdStarts } = traceChain(pad);
+    const step = steps.find((s) => s.op === op && s.end - s.start > 2 && holdStarts.has(s.start + 1));
+    if (step) return { pad, step };
+  }
+  throw new Error(`no ${op.toString(16)} with a held second cycle in the chain`);
+}
+
+/** Run the chain with the IRQ line low from clock `at`: the return address the IRQ pushed. */
+function chainIrq(pad: boolean, at: number): number {
+  const { m } = chainMachine(pad);
+  m.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, true, at);
+  m.run(4 * PAIRS * 2);
+  assert.equal(m.lastStop, 'jam');
+  return m.ram[0x02]! | (m.ram[0x03]! << 8);
+}
+
+test('on the machine: a CLI whose second cycle sprite 0 holds takes a waiting IRQ right after it', () => {
+  const { pad, step } = heldSecondCycle(0x58);
+  // Low from the SEI's last cycle before it (too late for the SEI's poll): taken after the CLI,
+  // not one instruction later as without the hold.
+  assert.equal(chainIrq(pad, step.start - 1), step.addr + 1);
+});
+
+test('on the machine: an IRQ that arrives while sprite 0 holds SEI is not taken after the SEI', () => {
+  const { pad, step } = heldSecondCycle(0x78);
+  // Low from the first held clock: no latch during SEI, so I is set first; the IRQ waits for the
+  // next SEI/CLI pair (taken after its SEI, as CLI delays by one instruction).
+  assert.equal(chainIrq(pad, step.start + 1), step.addr + 3);
 });
