@@ -11,6 +11,12 @@
 // Performance: one `switch` over the opcode with small helper methods that V8 inlines; no
 // allocation per instruction or cycle. The bus is an interface with two methods; the machine
 // (machine.ts) decides what an address means and whether it reports the cycle.
+//
+// RDY: when the VIC-II takes the bus the machine holds the CPU on a read (`hold`); the held clocks
+// pass on `cycles` but are not the CPU's own, and the interrupt poll counts own clocks only
+// (cpu-rdy-holds.ts).
+
+import { RdyHolds } from './cpu-rdy-holds.js';
 
 /** What the CPU sees of the rest of the machine: one call per clock cycle. */
 export interface CpuBus {
@@ -74,6 +80,13 @@ export class Cpu6510 {
   private pollAt = Number.NEGATIVE_INFINITY;
   /** Set by a taken branch without page crossing: its poll is one cycle earlier. */
   private pollEarly = 0;
+  /** The clocks RDY held the CPU lately: the poll counts the CPU's own clocks only. */
+  private readonly holds = new RdyHolds();
+  /**
+   * The opcode whose execution a hold interrupts: the current instruction's after its opcode
+   * fetch, the previous one's during the fetch (0 after an interrupt entry, as after BRK).
+   */
+  private lastOp = 0;
   /** Set on a falling edge of NMI (see `triggerNmi`); cleared when the NMI is taken. */
   nmiPending = false;
   /** True after a KIL/JAM opcode: only a reset starts the CPU again. */
@@ -105,6 +118,8 @@ export class Cpu6510 {
     this.nmiPending = false;
     this.pollIOverride = -1;
     this.pollAt = Number.NEGATIVE_INFINITY;
+    this.holds.reset();
+    this.lastOp = 0;
     this.rd(this.pc);
     this.rd(this.pc);
     this.rd(0x100 | this.sp);
@@ -146,6 +161,15 @@ export class Cpu6510 {
   triggerNmi(at = Number.NEGATIVE_INFINITY): void {
     if (!this.nmiPending) this.nmiAt = at;
     this.nmiPending = true;
+  }
+
+  /**
+   * RDY held the CPU from clock `from` through `to` (0-based indices): its read is repeated at
+   * `to + 1`. Called by the bus inside a read, while `cycles` is `from + 1`.
+   */
+  hold(from: number, to: number): void {
+    this.cycles += to - from + 1;
+    this.holds.record(from, to + 1, this.lastOp !== 0x78);
   }
 
   /** Advance one clock while jammed: the bus shows reads of $FFFF, as a halted NMOS 6502 does. */
@@ -440,20 +464,22 @@ export class Cpu6510 {
     const override = this.pollIOverride;
     this.pollIOverride = -1;
     const seen = this.pollAt;
-    if (this.nmiPending && this.nmiAt <= seen) {
+    if (this.nmiPending && this.holds.countsFrom(this.nmiAt, true) <= seen) {
       this.nmiPending = false;
       this.rd(this.pc);
       this.rd(this.pc);
       this.interrupt(0xfffa, false);
       this.pollAt = Number.NEGATIVE_INFINITY; // the handler's first instruction always runs
+      this.lastOp = 0;
       return true;
     }
-    const lowAtPoll = this.irqAt <= seen && (this.#irqLines !== 0 || this.irqReleasedAt > seen);
+    const lowAtPoll = this.holds.countsFrom(this.irqAt, false) <= seen && (this.#irqLines !== 0 || this.irqReleasedAt > seen);
     if (lowAtPoll && (override === -1 ? this.fi : override) === 0) {
       this.rd(this.pc);
       this.rd(this.pc);
       this.interrupt(0xfffe, false);
       this.pollAt = Number.NEGATIVE_INFINITY;
+      this.lastOp = 0;
       return true;
     }
     return false;
@@ -474,6 +500,7 @@ export class Cpu6510 {
     }
     const opAddr = this.pc;
     const op = this.fetch();
+    this.lastOp = op;
     let t: number;
     switch (op) {
       // ---- loads
@@ -897,11 +924,16 @@ export class Cpu6510 {
         this.rd(this.pc);
         this.fv = 0;
         break;
-      case 0x58:
+      case 0x58: {
+        // CLI clears I in its second cycle, after that cycle's poll: the next poll sees the old I
+        // and an IRQ waits one more instruction — unless RDY held that cycle, whose repeated
+        // poll sees I clear (x64sc; VICE-testprogs interrupts/irqdma).
+        const before = this.cycles;
         this.rd(this.pc);
-        this.pollIOverride = this.fi;
+        if (this.cycles - before === 1) this.pollIOverride = this.fi;
         this.fi = 0;
         break;
+      }
       case 0x78:
         this.rd(this.pc);
         this.pollIOverride = this.fi;
@@ -1281,7 +1313,10 @@ export class Cpu6510 {
         // Unreachable: every one of the 256 opcodes has a case above.
         throw new Error(`6510: no case for opcode $${op.toString(16)}`);
     }
-    this.pollAt = this.cycles - 2 - this.pollEarly;
+    const depth = 2 + this.pollEarly;
+    this.pollAt = this.cycles - depth;
+    // RDY held the CPU within the poll window: count back over its own clocks only.
+    if (this.holds.lastRetry > this.pollAt) this.pollAt = this.holds.pollClock(this.cycles, depth);
     this.pollEarly = 0;
     return this.cycles - start;
   }

@@ -416,7 +416,7 @@ export class C64Machine implements CpuBus {
       // The CPU is held from `now` through `last`; it retries its access on the clock after.
       const cb = this.onBusCycle;
       if (cb !== undefined) this.emitStall(cb, addr, now, last, stolenFrom);
-      cpu.cycles += last - now + 1;
+      cpu.hold(now, last);
     }
     this.baCheckAt = timing.nextAttention(cpu.cycles - 1);
   }
