@@ -104,6 +104,9 @@ describe('ROM options', () => {
     assert.equal(parsed.options.reuKb, 512);
     assert.throws(() => parseVirtualDeviceArgs(['--reu-kb', '300']), /--reu-kb expects one of 128/);
     assert.throws(() => parseVirtualDeviceArgs(['--video', 'secam']), /--video expects pal or ntsc/);
+    const batch = parseVirtualDeviceArgs(['--cia-model', '6526-4485']);
+    assert.ok(batch !== 'help' && batch.options.ciaModel === '6526-4485');
+    assert.throws(() => parseVirtualDeviceArgs(['--cia-model', '8521']), /--cia-model expects one of 6526, 6526A, 6526-4485; got "8521"/);
   });
 
   test("--rom-dir with VICE's folder gives the three images", { skip }, () => {

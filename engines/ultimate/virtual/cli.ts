@@ -3,6 +3,7 @@
 // tests can find them; everything else goes to stderr.
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../common/usage-error.js';
+import { CIA_MODELS, type CiaModel } from './cia6526.js';
 import { VirtualUltimate, type VirtualUltimateOptions } from './index.js';
 import { REU_SIZES_KB } from './machine.js';
 import { loadRomDir } from './rom-dir.js';
@@ -27,7 +28,7 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
   --firmware 3.15|3.14  firmware behaviour where versions differ (default 3.15: idle DMA closes after 1 s)
   --rom-dir DIR         boot real ROMs from DIR (VICE's names: kernal-901227-03.bin, basic-901226-01.bin,
                         chargen-901225-01.bin); default: the stand-in KERNAL (no Commodore ROM ships)
-  --cia-model M         6526 (default) or 6526A
+  --cia-model M         6526 (default), 6526A, or 6526-4485 (the old CIA's batch dated 4485)
   --video V             pal (default), ntsc (6567R8) or ntsc-old (6567R56A)
   --reu-kb N            REU at $DF00 of N KiB (128, 256, 512, 1024, 2048, 4096, 8192, 16384); default none
   --exit-on-stdin-close stop when stdin reaches end of file
@@ -136,8 +137,10 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
       }
       case '--cia-model': {
         const v = value();
-        if (v !== '6526' && v !== '6526A') throw new UsageError(`--cia-model expects 6526 or 6526A, got ${JSON.stringify(v)}`);
-        options.ciaModel = v;
+        if (!CIA_MODELS.includes(v as CiaModel)) {
+          throw new UsageError(`--cia-model expects one of ${CIA_MODELS.join(', ')}; got ${JSON.stringify(v)}`);
+        }
+        options.ciaModel = v as CiaModel;
         break;
       }
       case '--video': {
