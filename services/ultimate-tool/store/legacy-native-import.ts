@@ -112,7 +112,13 @@ function moveAside(path: string): string {
   let target = `${path}.migrated`;
   for (let n = 1; existsSync(target); n++) target = `${path}.migrated.${n}`;
   for (const suffix of ['-wal', '-shm']) if (existsSync(path + suffix)) renameSync(path + suffix, target + suffix);
-  renameSync(path, target);
+  try {
+    renameSync(path, target);
+  } catch (e) {
+    // Another process opening the same store copied (nothing new, by id) and moved it first.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return `${path} (already moved aside by another process)`;
+    throw e;
+  }
   const dir = openSync(join(path, '..'), 'r');
   try {
     fsyncSync(dir);
