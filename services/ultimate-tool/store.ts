@@ -136,6 +136,11 @@ export class ServiceStore {
     return { interruptedJobs: interrupted, corruptJobs: corrupt, orphanedEvidenceDirs: orphaned };
   }
 
+  /** This connection's `PRAGMA synchronous` (1 = NORMAL). */
+  synchronousLevel(): number {
+    return this.#db.pragma('synchronous', { simple: true }) as number;
+  }
+
   runDir(runId: string): string {
     return join(this.dir, 'runs', runId);
   }

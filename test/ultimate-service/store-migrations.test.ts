@@ -67,6 +67,10 @@ test('a new store gets every migration, in one file, and a second connection fin
     );
     assert.equal(store.opened.legacyNative, null);
     const native = new NativeStore(dir);
+    // The latch's durability: the native connection commits with FULL (fsync per commit), the
+    // service's with NORMAL, on the one file.
+    assert.equal(native.synchronousLevel(), 2, 'native store: synchronous = FULL');
+    assert.equal(store.synchronousLevel(), 1, 'service store: synchronous = NORMAL');
     native.close();
     store.close();
     assert.equal(userVersion(join(dir, 'service.sqlite3')), LATEST_SCHEMA_VERSION);

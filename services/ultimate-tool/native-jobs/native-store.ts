@@ -45,6 +45,11 @@ export class NativeStore {
     logStoreOpen(report, opts.logger);
   }
 
+  /** This connection's `PRAGMA synchronous` (2 = FULL: every commit fsync'd); the tests hold it to FULL. */
+  synchronousLevel(): number {
+    return this.#db.pragma('synchronous', { simple: true }) as number;
+  }
+
   runDir(runId: string): string {
     return join(this.dir, 'runs', runId);
   }
