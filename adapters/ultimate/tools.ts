@@ -25,6 +25,7 @@ import {
   TimelineBodySchema,
 } from './api-schemas.js';
 import { ultimateEnvelope } from './envelope.js';
+import { reportJobRuns } from './job-progress.js';
 import {
   CompareRunCheckpointsArgs,
   GetCheckpointComparisonArgs,
@@ -140,7 +141,12 @@ export function createUltimateTools(client: UltimateServiceClient, advertise: Sc
     input: GetJobArgs,
     output: JobBodySchema,
     annotations: { ...READ, idempotentHint: false },
-    handler: ({ job_id }, ctx) => client.getJob(job_id, { signal: ctx.signal }),
+    // With a progressToken: one progress notification, runs finished out of planned (job-progress.ts).
+    handler: async ({ job_id }, ctx) => {
+      const body = await client.getJob(job_id, { signal: ctx.signal });
+      reportJobRuns(ctx, body.job);
+      return body;
+    },
   });
 
   tools.define({
@@ -150,7 +156,11 @@ export function createUltimateTools(client: UltimateServiceClient, advertise: Sc
     input: NoArgs,
     output: ActiveJobBodySchema,
     annotations: { ...READ, idempotentHint: false },
-    handler: (_args, ctx) => client.getActiveJob({ signal: ctx.signal }),
+    handler: async (_args, ctx) => {
+      const body = await client.getActiveJob({ signal: ctx.signal });
+      reportJobRuns(ctx, body.job);
+      return body;
+    },
   });
 
   tools.define({

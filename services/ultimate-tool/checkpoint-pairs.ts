@@ -48,19 +48,7 @@ export class CheckpointPairTable {
   readonly #list: Database.Statement;
 
   constructor(db: Database.Database) {
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS checkpoint_comparisons (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        comparison_id TEXT NOT NULL UNIQUE,
-        job_id TEXT NOT NULL,
-        summary TEXT NOT NULL,
-        record TEXT NOT NULL
-      );
-      CREATE TRIGGER IF NOT EXISTS checkpoint_comparisons_immutable_update BEFORE UPDATE ON checkpoint_comparisons
-        BEGIN SELECT RAISE(ABORT, 'checkpoint comparison records are immutable'); END;
-      CREATE TRIGGER IF NOT EXISTS checkpoint_comparisons_immutable_delete BEFORE DELETE ON checkpoint_comparisons
-        BEGIN SELECT RAISE(ABORT, 'checkpoint comparison records are immutable'); END;
-    `);
+    // The table and its triggers are part of the store's schema (store/migrations.ts, version 1).
     this.#insert = db.prepare('INSERT INTO checkpoint_comparisons (comparison_id, job_id, summary, record) VALUES (?, ?, ?, ?)');
     this.#get = db.prepare('SELECT record FROM checkpoint_comparisons WHERE comparison_id = ?');
     this.#list = db.prepare('SELECT comparison_id, summary FROM checkpoint_comparisons ORDER BY seq DESC LIMIT ?');

@@ -77,7 +77,7 @@ export class UltimateToolService {
     this.projectRoot = resolve(opts.projectDir);
     const log = opts.logger ?? silentLogger;
     const now = opts.now ?? Date.now;
-    this.store = new ServiceStore(resolve(opts.storeDir ?? join(this.projectRoot, '.ultimate-tool')));
+    this.store = new ServiceStore(resolve(opts.storeDir ?? join(this.projectRoot, '.ultimate-tool')), { logger: log });
     const recovered = this.store.recover(new Date(now()).toISOString());
     if (recovered.interruptedJobs.length)
       log.warn(`marked ${recovered.interruptedJobs.length} interrupted job(s) failed: ${recovered.interruptedJobs.join(', ')}`);
@@ -116,7 +116,7 @@ export class UltimateToolService {
       limits: opts.captureLimits ?? DEFAULT_CAPTURE_LIMITS,
       now,
     });
-    this.#native = new NativeStore(this.store.dir);
+    this.#native = new NativeStore(this.store.dir, { logger: log });
     const uncertain = this.#native.recover(new Date(now()).toISOString());
     if (uncertain.length)
       log.warn(`marked ${uncertain.length} unfinished native run(s) uncertain and their intents suspended: ${uncertain.join(', ')}`);

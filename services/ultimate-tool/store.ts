@@ -1,4 +1,7 @@
-// The service's state in one embedded SQLite database (better-sqlite3): runs, jobs and probes.
+// The service's state in one embedded SQLite database (better-sqlite3), `<store>/service.sqlite3`:
+// runs, jobs and probes here; the trusted-native flow's tables in the same file through a
+// connection of its own (native-jobs/native-store.ts). The schema is the numbered migrations of
+// store/migrations.ts, applied when the store is opened (store/open-store-database.ts).
 // Why SQLite: a run record must survive `kill -9` at any moment and never be seen half-written;
 // SQLite's journal gives that per transaction (WAL), and list_runs pages over
 // 10,000+ runs by index instead of reading files. Run records are immutable: a trigger refuses
@@ -8,10 +11,12 @@
 // open (they were never registered, so nobody can have read them).
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import type { Logger } from '../../common/index.js';
 import type { Job, RunRecord, RunSummary } from './api/schemas.js';
 import { CheckpointPairTable } from './checkpoint-pairs.js';
 import { pageBySeq } from './seq-page.js';
+import { type StoreOpenReport, logStoreOpen, openStoreDatabase } from './store/open-store-database.js';
 
 export interface StoredProbe {
   probe_id: string;
@@ -59,50 +64,19 @@ export class ServiceStore {
   /** Stored checkpoint pair records of compare_checkpoints jobs (checkpoint-pairs.ts). */
   readonly checkpointPairs: CheckpointPairTable;
 
-  constructor(dir: string) {
+  /** What opening did: the schema versions before and after, the migrations applied, a former native file copied in. */
+  readonly opened: StoreOpenReport;
+
+  constructor(dir: string, opts: { logger?: Logger } = {}) {
     this.dir = dir;
     mkdirSync(join(dir, 'runs'), { recursive: true, mode: 0o700 });
-    this.#db = new Database(join(dir, 'service.sqlite3'));
-    this.#db.pragma('journal_mode = WAL');
-    // WAL + NORMAL: a commit survives the death of this process at any instant (kill -9); after an
-    // OS crash or power loss the last commits may be rolled back — whole, never half. FULL would
-    // add an fsync to every job-state change for a guarantee the contract does not ask for.
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma('busy_timeout = 5000');
-    this.#db.exec(`
-      CREATE TABLE IF NOT EXISTS runs (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        run_id TEXT NOT NULL UNIQUE,
-        job_id TEXT NOT NULL,
-        test TEXT NOT NULL,
-        target TEXT NOT NULL,
-        summary TEXT NOT NULL,
-        record TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS runs_by_test ON runs(test, seq);
-      CREATE INDEX IF NOT EXISTS runs_by_target ON runs(target, seq);
-      CREATE INDEX IF NOT EXISTS runs_by_test_target ON runs(test, target, seq);
-      CREATE INDEX IF NOT EXISTS runs_by_status ON runs(json_extract(summary, '$.status'), seq);
-      CREATE TRIGGER IF NOT EXISTS runs_immutable_update BEFORE UPDATE ON runs
-        BEGIN SELECT RAISE(ABORT, 'run records are immutable'); END;
-      CREATE TRIGGER IF NOT EXISTS runs_immutable_delete BEFORE DELETE ON runs
-        BEGIN SELECT RAISE(ABORT, 'run records are immutable'); END;
-      CREATE TABLE IF NOT EXISTS jobs (
-        job_id TEXT PRIMARY KEY,
-        created_seq INTEGER NOT NULL,
-        state TEXT NOT NULL,
-        doc TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_seq);
-      CREATE TABLE IF NOT EXISTS probes (
-        probe_id TEXT PRIMARY KEY,
-        doc TEXT NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS capture_preparations (
-        preparation_id TEXT PRIMARY KEY,
-        doc TEXT NOT NULL
-      );
-    `);
+    // NORMAL: a commit survives the death of this process at any instant (kill -9); after an OS
+    // crash or power loss the last commits may be rolled back — whole, never half. FULL would add
+    // an fsync to every job-state change for a guarantee the contract does not ask for.
+    const { db, report } = openStoreDatabase(dir, { synchronous: 'NORMAL' });
+    this.#db = db;
+    this.opened = report;
+    logStoreOpen(report, opts.logger);
     this.#insertRun = this.#db.prepare('INSERT INTO runs (run_id, job_id, test, target, summary, record) VALUES (?, ?, ?, ?, ?, ?)');
     this.#getRun = this.#db.prepare('SELECT record FROM runs WHERE run_id = ?');
     this.#putJob = this.#db.prepare(
@@ -160,6 +134,11 @@ export class ServiceStore {
       orphaned.push(relative(this.dir, target));
     }
     return { interruptedJobs: interrupted, corruptJobs: corrupt, orphanedEvidenceDirs: orphaned };
+  }
+
+  /** This connection's `PRAGMA synchronous` (1 = NORMAL). */
+  synchronousLevel(): number {
+    return this.#db.pragma('synchronous', { simple: true }) as number;
   }
 
   runDir(runId: string): string {

@@ -12,6 +12,27 @@ function schema(t: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * A route's 429 answer and its `Retry-After` header (set by the HTTP front from
+ * `details.retry_after_ms`, rounded up to whole seconds): sent with `probe_rate_limited`, not with
+ * `queue_full`, whose wait is not known when it is refused (http/http-front.ts says why).
+ */
+function tooManyResponse(codes: readonly string[]): Record<string, unknown> {
+  return {
+    description: `error: ${codes.join(', ')} (HTTP 429)`,
+    headers: {
+      'Retry-After': {
+        description:
+          'seconds to wait before trying again: details.retry_after_ms of the body rounded up (RFC 9110 delay-seconds). ' +
+          'Sent with probe_rate_limited; not with queue_full (the queue frees when jobs end, which has no known time: try again when GET /v13/jobs shows fewer jobs queued or running).',
+        required: false,
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+    content: { 'application/json': { schema: schema(S.ErrorBodySchema, 'output') } },
+  };
+}
+
 let cached: Record<string, unknown> | undefined;
 
 export function openApiDocument(version: string): Record<string, unknown> {
@@ -29,6 +50,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         parameters.push({ name, in: 'query', required: (js.required ?? []).includes(name), schema: s });
     }
     const errorCodes = op.errors.map((code) => `${code} (HTTP ${ERROR_STATUSES[code]})`).join(', ');
+    const tooMany = op.errors.filter((code) => ERROR_STATUSES[code] === 429);
     paths[op.path] ??= {};
     paths[op.path]![op.method.toLowerCase()] = {
       operationId: op.name,
@@ -38,6 +60,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       ...(op.body ? { requestBody: { required: false, content: { 'application/json': { schema: schema(op.body, 'input') } } } } : {}),
       responses: {
         [String(op.status)]: { description: 'success', content: { 'application/json': { schema: schema(op.response, 'output') } } },
+        ...(tooMany.length ? { '429': tooManyResponse(tooMany) } : {}),
         '4XX': { ...errorResponse, description: `error: ${errorCodes}` },
         '5XX': { ...errorResponse, description: `error: ${errorCodes}` },
       },

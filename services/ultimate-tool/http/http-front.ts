@@ -15,6 +15,24 @@ import { CorruptRowError } from '../store.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The `Retry-After` header of an error answer (RFC 9110 §10.2.3: delay-seconds, a non-negative
+ * integer), from the one figure the error carries in its body, `details.retry_after_ms`, rounded
+ * up so a client that waits the header's seconds is never early; at least 1. Set here, for every
+ * error, so every answer with a retry figure has the header and header and body cannot disagree.
+ *
+ * Today `probe_rate_limited` (429) carries the figure (probes.ts: when the token bucket admits the
+ * next probe — exact). `queue_full` (429) carries none, on purpose: the queue frees when a job
+ * ends, and how long the jobs ahead take (builds, repeats, a capture's limits, a device that does
+ * not answer) is not known when one is refused; any number would be a guess that sends clients
+ * back on a fixed beat. Its answer says to try again when jobs have ended (GET /v13/jobs shows them).
+ */
+export function retryAfterHeader(e: ServiceError): string | undefined {
+  const ms = e.details?.retry_after_ms;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined;
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
+
 export class HttpFront {
   readonly #routes: BoundRoute[];
   readonly #port: () => number;
@@ -29,6 +47,7 @@ export class HttpFront {
 
   async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let reply: Reply;
+    let retryAfter: string | undefined;
     try {
       checkHost(req.headers.host, expectedHost(LOOPBACK, this.#port()));
       if (this.#serveDashboard(req, res)) return;
@@ -36,6 +55,7 @@ export class HttpFront {
     } catch (e) {
       req.resume(); // a request refused before its body was read must not stall the connection
       if (e instanceof ServiceError) {
+        retryAfter = retryAfterHeader(e);
         reply = {
           status: e.status,
           body: {
@@ -62,6 +82,7 @@ export class HttpFront {
       ...commonSecurityHeaders(API_CSP),
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(text),
+      ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
     });
     res.end(text);
   }

@@ -1,16 +1,26 @@
-// Durable state of the trusted-native flow: its own SQLite database beside the service store
-// (`<store>/native/native.sqlite3`) with synchronous = FULL, so every commit — above all the
-// latch that moves an intent out of `active` before the FTP creation and before the Run Update
-// write — is fsync'd before the service touches the device. (The main store runs with NORMAL,
-// which survives kill -9 but not a power loss; a latch must survive both.)
+// Durable state of the trusted-native flow: its tables (native_preparations, native_intents,
+// native_runs) in the service's one database `<store>/service.sqlite3` (store/migrations.ts,
+// version 2), written through a connection of its own with synchronous = FULL.
+//
+// Why a second connection: in WAL mode `synchronous` is a property of the connection that commits.
+// This one has FULL, so every commit it makes — above all the latch that moves an intent out of
+// `active` before the FTP creation and before the Run Update write — has its WAL frames fsync'd
+// before the commit returns, i.e. before the service touches the device. The service's own
+// connection (store.ts) keeps NORMAL, which survives kill -9 but may lose its last commits to a
+// power loss; a latch must survive both. The fsync of the one WAL file also makes every earlier
+// commit of the other connection durable (they are earlier frames of the same file), and SQLite
+// syncs the WAL before each checkpoint on either level, so sharing the file weakens nothing that
+// the separate file (`native/native.sqlite3`, its own WAL with FULL) gave. Both connections live
+// in this one thread and better-sqlite3 is synchronous, so their transactions never interleave.
 // Prepared update files are stored content-addressed under `<store>/native/ue2/<sha256>.ue2`,
 // written durably (temp file, fsync, rename, fsync of the folder) before the preparation record.
 import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { sha256Hex, writeFileDurable } from '../../../common/index.js';
+import type Database from 'better-sqlite3';
+import { type Logger, sha256Hex, writeFileDurable } from '../../../common/index.js';
 import { pageBySeq } from '../seq-page.js';
+import { logStoreOpen, openStoreDatabase } from '../store/open-store-database.js';
 import { type IntentEvent, applyIntentEvent } from './intent-state.js';
 import {
   type IntentState,
@@ -25,32 +35,19 @@ export class NativeStore {
   readonly dir: string;
   readonly #db: Database.Database;
 
-  constructor(storeDir: string) {
+  constructor(storeDir: string, opts: { logger?: Logger } = {}) {
     this.dir = join(storeDir, 'native');
     mkdirSync(join(this.dir, 'ue2'), { recursive: true, mode: 0o700 });
     mkdirSync(join(this.dir, 'runs'), { recursive: true, mode: 0o700 });
-    this.#db = new Database(join(this.dir, 'native.sqlite3'));
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = FULL');
-    this.#db.pragma('busy_timeout = 5000');
-    this.#db.exec(`
-      CREATE TABLE IF NOT EXISTS preparations (preparation_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS intents (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        intent_id TEXT NOT NULL UNIQUE,
-        state TEXT NOT NULL,
-        doc TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS intents_by_state ON intents(state, seq);
-      CREATE TABLE IF NOT EXISTS runs (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        native_run_id TEXT NOT NULL UNIQUE,
-        intent_id TEXT NOT NULL,
-        state TEXT NOT NULL,
-        doc TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS runs_by_intent ON runs(intent_id, seq);
-    `);
+    const { db, report } = openStoreDatabase(storeDir, { synchronous: 'FULL' });
+    this.#db = db;
+    // Normally the service's store was opened first and did any migration; opened alone, say so.
+    logStoreOpen(report, opts.logger);
+  }
+
+  /** This connection's `PRAGMA synchronous` (2 = FULL: every commit fsync'd); the tests hold it to FULL. */
+  synchronousLevel(): number {
+    return this.#db.pragma('synchronous', { simple: true }) as number;
   }
 
   runDir(runId: string): string {
@@ -80,27 +77,27 @@ export class NativeStore {
   // ---- preparations ----
 
   putPreparation(p: NativePreparation): void {
-    this.#db.prepare('INSERT INTO preparations (preparation_id, doc) VALUES (?, ?)').run(p.preparation_id, JSON.stringify(p));
+    this.#db.prepare('INSERT INTO native_preparations (preparation_id, doc) VALUES (?, ?)').run(p.preparation_id, JSON.stringify(p));
   }
 
   getPreparation(id: string): NativePreparation | undefined {
-    const row = this.#db.prepare('SELECT doc FROM preparations WHERE preparation_id = ?').get(id) as { doc: string } | undefined;
+    const row = this.#db.prepare('SELECT doc FROM native_preparations WHERE preparation_id = ?').get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as NativePreparation) : undefined;
   }
 
   // ---- intents ----
 
   insertIntent(i: NativeIntent): void {
-    this.#db.prepare('INSERT INTO intents (intent_id, state, doc) VALUES (?, ?, ?)').run(i.intent_id, i.state, JSON.stringify(i));
+    this.#db.prepare('INSERT INTO native_intents (intent_id, state, doc) VALUES (?, ?, ?)').run(i.intent_id, i.state, JSON.stringify(i));
   }
 
   getIntent(id: string): NativeIntent | undefined {
-    const row = this.#db.prepare('SELECT doc FROM intents WHERE intent_id = ?').get(id) as { doc: string } | undefined;
+    const row = this.#db.prepare('SELECT doc FROM native_intents WHERE intent_id = ?').get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as NativeIntent) : undefined;
   }
 
   #writeIntent(i: NativeIntent): void {
-    this.#db.prepare('UPDATE intents SET state = ?, doc = ? WHERE intent_id = ?').run(i.state, JSON.stringify(i), i.intent_id);
+    this.#db.prepare('UPDATE native_intents SET state = ?, doc = ? WHERE intent_id = ?').run(i.state, JSON.stringify(i), i.intent_id);
   }
 
   /**
@@ -127,7 +124,7 @@ export class NativeStore {
     state?: IntentState;
   }): { intents: NativeIntent[]; nextCursor: string | null } | 'bad-cursor' {
     const where: Array<[string, string]> = q.state !== undefined ? [['state = ?', q.state]] : [];
-    const page = pageBySeq(this.#db, { table: 'intents', column: 'doc', tag: 'i', where, limit: q.limit, cursor: q.cursor });
+    const page = pageBySeq(this.#db, { table: 'native_intents', column: 'doc', tag: 'i', where, limit: q.limit, cursor: q.cursor });
     if (page === 'bad-cursor') return page;
     return { intents: page.values.map((v) => JSON.parse(v) as NativeIntent), nextCursor: page.nextCursor };
   }
@@ -136,7 +133,7 @@ export class NativeStore {
 
   #insertRun(r: NativeRun): void {
     this.#db
-      .prepare('INSERT INTO runs (native_run_id, intent_id, state, doc) VALUES (?, ?, ?, ?)')
+      .prepare('INSERT INTO native_runs (native_run_id, intent_id, state, doc) VALUES (?, ?, ?, ?)')
       .run(r.native_run_id, r.intent_id, r.state, JSON.stringify(r));
   }
 
@@ -145,16 +142,18 @@ export class NativeStore {
     const before = this.getRun(r.native_run_id);
     if (before && !UNFINISHED_RUN_STATES.includes(before.state))
       throw new Error(`native run ${r.native_run_id} is finished (${before.state}); its record is immutable`);
-    this.#db.prepare('UPDATE runs SET state = ?, doc = ? WHERE native_run_id = ?').run(r.state, JSON.stringify(r), r.native_run_id);
+    this.#db.prepare('UPDATE native_runs SET state = ?, doc = ? WHERE native_run_id = ?').run(r.state, JSON.stringify(r), r.native_run_id);
   }
 
   getRun(id: string): NativeRun | undefined {
-    const row = this.#db.prepare('SELECT doc FROM runs WHERE native_run_id = ?').get(id) as { doc: string } | undefined;
+    const row = this.#db.prepare('SELECT doc FROM native_runs WHERE native_run_id = ?').get(id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as NativeRun) : undefined;
   }
 
   runsOf(intentId: string, limit = 50): NativeRunSummary[] {
-    const rows = this.#db.prepare('SELECT doc FROM runs WHERE intent_id = ? ORDER BY seq DESC LIMIT ?').all(intentId, limit) as Array<{
+    const rows = this.#db
+      .prepare('SELECT doc FROM native_runs WHERE intent_id = ? ORDER BY seq DESC LIMIT ?')
+      .all(intentId, limit) as Array<{
       doc: string;
     }>;
     return rows.map((r) => {
@@ -175,7 +174,7 @@ export class NativeStore {
    */
   recover(nowIso: string): string[] {
     const rows = this.#db
-      .prepare(`SELECT doc FROM runs WHERE state IN (${UNFINISHED_RUN_STATES.map(() => '?').join(', ')})`)
+      .prepare(`SELECT doc FROM native_runs WHERE state IN (${UNFINISHED_RUN_STATES.map(() => '?').join(', ')})`)
       .all(...UNFINISHED_RUN_STATES) as Array<{ doc: string }>;
     const found: string[] = [];
     for (const { doc } of rows) {
