@@ -143,8 +143,8 @@ export class C64Machine implements CpuBus {
    */
   private reuTookBus = false;
   /**
-   * The transfer's first clock: it waits for BA as the CPU's read would (the REC takes over where
-   * the CPU stopped); from then on it sees BA one clock ahead.
+   * The transfer's first clock: it waits for BA even where sprite 0's DMA turns on (the REC takes
+   * over where the CPU stopped; a transfer starting there takes one clock more).
    */
   private dmaFirst = false;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
@@ -541,19 +541,20 @@ export class C64Machine implements CpuBus {
 
   /**
    * One DMA clock at index `cpu.cycles`: while the VIC-II holds the bus the REC waits — for a read
-   * of C64 memory as soon as BA drops, for a write after two clocks of BA low.
+   * of C64 memory from the clock BA drops, as the CPU's read does; for a write after two clocks of
+   * BA low. Where sprite 0's DMA turns on, BA drops a clock late for the REC, which still reads in
+   * that clock (except in a transfer's first clock).
    */
   private dmaCycle(isRead: boolean): void {
     const cpu = this.cpu;
     for (;;) {
       const now = cpu.cycles;
-      const ahead = isRead && !this.dmaFirst;
-      const iv = this.vicTiming.intervalAt(ahead ? now + 1 : now);
+      const iv = this.vicTiming.intervalAt(now);
       if (iv === undefined) break;
       const [from, last, stolenFrom] = iv;
-      if (ahead && from === now + 1 && this.spriteZeroTurnsOnAt(from)) break;
+      if (isRead && !this.dmaFirst && from === now && this.spriteZeroTurnsOnAt(from)) break;
       if (!isRead && now < stolenFrom - 1) break;
-      cpu.cycles = ahead ? last : last + 1;
+      cpu.cycles = last + 1;
     }
     this.dmaFirst = false;
     cpu.cycles++;

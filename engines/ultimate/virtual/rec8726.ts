@@ -161,8 +161,10 @@ export class Rec8726 {
       case 0x01:
         this.command = value;
         if ((value & COMMAND_EXECUTE) !== 0) {
-          if ((value & COMMAND_NO_FF00) !== 0) return true;
-          this.armed = true;
+          // A transfer started at once also disarms one armed before: a later $FF00 write
+          // starts nothing (the REC has a single pending-execute latch).
+          this.armed = (value & COMMAND_NO_FF00) === 0;
+          return !this.armed;
         }
         return false;
       case 0x02:
