@@ -111,15 +111,16 @@ function startTimer(m: C64Machine): void {
  * Stashes `length` bytes from CIA 1 timer A low (fixed C64 address; the timer started less than
  * 60 000 clocks before) and returns the clock of each of the REC's reads, from the timer values.
  */
-function stashTimerClocks(m: C64Machine, length: number): number[] {
+function stashTimerClocks(m: C64Machine, length: number, command = 0x90): number[] {
   const regs = [0x04, 0xdc, 0x00, 0x00, 0x00, length & 0xff, length >> 8, 0x00, 0x80];
   for (const [i, v] of regs.entries()) m.poke(0xdf02 + i, v);
-  m.poke(0xdf01, 0x90); // stash now: runs inside this poke
-  const end = m.cpu.cycles - 1; // the last read's clock
+  m.poke(0xdf01, command); // stash (or swap) now: runs inside this poke
+  const end = m.cpu.cycles - 1; // the transfer's last clock (a swap ends with a write)
+  const atEnd = m.peek(0xdc04); // the timer as a read in that clock sees it
   const v = m.reu!.ram.subarray(0, length);
-  // The timer's low byte falls by one a clock; unwrap it backwards from the last read.
+  // The timer's low byte falls by one a clock; unwrap it backwards from the last clock.
   const clocks = new Array<number>(length);
-  clocks[length - 1] = end;
+  clocks[length - 1] = end - ((v[length - 1]! - atEnd + 256) % 256);
   for (let i = length - 2; i >= 0; i--) clocks[i] = clocks[i + 1]! - ((v[i]! - v[i + 1]! + 256) % 256);
   return clocks;
 }
@@ -165,4 +166,65 @@ test("where sprite 0's DMA turns on, the stash still reads in cycle 55; a line l
   assert.ok(at(0x61, 59), 'the REC reads again after the s-accesses');
   for (const k of [54, 55, 56, 57, 58]) assert.ok(!at(0x62, k), `cycle ${k + 1} of the next line is the VIC’s`);
   assert.ok(at(0x62, 53));
+});
+
+/** The REC's read clocks that fall in line `line`, as cycle numbers 1..63. */
+function cyclesIn(clocks: number[], line: number): number[] {
+  return clocks.filter((c) => lineOf(c) === line).map((c) => (c % PAL_LINE) + 1);
+}
+
+test("a swap's read caught by a bad line's BA is held to cycle 14; one not yet started waits for the VIC", () => {
+  let held = 0;
+  let waited = 0;
+  // The two phases of the read/write pairs against the bad line: a one-byte stash first shifts it.
+  for (const shift of [false, true]) {
+    const m = new C64Machine({ reuKb: 512 });
+    m.poke(0xd011, 0x1b);
+    m.poke(0xd015, 0x00);
+    m.run(PAL_FRAME);
+    startTimer(m);
+    m.run(((0x3a - lineOf(m.cpu.cycles) + 312) % 312) * PAL_LINE);
+    if (shift) {
+      for (const [i, v] of [0x00, 0xc0, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00].entries()) m.poke(0xdf02 + i, v);
+      m.poke(0xdf01, 0x90); // one clock
+    }
+    const clocks = stashTimerClocks(m, 1200, 0x92); // swap: a read and a write a byte, ~40 lines
+    for (let line = 0x3b; line <= 0x5b; line += 8) {
+      const cs = cyclesIn(clocks, line);
+      const inBa = cs.filter((c) => c >= 12 && c <= 54);
+      if (inBa.length === 1) {
+        held++;
+        assert.equal(inBa[0], 14, `line ${line}: the held read takes the warning's last clock`);
+        assert.ok(
+          cs.includes(10) && cs.includes(56) && !cs.includes(55),
+          `line ${line}: read 10, held read, write 55, read 56: ${cs.join(' ')}`,
+        );
+      } else {
+        waited++;
+        assert.deepEqual(inBa, [], `line ${line}: no read while the VIC has the bus`);
+        assert.ok(cs.includes(9) && !cs.includes(11) && cs.includes(55), `line ${line}: read 9, write 10, wait, read 55: ${cs.join(' ')}`);
+      }
+    }
+  }
+  assert.ok(held > 0 && waited > 0, `both phases seen (held ${held}, waited ${waited})`);
+});
+
+test("a swap's read is not held when sprite 0's DMA follows the bad line: BA stays low through cycle 59", () => {
+  const m = new C64Machine({ reuKb: 512 });
+  m.poke(0xd011, 0x1b);
+  m.run(PAL_FRAME);
+  startTimer(m);
+  m.run(((0x3a - lineOf(m.cpu.cycles) + 312) % 312) * PAL_LINE);
+  m.poke(0xd001, 0x3a); // sprite 0 shown from line $3B, 21 lines: over the bad lines $3B and $43
+  m.poke(0xd015, 0x01);
+  const clocks = stashTimerClocks(m, 400, 0x92);
+  for (const line of [0x3b, 0x43]) {
+    const cs = cyclesIn(clocks, line);
+    assert.deepEqual(
+      cs.filter((c) => c >= 12 && c <= 59),
+      [],
+      `line ${line}: ${cs.join(' ')}`,
+    );
+    assert.ok(cs.includes(60) || cs.includes(61), `line ${line}: the next read after the sprite DMA: ${cs.join(' ')}`);
+  }
 });

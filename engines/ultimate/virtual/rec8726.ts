@@ -40,8 +40,11 @@ const FIX_REU = 0x40;
 
 /** The C64 side of a transfer: memory as the bus sees it, and the clock (the machine's). */
 export interface RecBus {
-  /** One DMA clock: wait while the VIC holds the bus, then the access; `isRead` of C64 memory. */
-  dmaCycle(isRead: boolean): void;
+  /**
+   * One DMA clock: wait while the VIC holds the bus, then the access; `isRead` of C64 memory.
+   * `lastByte`: the access belongs to the transfer's last byte.
+   */
+  dmaCycle(isRead: boolean, lastByte?: boolean): void;
   dmaRead(addr: number): number;
   dmaWrite(addr: number, value: number): void;
   /** The REC's interrupt output (to the CPU's IRQ line). */
@@ -274,7 +277,7 @@ export class Rec8726 {
       case 2: // swap: a read and a write clock per byte
         while (len > 0) {
           const fromReu = this.#load(reu);
-          bus.dmaCycle(true);
+          bus.dmaCycle(true, len === 1);
           const fromC64 = bus.dmaRead(host);
           this.#store(reu, fromC64);
           bus.dmaCycle(false);
