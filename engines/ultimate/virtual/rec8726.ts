@@ -9,8 +9,8 @@
 //   bits 0-3 the version (0).
 // - $DF01 command: bit 7 execute, 5 autoload, 4 "no FF00 trigger", 1-0 the type (0 stash C64→REU,
 //   1 fetch REU→C64, 2 swap, 3 verify). Execute with bit 4 clear arms the transfer; it starts at
-//   the next CPU write to $FF00 (whatever is mapped there). After a transfer bit 7 clears and bit 4
-//   sets.
+//   the next CPU write to $FF00 (whatever is mapped there); an execute with bit 4 set starts at
+//   once and leaves nothing armed. After a transfer bit 7 clears and bit 4 sets.
 // - $DF02/03 C64 address, $DF04/05/06 REU address (bank bits 3-7 read as 1), $DF07/08 length
 //   (0 = 65536), $DF09 interrupt mask (bits 0-4 read 1), $DF0A address control (bit 7 fixes the
 //   C64 address, bit 6 the REU address; bits 0-5 read 1). Registers $0B-$1F read $FF.
