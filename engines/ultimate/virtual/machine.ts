@@ -22,6 +22,7 @@ import { InputLines } from './input-lines.js';
 import { CpuPort } from './cpu-port.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
+import { RecBusTiming } from './rec-bus-timing.js';
 import { Rec8726 } from './rec8726.js';
 import { VicII } from './vic-ii.js';
 import { fillPowerOnPattern } from './ram-power-on.js';
@@ -142,11 +143,8 @@ export class C64Machine implements CpuBus {
    * write of the same instruction (a read-modify-write's final one) does not reach memory.
    */
   private reuTookBus = false;
-  /**
-   * The transfer's first clock: it waits for BA as the CPU's read would (the REC takes over where
-   * the CPU stopped); from then on it sees BA one clock ahead.
-   */
-  private dmaFirst = false;
+  /** When the REC gets the bus during a transfer (rec-bus-timing.ts). */
+  private readonly recBus: RecBusTiming;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
   readonly cyclesPerLine: number;
   readonly linesPerFrame: number;
@@ -229,6 +227,7 @@ export class C64Machine implements CpuBus {
     );
     this.vic = this.vicII.regs;
     this.vicTiming = this.vicII.timing;
+    this.recBus = new RecBusTiming(this, this.vicTiming);
     this.inputLines = new InputLines(() => this.cpu.triggerNmi());
     // The TOD clocks count the power line: 50 Hz beside a PAL machine, 60 Hz beside an NTSC one.
     const ciaOptions = {
@@ -278,7 +277,7 @@ export class C64Machine implements CpuBus {
         : new Rec8726(
             kb,
             {
-              dmaCycle: (isRead) => this.dmaCycle(isRead),
+              dmaCycle: (isRead, lastByte) => this.recBus.cycle(isRead, lastByte === true),
               dmaRead: (addr) => this.dmaRead(addr),
               dmaWrite: (addr, value) => this.dmaWrite(addr, value),
               setIrq: (active) => {
@@ -540,30 +539,10 @@ export class C64Machine implements CpuBus {
   }
 
   /**
-   * One DMA clock at index `cpu.cycles`: while the VIC-II holds the bus the REC waits — for a read
-   * of C64 memory as soon as BA drops, for a write after two clocks of BA low.
-   */
-  private dmaCycle(isRead: boolean): void {
-    const cpu = this.cpu;
-    for (;;) {
-      const now = cpu.cycles;
-      const ahead = isRead && !this.dmaFirst;
-      const iv = this.vicTiming.intervalAt(ahead ? now + 1 : now);
-      if (iv === undefined) break;
-      const [from, last, stolenFrom] = iv;
-      if (ahead && from === now + 1 && this.spriteZeroTurnsOnAt(from)) break;
-      if (!isRead && now < stolenFrom - 1) break;
-      cpu.cycles = ahead ? last : last + 1;
-    }
-    this.dmaFirst = false;
-    cpu.cycles++;
-  }
-
-  /**
    * True when clock `c` is where BA drops for sprite 0's DMA in the line that turns it on: the
    * VIC sets BA late there, and the REC still gets that clock (x64sc's `vicii_cycle_reu`).
    */
-  private spriteZeroTurnsOnAt(c: number): boolean {
+  spriteZeroTurnsOnAt(c: number): boolean {
     const k = c % this.cyclesPerLine;
     if (k !== this.cyclesPerLine - 9 || (this.vic[0x15]! & 1) === 0) return false;
     const line = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
@@ -615,7 +594,7 @@ export class C64Machine implements CpuBus {
     if (this.reuPending) {
       this.reuPending = false;
       this.reuTookBus = false;
-      this.dmaFirst = true;
+      this.recBus.start();
       this.reu!.transfer();
       this.baCheckAt = this.vicTiming.nextAttention(this.cpu.cycles);
     }

@@ -9,8 +9,8 @@
 //   bits 0-3 the version (0).
 // - $DF01 command: bit 7 execute, 5 autoload, 4 "no FF00 trigger", 1-0 the type (0 stash C64→REU,
 //   1 fetch REU→C64, 2 swap, 3 verify). Execute with bit 4 clear arms the transfer; it starts at
-//   the next CPU write to $FF00 (whatever is mapped there). After a transfer bit 7 clears and bit 4
-//   sets.
+//   the next CPU write to $FF00 (whatever is mapped there); an execute with bit 4 set starts at
+//   once and leaves nothing armed. After a transfer bit 7 clears and bit 4 sets.
 // - $DF02/03 C64 address, $DF04/05/06 REU address (bank bits 3-7 read as 1), $DF07/08 length
 //   (0 = 65536), $DF09 interrupt mask (bits 0-4 read 1), $DF0A address control (bit 7 fixes the
 //   C64 address, bit 6 the REU address; bits 0-5 read 1). Registers $0B-$1F read $FF.
@@ -40,8 +40,11 @@ const FIX_REU = 0x40;
 
 /** The C64 side of a transfer: memory as the bus sees it, and the clock (the machine's). */
 export interface RecBus {
-  /** One DMA clock: wait while the VIC holds the bus, then the access; `isRead` of C64 memory. */
-  dmaCycle(isRead: boolean): void;
+  /**
+   * One DMA clock: wait while the VIC holds the bus, then the access; `isRead` of C64 memory.
+   * `lastByte`: the access belongs to the transfer's last byte.
+   */
+  dmaCycle(isRead: boolean, lastByte?: boolean): void;
   dmaRead(addr: number): number;
   dmaWrite(addr: number, value: number): void;
   /** The REC's interrupt output (to the CPU's IRQ line). */
@@ -161,8 +164,10 @@ export class Rec8726 {
       case 0x01:
         this.command = value;
         if ((value & COMMAND_EXECUTE) !== 0) {
-          if ((value & COMMAND_NO_FF00) !== 0) return true;
-          this.armed = true;
+          // A transfer started at once also disarms one armed before: a later $FF00 write
+          // starts nothing (the REC has a single pending-execute latch).
+          this.armed = (value & COMMAND_NO_FF00) === 0;
+          return !this.armed;
         }
         return false;
       case 0x02:
@@ -272,7 +277,7 @@ export class Rec8726 {
       case 2: // swap: a read and a write clock per byte
         while (len > 0) {
           const fromReu = this.#load(reu);
-          bus.dmaCycle(true);
+          bus.dmaCycle(true, len === 1);
           const fromC64 = bus.dmaRead(host);
           this.#store(reu, fromC64);
           bus.dmaCycle(false);

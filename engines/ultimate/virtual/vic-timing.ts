@@ -112,6 +112,16 @@ export class VicBusTiming {
     return [this.#from[0]!, this.#to[0]!, this.#stolen[0]!];
   }
 
+  /**
+   * The last clock of the run of BA-low clocks whose interval ends at `last`: intervals computed
+   * so far that start right after it extend the run. Changes nothing (no line is computed, none
+   * dropped).
+   */
+  runEnd(last: number): number {
+    for (let i = 0; i < this.#from.length; i++) if (this.#from[i] === last + 1) last = this.#to[i]!;
+    return last;
+  }
+
   /** DEN was set in some clock of line $30 of the frame containing clock `now` (bad lines are possible). */
   badLinesEnabled(now: number): boolean {
     this.#advance(now);
