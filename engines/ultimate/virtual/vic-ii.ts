@@ -1,11 +1,11 @@
 // The VIC-II as the CPU sees it through $D000-$D3FF: the register file, the raster counter and
-// its compare interrupt, the collision latches (vic-collisions.ts) and, through vic-timing.ts, the
+// its compare interrupt, the sprite unit with its collision latches (vic-sprites.ts) and, through vic-timing.ts, the
 // clocks it takes from the CPU. The machine (machine.ts) owns the bus; this file owns what the
 // chip does. The chip draws no picture: what a program can observe (registers, interrupts, BA,
 // what it fetches in each half-cycle) is worked out when it is observed.
 
 import { VicBusTiming } from './vic-timing.js';
-import { VicCollisions } from './vic-collisions.js';
+import { VicSprites } from './vic-sprites.js';
 import { VicPhi1 } from './vic-phi1.js';
 
 /** What the VIC-II needs from the rest of the machine. */
@@ -29,8 +29,8 @@ export class VicII {
   readonly regs = new Uint8Array(0x40);
   /** When the VIC takes the bus (bad lines, sprite DMA). */
   readonly timing: VicBusTiming;
-  /** Sprite-sprite and sprite-background collisions ($D01E/$D01F). */
-  readonly collisions: VicCollisions;
+  /** The sprite sequencer and pixels: sprite-sprite and sprite-background collisions ($D01E/$D01F). */
+  readonly sprites: VicSprites;
   /** What the VIC reads in the first half of each clock (the floating bus). */
   readonly phi1: VicPhi1;
   /** The earliest clock at which the raster compare or the collision watch needs attention. */
@@ -38,7 +38,7 @@ export class VicII {
   private rasterCompare = 0;
   /** The clock at which the raster next reaches the compare line. */
   private nextRasterMatch = 0;
-  /** While a collision interrupt is enabled: the clock of the next line start to evaluate. */
+  /** While a collision interrupt is enabled: the next clock at which to work the sprites out. */
   private collisionWatchAt = Number.POSITIVE_INFINITY;
   readonly cyclesPerLine: number;
   readonly linesPerFrame: number;
@@ -59,12 +59,11 @@ export class VicII {
     this.linesPerFrame = linesPerFrame;
     this.cyclesPerFrame = cyclesPerLine * linesPerFrame;
     this.timing = new VicBusTiming({ vic: this.regs }, cyclesPerLine, linesPerFrame);
-    this.collisions = new VicCollisions(
-      { vic: this.regs, vicFetch: (a) => this.fetch(a), vicBank: () => host.vicBank() },
+    this.sprites = new VicSprites(
+      { vic: this.regs, vicFetch: (a) => this.fetch(a), colorOf: (cell) => host.colorRam[cell & 0x3ff]! },
       cyclesPerLine,
       linesPerFrame,
     );
-    this.collisions.colorOf = (cell) => host.colorRam[cell & 0x3ff]!;
     this.phi1 = new VicPhi1(
       { regs: this.regs, fetch: (a) => this.fetch(a), badLinesEnabled: (c) => this.timing.badLinesEnabled(c) },
       cyclesPerLine,
@@ -76,7 +75,7 @@ export class VicII {
   reset(now: number): void {
     this.regs.fill(0);
     this.timing.reset(now);
-    this.collisions.reset(now);
+    this.sprites.reset(now);
     this.collisionWatchAt = Number.POSITIVE_INFINITY;
     this.lightPenLow = false;
     this.lightPenFrame = -1;
@@ -119,10 +118,8 @@ export class VicII {
         return this.rasterCounter(now - 1) & 0xff;
       case 0x19:
         this.rasterMatchesUpTo(now - 1);
-        if (vic[0x15] !== 0) {
-          this.collisions.catchUp(now);
-          this.takeCollisionIrq(now);
-        }
+        this.sprites.catchUp(now - 1);
+        this.takeCollisionIrq();
         return vic[0x19]! | 0x70 | ((vic[0x19]! & vic[0x1a]! & 0x0f) !== 0 ? 0x80 : 0);
       case 0x1a:
         return vic[0x1a]! | 0xf0;
@@ -131,13 +128,11 @@ export class VicII {
       case 0x18:
         return vic[0x18]! | 0x01;
       case 0x1e:
-      case 0x1f:
-        if (vic[0x15] !== 0 || this.collisions.spriteSprite | this.collisions.spriteBackground) {
-          const v = this.collisions.read(reg, now, true);
-          this.takeCollisionIrq(now);
-          return v;
-        }
-        return 0;
+      case 0x1f: {
+        const v = this.sprites.read(reg, now - 1);
+        this.takeCollisionIrq();
+        return v;
+      }
       default:
         return reg >= 0x2f ? 0xff : reg >= 0x20 ? vic[reg]! | 0xf0 : vic[reg]!;
     }
@@ -150,10 +145,10 @@ export class VicII {
    */
   write(reg: number, value: number, now: number): boolean {
     const vic = this.regs;
-    // Lines that have passed were drawn with the registers as they were: evaluate them first.
-    if (vic[0x15] !== 0 && reg < 0x20) {
-      this.collisions.catchUp(now);
-      this.takeCollisionIrq(now);
+    // The clocks that have passed were drawn with the registers as they were: work them out first.
+    if (reg < 0x20) {
+      this.sprites.beforeWrite(reg, value, now - 1);
+      this.takeCollisionIrq();
     }
     switch (reg) {
       case 0x11:
@@ -209,9 +204,9 @@ export class VicII {
     if (now >= this.nextRasterMatch) this.rasterMatched();
     if (now >= this.lightPenRetriggerAt) this.lightPenRetrigger();
     if (now >= this.collisionWatchAt) {
-      this.collisions.catchUp(now);
-      this.takeCollisionIrq(now);
-      this.collisionWatchAt = now - (now % this.cyclesPerLine) + this.cyclesPerLine;
+      this.sprites.catchUp(now);
+      this.takeCollisionIrq();
+      this.collisionWatchAt = this.sprites.nextWatch(now);
     }
     this.updateNextEvent();
   }
@@ -257,19 +252,23 @@ export class VicII {
     this.nextRasterMatch += this.cyclesPerFrame;
   }
 
-  /** New collisions raise their interrupt flags in $D019. */
-  private takeCollisionIrq(now: number): void {
-    const irq = this.collisions.pendingIrq;
+  /** New collisions raise their interrupt flags in $D019 at the clock they happened. */
+  private takeCollisionIrq(): void {
+    const irq = this.sprites.pendingIrq;
     if (irq === 0) return;
-    this.collisions.pendingIrq = 0;
+    this.sprites.pendingIrq = 0;
     this.regs[0x19]! |= irq;
-    this.updateIrq(now);
+    this.updateIrq(this.sprites.pendingIrqAt);
   }
 
-  /** With a collision interrupt enabled and sprites on, lines are evaluated as they end. */
+  /**
+   * With a collision interrupt enabled and sprites on, the sprites are worked out at every
+   * instruction boundary while they are shown (the interrupt then reaches the CPU's poll as on the
+   * chip), else once a line after the display check.
+   */
   private watchCollisions(now: number): void {
-    const watch = (this.regs[0x1a]! & 0x06) !== 0 && this.regs[0x15] !== 0;
-    this.collisionWatchAt = watch ? now - (now % this.cyclesPerLine) + this.cyclesPerLine : Number.POSITIVE_INFINITY;
+    const watch = (this.regs[0x1a]! & 0x06) !== 0;
+    this.collisionWatchAt = watch ? this.sprites.nextWatch(now) : Number.POSITIVE_INFINITY;
     this.updateNextEvent();
   }
 
