@@ -3,11 +3,14 @@
 // not see it; a read's clear holds half a clock longer), a write to a sprite's X reaches the comparators from the next clock's pixels, the
 // Y-expansion flip-flop shows each row on two lines and a write to $D017 in the middle of a
 // sprite changes it from that line on, and the collision interrupt rises at the clock of the
-// collision. Geometry: PAL 6569, 63 clocks a line; X block 96-103 is drawn in clock 25 of a line
+// collision; an acknowledging $D019 write releases the interrupt line one clock after it; the
+// 8565 reports the light pen's X one step earlier than the 6569. Geometry: PAL 6569, 63 clocks a line; X block 96-103 is drawn in clock 25 of a line
 // (X 0 in clock 13, 8 pixels a clock).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VicSprites } from '../../engines/ultimate/virtual/vic-sprites.js';
+import { VicII } from '../../engines/ultimate/virtual/vic-ii.js';
+import { C64Machine } from '../../engines/ultimate/virtual/machine.js';
 
 const L = 63;
 /** First clock of raster line `r` in frame 0. */
@@ -127,5 +130,85 @@ describe('VIC-II sprite unit (PAL)', () => {
     vic[0x15] = 0;
     unit.catchUp(line(400));
     assert.ok(unit.idle, 'its DMA ended after 21 rows and nothing restarted it');
+  });
+});
+
+describe('VIC-II interrupt output (PAL)', () => {
+  function vicWithLog(): { vic: VicII; ram: Uint8Array; log: [boolean, number][] } {
+    const ram = new Uint8Array(0x10000);
+    const log: [boolean, number][] = [];
+    const vic = new VicII(
+      {
+        ram,
+        chargen: new Uint8Array(0x1000),
+        colorRam: new Uint8Array(0x400),
+        vicBank: () => 0,
+        setIrq: (active, at) => log.push([active, at]),
+      },
+      L,
+      312,
+    );
+    vic.reset(0);
+    return { vic, ram, log };
+  }
+
+  test('an acknowledging $D019 write releases the line one clock after the write', () => {
+    const { vic, log } = vicWithLog();
+    vic.write(0x12, 10, 1); // raster compare: line 10
+    vic.write(0x1a, 0x01, 2);
+    vic.handleEvents(line(10) + 5);
+    assert.deepEqual(log.at(-1), [true, line(10)], 'the match pulls the line low at the line start');
+    vic.write(0x19, 0x01, 700); // the write is clock 699
+    assert.deepEqual(log.at(-1), [false, 700]);
+  });
+
+  test('the sprite-sprite collision interrupt rises at the clock after the colliding pixels', () => {
+    const { vic, ram, log } = vicWithLog();
+    ram[0x07f8] = 0x20;
+    ram[0x07f9] = 0x21;
+    for (let r = 0; r < 21; r++) {
+      ram.set([0xff, 0xff, 0xff], 0x0800 + 3 * r);
+      ram.set([0x80, 0x00, 0x00], 0x0840 + 3 * r);
+    }
+    let now = 1;
+    for (const [reg, value] of [
+      [0x18, 0x14],
+      [0x00, 77],
+      [0x02, 100],
+      [0x01, 50],
+      [0x03, 50],
+      [0x15, 0x03],
+      [0x1a, 0x04],
+    ] as const) {
+      vic.write(reg, value, now++);
+    }
+    // Instruction boundaries every three clocks, as the machine calls it between instructions.
+    for (now = 10; now < line(52) && !log.some(([active]) => active); now += 3) {
+      if (now >= vic.nextEvent) vic.handleEvents(now);
+    }
+    assert.deepEqual(
+      log.find(([active]) => active),
+      [true, line(51) + 26],
+    );
+  });
+});
+
+describe('VIC-II revision', () => {
+  test("the 8565 ('new') latches the light pen X one pixel pair earlier than the 6569 ('old')", () => {
+    const x = (revision: 'old' | 'new') => {
+      const m = new C64Machine({ vicRevision: revision });
+      const at = line(100) + 30;
+      m.vicII.lightPenInput(true, at);
+      return [m.vicII.regs[0x13]!, m.vicII.regs[0x14]!] as const;
+    };
+    const [oldX, oldY] = x('old');
+    const [newX, newY] = x('new');
+    assert.equal(oldY, 100);
+    assert.equal(newY, 100);
+    assert.equal(newX, oldX - 1);
+  });
+
+  test('an unknown revision is refused by name', () => {
+    assert.throws(() => new C64Machine({ vicRevision: '8565' as never }), /vicRevision must be 'old' or 'new'; got "8565"/);
   });
 });

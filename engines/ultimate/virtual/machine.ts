@@ -23,7 +23,7 @@ import { CpuPort } from './cpu-port.js';
 import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuBus } from './cpu6510.js';
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { Rec8726 } from './rec8726.js';
-import { VicII } from './vic-ii.js';
+import { VicII, type VicRevision } from './vic-ii.js';
 import { fillPowerOnPattern } from './ram-power-on.js';
 import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
 
@@ -111,6 +111,8 @@ export interface C64MachineOptions {
    * x64sc starts with it (ram-power-on.ts), which some programs read without meaning to.
    */
   powerOnRam?: 'zero' | 'c64';
+  /** The VIC-II's revision: 'old' (6569/6567, default, as VICE's default C64) or 'new' (8565/8562). */
+  vicRevision?: VicRevision;
 }
 
 export class C64Machine implements CpuBus {
@@ -214,6 +216,10 @@ export class C64Machine implements CpuBus {
       throw new RangeError(`powerOnRam must be 'zero' or 'c64'; got ${JSON.stringify(powerOnRam)}`);
     }
     if (powerOnRam === 'c64') fillPowerOnPattern(this.ram);
+    const vicRevision = opts.vicRevision ?? 'old';
+    if (vicRevision !== 'old' && vicRevision !== 'new') {
+      throw new RangeError(`vicRevision must be 'old' or 'new'; got ${JSON.stringify(vicRevision)}`);
+    }
     this.cpu = new Cpu6510(this);
     this.setReu(opts.reuKb ?? 0, opts.reuMemory);
     this.vicII = new VicII(
@@ -226,6 +232,7 @@ export class C64Machine implements CpuBus {
       },
       this.cyclesPerLine,
       this.linesPerFrame,
+      vicRevision,
     );
     this.vic = this.vicII.regs;
     this.vicTiming = this.vicII.timing;

@@ -21,6 +21,15 @@ export interface VicHost {
   setIrq(active: boolean, at: number): void;
 }
 
+/**
+ * The VIC-II's revision: 'old' = the NMOS 6569 (PAL) / 6567 (NTSC) of the first C64s, 'new' =
+ * the HMOS 8565 / 8562 of the C64C (VICE's testbench calls them vicii-old / vicii-new). They
+ * differ, as far as a program can tell here, in the light pen's X (one pixel earlier on the new
+ * chips, which lack the old ones' colour latency) and in when a multicolour switch reaches a
+ * sprite being shifted out.
+ */
+export type VicRevision = 'old' | 'new';
+
 /** Clocks into line 0 at which the light pen's once-a-frame latch is released. */
 const LIGHT_PEN_FRAME_DELAY = 2;
 
@@ -54,6 +63,7 @@ export class VicII {
     private readonly host: VicHost,
     cyclesPerLine: number,
     linesPerFrame: number,
+    readonly revision: VicRevision = 'old',
   ) {
     this.cyclesPerLine = cyclesPerLine;
     this.linesPerFrame = linesPerFrame;
@@ -63,6 +73,7 @@ export class VicII {
       { vic: this.regs, vicFetch: (a) => this.fetch(a), colorOf: (cell) => host.colorRam[cell & 0x3ff]! },
       cyclesPerLine,
       linesPerFrame,
+      revision === 'new',
     );
     this.phi1 = new VicPhi1(
       { regs: this.regs, fetch: (a) => this.fetch(a), badLinesEnabled: (c) => this.timing.badLinesEnabled(c) },
@@ -174,7 +185,9 @@ export class VicII {
       case 0x19: // writing 1s acknowledges — also a match in this very clock, which is lost
         this.rasterMatchesUpTo(now - 1);
         vic[0x19]! &= ~value & 0x0f;
-        this.updateIrq(now - 1);
+        // The IRQ output goes high one clock after the write: an INC/ASL $D019 whose dummy write
+        // acknowledges still has the line low when the CPU polls in that clock (irq-ack-vicii).
+        this.updateIrq(now);
         return false;
       case 0x1a:
         vic[0x1a] = value & 0x0f;
@@ -278,7 +291,8 @@ export class VicII {
    * The light pen line changed at clock `at` (a CIA 1 port B write). A falling edge latches the
    * beam position into $D013 (X / 2) and $D014 (raster line) and sets $D019 bit 3 — once a
    * frame, one clock after the edge, the X as the 6569 reports it (two more than the beam's
-   * X / 2: its colour latency). Held low, the pen latches again at each frame start.
+   * X / 2: its colour latency; one more on the 8565). Held low, the pen latches again at each
+   * frame start.
    */
   lightPenInput(low: boolean, at: number): void {
     if (low === this.lightPenLow) return;
@@ -312,7 +326,7 @@ export class VicII {
     const k = t % this.cyclesPerLine;
     // Not on the last line (nor before the release in line 0), except in the last line's first clock.
     if (!frameStart && ((line === this.linesPerFrame - 1 && k > 0) || (line === 0 && k < LIGHT_PEN_FRAME_DELAY))) return;
-    let x = ((beamX(k, this.cyclesPerLine) - 4) >> 1) + 2;
+    let x = ((beamX(k, this.cyclesPerLine) - 4) >> 1) + (this.revision === 'old' ? 2 : 1);
     // Held low across the frame start: the X of the line's start as the chip latches it there.
     if (frameStart) x = this.cyclesPerLine === 65 ? 0xd5 : 0xd1;
     this.regs[0x13] = x & 0xff;

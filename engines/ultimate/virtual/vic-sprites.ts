@@ -105,6 +105,8 @@ export class VicSprites {
     private readonly host: VicSpriteHost,
     cyclesPerLine: number,
     linesPerFrame: number,
+    /** The 8565/8562 (VicRevision 'new'): no colour latency in the sprite pipeline. */
+    private readonly newChip = false,
   ) {
     const L = cyclesPerLine;
     this.#perLine = L;
@@ -379,11 +381,20 @@ export class VicSprites {
       else if (i === 4) {
         if (sprEn) this.#pending = this.#display;
         if (d2 >= 0) this.#load(d2);
-      } else if (i === 7) {
-        // The 6569's multicolour bits reach the sprite pipeline at the last pixel of the clock.
+      } else if (i === 6 && this.newChip) {
+        // The 8565's multicolour bits arrive a pixel earlier and (as x64sc models the chip) flip
+        // the pair phase of a sprite caught between the halves of an X-expanded pixel.
         const next = vic[0x1c]!;
-        this.#mcFlop &= ~(next ^ this.#mcBits);
+        const toggled = (next ^ this.#mcBits) & ~this.#expxFlop;
+        this.#mcFlop = (this.#mcFlop ^ toggled) | (toggled & ~next);
         this.#mcBits = next;
+      } else if (i === 7) {
+        if (!this.newChip) {
+          // The 6569's multicolour bits reach the sprite pipeline at the last pixel of the clock.
+          const next = vic[0x1c]!;
+          this.#mcFlop &= ~(next ^ this.#mcBits);
+          this.#mcBits = next;
+        }
         if (d2 >= 0) this.#halt &= ~(1 << d2);
       }
       // Start where X matches.
@@ -416,7 +427,9 @@ export class VicSprites {
             if ((this.#mcBits & b) !== 0) {
               if ((this.#mcFlop & b) !== 0) pixel[n] = (data[n]! >> 22) & 3;
               this.#mcFlop ^= b;
-            } else pixel[n] = ((data[n]! >> 23) & 1) << 1;
+            } else if ((this.#mcFlop & b) !== 0 || !this.newChip) pixel[n] = ((data[n]! >> 23) & 1) << 1;
+            // 8565: the first hi-res pixel after a switch from multicolour repeats the pair's.
+            else this.#mcFlop |= b;
             data[n] = (data[n]! << 1) & MASK24;
           }
           if ((expx & b) !== 0) this.#expxFlop ^= b;
