@@ -3,8 +3,9 @@
 // not see it; a read's clear holds half a clock longer), a write to a sprite's X reaches the comparators from the next clock's pixels, the
 // Y-expansion flip-flop shows each row on two lines and a write to $D017 in the middle of a
 // sprite changes it from that line on, and the collision interrupt rises at the clock of the
-// collision; an acknowledging $D019 write releases the interrupt line one clock after it; the
-// 8565 reports the light pen's X one step earlier than the 6569. Geometry: PAL 6569, 63 clocks a line; X block 96-103 is drawn in clock 25 of a line
+// collision; a bad line made mid-line in idle state fetches from $38FF in the next clock; an
+// acknowledging $D019 write releases the interrupt line one clock after it; the 8565 reports the
+// light pen's X one step earlier than the 6569. Geometry: PAL 6569, 63 clocks a line; X block 96-103 is drawn in clock 25 of a line
 // (X 0 in clock 13, 8 pixels a clock).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,7 +43,7 @@ function rig(x0: number, x1: number, rows0: (r: number) => number, rows1: (r: nu
       mem[base + 3 * r + 2] = v & 0xff;
     }
   }
-  const unit = new VicSprites({ vic, vicFetch: (a) => mem[a & 0x3fff]!, colorOf: () => 0 }, L, 312);
+  const unit = new VicSprites({ vic, vicFetch: (a) => mem[a & 0x3fff]!, colorOf: () => 0, badLinesEnabled: () => true }, L, 312);
   unit.reset(0);
   vic[0x00] = x0;
   vic[0x02] = x1;
@@ -120,6 +121,25 @@ describe('VIC-II sprite unit (PAL)', () => {
     // Cleared during line 53 (row 1, first of its two lines), with the flip-flop set after
     // cycle 56 of line 52: row 1 is shown once more on line 54, then one row a line (2, 3, 4…).
     assert.deepEqual(collisionsByLine(53), [0, 0, 1, 1, 0, 1, 0, 0, 0]);
+  });
+
+  test('a bad line made in idle state mid-line: the next g-access reads $38FF (the DMA-delay fetch)', () => {
+    // Sprite 0 (24 opaque pixels) over column 38 (X 328) of line $32; idle byte $3FFF empty,
+    // $38FF = $81. $D011 = $13 (YSCROLL 3: line $32 is idle, before the first bad line).
+    const seen = (k: number): number => {
+      const { vic, mem, unit } = rig(72, 0, FULL, FULL);
+      vic[0x10] = 0x01;
+      vic[0x01] = 0x31;
+      vic[0x15] = 0x01;
+      vic[0x11] = 0x13;
+      mem[0x38ff] = 0x81;
+      const t = line(0x32) + k;
+      unit.beforeWrite(0x11, 0x1a, t); // YSCROLL 2: line $32 becomes a bad line
+      vic[0x11] = 0x1a;
+      return unit.peek(0x1f, line(0x33));
+    };
+    assert.equal(seen(52), 0x01, 'written in clock 52: the g-access of clock 53 is column 38');
+    assert.equal(seen(20), 0x00, 'written earlier: column 38 shows the (blank) display data');
   });
 
   test('a sprite shows nothing, and fetches nothing, while it is not enabled', () => {

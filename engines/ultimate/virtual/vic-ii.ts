@@ -70,7 +70,12 @@ export class VicII {
     this.cyclesPerFrame = cyclesPerLine * linesPerFrame;
     this.timing = new VicBusTiming({ vic: this.regs }, cyclesPerLine, linesPerFrame);
     this.sprites = new VicSprites(
-      { vic: this.regs, vicFetch: (a) => this.fetch(a), colorOf: (cell) => host.colorRam[cell & 0x3ff]! },
+      {
+        vic: this.regs,
+        vicFetch: (a) => this.fetch(a),
+        colorOf: (cell) => host.colorRam[cell & 0x3ff]!,
+        badLinesEnabled: (c) => this.timing.badLinesEnabled(c),
+      },
       cyclesPerLine,
       linesPerFrame,
       revision === 'new',

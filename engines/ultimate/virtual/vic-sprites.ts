@@ -38,6 +38,8 @@ export interface VicSpriteHost {
   vicFetch(addr: number): number;
   /** Colour RAM nibble of a screen cell (multicolour text decides per cell). */
   colorOf(cell: number): number;
+  /** Bad lines are possible in the frame of clock c (DEN was set in line $30). */
+  badLinesEnabled(c: number): boolean;
 }
 
 const MASK24 = 0xffffff;
@@ -100,6 +102,10 @@ export class VicSprites {
   readonly #gfx = new Uint8Array(0x200);
   #gfxLine = -1;
   #gfxAny = false;
+  /** A "DMA delay" g-access (see beforeWrite): its line (absolute index), column and byte. */
+  #delayLine = -1;
+  #delayColumn = 0;
+  #delayByte = 0;
 
   constructor(
     private readonly host: VicSpriteHost,
@@ -164,6 +170,7 @@ export class VicSprites {
     this.#xStale = true;
     this.#clearAt = -1;
     this.#gfxLine = -1;
+    this.#delayLine = -1;
   }
 
   /** Nothing is shown or fetched, and nothing will be until a sprite is enabled. */
@@ -255,6 +262,7 @@ export class VicSprites {
   beforeWrite(reg: number, value: number, t: number): void {
     this.catchUp(t);
     if (reg <= 0x10 && (reg & 1) === 0) this.#xStale = true;
+    else if (reg === 0x11) this.#dmaDelay(value, t);
     else if (reg === 0x17) {
       const k = t % this.#perLine;
       for (let n = 0; n < 8; n++) {
@@ -269,6 +277,37 @@ export class VicSprites {
         }
       }
     }
+  }
+
+  /**
+   * A $D011 write in clock t that makes the line a bad line in idle state, inside the g-access
+   * window ("DMA delay", the VSP trick): the g-access of the next clock, where the chip first sees
+   * the condition, reads neither the idle byte $3FFF nor display data but $38FF on the 6569 and
+   * 6567, $3807 on the 8565/8562 (VICE-testprogs vsp-tester, measured on several machines; some
+   * 8565s read $38FF/$38C7/$38D7). Simplification: idle state is taken as the lines before the
+   * first bad line of the old YSCROLL and after the display window (no display state machine).
+   */
+  #dmaDelay(value: number, t: number): void {
+    const L = this.#perLine;
+    const column = (t % L) + 1 - 15;
+    if (column < 0 || column > 39 || !this.host.badLinesEnabled(t)) return;
+    const r = Math.floor((t % this.#perFrame) / L);
+    if (r < 0x30 || r > 0xf7) return;
+    const old = this.host.vic[0x11]!;
+    if ((r & 7) === (old & 7) || (r & 7) !== (value & 7)) return;
+    if (r >= 0x30 + (old & 7)) return; // display state (simplified): past the first bad line
+    this.#delayLine = Math.floor(t / L);
+    this.#delayColumn = column;
+    this.#delayByte = this.host.vicFetch(this.newChip ? 0x3807 : 0x38ff);
+    if (this.#gfxLine === this.#delayLine) this.#applyDelay();
+  }
+
+  /** The DMA-delay g-access's byte in its column of the line's graphics (hi-res pixels). */
+  #applyDelay(): void {
+    const at = 24 + (this.host.vic[0x16]! & 7) + 8 * this.#delayColumn;
+    const b = this.#delayByte;
+    for (let i = 0; i < 8; i++) this.#gfx[(at + i) & 0x1ff] = (b >> (7 - i)) & 1;
+    this.#gfxAny = this.#gfxAny || b !== 0;
   }
 
   #refreshX(): void {
@@ -488,8 +527,9 @@ export class VicSprites {
     const chars = ((vic[0x18]! >> 1) & 7) << 11;
     const bitmap = ((vic[0x18]! >> 3) & 1) << 13;
     const idleByte = display ? 0 : host.vicFetch(ecm ? 0x39ff : 0x3fff);
+    if (lineIndex === this.#delayLine) this.#applyDelay();
     if (!display && idleByte === 0) return;
-    let any = false;
+    let any = this.#gfxAny;
     for (let c = 0; c < 40; c++) {
       let b: number;
       let multi: boolean;
@@ -518,5 +558,6 @@ export class VicSprites {
       }
     }
     this.#gfxAny = any;
+    if (lineIndex === this.#delayLine) this.#applyDelay();
   }
 }
