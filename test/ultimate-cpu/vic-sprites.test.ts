@@ -232,3 +232,32 @@ describe('VIC-II revision', () => {
     assert.throws(() => new C64Machine({ vicRevision: '8565' as never }), /vicRevision must be 'old' or 'new'; got "8565"/);
   });
 });
+
+describe('VIC-II collision latches seen by a debugger', () => {
+  test('a peek of $D01E shows the latch without clearing it; the CPU read clears it', () => {
+    const m = new C64Machine();
+    m.poke(0xd018, 0x14);
+    m.ram[0x07f8] = 0x20;
+    m.ram[0x07f9] = 0x20;
+    m.ram.fill(0xff, 0x0800, 0x0840);
+    for (const [addr, v] of [
+      [0xd000, 100],
+      [0xd002, 110],
+      [0xd001, 80],
+      [0xd003, 80],
+      [0xd015, 0x03],
+    ] as const) {
+      m.poke(addr, v);
+    }
+    m.run(2 * m.cyclesPerFrame);
+    assert.equal(m.peek(0xd01e), 0x03);
+    assert.equal(m.peek(0xd01e), 0x03, 'still latched after a peek');
+    m.ram.set([0xad, 0x1e, 0xd0], 0xc000); // LDA $D01E
+    m.cpu.pc = 0xc000;
+    m.cpu.p |= 0x04;
+    m.stepInstruction();
+    assert.equal(m.cpu.a, 0x03);
+    m.poke(0xd015, 0x00); // no sprites from here: nothing collides again
+    assert.equal(m.peek(0xd01e), 0x00, 'cleared by the CPU read');
+  });
+});

@@ -494,7 +494,7 @@ export class C64Machine implements CpuBus {
 
   private ioRead(addr: number, sideEffects: boolean): number {
     const page = addr & 0xfc00;
-    if (page === 0xd000) return this.vicII.read(addr & 0x3f, this.cpu.cycles);
+    if (page === 0xd000) return this.vicII.read(addr & 0x3f, this.cpu.cycles, sideEffects);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
     if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
     if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr, sideEffects);

@@ -123,8 +123,11 @@ export class VicII {
 
   // --- registers ---------------------------------------------------------------------------------
 
-  /** A CPU read of register `reg` (0..$3F) at clock `now` (the CPU's count after this access). */
-  read(reg: number, now: number): number {
+  /**
+   * A CPU read of register `reg` (0..$3F) at clock `now` (the CPU's count after this access);
+   * without side effects (a debugger's peek) the collision latches are not cleared.
+   */
+  read(reg: number, now: number, sideEffects = true): number {
     const vic = this.regs;
     switch (reg) {
       // The read happens in clock now - 1: the raster counter as it is in that clock.
@@ -145,7 +148,7 @@ export class VicII {
         return vic[0x18]! | 0x01;
       case 0x1e:
       case 0x1f: {
-        const v = this.sprites.read(reg, now - 1);
+        const v = sideEffects ? this.sprites.read(reg, now - 1) : this.sprites.peek(reg, now - 1);
         this.takeCollisionIrq();
         return v;
       }
