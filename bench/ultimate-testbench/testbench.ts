@@ -82,6 +82,9 @@ export function machineOptionsFor(options: readonly string[]): C64MachineOptions
     else if (o === 'vicii-pal') out.video = 'pal';
     else if (o === 'vicii-ntsc') out.video = 'ntsc';
     else if (o === 'vicii-ntscold') out.video = 'ntsc-old';
+    // VICE's own testbench runs these as -VICIImodel 6569/6567 and 8565/8562 (x64sc-hooks.sh).
+    else if (o === 'vicii-old') out.vicRevision = 'old';
+    else if (o === 'vicii-new') out.vicRevision = 'new';
     else {
       const reu = /^reu(\d+)([km])$/.exec(o);
       if (reu) out.reuKb = Number(reu[1]) * (reu[2] === 'm' ? 1024 : 1);

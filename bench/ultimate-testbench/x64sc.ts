@@ -50,15 +50,21 @@ if (!Number.isInteger(every) || every < 1) {
   process.exit(2);
 }
 
-/** The x64sc flags of a program's options (the README's mapping). */
+/**
+ * The x64sc flags of a program's options (the README's mapping; vicii-old/vicii-new as VICE's own
+ * testbench script maps them: -VICIImodel 6569/8565 on PAL, 6567/8562 on NTSC).
+ */
 export function x64scFlags(options: readonly string[]): string[] {
   const flags: string[] = [];
+  const ntsc = options.includes('vicii-ntsc');
   for (const o of options) {
     if (o === 'cia-new') flags.push('-ciamodel', '1');
     else if (o === 'cia-old') flags.push('-ciamodel', '0');
     else if (o === 'vicii-pal') flags.push('-pal');
     else if (o === 'vicii-ntsc') flags.push('-ntsc');
     else if (o === 'vicii-ntscold') flags.push('-ntscold');
+    else if (o === 'vicii-old') flags.push('-VICIImodel', ntsc ? '6567' : '6569');
+    else if (o === 'vicii-new') flags.push('-VICIImodel', ntsc ? '8562' : '8565');
     else {
       const reu = /^reu(\d+)([km])$/.exec(o);
       if (reu) flags.push('-reu', '-reusize', String(Number(reu[1]) * (reu[2] === 'm' ? 1024 : 1)));

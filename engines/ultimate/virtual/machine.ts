@@ -24,7 +24,7 @@ import { Cpu6510, IRQ_SOURCE_CIA, IRQ_SOURCE_EXTERNAL, IRQ_SOURCE_VIC, type CpuB
 import { BASIC_ROM, KERNAL_ROM, STANDIN_LABELS } from './kernal-standin.js';
 import { RecBusTiming } from './rec-bus-timing.js';
 import { Rec8726 } from './rec8726.js';
-import { VicII } from './vic-ii.js';
+import { VicII, type VicRevision } from './vic-ii.js';
 import { fillPowerOnPattern } from './ram-power-on.js';
 import { type DebugStreamMode, isDebugStreamMode } from './debug-stream-mode.js';
 
@@ -112,6 +112,8 @@ export interface C64MachineOptions {
    * x64sc starts with it (ram-power-on.ts), which some programs read without meaning to.
    */
   powerOnRam?: 'zero' | 'c64';
+  /** The VIC-II's revision: 'old' (6569/6567, default, as VICE's default C64) or 'new' (8565/8562). */
+  vicRevision?: VicRevision;
 }
 
 export class C64Machine implements CpuBus {
@@ -212,6 +214,10 @@ export class C64Machine implements CpuBus {
       throw new RangeError(`powerOnRam must be 'zero' or 'c64'; got ${JSON.stringify(powerOnRam)}`);
     }
     if (powerOnRam === 'c64') fillPowerOnPattern(this.ram);
+    const vicRevision = opts.vicRevision ?? 'old';
+    if (vicRevision !== 'old' && vicRevision !== 'new') {
+      throw new RangeError(`vicRevision must be 'old' or 'new'; got ${JSON.stringify(vicRevision)}`);
+    }
     this.cpu = new Cpu6510(this);
     this.setReu(opts.reuKb ?? 0, opts.reuMemory);
     this.vicII = new VicII(
@@ -224,6 +230,7 @@ export class C64Machine implements CpuBus {
       },
       this.cyclesPerLine,
       this.linesPerFrame,
+      vicRevision,
     );
     this.vic = this.vicII.regs;
     this.vicTiming = this.vicII.timing;
@@ -486,7 +493,7 @@ export class C64Machine implements CpuBus {
 
   private ioRead(addr: number, sideEffects: boolean): number {
     const page = addr & 0xfc00;
-    if (page === 0xd000) return this.vicII.read(addr & 0x3f, this.cpu.cycles);
+    if (page === 0xd000) return this.vicII.read(addr & 0x3f, this.cpu.cycles, sideEffects);
     if (page === 0xd400) return addr === DEBUG_REGISTER_ADDRESS ? this.debugRegister : 0; // SID: write-only here
     if (page === 0xd800) return this.colorRam[addr & 0x3ff]!;
     if ((addr & 0xff00) === 0xdc00) return this.ciaRead(this.cia1, addr, sideEffects);

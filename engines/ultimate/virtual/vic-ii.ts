@@ -1,11 +1,11 @@
 // The VIC-II as the CPU sees it through $D000-$D3FF: the register file, the raster counter and
-// its compare interrupt, the collision latches (vic-collisions.ts) and, through vic-timing.ts, the
+// its compare interrupt, the sprite unit with its collision latches (vic-sprites.ts) and, through vic-timing.ts, the
 // clocks it takes from the CPU. The machine (machine.ts) owns the bus; this file owns what the
 // chip does. The chip draws no picture: what a program can observe (registers, interrupts, BA,
 // what it fetches in each half-cycle) is worked out when it is observed.
 
 import { VicBusTiming } from './vic-timing.js';
-import { VicCollisions } from './vic-collisions.js';
+import { VicSprites } from './vic-sprites.js';
 import { VicPhi1 } from './vic-phi1.js';
 
 /** What the VIC-II needs from the rest of the machine. */
@@ -21,6 +21,15 @@ export interface VicHost {
   setIrq(active: boolean, at: number): void;
 }
 
+/**
+ * The VIC-II's revision: 'old' = the NMOS 6569 (PAL) / 6567 (NTSC) of the first C64s, 'new' =
+ * the HMOS 8565 / 8562 of the C64C (VICE's testbench calls them vicii-old / vicii-new). They
+ * differ, as far as a program can tell here, in the light pen's X (one pixel earlier on the new
+ * chips, which lack the old ones' colour latency) and in when a multicolour switch reaches a
+ * sprite being shifted out.
+ */
+export type VicRevision = 'old' | 'new';
+
 /** Clocks into line 0 at which the light pen's once-a-frame latch is released. */
 const LIGHT_PEN_FRAME_DELAY = 2;
 
@@ -29,8 +38,8 @@ export class VicII {
   readonly regs = new Uint8Array(0x40);
   /** When the VIC takes the bus (bad lines, sprite DMA). */
   readonly timing: VicBusTiming;
-  /** Sprite-sprite and sprite-background collisions ($D01E/$D01F). */
-  readonly collisions: VicCollisions;
+  /** The sprite sequencer and pixels: sprite-sprite and sprite-background collisions ($D01E/$D01F). */
+  readonly sprites: VicSprites;
   /** What the VIC reads in the first half of each clock (the floating bus). */
   readonly phi1: VicPhi1;
   /** The earliest clock at which the raster compare or the collision watch needs attention. */
@@ -38,7 +47,7 @@ export class VicII {
   private rasterCompare = 0;
   /** The clock at which the raster next reaches the compare line. */
   private nextRasterMatch = 0;
-  /** While a collision interrupt is enabled: the clock of the next line start to evaluate. */
+  /** While a collision interrupt is enabled: the next clock at which to work the sprites out. */
   private collisionWatchAt = Number.POSITIVE_INFINITY;
   readonly cyclesPerLine: number;
   readonly linesPerFrame: number;
@@ -54,17 +63,23 @@ export class VicII {
     private readonly host: VicHost,
     cyclesPerLine: number,
     linesPerFrame: number,
+    readonly revision: VicRevision = 'old',
   ) {
     this.cyclesPerLine = cyclesPerLine;
     this.linesPerFrame = linesPerFrame;
     this.cyclesPerFrame = cyclesPerLine * linesPerFrame;
     this.timing = new VicBusTiming({ vic: this.regs }, cyclesPerLine, linesPerFrame);
-    this.collisions = new VicCollisions(
-      { vic: this.regs, vicFetch: (a) => this.fetch(a), vicBank: () => host.vicBank() },
+    this.sprites = new VicSprites(
+      {
+        vic: this.regs,
+        vicFetch: (a) => this.fetch(a),
+        colorOf: (cell) => host.colorRam[cell & 0x3ff]!,
+        badLinesEnabled: (c) => this.timing.badLinesEnabled(c),
+      },
       cyclesPerLine,
       linesPerFrame,
+      revision === 'new',
     );
-    this.collisions.colorOf = (cell) => host.colorRam[cell & 0x3ff]!;
     this.phi1 = new VicPhi1(
       { regs: this.regs, fetch: (a) => this.fetch(a), badLinesEnabled: (c) => this.timing.badLinesEnabled(c) },
       cyclesPerLine,
@@ -76,7 +91,7 @@ export class VicII {
   reset(now: number): void {
     this.regs.fill(0);
     this.timing.reset(now);
-    this.collisions.reset(now);
+    this.sprites.reset(now);
     this.collisionWatchAt = Number.POSITIVE_INFINITY;
     this.lightPenLow = false;
     this.lightPenFrame = -1;
@@ -108,8 +123,11 @@ export class VicII {
 
   // --- registers ---------------------------------------------------------------------------------
 
-  /** A CPU read of register `reg` (0..$3F) at clock `now` (the CPU's count after this access). */
-  read(reg: number, now: number): number {
+  /**
+   * A CPU read of register `reg` (0..$3F) at clock `now` (the CPU's count after this access);
+   * without side effects (a debugger's peek) the collision latches are not cleared.
+   */
+  read(reg: number, now: number, sideEffects = true): number {
     const vic = this.regs;
     switch (reg) {
       // The read happens in clock now - 1: the raster counter as it is in that clock.
@@ -119,10 +137,8 @@ export class VicII {
         return this.rasterCounter(now - 1) & 0xff;
       case 0x19:
         this.rasterMatchesUpTo(now - 1);
-        if (vic[0x15] !== 0) {
-          this.collisions.catchUp(now);
-          this.takeCollisionIrq(now);
-        }
+        this.sprites.catchUp(now - 1);
+        this.takeCollisionIrq();
         return vic[0x19]! | 0x70 | ((vic[0x19]! & vic[0x1a]! & 0x0f) !== 0 ? 0x80 : 0);
       case 0x1a:
         return vic[0x1a]! | 0xf0;
@@ -131,13 +147,11 @@ export class VicII {
       case 0x18:
         return vic[0x18]! | 0x01;
       case 0x1e:
-      case 0x1f:
-        if (vic[0x15] !== 0 || this.collisions.spriteSprite | this.collisions.spriteBackground) {
-          const v = this.collisions.read(reg, now, true);
-          this.takeCollisionIrq(now);
-          return v;
-        }
-        return 0;
+      case 0x1f: {
+        const v = sideEffects ? this.sprites.read(reg, now - 1) : this.sprites.peek(reg, now - 1);
+        this.takeCollisionIrq();
+        return v;
+      }
       default:
         return reg >= 0x2f ? 0xff : reg >= 0x20 ? vic[reg]! | 0xf0 : vic[reg]!;
     }
@@ -150,10 +164,10 @@ export class VicII {
    */
   write(reg: number, value: number, now: number): boolean {
     const vic = this.regs;
-    // Lines that have passed were drawn with the registers as they were: evaluate them first.
-    if (vic[0x15] !== 0 && reg < 0x20) {
-      this.collisions.catchUp(now);
-      this.takeCollisionIrq(now);
+    // The clocks that have passed were drawn with the registers as they were: work them out first.
+    if (reg < 0x20) {
+      this.sprites.beforeWrite(reg, value, now - 1);
+      this.takeCollisionIrq();
     }
     switch (reg) {
       case 0x11:
@@ -179,7 +193,9 @@ export class VicII {
       case 0x19: // writing 1s acknowledges — also a match in this very clock, which is lost
         this.rasterMatchesUpTo(now - 1);
         vic[0x19]! &= ~value & 0x0f;
-        this.updateIrq(now - 1);
+        // The IRQ output goes high one clock after the write: an INC/ASL $D019 whose dummy write
+        // acknowledges still has the line low when the CPU polls in that clock (irq-ack-vicii).
+        this.updateIrq(now);
         return false;
       case 0x1a:
         vic[0x1a] = value & 0x0f;
@@ -209,9 +225,9 @@ export class VicII {
     if (now >= this.nextRasterMatch) this.rasterMatched();
     if (now >= this.lightPenRetriggerAt) this.lightPenRetrigger();
     if (now >= this.collisionWatchAt) {
-      this.collisions.catchUp(now);
-      this.takeCollisionIrq(now);
-      this.collisionWatchAt = now - (now % this.cyclesPerLine) + this.cyclesPerLine;
+      this.sprites.catchUp(now);
+      this.takeCollisionIrq();
+      this.collisionWatchAt = this.sprites.nextWatch(now);
     }
     this.updateNextEvent();
   }
@@ -257,19 +273,23 @@ export class VicII {
     this.nextRasterMatch += this.cyclesPerFrame;
   }
 
-  /** New collisions raise their interrupt flags in $D019. */
-  private takeCollisionIrq(now: number): void {
-    const irq = this.collisions.pendingIrq;
+  /** New collisions raise their interrupt flags in $D019 at the clock they happened. */
+  private takeCollisionIrq(): void {
+    const irq = this.sprites.pendingIrq;
     if (irq === 0) return;
-    this.collisions.pendingIrq = 0;
+    this.sprites.pendingIrq = 0;
     this.regs[0x19]! |= irq;
-    this.updateIrq(now);
+    this.updateIrq(this.sprites.pendingIrqAt);
   }
 
-  /** With a collision interrupt enabled and sprites on, lines are evaluated as they end. */
+  /**
+   * With a collision interrupt enabled and sprites on, the sprites are worked out at every
+   * instruction boundary while they are shown (the interrupt then reaches the CPU's poll as on the
+   * chip), else once a line after the display check.
+   */
   private watchCollisions(now: number): void {
-    const watch = (this.regs[0x1a]! & 0x06) !== 0 && this.regs[0x15] !== 0;
-    this.collisionWatchAt = watch ? now - (now % this.cyclesPerLine) + this.cyclesPerLine : Number.POSITIVE_INFINITY;
+    const watch = (this.regs[0x1a]! & 0x06) !== 0;
+    this.collisionWatchAt = watch ? this.sprites.nextWatch(now) : Number.POSITIVE_INFINITY;
     this.updateNextEvent();
   }
 
@@ -279,7 +299,8 @@ export class VicII {
    * The light pen line changed at clock `at` (a CIA 1 port B write). A falling edge latches the
    * beam position into $D013 (X / 2) and $D014 (raster line) and sets $D019 bit 3 — once a
    * frame, one clock after the edge, the X as the 6569 reports it (two more than the beam's
-   * X / 2: its colour latency). Held low, the pen latches again at each frame start.
+   * X / 2: its colour latency; one more on the 8565). Held low, the pen latches again at each
+   * frame start.
    */
   lightPenInput(low: boolean, at: number): void {
     if (low === this.lightPenLow) return;
@@ -313,7 +334,7 @@ export class VicII {
     const k = t % this.cyclesPerLine;
     // Not on the last line (nor before the release in line 0), except in the last line's first clock.
     if (!frameStart && ((line === this.linesPerFrame - 1 && k > 0) || (line === 0 && k < LIGHT_PEN_FRAME_DELAY))) return;
-    let x = ((beamX(k, this.cyclesPerLine) - 4) >> 1) + 2;
+    let x = ((beamX(k, this.cyclesPerLine) - 4) >> 1) + (this.revision === 'old' ? 2 : 1);
     // Held low across the frame start: the X of the line's start as the chip latches it there.
     if (frameStart) x = this.cyclesPerLine === 65 ? 0xd5 : 0xd1;
     this.regs[0x13] = x & 0xff;
