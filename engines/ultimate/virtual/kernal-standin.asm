@@ -21,12 +21,19 @@
 !cpu 6510
 
 ; ---- system variables (real C64 addresses) -------------------------------------------------
+SUBFLG  = $10
 LINNUM  = $14           ; SYS address
+INDEX   = $22           ; $22/$23 pointer for STROUT and LINKPRG
 TXTTAB  = $2b           ; start of the BASIC program
 VARTAB  = $2d
 ARYTAB  = $2f
 STREND  = $31
+FRETOP  = $33           ; bottom of the string space
 MEMSIZ  = $37           ; top of BASIC memory
+CURLIN  = $39           ; line being executed; high byte $FF in direct mode
+OLDTXT  = $3d
+DATPTR  = $41
+FACHO   = $62           ; $62-$64: LINPRT's number and digit flag
 TXTPTR  = $7a
 STATUS  = $90
 XSAV    = $97
@@ -42,6 +49,7 @@ LA      = $b8
 SA      = $b9
 FA      = $ba
 FNADR   = $bb
+TAPE1   = $b2           ; cassette buffer pointer
 MEMUSS  = $c3
 NDX     = $c6           ; keys in the keyboard buffer
 RVS     = $c7
@@ -54,6 +62,7 @@ QTSW    = $d4
 LNMX    = $d5
 TBLX    = $d6           ; cursor row
 DATA    = $d7
+LDTB1   = $d9           ; $D9-$F1: screen line table (bit 7: the row starts a logical line)
 USER    = $f3           ; colour line pointer
 BUF     = $0200         ; input line
 LAT     = $0259
@@ -66,6 +75,8 @@ TIMOUT  = $0285
 COLOR   = $0286
 HIBASE  = $0288
 XMAX    = $0289
+MODE    = $0291
+PALNTS  = $02a6         ; 1: PAL VIC, 0: NTSC
 SAREG   = $030c
 SXREG   = $030d
 SYREG   = $030e
@@ -132,136 +143,86 @@ basic_warm:
         txs
         cld
         jsr CLRCHN
-ready:
-        ldx #0
--       lda ready_text,x
-        beq main_loop
-        jsr CHROUT
-        inx
-        bne -
+ready:                          ; print READY. and wait for a line (also $A474)
+        ldx #$fa
+        txs
+        lda #<ready_text
+        ldy #>ready_text
+        jsr strout
 
+; Direct mode: a line typed into the keyboard buffer is tokenized in BUF and executed from there,
+; statement by statement, as a program line would be.
 main_loop:
         lda #$80                ; direct mode
         sta MSGFLG
+        lda #$ff                ; CURLIN high byte $FF = direct mode, as in CBM BASIC
+        sta CURLIN+1
         jsr basic_read_line     ; X = length
         lda #0
         sta BUF,x
-        lda #<BUF
+        jsr tokenize
+        lda #<(BUF-1)
         sta TXTPTR
-        lda #>BUF
+        lda #>(BUF-1)
         sta TXTPTR+1
-        ldy #0
-        jsr skip_spaces
-        lda (TXTPTR),y
-        beq main_loop           ; empty line
-        cmp #'R'
-        bne +
-        iny
-        lda (TXTPTR),y
-        cmp #'U'
-        bne only_run_sys
-        iny
-        lda (TXTPTR),y
-        cmp #'N'
-        bne only_run_sys
-        jmp run_program
-+       cmp #'S'
-        bne only_run_sys
-        iny
-        lda (TXTPTR),y
-        cmp #'Y'
-        bne only_run_sys
-        iny
-        lda (TXTPTR),y
-        cmp #'S'
-        bne only_run_sys
-        iny
-        jmp sys_args
+        jsr next_char
+        beq main_loop           ; an empty line
+        jsr exec_here
+        jmp newstt
 
-only_run_sys:
-        ldx #0
--       lda only_run_sys_text,x
+; An error: the message at A/Y, " IN <line>" when a program runs, then READY.
+basic_error:
+        jsr strout
+        lda CURLIN+1
+        cmp #$ff
         beq +
+        lda #<in_text
+        ldy #>in_text
+        jsr strout
+        lda CURLIN+1
+        ldx CURLIN
+        jsr linprt
++       lda #$0d
         jsr CHROUT
-        inx
-        bne -
-+       jmp ready
-
-; RUN: the first line of the program must be [spaces] SYS [spaces] [(] number.
-run_program:
-        lda #$00                ; program mode
-        sta MSGFLG
-        lda TXTTAB
-        sta TXTPTR
-        lda TXTTAB+1
-        sta TXTPTR+1
-        ldy #1
-        lda (TXTPTR),y          ; high byte of the link: 0 = no program
-        beq +
-        ldy #4
-        jsr skip_spaces
-        lda (TXTPTR),y
-        cmp #$9e                ; the SYS token
-        bne not_sys_program
-        iny
-        jmp sys_args
-+       jmp ready
-
-not_sys_program:
-        ldx #0
--       lda not_sys_text,x
-        beq +
-        jsr CHROUT
-        inx
-        bne -
-+       jmp ready
+        jmp ready
 
 syntax_error:
-        ldx #0
--       lda syntax_text,x
-        beq +
-        jsr CHROUT
-        inx
-        bne -
-+       jmp ready
+        lda #<syntax_text
+        ldy #>syntax_text
+        jmp basic_error
 
-; SYS: the address at (TXTPTR),y; registers from $030C-$030F in and out, as BASIC's SYS does.
-sys_args:
-        jsr skip_spaces
-        lda (TXTPTR),y
-        cmp #'('
-        bne +
-        iny
-        jsr skip_spaces
-+       jsr parse_number
-        bcs syntax_error
-        lda #>(sys_return-1)
-        pha
-        lda #<(sys_return-1)
-        pha
-        lda SPREG
-        pha
-        lda SAREG
-        ldx SXREG
-        ldy SYREG
-        plp
-        jmp (LINNUM)
-sys_return:
-        php
-        sta SAREG
-        stx SXREG
-        sty SYREG
-        pla
-        sta SPREG
-        jmp basic_warm
+cannot_run:
+        lda #<only_run_sys_text
+        ldy #>only_run_sys_text
+        jmp basic_error
 
-skip_spaces:
+skip_spaces:                    ; Y forward over spaces at (TXTPTR),y; A = the character there
 -       lda (TXTPTR),y
         cmp #' '
         bne +
         iny
         bne -
 +       rts
+
+advance_y:                      ; TXTPTR += Y
+        tya
+        clc
+        adc TXTPTR
+        sta TXTPTR
+        bcc +
+        inc TXTPTR+1
++       rts
+
+next_char:                      ; TXTPTR + 1, spaces skipped; A = the character there, Z=1 on 0
+        inc TXTPTR
+        bne +
+        inc TXTPTR+1
++       ldy #0
+        lda (TXTPTR),y
+        cmp #' '
+        beq next_char
+        cmp #0
+        rts
 
 ; decimal digits at (TXTPTR),y -> LINNUM; C=1 when there is no digit
 parse_number:
@@ -344,6 +305,95 @@ brl_done:
         jsr CHROUT
         rts
 
+; Tokenize the line in BUF in place: the keywords the stand-in knows become CBM BASIC V2's token
+; bytes (so a typed line runs through the same statement code as a program line); text in quotes
+; and after REM stays as typed.
+TK_READ = $71                   ; read index
+TK_WRITE = $0b                  ; write index (never ahead of the read index)
+TK_QUOTE = $0f                  ; bit 7: inside quotes; bit 6: after REM
+TK_TOKEN = $72
+tokenize:
+        ldx #0
+        stx TK_WRITE
+        stx TK_QUOTE
+tk_loop:
+        lda BUF,x
+        beq tk_end
+        cmp #'"'
+        bne +
+        lda TK_QUOTE
+        eor #$80
+        sta TK_QUOTE
+        lda #'"'
+        bne tk_copy
++       bit TK_QUOTE
+        bmi tk_copy             ; in quotes
+        bvs tk_copy             ; after REM
+        stx TK_READ
+        ldy #0
+tk_try:                         ; each keyword of the table against BUF at TK_READ
+        lda keywords,y
+        beq tk_none             ; end of the table
+        sta TK_TOKEN
+        iny
+        ldx TK_READ
+tk_cmp:
+        lda keywords,y
+        beq tk_match
+        cmp BUF,x
+        bne tk_skip
+        inx
+        iny
+        bne tk_cmp
+tk_skip:
+        lda keywords,y
+        beq +
+        iny
+        bne tk_skip
++       iny
+        bne tk_try
+tk_match:                       ; X = the read index after the keyword
+        lda TK_TOKEN
+        cmp #TK_REM
+        bne +
+        lda #$40
+        sta TK_QUOTE
+        lda TK_TOKEN
++       ldy TK_WRITE
+        sta BUF,y
+        inc TK_WRITE
+        jmp tk_loop
+tk_none:
+        ldx TK_READ
+        lda BUF,x
+tk_copy:
+        ldy TK_WRITE
+        sta BUF,y
+        inc TK_WRITE
+        inx
+        jmp tk_loop
+tk_end:                         ; the line's 0, then a 0 link: nothing follows in direct mode
+        ldy TK_WRITE
+        sta BUF,y
+        sta BUF+1,y
+        sta BUF+2,y
+        rts
+
+TK_END = $80
+TK_RUN = $8a
+TK_REM = $8f
+TK_SYS = $9e
+keywords:                       ; token, the keyword's text, 0; a 0 token ends the table
+        !byte TK_END
+        !text "END", 0
+        !byte TK_RUN
+        !text "RUN", 0
+        !byte TK_REM
+        !text "REM", 0
+        !byte TK_SYS
+        !text "SYS", 0
+        !byte 0
+
 banner:
         !byte $0d
         !text "  MCP-ENGINES VIRTUAL C64 - NO CBM ROMS", $0d
@@ -353,16 +403,246 @@ ready_text:
         !text "READY.", $0d, 0
 only_run_sys_text:
         !byte $0d
-        !text "?STAND-IN BASIC KNOWS ONLY RUN AND SYS", $0d, 0
-not_sys_text:
-        !byte $0d
-        !text "?PROGRAM DOES NOT START WITH SYS", $0d, 0
+        !text "?STAND-IN BASIC KNOWS ONLY RUN AND SYS", 0
 syntax_text:
         !byte $0d
-        !text "?SYNTAX  ERROR", $0d, 0
+        !text "?SYNTAX  ERROR", 0
+in_text:
+        !text " IN ", 0
 
 * = $a474                       ; BASIC's "print READY" entry, which programs jump to when done
         jmp ready
+
+* = $a533                       ; LINKPRG: rebuild the line links of the program at TXTTAB
+linkprg:
+        lda TXTTAB
+        sta INDEX
+        lda TXTTAB+1
+        sta INDEX+1
+lp_line:
+        ldy #1
+        lda (INDEX),y           ; a link with high byte 0 ends the program
+        beq lp_done
+        ldy #4                  ; the line's text starts after link and line number
+-       lda (INDEX),y
+        beq +
+        iny
+        bne -
++       iny                     ; the next line starts after the 0 that ends this one
+        tya
+        clc
+        adc INDEX
+        pha
+        lda INDEX+1
+        adc #0
+        ldy #1
+        sta (INDEX),y
+        tax
+        pla
+        dey
+        sta (INDEX),y
+        sta INDEX
+        stx INDEX+1
+        jmp lp_line
+lp_done:
+        rts
+
+* = $a659                       ; TXTPTR to the start of the program, then CLR (what RUN does)
+run_reset:
+        sec
+        lda TXTTAB
+        sbc #1
+        sta TXTPTR
+        lda TXTTAB+1
+        sbc #0
+        sta TXTPTR+1
+clr:                            ; CLR: no variables, arrays or strings; files closed; stack reset
+        jsr $ffe7               ; CLALL
+        lda VARTAB
+        ldy VARTAB+1
+        sta ARYTAB
+        sty ARYTAB+1
+        sta STREND
+        sty STREND+1
+        lda MEMSIZ
+        ldy MEMSIZ+1
+        sta FRETOP
+        sty FRETOP+1
+        sec                     ; DATA reads from the start of the program
+        lda TXTTAB
+        sbc #1
+        sta DATPTR
+        lda TXTTAB+1
+        sbc #0
+        sta DATPTR+1
+        pla                     ; an empty stack, keeping the caller's return address
+        tay
+        pla
+        ldx #$fa
+        txs
+        pha
+        tya
+        pha
+        lda #0
+        sta OLDTXT+1
+        sta SUBFLG
+        rts
+
+; RUN: from the first line, with a cleared program state.
+run_program:
+        lda #$00                ; program mode
+        sta MSGFLG
+        jsr run_reset
+        jmp newstt
+
+* = $a7ae                       ; NEWSTT: the statement after TXTPTR (at the ':' or the 0 that
+newstt:                         ; ended the last one); at a line's end the next line, if any
+        ldy #0
+        lda (TXTPTR),y
+        cmp #' '
+        bne +
+        jsr next_char
++       cmp #':'
+        beq ns_exec
+        cmp #0
+        beq +
+        jmp syntax_error        ; something left over after a statement
++       ldy #2
+        lda (TXTPTR),y          ; the next line's link: high byte 0 ends the program
+        beq ns_ready
+        iny
+        lda (TXTPTR),y
+        sta CURLIN
+        iny
+        lda (TXTPTR),y
+        sta CURLIN+1
+        jsr advance_y           ; TXTPTR on the line number's high byte
+ns_exec:
+        jsr exec_statement
+        jmp newstt
+ns_ready:
+        jmp ready
+
+; one statement: TXTPTR before it on entry; after it (after its spaces) on return
+exec_statement:
+        jsr next_char
+exec_here:
+        beq exec_done           ; empty statement
+        cmp #':'
+        beq exec_done
+        cmp #TK_SYS
+        beq st_sys
+        cmp #TK_REM
+        beq st_rem
+        cmp #TK_END
+        beq st_end
+        cmp #TK_RUN
+        beq st_run
+        jmp cannot_run
+exec_done:
+        rts
+
+st_end: jmp ready
+st_run: jmp run_program
+
+st_rem: ldy #0                  ; the rest of the line
+-       lda (TXTPTR),y
+        beq +
+        iny
+        bne -
++       jmp advance_y
+
+; SYS address: A/X/Y/P from $030C-$030F in and out, as BASIC's SYS does.
+st_sys: ldy #1
+        jsr skip_spaces
+        cmp #'('
+        bne +
+        iny
+        jsr skip_spaces
++       jsr parse_number
+        bcc +
+        jmp syntax_error
++       jsr skip_spaces
+        cmp #')'
+        bne +
+        iny
+        jsr skip_spaces
++       jsr advance_y
+        lda #>(sys_return-1)
+        pha
+        lda #<(sys_return-1)
+        pha
+        lda SPREG
+        pha
+        lda SAREG
+        ldx SXREG
+        ldy SYREG
+        plp
+        jmp (LINNUM)
+sys_return:
+        php
+        sta SAREG
+        stx SXREG
+        sty SYREG
+        pla
+        sta SPREG
+        cld
+        rts
+
+* = $ab1e                       ; STROUT: print the 0-terminated string at A (low) / Y (high)
+strout:
+        sta INDEX
+        sty INDEX+1
+        ldy #0
+-       lda (INDEX),y
+        beq +
+        jsr CHROUT
+        iny
+        bne -
+        inc INDEX+1
+        bne -
++       rts
+
+* = $bdcd                       ; LINPRT: print A (high) / X (low) as an unsigned decimal number
+linprt:
+        sta FACHO
+        stx FACHO+1
+        lda #0
+        sta FACHO+2             ; non-zero once a digit is printed: no leading zeros
+        ldx #0
+lnp_power:
+        ldy #'0'
+-       sec                     ; count how often the power of ten fits
+        lda FACHO+1
+        sbc pow10_lo,x
+        pha
+        lda FACHO
+        sbc pow10_hi,x
+        bcc +
+        sta FACHO
+        pla
+        sta FACHO+1
+        iny
+        bne -
++       pla
+        cpy #'0'
+        bne +
+        lda FACHO+2
+        beq lnp_next
++       sty FACHO+2
+        tya
+        jsr CHROUT
+lnp_next:
+        inx
+        cpx #4
+        bne lnp_power
+        lda FACHO+1
+        ora #'0'
+        jmp CHROUT
+pow10_lo:
+        !byte <10000, <1000, <100, <10
+pow10_hi:
+        !byte >10000, >1000, >100, >10
 
 ; =============================================================================================
 ; KERNAL stand-in, $E000-$FFFF
@@ -375,8 +655,14 @@ syntax_text:
 * = $e37b                       ; BASIC warm start, another exit programs use
         jmp ($a002)
 
+* = $e518                       ; the screen editor's part of CINT: VIC, devices, clear screen
+        jmp k_screen_init
+
 * = $e544                       ; clear the screen, cursor home (cc65's CLRSCR)
         jmp clear_screen_home
+
+* = $e566                       ; cursor home
+        jmp home
 
 * = $e5b4                       ; take a key from the buffer (cc65's KBDREAD): A = key, C=0
         jsr pop_key
@@ -393,17 +679,20 @@ syntax_text:
         sta USER+1
         rts
 
-* = $ea31                       ; default IRQ handler
+* = $ea31                       ; default IRQ handler: the jiffy clock, then $EA7E
         jsr k_udtim
+        jmp $ea7e
+* = $ea7e                       ; acknowledge CIA 1's interrupt, then $EA81
         lda $dc0d
-        jmp $ea81
-* = $ea81
+* = $ea81                       ; restore A/X/Y as the IRQ entry at $FF48 saved them, RTI
         pla
         tay
         pla
         tax
         pla
         rti
+* = $ea87                       ; SCNKEY's routine
+        jmp k_scnkey
 
 
 ; ---- the body of the KERNAL stand-in --------------------------------------------------------
@@ -414,57 +703,67 @@ k_reset:
         sei
         txs
         cld
-        lda #$37                ; the port's output value first, then make those pins outputs
-        sta $01
-        lda #$2f
-        sta $00
-        jsr k_ioinit
-        jsr k_ramtas
-        jsr k_restor
-        jsr k_cint
+        jsr $fda3               ; IOINIT
+        jsr $fd50               ; RAMTAS
+        jsr $fd15               ; RESTOR
+        jsr $ff5b               ; CINT
         cli
         jmp ($a000)
 
+; IOINIT: both CIAs quiet (interrupts off, timers stopped), their ports as the C64 wires them
+; (keyboard columns out, rows in; the serial bus and the VIC bank on CIA 2), the SID silent, the
+; 6510 port, then CIA 1's timer A as the 60 Hz interrupt.
 k_ioinit:
-        lda #$1b
-        sta $d011
-        lda #$c8
-        sta $d016
-        lda #$14
-        sta $d018
-        lda #$0e
-        sta $d020
-        lda #$06
-        sta $d021
-        lda #$00
-        sta $d01a               ; no VIC interrupts
-        lda #$ff
-        sta $d019
-        lda #$7f                ; CIA interrupts off, timers stopped
+        lda #$7f
         sta $dc0d
         sta $dd0d
-        lda #$08
+        sta $dc00               ; keyboard columns: all but column 7 high
+        lda #$08                ; timers stopped, one-shot
         sta $dc0e
         sta $dd0e
         sta $dc0f
         sta $dd0f
-        lda #$00                ; CIA 2 port A: VIC bank 0, serial lines idle
-        sta $dd03
+        ldx #$00
+        stx $dc03               ; keyboard rows in
+        stx $dd03               ; user port in
+        stx $d418               ; SID volume 0
+        dex
+        stx $dc02               ; keyboard columns out
+        lda #$07                ; VIC bank 0, RS-232 TXD high, serial ATN/CLK/DATA released
+        sta $dd00
         lda #$3f
         sta $dd02
-        lda #$07
+        lda #$e7                ; the port's output value first, then make those pins outputs
+        sta $01
+        lda #$2f
+        sta $00
+        jsr k_irq_timer
+        lda $dd00               ; serial CLK out bit set, as the KERNAL leaves the bus after reset
+        ora #$10
         sta $dd00
-        lda #$25                ; CIA 1 timer A: $4025 + 1 cycles = 60 Hz on PAL, the jiffy IRQ
-        sta $dc04
-        lda #$40
-        sta $dc05
-        lda #$81
-        sta $dc0d
-        lda #$11                ; force load, start, continuous
-        sta $dc0e
-        lda $dc0d               ; nothing pending
-        lda $dd0d
         rts
+
+; CIA 1 timer A: an interrupt 60 times a second on either video standard ($02A6 = 1: PAL)
+k_irq_timer:
+        lda PALNTS
+        beq +
+        lda #<PAL_JIFFY
+        sta $dc04
+        lda #>PAL_JIFFY
+        jmp ++
++       lda #<NTSC_JIFFY
+        sta $dc04
+        lda #>NTSC_JIFFY
+++      sta $dc05
+        lda #$81                ; timer A interrupt on
+        sta $dc0d
+        lda $dc0e
+        and #$80                ; keep the TOD's 50/60 Hz choice
+        ora #$11                ; force load, start, continuous
+        sta $dc0e
+        rts
+PAL_JIFFY = 985248 / 60 - 1
+NTSC_JIFFY = 1022727 / 60 - 1
 
 k_ramtas:
         lda #0
@@ -483,6 +782,10 @@ k_ramtas:
         sta MEMTOP+1
         lda #$04
         sta HIBASE
+        lda #<$033c             ; the cassette buffer
+        sta TAPE1
+        lda #>$033c
+        sta TAPE1+1
         rts
 
 k_restor:
@@ -506,7 +809,19 @@ default_vectors:
         !word $ea31, $fe66, $fe47, k_open, k_close, k_chkin, k_ckout, k_clrch
         !word k_basin, k_bsout, k_stop, k_getin, k_clall, $fe66, k_load, k_save
 
+; CINT: the screen editor (VIC registers, devices, an empty screen), then which video standard
+; the VIC runs ($02A6) and the jiffy interrupt timed for it.
 k_cint:
+        jsr k_screen_init
+        jsr detect_pal
+        jmp k_irq_timer
+
+k_screen_init:
+        ldx #vic_defaults_end - vic_defaults - 1
+-       lda vic_defaults,x
+        sta $d000,x
+        dex
+        bpl -
         lda #3
         sta DFLTO
         lda #0
@@ -515,6 +830,7 @@ k_cint:
         sta QTSW
         sta NDX
         sta CRSW
+        sta MODE
         lda #$0e
         sta COLOR
         lda #39
@@ -522,6 +838,43 @@ k_cint:
         lda #10
         sta XMAX
         jmp clear_screen_home
+
+; The VIC-II after CINT: no sprites, text mode with 25 rows and 40 columns, the screen at $0400
+; with the upper-case character set, light blue border on blue, the raster compare at line 311
+; (no raster interrupt is enabled), the extra colours 1, 2, 3 and the sprite colours 1-7 and 12.
+vic_defaults:
+        !fill 16, 0             ; sprite positions
+        !byte 0                 ; $D010 sprite X bit 8
+        !byte $9b, $37          ; $D011/$D012: display on, 25 rows, Y scroll 3; compare line $137
+        !byte 0, 0              ; $D013/$D014 light pen (read-only)
+        !byte 0                 ; $D015 sprites off
+        !byte $08               ; $D016: 40 columns
+        !byte 0                 ; $D017
+        !byte $14               ; $D018: screen $0400, characters $1000 (the ROM)
+        !byte $0f               ; $D019: acknowledge
+        !byte 0, 0, 0, 0        ; $D01A-$D01D
+        !byte 0, 0              ; $D01E/$D01F collisions (read-only)
+        !byte $0e, $06          ; border, background
+        !byte 1, 2, 3           ; background colours 1-3
+        !byte 4, 0              ; sprite multicolours
+        !byte 1, 2, 3, 4, 5, 6, 7, 12   ; sprite colours
+vic_defaults_end:
+
+; $02A6 = 1 when the VIC has the PAL's 312 lines (a line above 263 exists), 0 otherwise.
+detect_pal:
+-       lda $d011               ; wait for a line >= 256
+        bpl -
+-       lda $d012
+        cmp #$08                ; line 264 or later: only a PAL frame has it
+        bcs +
+        lda $d011
+        bmi -
+        lda #0
+        sta PALNTS
+        rts
++       lda #1
+        sta PALNTS
+        rts
 
 ; ---- screen editor ----------------------------------------------------------------------------
 
@@ -538,8 +891,11 @@ line_ptrs:                      ; X = row -> PNT (screen) and USER (colour); kee
         sta PNT+1
         rts
 
-clear_line:                     ; X = row; keeps X
+clear_line:                     ; X = row; keeps X; the line starts a logical line ($D9 table)
         jsr line_ptrs
+        lda PNT+1
+        ora #$80
+        sta LDTB1,x
         ldy #39
 -       lda #' '
         sta (PNT),y
@@ -1106,6 +1462,18 @@ k_save_entry:
 * = $fce2                       ; RESET
         jmp k_reset
 
+; the KERNAL routines' own addresses, which programs also call directly
+* = $fd15                       ; RESTOR
+        jmp k_restor
+* = $fd1a                       ; VECTOR
+        jmp k_vector
+* = $fd50                       ; RAMTAS
+        jmp k_ramtas
+* = $fda3                       ; IOINIT
+        jmp k_ioinit
+* = $fddd                       ; the jiffy timer for the video standard in $02A6
+        jmp k_irq_timer
+
 * = $fe43                       ; NMI
         sei
         jmp (NMINV)
@@ -1139,12 +1507,15 @@ k_save_entry:
         jmp (CBINV)
 +       jmp (CINV)
 
+* = $ff5b                       ; CINT
+        jmp k_cint
+
 * = $ff81                       ; the jump table
-        jmp k_cint              ; CINT
-        jmp k_ioinit            ; IOINIT
-        jmp k_ramtas            ; RAMTAS
-        jmp k_restor            ; RESTOR
-        jmp k_vector            ; VECTOR
+        jmp $ff5b               ; CINT
+        jmp $fda3               ; IOINIT
+        jmp $fd50               ; RAMTAS
+        jmp $fd15               ; RESTOR
+        jmp $fd1a               ; VECTOR
         jmp k_setmsg            ; SETMSG
         jmp k_serial            ; SECOND
         jmp k_serial            ; TKSA
