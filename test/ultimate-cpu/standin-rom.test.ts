@@ -179,7 +179,7 @@ describe('stand-in KERNAL: the state after reset', () => {
     }
   });
 
-  test("the KERNAL's routine addresses: IOINIT at $FDA3 restores CIA 1's ports, $E518 clears the screen", () => {
+  test("the KERNAL's routine addresses: IOINIT at $FDA3 restores CIA 1's ports, $E518 clears the screen, $E536 in the colour in A", () => {
     const prg = acmePrg(`
 * = $c000
         lda #0
@@ -190,6 +190,10 @@ describe('stand-in KERNAL: the state after reset', () => {
         sta $0400
         jsr $fda3
         jsr $e518
+        lda #$58
+        sta $0401
+        lda #5              ; clear in green
+        jsr $e536
         lda #$42
         sta $d7ff
         rts
@@ -200,5 +204,8 @@ describe('stand-in KERNAL: the state after reset', () => {
     assert.equal(m.peek(0xdc02), 0xff);
     assert.equal(m.peek(0xdc03), 0x00);
     assert.equal(m.ram[0x0400], 0x20, 'the screen was cleared');
+    assert.equal(m.ram[0x0401], 0x20, 'and again by $E536');
+    assert.equal(m.ram[0x0286], 5, '$E536: the text colour from A');
+    assert.equal(m.peek(0xdbe7) & 0x0f, 5, 'the colour RAM in that colour');
   });
 });

@@ -658,6 +658,10 @@ pow10_hi:
 * = $e518                       ; the screen editor's part of CINT: VIC, devices, clear screen
         jmp k_screen_init
 
+* = $e536                       ; the text colour from A, then clear the screen (the tail of CINT's
+        sta COLOR               ; screen setup, which programs call to clear in a colour)
+        jmp clear_screen_home
+
 * = $e544                       ; clear the screen, cursor home (cc65's CLRSCR)
         jmp clear_screen_home
 
