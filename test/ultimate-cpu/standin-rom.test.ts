@@ -90,6 +90,26 @@ xsave   !byte 0
     assert.equal(m.ram[0x39]! | (m.ram[0x3a]! << 8), 0xff00 | 30, 'CURLIN: END in line 30 (low byte), direct mode again ($FF)');
   });
 
+  test('SYS takes an expression: numbers, PEEK, unary minus, * before + and -, comparisons as -1/0, AND, OR, NOT', () => {
+    // the stubs of some test programs: SYS PEEK(43)+256*PEEK(44)+26
+    const [PEEK, PLUS, MINUS, TIMES, AND, OR, GT, EQ, LT, NOT] = [0xc2, 0xaa, 0xab, 0xac, 0xaf, 0xb0, 0xb1, 0xb2, 0xb3, 0xa8];
+    // c000: inc $c100 : rts ; c004: lda #$5a : sta $d7ff : rts
+    const code = [0xee, 0x00, 0xc1, 0x60, 0xa9, 0x5a, 0x8d, 0xff, 0xd7, 0x60];
+    const prg = basicPrg([
+      basicLine(10, SYS, '49152', MINUS, '2', TIMES, MINUS, '1', MINUS, '2'), // 49152
+      basicLine(20, SYS, PEEK, '(43)', PLUS, '256', TIMES, PEEK, '(44)', PLUS, '47103'), // 2049 + 47103
+      basicLine(30, SYS, '49152', PLUS, '((', PEEK, '(43)', EQ, '1)', AND, '(', PEEK, '(44)', EQ, '8)', AND, '4)'), // 49156
+      basicLine(40, SYS, '49153', PLUS, '(3', LT, '2', OR, NOT, MINUS, '1)', TIMES, '9', PLUS, '(2', GT, EQ, '2)'), // 49152
+      basicLine(50, SYS, '49152', PLUS, '(1', LT, GT, '1)', TIMES, '4'), // 49152
+    ]);
+    const m = new C64Machine();
+    m.writeMem(0xc000, Uint8Array.from(code));
+    m.runPrg(prg);
+    runUntilReady(m);
+    assert.equal(m.ram[0xc100], 4, 'lines 10, 20, 40 and 50 called $C000');
+    assert.equal(m.debugRegister, 0x5a, 'line 30 called $C004');
+  });
+
   test('an unknown statement in a program stops it with the line number', () => {
     const prg = basicPrg([basicLine(10, REM), basicLine(20, 0x99 /* PRINT */, '1')]);
     const m = new C64Machine();

@@ -383,6 +383,14 @@ TK_END = $80
 TK_RUN = $8a
 TK_REM = $8f
 TK_SYS = $9e
+TK_NOT = $a8
+TK_PLUS = $aa
+TK_MINUS = $ab
+TK_MUL = $ac
+TK_AND = $af
+TK_OR = $b0
+TK_GT = $b1                     ; then = and <
+TK_PEEK = $c2
 keywords:                       ; token, the keyword's text, 0; a 0 token ends the table
         !byte TK_END
         !text "END", 0
@@ -392,6 +400,26 @@ keywords:                       ; token, the keyword's text, 0; a 0 token ends t
         !text "REM", 0
         !byte TK_SYS
         !text "SYS", 0
+        !byte TK_NOT
+        !text "NOT", 0
+        !byte TK_PLUS
+        !text "+", 0
+        !byte TK_MINUS
+        !text "-", 0
+        !byte TK_MUL
+        !text "*", 0
+        !byte TK_AND
+        !text "AND", 0
+        !byte TK_OR
+        !text "OR", 0
+        !byte TK_GT
+        !text ">", 0
+        !byte TK_GT+1
+        !text "=", 0
+        !byte TK_GT+2
+        !text "<", 0
+        !byte TK_PEEK
+        !text "PEEK", 0
         !byte 0
 
 banner:
@@ -552,22 +580,9 @@ st_rem: ldy #0                  ; the rest of the line
         bne -
 +       jmp advance_y
 
-; SYS address: A/X/Y/P from $030C-$030F in and out, as BASIC's SYS does.
-st_sys: ldy #1
-        jsr skip_spaces
-        cmp #'('
-        bne +
-        iny
-        jsr skip_spaces
-+       jsr parse_number
-        bcc +
-        jmp syntax_error
-+       jsr skip_spaces
-        cmp #')'
-        bne +
-        iny
-        jsr skip_spaces
-+       jsr advance_y
+; SYS address (an expression): A/X/Y/P from $030C-$030F in and out, as BASIC's SYS does.
+st_sys: jsr adv
+        jsr eval
         lda #>(sys_return-1)
         pha
         lda #<(sys_return-1)
@@ -602,6 +617,261 @@ strout:
         inc INDEX+1
         bne -
 +       rts
+
+; ---- expressions: 16-bit integers (CBM BASIC computes in floating point; the stand-in's uses —
+; addresses, PEEK, sums and products of them, comparisons giving -1/0, AND/OR/NOT bit masks —
+; give the same results in 16 bits). Precedence as in CBM BASIC: unary -, NOT; * ; + - ;
+; = < > <> <= >= ; AND ; OR. The value ends in VAL (LINNUM, where SYS takes its address);
+; TXTPTR is left on the first character after the expression.
+VAL = LINNUM
+LEFT = $26                      ; $26/$27 the left operand
+MULT = $28                      ; $28/$29 the multiplier
+RELOP = $4d                     ; the comparison asked for: bit 2 <, bit 1 =, bit 0 >
+
+got:                            ; A = the character at TXTPTR, spaces skipped
+        ldy #0
+-       lda (TXTPTR),y
+        cmp #' '
+        bne +
+        inc TXTPTR
+        bne -
+        inc TXTPTR+1
+        bne -
++       rts
+
+adv:                            ; TXTPTR + 1, then got
+        inc TXTPTR
+        bne got
+        inc TXTPTR+1
+        jmp got
+
+!macro push_val {
+        lda VAL+1
+        pha
+        lda VAL
+        pha
+}
+!macro pop_left {
+        pla
+        sta LEFT
+        pla
+        sta LEFT+1
+}
+
+eval:                           ; OR
+        jsr eval_and
+-       jsr got
+        cmp #TK_OR
+        bne +
+        jsr adv
+        +push_val
+        jsr eval_and
+        +pop_left
+        lda VAL
+        ora LEFT
+        sta VAL
+        lda VAL+1
+        ora LEFT+1
+        sta VAL+1
+        jmp -
++       rts
+
+eval_and:
+        jsr eval_rel
+-       jsr got
+        cmp #TK_AND
+        bne +
+        jsr adv
+        +push_val
+        jsr eval_rel
+        +pop_left
+        lda VAL
+        and LEFT
+        sta VAL
+        lda VAL+1
+        and LEFT+1
+        sta VAL+1
+        jmp -
++       rts
+
+eval_rel:
+        jsr eval_add
+        lda #0
+        sta RELOP
+-       jsr got                 ; one, two or three of > = < in a row
+        sec
+        sbc #TK_GT
+        cmp #3
+        bcs +
+        tax
+        lda relop_bits,x
+        ora RELOP
+        sta RELOP
+        jsr adv
+        jmp -
++       lda RELOP
+        bne +
+        rts
++       pha
+        +push_val
+        jsr eval_add
+        +pop_left
+        pla
+        sta RELOP
+        lda LEFT                ; LEFT - VAL, signed: which of <, =, > holds
+        cmp VAL
+        bne +
+        lda LEFT+1
+        cmp VAL+1
+        bne +
+        lda #2                  ; equal
+        bne rel_set
++       lda LEFT
+        cmp VAL
+        lda LEFT+1
+        sbc VAL+1
+        bvc +
+        eor #$80
++       bmi +
+        lda #1                  ; greater
+        bne rel_set
++       lda #4                  ; less
+rel_set:
+        and RELOP
+        beq +
+        lda #$ff                ; true: -1
++       sta VAL
+        sta VAL+1
+        rts
+relop_bits:
+        !byte 1, 2, 4           ; > = <
+
+eval_add:
+        jsr eval_mul
+-       jsr got
+        cmp #TK_PLUS
+        beq +
+        cmp #TK_MINUS
+        beq ++
+        rts
++       jsr adv
+        +push_val
+        jsr eval_mul
+        +pop_left
+        clc
+        lda LEFT
+        adc VAL
+        sta VAL
+        lda LEFT+1
+        adc VAL+1
+        sta VAL+1
+        jmp -
+++      jsr adv
+        +push_val
+        jsr eval_mul
+        +pop_left
+        sec
+        lda LEFT
+        sbc VAL
+        sta VAL
+        lda LEFT+1
+        sbc VAL+1
+        sta VAL+1
+        jmp -
+
+eval_mul:
+        jsr eval_unary
+-       jsr got
+        cmp #TK_MUL
+        beq +
+        rts
++       jsr adv
+        +push_val
+        jsr eval_unary
+        +pop_left
+        lda VAL                 ; VAL = LEFT * VAL, the low 16 bits
+        sta MULT
+        lda VAL+1
+        sta MULT+1
+        lda #0
+        sta VAL
+        sta VAL+1
+        ldx #16
+--      asl VAL
+        rol VAL+1
+        asl MULT
+        rol MULT+1
+        bcc +
+        clc
+        lda VAL
+        adc LEFT
+        sta VAL
+        lda VAL+1
+        adc LEFT+1
+        sta VAL+1
++       dex
+        bne --
+        jmp -
+
+eval_unary:
+        jsr got
+        cmp #TK_MINUS
+        bne +
+        jsr adv
+        jsr eval_unary
+        sec                     ; VAL = 0 - VAL
+        lda #0
+        sbc VAL
+        sta VAL
+        lda #0
+        sbc VAL+1
+        sta VAL+1
+        rts
++       cmp #TK_NOT
+        bne eval_primary
+        jsr adv
+        jsr eval_unary
+        lda VAL                 ; NOT: every bit inverted (-VAL-1)
+        eor #$ff
+        sta VAL
+        lda VAL+1
+        eor #$ff
+        sta VAL+1
+        rts
+
+eval_primary:
+        cmp #'('
+        bne +
+        jsr adv
+        jsr eval
+        jmp close_paren
++       cmp #TK_PEEK
+        bne +
+        jsr adv
+        cmp #'('
+        bne ep_error
+        jsr adv
+        jsr eval
+        jsr close_paren
+        ldy #0                  ; the byte as the CPU sees it there, banking and I/O included
+        lda (VAL),y
+        sta VAL
+        sty VAL+1
+        rts
++       jsr is_digit
+        bcs ep_error
+        ldy #0
+        jsr parse_number
+        jsr advance_y
+        jmp got
+ep_error:
+        jmp syntax_error
+
+close_paren:                    ; a ")" must follow
+        jsr got
+        cmp #')'
+        bne ep_error
+        jmp adv
 
 * = $bdcd                       ; LINPRT: print A (high) / X (low) as an unsigned decimal number
 linprt:
