@@ -301,9 +301,9 @@ text    .text "64TASS AT C000", 13, 0
 
   test('BASIC stand-in says what it cannot do', () => {
     const m = new C64Machine();
-    m.typeKeys([...'PRINT 1\r'].map((c) => c.charCodeAt(0)));
+    m.typeKeys([...'LIST\r'].map((c) => c.charCodeAt(0)));
     runUntilReady(m);
-    assert.match(m.screenText(), /\?STAND-IN BASIC KNOWS ONLY RUN AND SYS\n\nREADY\.$/);
+    assert.match(m.screenText(), /\?NOT IN THE STAND-IN BASIC\n\nREADY\.$/);
   });
 });
 

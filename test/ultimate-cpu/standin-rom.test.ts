@@ -111,12 +111,43 @@ xsave   !byte 0
   });
 
   test('an unknown statement in a program stops it with the line number', () => {
-    const prg = basicPrg([basicLine(10, REM), basicLine(20, 0x99 /* PRINT */, '1')]);
+    const prg = basicPrg([basicLine(10, REM), basicLine(20, 0x9b /* LIST */)]);
     const m = new C64Machine();
     m.runPrg(prg);
     runUntilReady(m);
-    // 40 columns: the line number's " IN 20" wraps into the next row
-    assert.match(m.screenText(), /\?STAND-IN BASIC KNOWS ONLY RUN AND SYS I\nN 20\n\nREADY\.$/);
+    assert.match(m.screenText(), /\?NOT IN THE STAND-IN BASIC IN 20\n\nREADY\.$/);
+  });
+
+  test('a small BASIC program: variables, POKE, PEEK, PRINT with ; and , zones, IF/THEN with a statement or a line, GOTO', () => {
+    const [PRINT, POKE, IF, THEN, GOTO, PEEK, PLUS, MINUS, TIMES, EQ, LT, GT, OR] = [
+      0x99, 0x97, 0x8b, 0xa7, 0x89, 0xc2, 0xaa, 0xab, 0xac, 0xb2, 0xb3, 0xb1, 0xb0,
+    ];
+    const prg = basicPrg([
+      basicLine(10, 'A', EQ, PEEK, '(43):B', EQ, PEEK, '(44):AB', EQ, 'A', PLUS, '256', TIMES, 'B'),
+      basicLine(20, PRINT, 'A,B;"=";AB'),
+      basicLine(30, PRINT, MINUS, '5;'),
+      basicLine(40, IF, ' AB ', LT, GT, ' 2049 ', OR, ' A', GT, '1 ', THEN, POKE, ' 49408,1:', GOTO, '90'),
+      basicLine(50, POKE, '49409,AB', EQ, '2049'),
+      basicLine(60, IF, ' AB', EQ, '2049 ', THEN, '80'),
+      basicLine(70, POKE, '49410,1'),
+      basicLine(80, POKE, '55295,7:', END),
+      basicLine(90, POKE, '49411,1'),
+    ]);
+    const m = new C64Machine();
+    m.runPrg(prg);
+    runUntilReady(m);
+    const lines = m.screenLines();
+    const run = lines.indexOf('RUN');
+    assert.equal(lines[run + 1], ' 1         8 = 2049', 'numbers with a sign place, "," to column 10, ";" joined');
+    assert.equal(lines[run + 2], '-5', 'a statement ending in ";" keeps the line; -5 printed with its sign');
+    assert.deepEqual(
+      [...m.ram.subarray(0xc100, 0xc104)],
+      [0, 0xff, 0, 0],
+      'the false IF skipped its line, the comparison gave -1, THEN 80 jumped over line 70',
+    );
+    assert.equal(m.debugRegister, 7, 'POKE 55295 reaches the debug register through I/O');
+    const vartab = m.ram[0x2d]! | (m.ram[0x2e]! << 8);
+    assert.equal((m.ram[0x2f]! | (m.ram[0x30]! << 8)) - vartab, 3 * 7, 'three variables of 7 bytes below ARYTAB');
   });
 
   test("a packer's restart: LINKPRG ($A533) relinks, $A659 resets TXTPTR and the variables, NEWSTT ($A7AE) runs line 1", () => {
@@ -179,8 +210,8 @@ describe('stand-in KERNAL: the state after reset', () => {
 
   test('CINT: VIC registers as after a real reset, the screen line table, $02A6 and a 60 Hz timer for PAL and NTSC', () => {
     for (const [video, pal, latch] of [
-      ['pal', 1, Math.floor(985248 / 60) - 1],
-      ['ntsc', 0, Math.floor(1022727 / 60) - 1],
+      ['pal', 1, 0x4025], // the CPU clock (985 248 Hz) / 60, rounded
+      ['ntsc', 0, 0x4295], // 1 022 727 Hz / 60
     ] as const) {
       const m = new C64Machine({ video });
       assert.equal(m.ram[0x02a6], pal, `${video}: $02A6`);

@@ -330,27 +330,36 @@ tk_loop:
         bmi tk_copy             ; in quotes
         bvs tk_copy             ; after REM
         stx TK_READ
-        ldy #0
+        lda #<keywords
+        sta INDEX
+        lda #>keywords
+        sta INDEX+1
 tk_try:                         ; each keyword of the table against BUF at TK_READ
-        lda keywords,y
+        ldy #0
+        lda (INDEX),y
         beq tk_none             ; end of the table
         sta TK_TOKEN
-        iny
         ldx TK_READ
 tk_cmp:
-        lda keywords,y
+        iny
+        lda (INDEX),y
         beq tk_match
         cmp BUF,x
         bne tk_skip
         inx
-        iny
         bne tk_cmp
-tk_skip:
-        lda keywords,y
+tk_skip:                        ; past this entry's 0 to the next entry
+-       lda (INDEX),y
         beq +
         iny
-        bne tk_skip
+        bne -
 +       iny
+        tya
+        clc
+        adc INDEX
+        sta INDEX
+        bcc tk_try
+        inc INDEX+1
         bne tk_try
 tk_match:                       ; X = the read index after the keyword
         lda TK_TOKEN
@@ -380,7 +389,13 @@ tk_end:                         ; the line's 0, then a 0 link: nothing follows i
         rts
 
 TK_END = $80
+TK_LET = $88
+TK_GOTO = $89
 TK_RUN = $8a
+TK_IF = $8b
+TK_POKE = $97
+TK_PRINT = $99
+TK_THEN = $a7
 TK_REM = $8f
 TK_SYS = $9e
 TK_NOT = $a8
@@ -390,48 +405,178 @@ TK_MUL = $ac
 TK_AND = $af
 TK_OR = $b0
 TK_GT = $b1                     ; then = and <
+TK_SGN = $b4                    ; the first function token
 TK_PEEK = $c2
-keywords:                       ; token, the keyword's text, 0; a 0 token ends the table
-        !byte TK_END
+keywords:                       ; CBM BASIC V2's keywords in token order ($80 END ... $CB GO), so that
+                                ; the first match wins as in CBM BASIC (INPUT# before INPUT); each
+                                ; entry: token, text, 0; a 0 token ends the table
+        !byte $80
         !text "END", 0
-        !byte TK_RUN
+        !byte $81
+        !text "FOR", 0
+        !byte $82
+        !text "NEXT", 0
+        !byte $83
+        !text "DATA", 0
+        !byte $84
+        !text "INPUT#", 0
+        !byte $85
+        !text "INPUT", 0
+        !byte $86
+        !text "DIM", 0
+        !byte $87
+        !text "READ", 0
+        !byte $88
+        !text "LET", 0
+        !byte $89
+        !text "GOTO", 0
+        !byte $8a
         !text "RUN", 0
-        !byte TK_REM
+        !byte $8b
+        !text "IF", 0
+        !byte $8c
+        !text "RESTORE", 0
+        !byte $8d
+        !text "GOSUB", 0
+        !byte $8e
+        !text "RETURN", 0
+        !byte $8f
         !text "REM", 0
-        !byte TK_SYS
+        !byte $90
+        !text "STOP", 0
+        !byte $91
+        !text "ON", 0
+        !byte $92
+        !text "WAIT", 0
+        !byte $93
+        !text "LOAD", 0
+        !byte $94
+        !text "SAVE", 0
+        !byte $95
+        !text "VERIFY", 0
+        !byte $96
+        !text "DEF", 0
+        !byte $97
+        !text "POKE", 0
+        !byte $98
+        !text "PRINT#", 0
+        !byte $99
+        !text "PRINT", 0
+        !byte $9a
+        !text "CONT", 0
+        !byte $9b
+        !text "LIST", 0
+        !byte $9c
+        !text "CLR", 0
+        !byte $9d
+        !text "CMD", 0
+        !byte $9e
         !text "SYS", 0
-        !byte TK_NOT
+        !byte $9f
+        !text "OPEN", 0
+        !byte $a0
+        !text "CLOSE", 0
+        !byte $a1
+        !text "GET", 0
+        !byte $a2
+        !text "NEW", 0
+        !byte $a3
+        !text "TAB(", 0
+        !byte $a4
+        !text "TO", 0
+        !byte $a5
+        !text "FN", 0
+        !byte $a6
+        !text "SPC(", 0
+        !byte $a7
+        !text "THEN", 0
+        !byte $a8
         !text "NOT", 0
-        !byte TK_PLUS
+        !byte $a9
+        !text "STEP", 0
+        !byte $aa
         !text "+", 0
-        !byte TK_MINUS
+        !byte $ab
         !text "-", 0
-        !byte TK_MUL
+        !byte $ac
         !text "*", 0
-        !byte TK_AND
+        !byte $ad
+        !text "/", 0
+        !byte $ae
+        !text "^", 0
+        !byte $af
         !text "AND", 0
-        !byte TK_OR
+        !byte $b0
         !text "OR", 0
-        !byte TK_GT
+        !byte $b1
         !text ">", 0
-        !byte TK_GT+1
+        !byte $b2
         !text "=", 0
-        !byte TK_GT+2
+        !byte $b3
         !text "<", 0
-        !byte TK_PEEK
+        !byte $b4
+        !text "SGN", 0
+        !byte $b5
+        !text "INT", 0
+        !byte $b6
+        !text "ABS", 0
+        !byte $b7
+        !text "USR", 0
+        !byte $b8
+        !text "FRE", 0
+        !byte $b9
+        !text "POS", 0
+        !byte $ba
+        !text "SQR", 0
+        !byte $bb
+        !text "RND", 0
+        !byte $bc
+        !text "LOG", 0
+        !byte $bd
+        !text "EXP", 0
+        !byte $be
+        !text "COS", 0
+        !byte $bf
+        !text "SIN", 0
+        !byte $c0
+        !text "TAN", 0
+        !byte $c1
+        !text "ATN", 0
+        !byte $c2
         !text "PEEK", 0
+        !byte $c3
+        !text "LEN", 0
+        !byte $c4
+        !text "STR$", 0
+        !byte $c5
+        !text "VAL", 0
+        !byte $c6
+        !text "ASC", 0
+        !byte $c7
+        !text "CHR$", 0
+        !byte $c8
+        !text "LEFT$", 0
+        !byte $c9
+        !text "RIGHT$", 0
+        !byte $ca
+        !text "MID$", 0
+        !byte $cb
+        !text "GO", 0
         !byte 0
 
 banner:
         !byte $0d
         !text "  MCP-ENGINES VIRTUAL C64 - NO CBM ROMS", $0d
-        !text " STAND-IN BASIC: RUN OF A SYS LINE, SYS", $0d, 0
+        !text " STAND-IN BASIC: A SMALL INTEGER SUBSET", $0d, 0
 ready_text:
         !byte $0d
         !text "READY.", $0d, 0
 only_run_sys_text:
         !byte $0d
-        !text "?STAND-IN BASIC KNOWS ONLY RUN AND SYS", 0
+        !text "?NOT IN THE STAND-IN BASIC", 0
+undefd_text:
+        !byte $0d
+        !text "?UNDEF'D STATEMENT  ERROR", 0
 syntax_text:
         !byte $0d
         !text "?SYNTAX  ERROR", 0
@@ -566,9 +711,35 @@ exec_here:
         beq st_end
         cmp #TK_RUN
         beq st_run
-        jmp cannot_run
+        cmp #TK_POKE
+        beq st_poke_
+        cmp #TK_PRINT
+        beq st_print_
+        cmp #TK_IF
+        beq st_if_
+        cmp #TK_GOTO
+        beq st_goto_
+        cmp #TK_LET
+        beq st_let_
+        jsr is_letter
+        bcs +
+        jmp st_assign
++       cmp #$80
+        bcc +
+        jmp cannot_run          ; a statement of CBM BASIC that the stand-in does not have
++       jmp syntax_error
 exec_done:
         rts
+st_poke_:
+        jmp st_poke
+st_print_:
+        jmp st_print
+st_if_: jmp st_if
+st_goto_:
+        jmp st_goto
+st_let_:
+        jsr adv
+        jmp st_assign
 
 st_end: jmp ready
 st_run: jmp run_program
@@ -859,11 +1030,17 @@ eval_primary:
         sty VAL+1
         rts
 +       jsr is_digit
-        bcs ep_error
+        bcs +
         ldy #0
         jsr parse_number
         jsr advance_y
         jmp got
++       jsr is_letter
+        bcs +
+        jmp eval_var
++       cmp #TK_SGN             ; a function of CBM BASIC that the stand-in does not have
+        bcc ep_error
+        jmp cannot_run
 ep_error:
         jmp syntax_error
 
@@ -872,6 +1049,280 @@ close_paren:                    ; a ")" must follow
         cmp #')'
         bne ep_error
         jmp adv
+
+; ---- the statements beyond RUN/SYS/REM/END: POKE, PRINT, IF/THEN, GOTO, LET -----------------
+; Numeric variables only, kept as CBM BASIC keeps simple variables — 7 bytes from VARTAB up (two
+; name bytes, the value, padding), ARYTAB/STREND moved up for each new one — but holding the
+; value as a 16-bit integer, not a 5-byte float.
+VARPTR = $47                    ; $47/$48 the variable found or made
+VARNAM = $45                    ; $45/$46 its name
+
+is_letter:                      ; C=0 when A is A-Z
+        cmp #'A'
+        bcc +
+        cmp #'Z'+1
+        rts
++       sec
+        rts
+
+; the variable named at TXTPTR: VARPTR at its record, made if new; TXTPTR after the name
+find_var:
+        jsr got
+        jsr is_letter
+        bcc +
+        jmp syntax_error
++       sta VARNAM
+        lda #0
+        sta VARNAM+1
+        jsr adv                 ; a second letter or digit belongs to the name, more are ignored
+        jsr is_letter
+        bcc +
+        jsr is_digit
+        bcs fv_search
++       sta VARNAM+1
+-       jsr adv
+        jsr is_letter
+        bcc -
+        jsr is_digit
+        bcc -
+fv_search:
+        lda VARTAB
+        sta VARPTR
+        lda VARTAB+1
+        sta VARPTR+1
+-       lda VARPTR              ; up to ARYTAB
+        cmp ARYTAB
+        lda VARPTR+1
+        sbc ARYTAB+1
+        bcs fv_new
+        ldy #0
+        lda (VARPTR),y
+        cmp VARNAM
+        bne +
+        iny
+        lda (VARPTR),y
+        cmp VARNAM+1
+        bne +
+        rts
++       clc
+        lda VARPTR
+        adc #7
+        sta VARPTR
+        bcc -
+        inc VARPTR+1
+        bne -
+fv_new:                         ; a new record at ARYTAB; the arrays (none here) move up
+        ldy #0
+        lda VARNAM
+        sta (VARPTR),y
+        iny
+        lda VARNAM+1
+        sta (VARPTR),y
+        lda #0
+-       iny
+        sta (VARPTR),y
+        cpy #6
+        bne -
+        clc
+        lda ARYTAB
+        adc #7
+        sta ARYTAB
+        sta STREND
+        lda ARYTAB+1
+        adc #0
+        sta ARYTAB+1
+        sta STREND+1
+        rts
+
+; a variable in an expression (eval_primary with a letter)
+eval_var:
+        jsr find_var
+        ldy #2
+        lda (VARPTR),y
+        sta VAL
+        iny
+        lda (VARPTR),y
+        sta VAL+1
+        jmp got
+
+; name = expression
+st_assign:
+        jsr find_var
+        lda VARPTR+1
+        pha
+        lda VARPTR
+        pha
+        jsr got
+        cmp #TK_GT+1            ; =
+        beq +
+        jmp syntax_error
++       jsr adv
+        jsr eval
+        pla
+        sta VARPTR
+        pla
+        sta VARPTR+1
+        ldy #2
+        lda VAL
+        sta (VARPTR),y
+        iny
+        lda VAL+1
+        sta (VARPTR),y
+        rts
+
+; POKE address, value: through the CPU's memory map, I/O included
+st_poke:
+        jsr adv
+        jsr eval
+        +push_val
+        jsr got
+        cmp #','
+        beq +
+        jmp syntax_error
++       jsr adv
+        jsr eval
+        +pop_left
+        lda VAL
+        ldy #0
+        sta (LEFT),y
+        rts
+
+; GOTO line: TXTPTR before that line, so NEWSTT runs it next
+st_goto:
+        jsr adv
+goto_here:
+        ldy #0
+        jsr parse_number
+        bcc +
+        jmp syntax_error
++       jsr advance_y
+        lda TXTTAB
+        sta INDEX
+        lda TXTTAB+1
+        sta INDEX+1
+-       ldy #1
+        lda (INDEX),y           ; the end of the program: no such line
+        beq goto_undefd
+        ldy #2
+        lda (INDEX),y
+        cmp LINNUM
+        bne +
+        iny
+        lda (INDEX),y
+        cmp LINNUM+1
+        beq ++
++       ldy #0                  ; the next line
+        lda (INDEX),y
+        tax
+        iny
+        lda (INDEX),y
+        sta INDEX+1
+        stx INDEX
+        jmp -
+++      sec
+        lda INDEX
+        sbc #1
+        sta TXTPTR
+        lda INDEX+1
+        sbc #0
+        sta TXTPTR+1
+        rts
+goto_undefd:
+        lda #<undefd_text
+        ldy #>undefd_text
+        jmp basic_error
+
+; IF expression THEN line / statement (GOTO line also): a false condition skips the line's rest
+st_if:
+        jsr adv
+        jsr eval
+        jsr got
+        cmp #TK_GOTO
+        beq +
+        cmp #TK_THEN
+        beq +
+        jmp syntax_error
++       lda VAL
+        ora VAL+1
+        bne +
+        jmp st_rem
++       jsr adv
+        jsr is_digit
+        bcc goto_here
+        jmp exec_here
+
+; PRINT: expressions (a sign or space, the digits, cursor right), "text", ';' joins, ','
+; goes to the next 10-column zone; a new line unless the statement ends in ';' or ','
+st_print:
+        jsr adv
+pr_item:
+        cmp #0
+        beq pr_newline
+        cmp #':'
+        beq pr_newline
+        cmp #';'
+        beq pr_join
+        cmp #','
+        beq pr_zone
+        cmp #'"'
+        beq pr_text
+        jsr eval
+        lda VAL+1
+        bpl +
+        lda #'-'
+        jsr CHROUT
+        sec
+        lda #0
+        sbc VAL
+        tax
+        lda #0
+        sbc VAL+1
+        jmp ++
++       lda #' '
+        jsr CHROUT
+        ldx VAL
+        lda VAL+1
+++      jsr linprt
+        lda #$1d                ; cursor right
+        jsr CHROUT
+        jsr got
+        jmp pr_item
+pr_text:
+-       jsr adv_raw
+        beq pr_newline          ; the line ends inside the quotes
+        cmp #'"'
+        beq +
+        jsr CHROUT
+        jmp -
++       jsr adv
+        jmp pr_item
+pr_zone:
+--      lda #$1d
+        jsr CHROUT
+        lda PNTR
+        sec
+-       sbc #10
+        bcs -
+        cmp #$f6                ; PNTR a multiple of 10
+        bne --
+pr_join:
+        jsr adv
+        cmp #0
+        beq +
+        cmp #':'
+        bne pr_item
++       rts
+pr_newline:
+        lda #$0d
+        jmp CHROUT
+
+adv_raw:                        ; TXTPTR + 1; A = the character there, spaces kept; Z=1 on 0
+        inc TXTPTR
+        bne +
+        inc TXTPTR+1
++       ldy #0
+        lda (TXTPTR),y
+        rts
 
 * = $bdcd                       ; LINPRT: print A (high) / X (low) as an unsigned decimal number
 linprt:
@@ -1007,7 +1458,7 @@ k_ioinit:
         sta $dd00
         lda #$3f
         sta $dd02
-        lda #$e7                ; the port's output value first, then make those pins outputs
+        lda #$37                ; the port's output value first, then make those pins outputs
         sta $01
         lda #$2f
         sta $00
@@ -1036,8 +1487,8 @@ k_irq_timer:
         ora #$11                ; force load, start, continuous
         sta $dc0e
         rts
-PAL_JIFFY = 985248 / 60 - 1
-NTSC_JIFFY = 1022727 / 60 - 1
+PAL_JIFFY = (985248 + 30) / 60  ; the CPU clock / 60, rounded: $4025
+NTSC_JIFFY = (1022727 + 30) / 60        ; $4295
 
 k_ramtas:
         lda #0
