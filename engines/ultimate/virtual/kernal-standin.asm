@@ -5,14 +5,18 @@
 ;   - the reset, IRQ, NMI and BRK entry points at the real KERNAL's addresses ($FCE2, $FF48,
 ;     $FE43, $EA31/$EA81, $FE47/$FEBC, $FE66) and the RAM vectors at $0314-$0333; the exits to
 ;     BASIC programs use ($A474 READY, $E37B warm start, the $A002 vector);
-;   - the three internal entry points cc65's C64 library calls directly: $E544 (clear screen),
-;     $E5B4 (read a key from the buffer), $EA24 (colour pointer from the screen pointer);
+;   - the KERNAL routines' own addresses that programs call directly ($E518, $E536, $E544, $E566,
+;     $E5B4, $EA24, $EA87, $FD15, $FD1A, $FD50, $FDA3, $FDDD, $FF5B), and the reset leaving the
+;     CIAs, the VIC and $02A6 as the real KERNAL leaves them (programs and tests rely on that state);
 ;   - the whole KERNAL jump table $FF81-$FFF3, each entry with a defined behaviour: the screen
 ;     editor (CHROUT with PETSCII controls, colours, reverse, scrolling; PLOT, SCREEN), the keyboard
 ;     buffer at $0277 (GETIN, CHRIN line input), logical files on the keyboard (0) and screen (3),
 ;     the jiffy clock routines; no serial bus, tape or disk: those report "device not present";
-;   - a BASIC stand-in that only knows RUN (of a program whose first line is a SYS) and SYS n,
-;     typed into the keyboard buffer as the Ultimate does; anything else prints an error saying so.
+;   - a BASIC stand-in: a small integer subset of CBM BASIC V2 (SYS, RUN, REM, END, POKE, PRINT,
+;     IF/THEN, GOTO, LET, numeric variables, PEEK and integer expressions), typed lines tokenized
+;     with all of V2's keywords, and BASIC's entry points that machine code calls (STROUT $AB1E,
+;     LINPRT $BDCD, LINKPRG $A533, RUN/CLR $A659, NEWSTT $A7AE); anything else prints an error
+;     saying the stand-in does not have it.
 ; System variables live at the real addresses, so programs that read them find what they expect.
 ;
 ; Build: node --import tsx engines/ultimate/virtual/kernal-standin-build.ts
