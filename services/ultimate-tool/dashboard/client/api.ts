@@ -46,15 +46,8 @@ export function getRoute<T>(name: RouteName, params: Record<string, string> = {}
   return getJson<T>(fillPath(ROUTE_PATHS[name].path, params), query);
 }
 
-/**
- * The cancel route of a job: POST with an empty JSON body (the service refuses any other content
- * type). Taken from the route table when it declares `cancelJob`; the fallback spells the path of
- * that route (services/ultimate-tool/api/routes.ts, added beside this button) once, here.
- */
-const CANCEL_JOB: { method: string; path: string } = (ROUTE_PATHS as Record<string, { method: string; path: string }>).cancelJob ?? {
-  method: 'POST',
-  path: '/v13/jobs/{job_id}/cancel',
-};
+/** The cancel route of a job: POST with an empty JSON body (the service refuses any other content type). */
+const CANCEL_JOB = ROUTE_PATHS.cancelJob;
 
 export async function cancelJob<T>(jobId: string): Promise<T> {
   const path = fillPath(CANCEL_JOB.path, { job_id: jobId });
