@@ -206,7 +206,8 @@ for (const set of ROM_SETS) {
         const r = runTestbenchEntry(DIR, entry, roms, expected ? undefined : REPORT_CAP);
         const outcome = r.error ?? (r.exitCode === undefined ? 'no $D7FF write' : `$D7FF = $${r.exitCode.toString(16).padStart(2, '0')}`);
         if (expected) assert.ok(r.passed, `${path} passes with ${set.name} (${outcome} after ${r.cycles} cycles)`);
-        else t.diagnostic(`${r.passed ? 'PASSES NOW (update the list of this ROM set above)' : 'fails'}: ${outcome} after ${r.cycles} cycles`);
+        else
+          t.diagnostic(`${r.passed ? 'PASSES NOW (update the list of this ROM set above)' : 'fails'}: ${outcome} after ${r.cycles} cycles`);
       });
     }
   });
