@@ -37,9 +37,8 @@ function comparable(w: DebugWait, memory: Uint8Array, screen: Uint8Array | null,
     distances,
     crash:
       w.outcome === 'crashed'
-        ? // SP is not compared: the stand-in BASIC's SYS starts the program with SP 2 higher than
-          // the real BASIC's ($F8 vs $F6) — a ROM difference, not the CPU's.
-          { kind: w.crash.kind, pc: w.crash.pc, a: w.crash.a, x: w.crash.x, y: w.crash.y, p: w.crash.p & 0xcf }
+        ? // SP too: the stand-in BASIC's SYS starts the program with SP $F6, as the real BASIC does.
+          { kind: w.crash.kind, pc: w.crash.pc, a: w.crash.a, x: w.crash.x, y: w.crash.y, sp: w.crash.sp, p: w.crash.p & 0xcf }
         : null,
     memory: Buffer.from(memory).toString('hex'),
     screen: screen ? Buffer.from(screen).toString('hex') : null,
