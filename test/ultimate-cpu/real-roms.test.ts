@@ -106,6 +106,12 @@ describe('ROM options', () => {
     assert.throws(() => parseVirtualDeviceArgs(['--video', 'secam']), /--video expects pal or ntsc/);
     const batch = parseVirtualDeviceArgs(['--cia-model', '6526-4485']);
     assert.ok(batch !== 'help' && batch.options.ciaModel === '6526-4485');
+    const c64c = parseVirtualDeviceArgs(['--vic-revision', 'new']);
+    assert.ok(c64c !== 'help' && c64c.options.vicRevision === 'new');
+    assert.throws(
+      () => parseVirtualDeviceArgs(['--vic-revision', '8565']),
+      /--vic-revision expects old \(6569\/6567\) or new \(8565\/8562\), got "8565"/,
+    );
     assert.throws(() => parseVirtualDeviceArgs(['--cia-model', '8521']), /--cia-model expects one of 6526, 6526A, 6526-4485; got "8521"/);
   });
 

@@ -30,6 +30,7 @@ Runs a virtual Ultimate 64 (an emulation, not hardware) on loopback.
                         chargen-901225-01.bin); default: the stand-in KERNAL (no Commodore ROM ships)
   --cia-model M         6526 (default), 6526A, or 6526-4485 (the old CIA's batch dated 4485)
   --video V             pal (default), ntsc (6567R8) or ntsc-old (6567R56A)
+  --vic-revision R      old (6569/6567, default) or new (8565/8562, as in a C64C)
   --reu-kb N            REU at $DF00 of N KiB (128, 256, 512, 1024, 2048, 4096, 8192, 16384); default none
   --exit-on-stdin-close stop when stdin reaches end of file
   --bench-port N        u64-elite2 only: lab-bench port (UART log, power cycle; default 0)
@@ -149,6 +150,13 @@ export function parseVirtualDeviceArgs(argv: string[]): { options: VirtualUltima
           throw new UsageError(`--video expects pal or ntsc (6567R8) or ntsc-old (6567R56A), got ${JSON.stringify(v)}`);
         }
         options.video = v;
+        break;
+      }
+      case '--vic-revision': {
+        const v = value();
+        if (v !== 'old' && v !== 'new')
+          throw new UsageError(`--vic-revision expects old (6569/6567) or new (8565/8562), got ${JSON.stringify(v)}`);
+        options.vicRevision = v;
         break;
       }
       case '--reu-kb': {

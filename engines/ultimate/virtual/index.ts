@@ -4,6 +4,7 @@
 // is virtual; it never pretends to be hardware.
 import { randomBytes } from 'node:crypto';
 import { type C64Roms, type CiaModel, C64Machine, type VideoStandard } from './machine.js';
+import type { VicRevision } from './vic-ii.js';
 import { loadRomDir } from './rom-dir.js';
 import type { MachineSeam } from './machine-seam.js';
 import { MachineClock } from './clock.js';
@@ -102,6 +103,8 @@ export interface VirtualUltimateOptions {
   ciaModel?: CiaModel;
   /** PAL (default) or NTSC VIC-II. */
   video?: VideoStandard;
+  /** The VIC-II's revision: 'old' (6569/6567, default) or 'new' (8565/8562, as in a C64C). */
+  vicRevision?: VicRevision;
   /**
    * REU at $DF00 of this size in KiB, 0 for none. Sets the configuration items "RAM Expansion
    * Unit" and "REU Size" at boot (over `config`); without it those items decide (default: none).
@@ -197,6 +200,7 @@ export class VirtualUltimate implements RestDevice {
     const machine = new C64Machine({
       ciaModel: opts.ciaModel,
       video: opts.video,
+      vicRevision: opts.vicRevision,
       roms: opts.roms ?? (opts.romDir !== undefined ? loadRomDir(opts.romDir) : undefined),
       onBusCycle: (entry: number) => {
         if (streamer.active) streamer.push(u2plus ? u64EntryToU2Plus(entry) : entry);
