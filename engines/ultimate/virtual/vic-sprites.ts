@@ -27,9 +27,11 @@
 // draws the pixels of clock t and then runs the sequencer logic of clock t + 1. A CPU write in
 // clock t therefore reaches the sequencer in clock t + 1 and the X comparators from clock t + 1's
 // pixels on; a read in clock t sees the pixels up to clock t - 1.
-// Simplifications: memory (sprite data, pointers, graphics) is read when the clock is worked out,
-// which is at the latest the program's next VIC-II register access; the graphics of a line use the
-// registers as they are when its first sprite pixel is worked out.
+// Memory: each graphics column is read as its g-access reads it, in its own clock — a RAM write the
+// line's graphics may read (the CPU's, the REU's) first works the unit out to its clock
+// (beforeMemoryWrite). Simplifications: sprite data and pointers are read when the clock is worked
+// out, which is at the latest the next VIC-II register access or such a write; the graphics of a
+// line use the registers (mode, addresses) as they are when the line is started.
 
 /** What the sprite unit reads from the machine. */
 export interface VicSpriteHost {
