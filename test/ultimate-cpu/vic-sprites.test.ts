@@ -55,6 +55,8 @@ function rig(x0: number, x1: number, rows0: (r: number) => number, rows1: (r: nu
 
 const FULL = () => 0xffffff;
 const FIRST_PIXEL = () => 0x800000;
+const FIRST_EIGHT = () => 0xff0000;
+const NONE = () => 0;
 
 describe('VIC-II sprite unit (PAL)', () => {
   test('a collision is latched in the clock that draws its pixel, not a line at a time', () => {
@@ -140,6 +142,23 @@ describe('VIC-II sprite unit (PAL)', () => {
     };
     assert.equal(seen(52), 0x01, 'written in clock 52: the g-access of clock 53 is column 38');
     assert.equal(seen(20), 0x00, 'written earlier: column 38 shows the (blank) display data');
+  });
+
+  test('a memory write mid-line reaches the g-accesses after its clock, not the ones before', () => {
+    // Sprite 0's first 8 pixels at X 104-111: column 10 of line 51 (idle state, DEN off: every
+    // g-access reads $3FFF), fetched in clock 25 of the line. $3FFF is empty until the write.
+    const seen = (k: number): number => {
+      const { mem, unit } = rig(104, 0, FIRST_EIGHT, NONE);
+      const t = line(51) + k;
+      unit.beforeMemoryWrite(t);
+      mem[0x3fff] = 0xff;
+      return unit.peek(0x1f, line(52));
+    };
+    assert.equal(seen(24), 0x01, 'written in clock 24: the g-access of clock 25 reads $FF');
+    assert.equal(seen(25), 0x00, 'written in clock 25: its g-access came first (phi1) and read $00');
+    // The pixels are worked out only at the peek, after the write: column 10 must still show the
+    // byte its g-access fetched, not memory as it is then.
+    assert.equal(seen(40), 0x00, 'written later in the line: column 10 was fetched long before');
   });
 
   test('a sprite shows nothing, and fetches nothing, while it is not enabled', () => {

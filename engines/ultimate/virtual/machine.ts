@@ -373,6 +373,7 @@ export class C64Machine implements CpuBus {
         // The RMW's second write: the REC has the bus since the first one; this write is lost.
         this.reuTookBus = false;
       } else {
+        this.vicII.beforeRamWrite(addr, value, this.cpu.cycles - 1);
         this.ram[addr] = value;
         if (addr === 0xff00 && this.reu?.ff00Written()) {
           this.startReuTransfer();
@@ -570,9 +571,12 @@ export class C64Machine implements CpuBus {
   private dmaWrite(addr: number, value: number): void {
     if (this.regions[addr >>> 8] === REGION_IO) {
       if ((addr & 0xff00) !== 0xdf00) this.ioWrite(addr, value); // the REC does not program itself
-    } else if (addr < 2) {
-      this.ram[addr] = value; // DMA reaches the RAM under the processor port
-    } else this.ram[addr] = value;
+    } else {
+      // The REC's write lands in clock cycles - 1 (RecBusTiming advanced past it); DMA reaches the
+      // RAM under the processor port too.
+      this.vicII.beforeRamWrite(addr, value, this.cpu.cycles - 1);
+      this.ram[addr] = value;
+    }
   }
 
   private vicWrite(reg: number, value: number): void {

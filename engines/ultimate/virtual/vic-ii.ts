@@ -218,6 +218,22 @@ export class VicII {
     }
   }
 
+  /**
+   * RAM at CPU address `addr` is written (by the CPU or REU DMA) in clock `t`, before the byte
+   * changes. When the byte is one the line's g-accesses may read (in the VIC's bank, in the video
+   * matrix, the character set or bitmap, or the idle byte) and sprites may be shown, the sprite
+   * unit works out the clocks before it, and the line's g-accesses due by then, with memory as it
+   * was: the collisions then see each graphics byte as its own g-access fetched it. Other writes
+   * (no sprite on, the same byte written over itself, the stack, code) cost a few comparisons.
+   */
+  beforeRamWrite(addr: number, value: number, t: number): void {
+    const sprites = this.sprites;
+    if ((this.regs[0x15] === 0 && sprites.idle) || this.host.ram[addr] === value) return;
+    if (!sprites.graphicsMayRead(addr & 0x3fff) || (addr & 0xc000) !== this.host.vicBank()) return;
+    sprites.beforeMemoryWrite(t);
+    this.takeCollisionIrq();
+  }
+
   // --- events: the raster compare and the collision watch ----------------------------------------
 
   /** Raster compare and collision lines due by clock `now` (called between instructions). */

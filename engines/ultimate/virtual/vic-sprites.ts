@@ -27,9 +27,11 @@
 // draws the pixels of clock t and then runs the sequencer logic of clock t + 1. A CPU write in
 // clock t therefore reaches the sequencer in clock t + 1 and the X comparators from clock t + 1's
 // pixels on; a read in clock t sees the pixels up to clock t - 1.
-// Simplifications: memory (sprite data, pointers, graphics) is read when the clock is worked out,
-// which is at the latest the program's next VIC-II register access; the graphics of a line use the
-// registers as they are when its first sprite pixel is worked out.
+// Memory: each graphics column is read as its g-access reads it, in its own clock — a RAM write the
+// line's graphics may read (the CPU's, the REU's) first works the unit out to its clock
+// (beforeMemoryWrite). Simplifications: sprite data and pointers are read when the clock is worked
+// out, which is at the latest the next VIC-II register access or such a write; the graphics of a
+// line use the registers (mode, addresses) as they are when the line is started.
 
 /** What the sprite unit reads from the machine. */
 export interface VicSpriteHost {
@@ -102,6 +104,19 @@ export class VicSprites {
   readonly #gfx = new Uint8Array(0x200);
   #gfxLine = -1;
   #gfxAny = false;
+  /** How many of the line's 40 columns have been fetched (in order, each at or after its g-access). */
+  #gfxCols = 0;
+  // The line's mode and addresses, from the registers as they were when the line was started.
+  #gDisplay = false;
+  #gEcm = false;
+  #gBmm = false;
+  #gMcm = false;
+  #gX0 = 24;
+  #gRow = 0;
+  #gRc = 0;
+  #gMatrix = 0;
+  #gChars = 0;
+  #gBitmap = 0;
   /** A "DMA delay" g-access (see beforeWrite): its line (absolute index), column and byte. */
   #delayLine = -1;
   #delayColumn = 0;
@@ -299,15 +314,43 @@ export class VicSprites {
     this.#delayLine = Math.floor(t / L);
     this.#delayColumn = column;
     this.#delayByte = this.host.vicFetch(this.newChip ? 0x3807 : 0x38ff);
-    if (this.#gfxLine === this.#delayLine) this.#applyDelay();
+    // Its column is normally fetched later (#fetchColumns takes the byte then); one already fetched
+    // is overwritten here.
+    if (this.#gfxLine === this.#delayLine && this.#delayColumn < this.#gfxCols) this.#applyDelay();
   }
 
   /** The DMA-delay g-access's byte in its column of the line's graphics (hi-res pixels). */
   #applyDelay(): void {
-    const at = 24 + (this.host.vic[0x16]! & 7) + 8 * this.#delayColumn;
+    const at = this.#gX0 + 8 * this.#delayColumn;
     const b = this.#delayByte;
     for (let i = 0; i < 8; i++) this.#gfx[(at + i) & 0x1ff] = (b >> (7 - i)) & 1;
     this.#gfxAny = this.#gfxAny || b !== 0;
+  }
+
+  /**
+   * The graphics' g-accesses may read VIC address `a` (14 bits) with the registers as they are:
+   * the video matrix, the character set (text) or the bitmap, or the idle byte ($3FFF, $39FF with
+   * ECM; a little more is let through, which only costs a catch-up).
+   */
+  graphicsMayRead(a: number): boolean {
+    if ((a | 0x0600) === 0x3fff) return true;
+    const vic = this.host.vic;
+    const d018 = vic[0x18]!;
+    if (a >> 10 === d018 >> 4) return true;
+    if ((vic[0x11]! & 0x20) !== 0) return a >> 13 === ((d018 >> 3) & 1);
+    return a >> 11 === ((d018 >> 1) & 7);
+  }
+
+  /**
+   * A memory write (CPU or REU DMA) in clock t that the VIC can see, before it lands: the clocks
+   * before it are worked out with memory as it was, and the current line's g-accesses up to and
+   * including clock t (the VIC reads in the first half of the clock, the write comes in the second)
+   * take their bytes now. Only needed while sprites are shown (`busy`): nothing else reads the
+   * graphics.
+   */
+  beforeMemoryWrite(t: number): void {
+    this.catchUp(t);
+    if (this.busy) this.#graphics(t);
   }
 
   #refreshX(): void {
@@ -502,53 +545,79 @@ export class VicSprites {
     this.pendingIrq |= flag;
   }
 
-  /** The foreground pixels of the graphics on the raster line of clock t, by X. */
+  /**
+   * The foreground pixels of the graphics on the raster line of clock t, by X, as far as the
+   * g-accesses up to clock t have fetched them. Each column's byte is read once, in order, and
+   * never before its own g-access (column c in 0-based clock 15 + c): `beforeMemoryWrite` fetches
+   * the columns due by a write's clock before the write lands, so a byte the CPU or the REC writes
+   * in the middle of a line is seen by the columns fetched after it and by none before — as on
+   * the chip, where each g-access reads memory in the first half of its own clock.
+   */
   #graphics(t: number): void {
-    const lineIndex = Math.floor(t / this.#perLine);
-    if (lineIndex === this.#gfxLine) return;
+    const L = this.#perLine;
+    const lineIndex = Math.floor(t / L);
+    if (lineIndex !== this.#gfxLine) this.#startLine(lineIndex);
+    const due = Math.min(40, (t % L) - 14);
+    if (due > this.#gfxCols) this.#fetchColumns(due);
+  }
+
+  /** A new line's graphics: the mode and addresses as the registers are now, no column fetched yet. */
+  #startLine(lineIndex: number): void {
     this.#gfxLine = lineIndex;
+    this.#gfxCols = 0;
+    this.#gfx.fill(0);
+    this.#gfxAny = false;
     const r = lineIndex % (this.#perFrame / this.#perLine);
     const vic = this.host.vic;
     const d011 = vic[0x11]!;
     const d016 = vic[0x16]!;
-    const ecm = (d011 & 0x40) !== 0;
-    const bmm = (d011 & 0x20) !== 0;
-    const mcm = (d016 & 0x10) !== 0;
+    const d018 = vic[0x18]!;
     const firstBad = 0x30 + (d011 & 7);
-    const display = (d011 & 0x10) !== 0 && r >= firstBad && r < firstBad + 200;
+    this.#gEcm = (d011 & 0x40) !== 0;
+    this.#gBmm = (d011 & 0x20) !== 0;
+    this.#gMcm = (d016 & 0x10) !== 0;
+    this.#gDisplay = (d011 & 0x10) !== 0 && r >= firstBad && r < firstBad + 200;
+    this.#gX0 = 24 + (d016 & 7);
+    this.#gRow = (r - firstBad) >> 3;
+    this.#gRc = (r - firstBad) & 7;
+    this.#gMatrix = (d018 >> 4) << 10;
+    this.#gChars = ((d018 >> 1) & 7) << 11;
+    this.#gBitmap = ((d018 >> 3) & 1) << 13;
+  }
+
+  /** The g-accesses of the current line's columns up to (not including) `due`. */
+  #fetchColumns(due: number): void {
     const host = this.host;
     const gfx = this.#gfx;
-    gfx.fill(0);
-    this.#gfxAny = false;
-    const x0 = 24 + (d016 & 7);
-    const row = (r - firstBad) >> 3;
-    const rc = (r - firstBad) & 7;
-    const matrix = (vic[0x18]! >> 4) << 10;
-    const chars = ((vic[0x18]! >> 1) & 7) << 11;
-    const bitmap = ((vic[0x18]! >> 3) & 1) << 13;
-    const idleByte = display ? 0 : host.vicFetch(ecm ? 0x39ff : 0x3fff);
-    if (lineIndex === this.#delayLine) this.#applyDelay();
-    if (!display && idleByte === 0) return;
+    const display = this.#gDisplay;
+    const ecm = this.#gEcm;
+    const bmm = this.#gBmm;
+    const mcm = this.#gMcm;
+    const row = this.#gRow;
+    const delayColumn = this.#gfxLine === this.#delayLine ? this.#delayColumn : -1;
     let any = this.#gfxAny;
-    for (let c = 0; c < 40; c++) {
+    for (let c = this.#gfxCols; c < due; c++) {
       let b: number;
       let multi: boolean;
-      if (!display) {
-        b = idleByte;
+      if (c === delayColumn) {
+        b = this.#delayByte;
+        multi = false;
+      } else if (!display) {
+        b = host.vicFetch(ecm ? 0x39ff : 0x3fff);
         multi = mcm && bmm;
       } else {
-        const code = host.vicFetch(matrix + row * 40 + c);
+        const code = host.vicFetch(this.#gMatrix + row * 40 + c);
         if (bmm) {
-          b = host.vicFetch((bitmap + (row * 40 + c) * 8 + rc) & 0x3fff);
+          b = host.vicFetch((this.#gBitmap + (row * 40 + c) * 8 + this.#gRc) & 0x3fff);
           multi = mcm;
         } else {
-          b = host.vicFetch(chars + (ecm ? code & 0x3f : code) * 8 + rc);
+          b = host.vicFetch(this.#gChars + (ecm ? code & 0x3f : code) * 8 + this.#gRc);
           // Multicolour text: only characters whose colour has bit 3 set are multicolour.
           multi = mcm && !ecm && (host.colorOf(row * 40 + c) & 8) !== 0;
         }
       }
       if (b === 0) continue;
-      const at = x0 + c * 8;
+      const at = this.#gX0 + c * 8;
       for (let i = 0; i < 8; i++) {
         const fg = multi ? ((b >> (6 - (i & ~1))) & 2) !== 0 : ((b >> (7 - i)) & 1) !== 0;
         if (fg) {
@@ -557,7 +626,7 @@ export class VicSprites {
         }
       }
     }
+    this.#gfxCols = due;
     this.#gfxAny = any;
-    if (lineIndex === this.#delayLine) this.#applyDelay();
   }
 }

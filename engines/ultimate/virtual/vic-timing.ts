@@ -122,6 +122,15 @@ export class VicBusTiming {
     return last;
   }
 
+  /**
+   * The BA-low run that starts at clock `from` is the sprites' (it starts outside the window where a
+   * bad line can drop BA, cycles 12-54).
+   */
+  spriteRunAt(from: number): boolean {
+    const k = from % this.#perLine;
+    return k < BAD_BA_FROM || k > BAD_LAST;
+  }
+
   /** DEN was set in some clock of line $30 of the frame containing clock `now` (bad lines are possible). */
   badLinesEnabled(now: number): boolean {
     this.#advance(now);
