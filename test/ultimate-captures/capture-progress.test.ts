@@ -4,9 +4,9 @@
 // client dispatches notifications a microtask late and can drop the last ones: see
 // test/topup/progress.test.ts); the preparation is made through the SDK client.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { distBin, startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
+import { openRawAdapterWire } from '../helpers/raw-adapter-wire.js';
+import { startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
 
 let stack: UltimateStack;
 
@@ -30,49 +30,14 @@ test('start_debug_stream_capture with a progressToken: datagrams received, incre
   const probe = await data('probe_ultimate');
   const { preparation } = await data('prepare_debug_stream_capture', { probe_id: probe.probe.probe_id, receiver_ipv4: '127.0.0.1' });
 
-  const child = spawn(process.execPath, [distBin('ultimate-tool-mcp'), '--service-url', stack.serviceUrl], {
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
+  const wire = await openRawAdapterWire(stack.serviceUrl);
   try {
-    const lines: Array<Record<string, any>> = [];
-    let buf = '';
-    const waiters: Array<() => void> = [];
-    child.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i = buf.indexOf('\n');
-      while (i >= 0) {
-        const line = buf.slice(0, i).trim();
-        buf = buf.slice(i + 1);
-        if (line) lines.push(JSON.parse(line));
-        i = buf.indexOf('\n');
-      }
-      for (const w of waiters.splice(0)) w();
+    const { lines } = wire;
+    const { at } = await wire.request('tools/call', {
+      name: 'start_debug_stream_capture',
+      arguments: { preparation_id: preparation.preparation_id, confirmed_stream_start_count: 1, confirmed_stream_stop_count: 1 },
+      _meta: { progressToken: 'capture-1' },
     });
-    const send = (m: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
-    const answerOf = async (id: number): Promise<number> => {
-      for (;;) {
-        const at = lines.findIndex((m) => m.id === id);
-        if (at >= 0) return at;
-        await new Promise<void>((r) => waiters.push(r));
-      }
-    };
-    send({
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wire', version: '1' } },
-    });
-    await answerOf(1);
-    send({ method: 'notifications/initialized' });
-    send({
-      id: 2,
-      method: 'tools/call',
-      params: {
-        name: 'start_debug_stream_capture',
-        arguments: { preparation_id: preparation.preparation_id, confirmed_stream_start_count: 1, confirmed_stream_stop_count: 1 },
-        _meta: { progressToken: 'capture-1' },
-      },
-    });
-    const at = await answerOf(2);
     const answer = lines[at]!.result.structuredContent as Record<string, any>;
     assert.ok(answer.data, JSON.stringify(answer.error));
     const progress = lines.slice(0, at).filter((m) => m.method === 'notifications/progress');
@@ -87,6 +52,6 @@ test('start_debug_stream_capture with a progressToken: datagrams received, incre
     assert.equal(values.at(-1), answer.data.capture.datagrams, 'the last report is the datagrams the capture holds');
     assert.ok(!lines.slice(at).some((m) => m.method === 'notifications/progress'), 'no progress after the answer');
   } finally {
-    child.kill();
+    wire.close();
   }
 });

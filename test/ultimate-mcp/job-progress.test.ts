@@ -5,9 +5,9 @@
 // process (the official SDK client dispatches notifications a microtask late and can drop them:
 // test/topup/progress.test.ts) against a real service with the virtual C64 as its vice target.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { distBin, startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
+import { openRawAdapterWire } from '../helpers/raw-adapter-wire.js';
+import { startUltimateStack, type UltimateStack } from '../helpers/ultimate-stack.js';
 
 let stack: UltimateStack;
 
@@ -23,34 +23,9 @@ const REPEAT = 20;
 test('get_job / get_active_job with a progressToken: runs finished out of planned, once, before the answer; none when settled or unasked', {
   timeout: 240_000,
 }, async () => {
-  const child = spawn(process.execPath, [distBin('ultimate-tool-mcp'), '--service-url', stack.serviceUrl], {
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
+  const wire = await openRawAdapterWire(stack.serviceUrl);
   try {
-    const lines: Array<Record<string, any>> = [];
-    let buf = '';
-    const waiters: Array<() => void> = [];
-    child.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i = buf.indexOf('\n');
-      while (i >= 0) {
-        const line = buf.slice(0, i).trim();
-        buf = buf.slice(i + 1);
-        if (line) lines.push(JSON.parse(line));
-        i = buf.indexOf('\n');
-      }
-      for (const w of waiters.splice(0)) w();
-    });
-    let nextId = 1;
-    const request = async (method: string, params: Record<string, unknown>): Promise<{ at: number; message: Record<string, any> }> => {
-      const id = nextId++;
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-      for (;;) {
-        const at = lines.findIndex((m) => m.id === id);
-        if (at >= 0) return { at, message: lines[at]! };
-        await new Promise<void>((r) => waiters.push(r));
-      }
-    };
+    const { lines, request } = wire;
     /** One tool call; the envelope's data and the progress notifications of `token` sent before its answer. */
     const call = async (name: string, args: Record<string, unknown>, token?: string) => {
       const before = lines.length;
@@ -69,9 +44,6 @@ test('get_job / get_active_job with a progressToken: runs finished out of planne
         await new Promise((r) => setTimeout(r, 50));
       }
     };
-
-    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'wire', version: '1' } });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
 
     const started = await call('start_test_job', { test: 'sum-passes', targets: ['vice'], repeat: REPEAT });
     const jobId = started.data.job.job_id as string;
@@ -113,6 +85,6 @@ test('get_job / get_active_job with a progressToken: runs finished out of planne
     const reports = lines.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progressToken);
     assert.deepEqual(reports, ['poll-1', 'active-1'], 'one report per live poll with a token, none otherwise');
   } finally {
-    child.kill();
+    wire.close();
   }
 });
