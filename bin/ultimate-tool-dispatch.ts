@@ -28,7 +28,7 @@ const COMMANDS: Record<string, (rest: string[]) => Promise<number>> = {
   mcp: async (rest) => (await import('../adapters/ultimate/cli.js')).runUltimateToolMcpCli(rest),
   capture: async (rest) => (await import('../adapters/ultimate/capture-cli.js')).runCaptureCli(rest),
   'virtual-device': async (rest) => (await import('../engines/ultimate/virtual/cli.js')).runVirtualDeviceCli(rest),
-  'virtual-vice': async (rest) => (await import('../engines/ultimate/virtual/virtual-vice.js')).runVirtualViceCli(rest),
+  'virtual-vice': async (rest) => (await import('../engines/ultimate/virtual/device/virtual-vice.js')).runVirtualViceCli(rest),
 };
 
 export async function runUltimateTool(argv: string[]): Promise<number> {

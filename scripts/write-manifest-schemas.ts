@@ -1,5 +1,5 @@
 // Writes the JSON Schema of ultimate-tool.json, generated from its one source (the zod
-// ManifestSchema, services/ultimate-tool/manifest.ts), to the two places it ships:
+// ManifestSchema, services/ultimate-tool/project/manifest.ts), to the two places it ships:
 //   services/ultimate-tool/manifest.schema.json   exported as mcp-engines/services/ultimate-tool/manifest.schema.json
 //   examples/c64-project/ultimate-tool.schema.json  the example's own copy, named by its "$schema", so the
 //                                                   example validates in an editor wherever it is copied
@@ -7,7 +7,7 @@
 // test/ultimate-service/manifest.test.ts and test/package/example-schema.test.ts fail while a copy is stale.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { manifestJsonSchema } from '../services/ultimate-tool/manifest.js';
+import { manifestJsonSchema } from '../services/ultimate-tool/project/manifest.js';
 
 export const MANIFEST_SCHEMA_COPIES = [
   'services/ultimate-tool/manifest.schema.json',

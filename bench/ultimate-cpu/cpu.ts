@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { C64Machine, PAL_CLOCK_HZ } from '../../engines/ultimate/virtual/machine.js';
+import { C64Machine, PAL_CLOCK_HZ } from '../../engines/ultimate/virtual/c64/machine.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 

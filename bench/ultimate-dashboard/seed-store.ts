@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256File, sha256Hex } from '../../common/index.js';
 import { RUN_RECORD_SCHEMA_VERSION, type RunRecord, type RunStatus } from '../../services/ultimate-tool/api/schemas.js';
-import { ServiceStore } from '../../services/ultimate-tool/store.js';
+import { ServiceStore } from '../../services/ultimate-tool/store/store.js';
 import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
 import { datagram, entry, writeCapture } from '../../test/ultimate-timeline/capture-fixture.js';
 

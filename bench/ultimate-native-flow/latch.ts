@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NativeIntent, NativeRun } from '../../services/ultimate-tool/native-jobs/native-records.js';
-import { NativeStore } from '../../services/ultimate-tool/native-jobs/native-store.js';
-import { ServiceStore } from '../../services/ultimate-tool/store.js';
+import type { NativeIntent, NativeRun } from '../../services/ultimate-tool/jobs/native/native-records.js';
+import { NativeStore } from '../../services/ultimate-tool/jobs/native/native-store.js';
+import { ServiceStore } from '../../services/ultimate-tool/store/store.js';
 
 const n = Number(process.argv[2] ?? 200);
 const dir = mkdtempSync(join(tmpdir(), 'native-latch-bench-'));

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceStore } from '../../services/ultimate-tool/store.js';
+import { ServiceStore } from '../../services/ultimate-tool/store/store.js';
 import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import type { RunRecord } from '../../services/ultimate-tool/api/schemas.js';
 

@@ -22,7 +22,7 @@ import {
   DEVICE_DATAGRAMS_PER_SECOND,
   datagramSequence,
 } from '../../engines/ultimate/index.js';
-import { C64Machine } from '../../engines/ultimate/virtual/machine.js';
+import { C64Machine } from '../../engines/ultimate/virtual/c64/machine.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -9,8 +9,8 @@
 // category (general, CPU, CIA, VICII, interrupts, C64, REU). --failures lists the failing programs
 // with their $D7FF value; --verbose prints every program as it finishes.
 import { parseArgs } from 'node:util';
-import { loadRomDir } from '../../engines/ultimate/virtual/rom-dir.js';
-import type { C64Roms } from '../../engines/ultimate/virtual/machine.js';
+import { loadRomDir } from '../../engines/ultimate/virtual/c64/rom-dir.js';
+import type { C64Roms } from '../../engines/ultimate/virtual/c64/machine.js';
 import {
   defaultTestbenchDir,
   defaultViceRomDir,

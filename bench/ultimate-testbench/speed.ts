@@ -10,8 +10,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { C64Machine, PAL_CLOCK_HZ } from '../../engines/ultimate/virtual/machine.js';
-import { loadRomDir, VICE_ROM_FILES } from '../../engines/ultimate/virtual/rom-dir.js';
+import { C64Machine, PAL_CLOCK_HZ } from '../../engines/ultimate/virtual/c64/machine.js';
+import { loadRomDir, VICE_ROM_FILES } from '../../engines/ultimate/virtual/c64/rom-dir.js';
 import { defaultViceRomDir } from './testbench.js';
 
 const clocks = Number(process.argv[2] ?? 100) * 1e6;

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { C64Machine, type C64MachineOptions, type C64Roms } from '../../engines/ultimate/virtual/machine.js';
+import { C64Machine, type C64MachineOptions, type C64Roms } from '../../engines/ultimate/virtual/c64/machine.js';
 
 export interface TestbenchEntry {
   /** Path of the program under prg/, as in the CSV. */

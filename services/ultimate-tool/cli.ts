@@ -5,10 +5,10 @@
 import { resolve } from 'node:path';
 import { UsageError, createLogger, type Logger, type LogLevel } from '../../common/index.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
-import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './captures.js';
+import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './jobs/captures.js';
 import type { UltimateTargetConfig } from './jobs/job-context.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
-import { PortInUseError } from '../../engines/ultimate/virtual/port-in-use-error.js';
+import { PortInUseError } from '../../engines/ultimate/virtual/device/port-in-use-error.js';
 import { keyOfRole, parseVirtualDevicePorts, type VirtualDevicePorts } from './virtual-device-ports.js';
 
 export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]

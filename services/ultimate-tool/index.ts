@@ -2,7 +2,7 @@
 // Knows nothing about MCP.
 export { UltimateToolService, type UltimateToolServiceOptions, DEFAULT_PORT, DEFAULT_VICE_COMMAND } from './service.js';
 export type { ViceTargetConfig, UltimateTargetConfig } from './jobs/job-context.js';
-export type { SymbolAnalysis, SymbolTable, ResolverResult, RunComparison } from './symbol-analysis.js';
+export type { SymbolAnalysis, SymbolTable, ResolverResult, RunComparison } from './analysis/symbol-analysis.js';
 export * from './api/schemas.js';
 export {
   ManifestSchema,
@@ -13,7 +13,7 @@ export {
   type Manifest,
   type TestSpec,
   type SymbolFormat,
-} from './manifest.js';
+} from './project/manifest.js';
 // The names this entry has always exported, from the one address parser (api/address.ts).
 export { addressValue as parseAddress, addressHex as hex16 } from './api/address.js';
 export { runServeCli, parseServeArgs, SERVE_USAGE, type ServeEnv } from './cli.js';
@@ -22,7 +22,7 @@ export {
   startVirtualVice,
   parseVirtualViceArgs,
   VIRTUAL_VICE_USAGE,
-} from '../../engines/ultimate/virtual/virtual-vice.js';
+} from '../../engines/ultimate/virtual/device/virtual-vice.js';
 export { openApiDocument } from './api/openapi.js';
 export { ROUTES, ROUTE_LIST, type RouteSpec } from './api/routes.js';
 export { ROUTE_PATHS, type RouteName } from './api/paths.js';

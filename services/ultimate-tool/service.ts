@@ -1,22 +1,22 @@
 // UltimateToolService: the project service behind `ultimate-tool serve`, as a class a Node app can
 // start in-process. This file is only the assembly: the store, the one JobRunner, the captures,
-// analyses and native stores, the route families (routes/*.ts, native-jobs/native-routes.ts) bound
+// analyses and native stores, the route families (routes/*.ts, jobs/native/native-routes.ts) bound
 // to the route table (api/routes.ts), and the HTTP front (http/http-front.ts). It knows nothing
 // about MCP. Secrets (the device password) arrive as options and are never written to a response,
 // a log line or a run record.
 import http from 'node:http';
 import { join, resolve } from 'node:path';
 import { LOOPBACK, closeServer, listenLoopback, type Logger, silentLogger } from '../../common/index.js';
-import { type CaptureLimits, CaptureService, DEFAULT_CAPTURE_LIMITS } from './captures.js';
+import { type CaptureLimits, CaptureService, DEFAULT_CAPTURE_LIMITS } from './jobs/captures.js';
 import { HttpFront } from './http/http-front.js';
 import type { UltimateTargetConfig, ViceTargetConfig } from './jobs/job-context.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { TestJobs } from './jobs/test-job.js';
-import { type Manifest, ManifestError, loadManifest } from './manifest.js';
-import { LabBench } from './native-jobs/lab-bench.js';
-import { nativeRoutes } from './native-jobs/native-routes.js';
-import { NativeStore } from './native-jobs/native-store.js';
-import { bindRoutes } from './route-binding.js';
+import { type Manifest, ManifestError, loadManifest } from './project/manifest.js';
+import { LabBench } from './jobs/native/lab-bench.js';
+import { nativeRoutes } from './jobs/native/native-routes.js';
+import { NativeStore } from './jobs/native/native-store.js';
+import { bindRoutes } from './http/route-binding.js';
 import { analysisRoutes } from './routes/analysis-routes.js';
 import { captureRoutes } from './routes/capture-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
@@ -25,10 +25,10 @@ import { projectRoutes } from './routes/project-routes.js';
 import { type RouteContext, ok } from './routes/route-context.js';
 import { runRoutes } from './routes/run-routes.js';
 import { targetInfo } from './routes/target-info.js';
-import { RunAnalyses } from './run-analyses.js';
-import { ServiceError } from './service-error.js';
-import { ServiceStore } from './store.js';
-import type { SymbolAnalysis } from './symbol-analysis.js';
+import { RunAnalyses } from './analysis/run-analyses.js';
+import { ServiceError } from './http/service-error.js';
+import { ServiceStore } from './store/store.js';
+import type { SymbolAnalysis } from './analysis/symbol-analysis.js';
 import { labelMapAnalysis } from './symbols/label-map-analysis.js';
 
 export const DEFAULT_PORT = 6464;

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { manifestJsonSchema } from '../../services/ultimate-tool/manifest.js';
+import { manifestJsonSchema } from '../../services/ultimate-tool/project/manifest.js';
 import { repoRoot } from '../helpers/bin.js';
 import { validateAgainstOwnSchema } from './example-schema.js';
 

@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { closeServer, listenLoopback } from '../../common/index.js';
 import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
-import { faultsFor } from '../../engines/ultimate/virtual/fault-injection.js';
+import { faultsFor } from '../../engines/ultimate/virtual/device/fault-injection.js';
 import { exampleProject } from '../ultimate-service/harness.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ultimate-captures-ambiguous-'));

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { faultsFor } from '../../engines/ultimate/virtual/fault-injection.js';
+import { faultsFor } from '../../engines/ultimate/virtual/device/fault-injection.js';
 import { type Harness, startHarness } from '../ultimate-service/harness.js';
 
 let h: Harness;

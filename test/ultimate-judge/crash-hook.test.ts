@@ -5,8 +5,8 @@
 // with no receiver (so the path is the same as on such hardware).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { writesObservation } from '../../services/ultimate-tool/run-judge.js';
-import { verdictClassify } from '../../services/ultimate-tool/run-protocol.js';
+import { writesObservation } from '../../services/ultimate-tool/runs/run-judge.js';
+import { verdictClassify } from '../../services/ultimate-tool/runs/run-protocol.js';
 import { CRASH_HOOK, crashHookCode } from '../../services/ultimate-tool/targets/crash-hook.js';
 import { UltimateConnection } from '../../services/ultimate-tool/targets/ultimate-target.js';
 import { type Rig, startRig } from '../ultimate/helpers.js';

@@ -5,9 +5,9 @@
 // KERNAL's IRQ run (JMP ($0314)) is not a crash and passes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { C64Machine } from '../../engines/ultimate/virtual/machine.js';
-import { codeRangesOf } from '../../services/ultimate-tool/run-judge.js';
-import { verdictClassify } from '../../services/ultimate-tool/run-protocol.js';
+import { C64Machine } from '../../engines/ultimate/virtual/c64/machine.js';
+import { codeRangesOf } from '../../services/ultimate-tool/runs/run-judge.js';
+import { verdictClassify } from '../../services/ultimate-tool/runs/run-protocol.js';
 import { BusTraceObserver } from '../../services/ultimate-tool/targets/bus-trace-observer.js';
 import { OutsideCodeWatch } from '../../services/ultimate-tool/targets/outside-code.js';
 import { prgEntry } from '../../services/ultimate-tool/targets/prg-entry.js';

@@ -4,7 +4,7 @@
 // Against the virtual Ultimate 64 over its real REST/DMA services, with no receiver.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { verdictClassify, harnessClassify } from '../../services/ultimate-tool/run-protocol.js';
+import { verdictClassify, harnessClassify } from '../../services/ultimate-tool/runs/run-protocol.js';
 import { UltimateConnection, pollingIdleValue } from '../../services/ultimate-tool/targets/ultimate-target.js';
 import { type Rig, startRig } from '../ultimate/helpers.js';
 

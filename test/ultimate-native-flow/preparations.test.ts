@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { NativeProgramSchema } from '../../services/ultimate-tool/manifest.js';
+import { NativeProgramSchema } from '../../services/ultimate-tool/project/manifest.js';
 import { faultsFor } from '../../engines/ultimate/virtual/index.js';
 import { buildExample } from '../../examples/riscv/build.js';
 import { type NativeHarness, startNativeHarness } from './harness.js';

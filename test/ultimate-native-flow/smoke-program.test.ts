@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildExample } from '../../examples/riscv/build.js';
 import { RISCV_GCC } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
-import { builtInSmokeUe2 } from '../../services/ultimate-tool/native-jobs/smoke-job.js';
-import { SMOKE_SOURCE_FILES } from '../../services/ultimate-tool/native-jobs/smoke-sources-build.js';
-import { SMOKE_SOURCES } from '../../services/ultimate-tool/native-jobs/smoke-sources.js';
+import { builtInSmokeUe2 } from '../../services/ultimate-tool/jobs/native/smoke-job.js';
+import { SMOKE_SOURCE_FILES } from '../../services/ultimate-tool/jobs/native/smoke-sources-build.js';
+import { SMOKE_SOURCES } from '../../services/ultimate-tool/jobs/native/smoke-sources.js';
 import { repoRoot } from '../helpers/bin.js';
 import { spawnSync } from 'node:child_process';
 
@@ -20,7 +20,7 @@ test('the embedded smoke sources are current (regenerate with smoke-sources-buil
 });
 
 test('the smoke job reads nothing from examples/ or the package root at run time', () => {
-  const src = readFileSync(join(repoRoot, 'services', 'ultimate-tool', 'native-jobs', 'smoke-job.ts'), 'utf8');
+  const src = readFileSync(join(repoRoot, 'services', 'ultimate-tool', 'jobs', 'native', 'smoke-job.ts'), 'utf8');
   const code = src
     .split('\n')
     .filter((l) => !l.trim().startsWith('//'))

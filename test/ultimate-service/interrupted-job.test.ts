@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { test } from 'node:test';
-import { ServiceStore } from '../../services/ultimate-tool/store.js';
+import { ServiceStore } from '../../services/ultimate-tool/store/store.js';
 import { startHarness } from './harness.js';
 
 test('stop() while a job runs: the job is failed/interrupted and keeps its committed runs', { timeout: 240_000 }, async () => {

@@ -2,7 +2,7 @@
 // numbered migrations): `<store>/service.sqlite3` with no schema version and the service's tables,
 // and the trusted-native flow's own `<store>/native/native.sqlite3` (tables preparations, intents,
 // runs). The CREATE statements below are that code's, verbatim (store.ts, checkpoint-pairs.ts and
-// native-jobs/native-store.ts of that commit), so the migration is tested against what stores in
+// jobs/native/native-store.ts of that commit), so the migration is tested against what stores in
 // the field hold. The native file is left as a killed process leaves it: rows still in its -wal.
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';

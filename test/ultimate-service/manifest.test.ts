@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ManifestSchema, loadManifest, manifestJsonSchema } from '../../services/ultimate-tool/manifest.js';
-import { runCleanBuild } from '../../services/ultimate-tool/build.js';
+import { ManifestSchema, loadManifest, manifestJsonSchema } from '../../services/ultimate-tool/project/manifest.js';
+import { runCleanBuild } from '../../services/ultimate-tool/builds/build.js';
 import { repoRoot } from '../helpers/bin.js';
 import { exampleProject } from './harness.js';
 

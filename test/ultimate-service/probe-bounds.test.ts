@@ -5,15 +5,15 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { faultsFor } from '../../engines/ultimate/virtual/fault-injection.js';
-import { ServiceError } from '../../services/ultimate-tool/service-error.js';
+import { faultsFor } from '../../engines/ultimate/virtual/device/fault-injection.js';
+import { ServiceError } from '../../services/ultimate-tool/http/service-error.js';
 import {
   PROBE_KEEP_AFTER_EXPIRY_MS,
   PROBE_RATE,
   PROBE_ROWS_BOUND,
   PROBE_TTL_MS,
   ProbeRateLimiter,
-} from '../../services/ultimate-tool/probes.js';
+} from '../../services/ultimate-tool/safety/probes.js';
 import { type Harness, startHarness } from './harness.js';
 
 function refusal(limiter: ProbeRateLimiter, nowMs: number): ServiceError {

@@ -8,9 +8,14 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCleanBuild } from '../../services/ultimate-tool/build.js';
-import { ManifestError, ManifestSchema, loadManifest } from '../../services/ultimate-tool/manifest.js';
-import { PROJECT_PATH_RULE, ProjectPathError, projectPathEscape, readProjectFile } from '../../services/ultimate-tool/project-paths.js';
+import { runCleanBuild } from '../../services/ultimate-tool/builds/build.js';
+import { ManifestError, ManifestSchema, loadManifest } from '../../services/ultimate-tool/project/manifest.js';
+import {
+  PROJECT_PATH_RULE,
+  ProjectPathError,
+  projectPathEscape,
+  readProjectFile,
+} from '../../services/ultimate-tool/project/project-paths.js';
 import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { type Harness, exampleProject, startHarness } from './harness.js';
 

@@ -8,8 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { pathParamNames, requestTarget } from '../../services/ultimate-tool/api/paths.js';
 import { ROUTE_LIST } from '../../services/ultimate-tool/api/routes.js';
-import { RunAnalyses } from '../../services/ultimate-tool/run-analyses.js';
-import { ServiceError } from '../../services/ultimate-tool/service-error.js';
+import { RunAnalyses } from '../../services/ultimate-tool/analysis/run-analyses.js';
+import { ServiceError } from '../../services/ultimate-tool/http/service-error.js';
 import { type Harness, startHarness } from './harness.js';
 
 /** Not decimal digits, though Number() reads most of them as a number. */

@@ -5,7 +5,7 @@
 // on the 429 answers. A real service over real HTTP.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PROBE_RATE } from '../../services/ultimate-tool/probes.js';
+import { PROBE_RATE } from '../../services/ultimate-tool/safety/probes.js';
 import { type Harness, startHarness } from './harness.js';
 
 let h: Harness;

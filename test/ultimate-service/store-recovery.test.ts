@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { ORPHANED_DIR, ServiceStore } from '../../services/ultimate-tool/store.js';
+import { ORPHANED_DIR, ServiceStore } from '../../services/ultimate-tool/store/store.js';
 
 function freshStore(): string {
   const dir = mkdtempSync(join(tmpdir(), 'store-recovery-'));

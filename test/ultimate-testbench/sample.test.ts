@@ -19,8 +19,8 @@ import {
   runTestbenchEntry,
   testbenchPresent,
 } from '../../bench/ultimate-testbench/testbench.js';
-import type { C64Roms } from '../../engines/ultimate/virtual/machine.js';
-import { loadRomDir } from '../../engines/ultimate/virtual/rom-dir.js';
+import type { C64Roms } from '../../engines/ultimate/virtual/c64/machine.js';
+import { loadRomDir } from '../../engines/ultimate/virtual/c64/rom-dir.js';
 
 const DIR = defaultTestbenchDir();
 const REPORT_CAP = 12_000_000;

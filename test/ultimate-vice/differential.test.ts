@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { codeRangesOf } from '../../services/ultimate-tool/run-judge.js';
+import { codeRangesOf } from '../../services/ultimate-tool/runs/run-judge.js';
 import type { DebugWait, RunProtocol } from '../../services/ultimate-tool/targets/connection.js';
 import { ViceConnection } from '../../services/ultimate-tool/targets/vice-target.js';
 import { repoRoot } from '../helpers/bin.js';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
-import type { C64Machine } from '../../engines/ultimate/virtual/machine.js';
+import type { C64Machine } from '../../engines/ultimate/virtual/c64/machine.js';
 
 const CAT = 'C64 and Cartridge Settings';
 

@@ -3,10 +3,10 @@
 // tests can find them; everything else goes to stderr.
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../common/usage-error.js';
-import { CIA_MODELS, type CiaModel } from './cia6526.js';
+import { CIA_MODELS, type CiaModel } from './c64/cia6526.js';
 import { VirtualUltimate, type VirtualUltimateOptions } from './index.js';
-import { REU_SIZES_KB } from './machine.js';
-import { loadRomDir } from './rom-dir.js';
+import { REU_SIZES_KB } from './c64/machine.js';
+import { loadRomDir } from './c64/rom-dir.js';
 
 export const VIRTUAL_DEVICE_USAGE = `usage: ultimate-tool virtual-device [options]
 

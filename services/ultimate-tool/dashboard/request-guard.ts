@@ -7,7 +7,7 @@
 //   but only with form/text content types (or none). Every mutating route takes JSON, so a POST
 //   must say `content-type: application/json`; a browser sends that cross-site only after a CORS
 //   preflight, which this service never grants.
-import { ServiceError } from '../service-error.js';
+import { ServiceError } from '../http/service-error.js';
 
 /** The one Host value this service answers to (`127.0.0.1:<port>`). */
 export function expectedHost(address: string, port: number): string {

@@ -9,9 +9,9 @@ import { ROUTES } from '../api/routes.js';
 import { DashboardAssets, isDashboardPath } from '../dashboard/dashboard-assets.js';
 import { checkHost, checkJsonBody, expectedHost } from '../dashboard/request-guard.js';
 import { API_CSP, DASHBOARD_CSP, commonSecurityHeaders } from '../dashboard/security-headers.js';
-import type { BoundRoute, Reply } from '../route-binding.js';
-import { ServiceError } from '../service-error.js';
-import { CorruptRowError } from '../store.js';
+import type { BoundRoute, Reply } from './route-binding.js';
+import { ServiceError } from './service-error.js';
+import { CorruptRowError } from '../store/store.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
 

@@ -2,9 +2,9 @@
 // targets, the label/map analysis, the log and the clock. One object, built once by the service.
 import type { Logger } from '../../../common/index.js';
 import type { UltimateDeviceOptions } from '../../../engines/ultimate/device.js';
-import type { Manifest } from '../manifest.js';
-import type { ServiceStore } from '../store.js';
-import type { SymbolAnalysis } from '../symbol-analysis.js';
+import type { Manifest } from '../project/manifest.js';
+import type { ServiceStore } from '../store/store.js';
+import type { SymbolAnalysis } from '../analysis/symbol-analysis.js';
 
 export interface ViceTargetConfig {
   /** Emulator argv; the service appends the binary-monitor flags. */

@@ -17,7 +17,7 @@
 // jobs, captures holding the request open, native jobs with hand-made promises) and disagreed.
 import { CancelledError, LeaseTable } from '../../../common/index.js';
 import type { Job, RunRecord, TargetName } from '../api/schemas.js';
-import { ServiceError } from '../service-error.js';
+import { ServiceError } from '../http/service-error.js';
 import type { JobContext } from './job-context.js';
 
 export type JobKind = 'test' | 'capture' | 'native-run' | 'health-check' | 'smoke';

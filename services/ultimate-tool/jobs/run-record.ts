@@ -2,8 +2,8 @@
 // jobs and captures): the same fields in the same order, whatever ran. A record is built whole,
 // its evidence fsynced, then committed once (JobHandle.commitRun).
 import { RUN_RECORD_SCHEMA_VERSION, type RunRecord, type RunStatus, type TargetName } from '../api/schemas.js';
-import type { BuildResult } from '../build.js';
-import { type TestSpec, expectedPassValue } from '../manifest.js';
+import type { BuildResult } from '../builds/build.js';
+import { type TestSpec, expectedPassValue } from '../project/manifest.js';
 
 export interface RunRecordFields {
   runId: string;

@@ -1,7 +1,7 @@
 // The run analyses family: timeline pages, the diagnostic report and its items, the crash report
 // (run-analyses.ts over the cores in timeline/ and analysis/).
 import { CrashReportQuerySchema, DiagnosticItemsQuerySchema, NoQuerySchema, TimelineQuerySchema } from '../api/schemas.js';
-import type { RouteHandlers } from '../route-binding.js';
+import type { RouteHandlers } from '../http/route-binding.js';
 import { type RouteContext, ok, parse, queryObject, storedRun } from './route-context.js';
 
 export type AnalysisRouteName = 'getRunTimeline' | 'getDiagnosticReport' | 'getDiagnosticItems' | 'getCrashReport';

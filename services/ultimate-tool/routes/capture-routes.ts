@@ -6,7 +6,7 @@ import {
   SourceLinkedPrepareRequestSchema,
   SourceLinkedStartRequestSchema,
 } from '../api/schemas.js';
-import type { RouteHandlers } from '../route-binding.js';
+import type { RouteHandlers } from '../http/route-binding.js';
 import { type RouteContext, ok, parse, uuidParam } from './route-context.js';
 
 export type CaptureRouteName =

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { EmptyBodySchema } from '../api/native-schemas.js';
 import { ROUTES } from '../api/routes.js';
 import { JobRequestSchema, JobsQuerySchema } from '../api/schemas.js';
-import { rejectCheckpointMatrix } from '../checkpoint-service.js';
-import { checkProbe } from '../probes.js';
-import type { Reply, RouteHandlers } from '../route-binding.js';
-import { ServiceError } from '../service-error.js';
+import { rejectCheckpointMatrix } from '../jobs/checkpoint-job.js';
+import { checkProbe } from '../safety/probes.js';
+import type { Reply, RouteHandlers } from '../http/route-binding.js';
+import { ServiceError } from '../http/service-error.js';
 import { type RouteContext, ok, parse, queryObject } from './route-context.js';
 
 export type JobRouteName = 'listJobs' | 'getActiveJob' | 'getJob' | 'cancelJob' | 'startTestJob';

@@ -3,9 +3,9 @@
 import { UltimateDevice } from '../../../engines/ultimate/device.js';
 import { ROUTES } from '../api/routes.js';
 import { ProbeRequestSchema } from '../api/schemas.js';
-import { ProbeRateLimiter, keepProbe, newProbe, probeView } from '../probes.js';
-import type { RouteHandlers } from '../route-binding.js';
-import { ServiceError } from '../service-error.js';
+import { ProbeRateLimiter, keepProbe, newProbe, probeView } from '../safety/probes.js';
+import type { RouteHandlers } from '../http/route-binding.js';
+import { ServiceError } from '../http/service-error.js';
 import { type RouteContext, ok, parse } from './route-context.js';
 
 export function probeRoutes(ctx: RouteContext): RouteHandlers<'probeUltimate'> {

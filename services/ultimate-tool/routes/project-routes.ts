@@ -2,7 +2,7 @@
 // the OpenAPI document of the route table.
 import { packageVersion } from '../../../common/index.js';
 import { openApiDocument } from '../api/openapi.js';
-import type { RouteHandlers } from '../route-binding.js';
+import type { RouteHandlers } from '../http/route-binding.js';
 import { type RouteContext, ok } from './route-context.js';
 
 export function projectRoutes(ctx: RouteContext): RouteHandlers<'getProject' | 'listTargets' | 'openApi'> {

@@ -4,15 +4,15 @@
 import type { z } from 'zod';
 import type { Logger } from '../../../common/index.js';
 import { API_SCHEMA_VERSION, type TargetInfo, UuidSchema } from '../api/schemas.js';
-import type { CaptureService } from '../captures.js';
+import type { CaptureService } from '../jobs/captures.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { TestJobs } from '../jobs/test-job.js';
-import { type Manifest, describeIssues } from '../manifest.js';
-import type { Reply } from '../route-binding.js';
-import type { RunAnalyses } from '../run-analyses.js';
-import { ServiceError } from '../service-error.js';
-import type { ServiceStore } from '../store.js';
-import type { SymbolAnalysis } from '../symbol-analysis.js';
+import { type Manifest, describeIssues } from '../project/manifest.js';
+import type { Reply } from '../http/route-binding.js';
+import type { RunAnalyses } from '../analysis/run-analyses.js';
+import { ServiceError } from '../http/service-error.js';
+import type { ServiceStore } from '../store/store.js';
+import type { SymbolAnalysis } from '../analysis/symbol-analysis.js';
 
 export interface RouteContext {
   readonly projectRoot: string;

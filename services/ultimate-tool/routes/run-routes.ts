@@ -12,11 +12,11 @@ import {
   ResolveQuerySchema,
   RunsQuerySchema,
 } from '../api/schemas.js';
-import { compareStoredRuns, listPairs, storedPair } from '../checkpoint-service.js';
-import { readEvidence } from '../evidence.js';
-import type { RouteHandlers } from '../route-binding.js';
-import type { RunAnalyses } from '../run-analyses.js';
-import { ServiceError } from '../service-error.js';
+import { compareStoredRuns, listPairs, storedPair } from '../jobs/checkpoint-job.js';
+import { readEvidence } from '../runs/evidence.js';
+import type { RouteHandlers } from '../http/route-binding.js';
+import type { RunAnalyses } from '../analysis/run-analyses.js';
+import { ServiceError } from '../http/service-error.js';
 import { type RouteContext, ok, parse, queryObject, storedRun, uuidParam } from './route-context.js';
 
 export type RunRouteName =

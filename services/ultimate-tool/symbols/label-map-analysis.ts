@@ -1,6 +1,6 @@
 // The service's default SymbolAnalysis: the label/map parsers, resolver and comparison of this
 // folder behind the seam the service's /resolve and /comparisons/runs routes call.
-import type { SymbolAnalysis } from '../symbol-analysis.js';
+import type { SymbolAnalysis } from '../analysis/symbol-analysis.js';
 import { compareRuns } from './compare.js';
 import { parseSymbolFile } from './parse.js';
 import { resolveAddress } from './resolve.js';

@@ -4,7 +4,7 @@
 // readmem, one writemem, resume); this object only says which marker is a point and keeps the
 // bytes. It exists only for a test that has checkpoints.
 import { CHECKPOINT_CAPTURE_SCHEMA_VERSION, type CheckpointCapture } from '../analysis/checkpoint-comparison.js';
-import type { CheckpointPointSpec } from '../manifest.js';
+import type { CheckpointPointSpec } from '../project/manifest.js';
 
 /** The acknowledgement byte the harness's checkpoint routine waits on (examples/c64-project/src/harness.asm). */
 export const CHECKPOINT_ACK_ADDRESS = 0x03fe;

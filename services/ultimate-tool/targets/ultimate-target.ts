@@ -8,7 +8,7 @@
 // transport or 5xx failure — unless strict_gate is on, which fails closed on the first error.
 import type { UltimateDevice } from '../../../engines/ultimate/device.js';
 import { UltimateError } from '../../../engines/ultimate/errors.js';
-import type { CheckpointPointSpec } from '../manifest.js';
+import type { CheckpointPointSpec } from '../project/manifest.js';
 import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
 import {
   type CrashState,

@@ -9,7 +9,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { closeServer, listenLoopback } from '../../../../common/loopback.js';
-import { stepsFor } from '../step-watch.js';
+import { stepsFor } from '../device/step-watch.js';
 import type { NativeRunReport, NativeState } from './native-mode.js';
 
 export interface BenchDevice {

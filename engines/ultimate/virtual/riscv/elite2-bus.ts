@@ -15,7 +15,7 @@ import {
   UART_FLAGS,
   UART_TX_READY,
 } from '../../riscv-apps/elite2-memory-map.js';
-import type { MachineSeam } from '../machine-seam.js';
+import type { MachineSeam } from '../c64/machine-seam.js';
 import type { AccessWidth, Rv32Bus } from './rv32-bus.js';
 
 /** The C64 side of the window: byte reads and writes with DMA semantics. */

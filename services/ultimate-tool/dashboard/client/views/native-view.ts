@@ -1,5 +1,5 @@
 // Native intents and their state (GET /v13/native/intents, docs/ultimate/SERVICE-API.md "Native";
-// services/ultimate-tool/native-jobs/). A service from before the native flow answers 404 there: the
+// services/ultimate-tool/jobs/native/). A service from before the native flow answers 404 there: the
 // view says so plainly instead of showing an error.
 import { ROUTE_PATHS } from '../../../api/paths.js';
 import { ApiError, getRoute } from '../api.js';
