@@ -6,6 +6,8 @@
 // sparse file: the hole takes no disk), the file's size still counts every byte written, and the
 // first `cap` bytes — what the answer and the spill file keep — are untouched. A program that
 // floods keeps running (its timeout stops it as before); its output beyond the cap is discarded.
+// Between requests the captures are still checked, less often: a process user code forked, or a
+// thread, may go on writing there.
 import { closeSync, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -13,20 +15,26 @@ import { join } from 'node:path';
 export const DEFAULT_CAPTURE_CAP = 16 * 1024 * 1024;
 /** How often a running request's captures are checked: the overshoot is what is written in this time. */
 const CHECK_MS = 25;
+/**
+ * Between requests only something user code left running (a forked child, a thread) can write;
+ * it is checked less often, on a timer that does not keep the process alive.
+ */
+const IDLE_CHECK_MS = 250;
 
 /** The capture files of one agent (its work dir holds `stdout` and `stderr` once it is ready). */
 export class CaptureLimit {
   private fds: number[] | null = null;
   private timer: NodeJS.Timeout | undefined;
+  private fast = false;
 
   constructor(
     private readonly dir: string,
     readonly cap: number,
   ) {}
 
-  /** Watch while a request runs. */
+  /** Watch closely while a request runs. */
   watch(): void {
-    if (this.timer) return;
+    if (this.fast) return;
     if (!this.fds) {
       this.fds = [];
       for (const name of ['stdout', 'stderr']) {
@@ -37,15 +45,18 @@ export class CaptureLimit {
         }
       }
     }
+    clearInterval(this.timer);
+    this.fast = true;
     this.timer = setInterval(() => this.check(), CHECK_MS);
   }
 
-  /** Stop watching; a last check cuts what was written since the previous one. */
+  /** The request is over: a last check cuts what was written since the previous one; then idle checks. */
   unwatch(): void {
-    if (!this.timer) return;
+    if (!this.fast) return;
     clearInterval(this.timer);
-    this.timer = undefined;
+    this.fast = false;
     this.check();
+    this.timer = setInterval(() => this.check(), IDLE_CHECK_MS).unref();
   }
 
   private check(): void {
@@ -60,6 +71,8 @@ export class CaptureLimit {
 
   close(): void {
     this.unwatch();
+    clearInterval(this.timer);
+    this.timer = undefined;
     for (const fd of this.fds?.splice(0) ?? []) closeSync(fd);
   }
 }

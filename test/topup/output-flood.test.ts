@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { OcamlToplevel } from '../../engines/ocaml/index.js';
 import { DEFAULT_CAPTURE_CAP } from '../../engines/ocaml/capture-limit.js';
 import { connectTopup, payload, startedMarker, tempDir, testEngine, testEnv, topupVariants } from './helpers.js';
@@ -75,6 +76,30 @@ for (const variant of topupVariants()) {
       assert.equal(r.results[1]!.stdout_discarded_bytes, 2 * MiB);
       assert.equal(statSync(r.results[1]!.stdout_overflow!).size, cap);
       assert.equal(r.results[2]!.value_repr, '"after"');
+    });
+
+    test('between calls too: a forked child that floods the capture is cut back (the file goes sparse)', async () => {
+      const r = await engine.eval(`let flooder = match Unix.fork () with 0 -> (while true do print_string "${LINE}" done; 0) | pid -> pid`);
+      assert.equal(r.error, null);
+      // This engine's capture files: <tmp>/topup-<our pid>-XXXXXX/agent-<n>/stdout.
+      const roots = readdirSync(tmpdir()).filter((n) => n.startsWith(`topup-${process.pid}-`));
+      const captures = roots.flatMap((root) =>
+        readdirSync(join(tmpdir(), root))
+          .filter((n) => n.startsWith('agent-'))
+          .map((a) => join(tmpdir(), root, a, 'stdout')),
+      );
+      // The child writes past many caps; the file's size counts it all, its disk stays small.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const cut = captures.some((path) => {
+          const st = statSync(path);
+          return st.size > 8 * cap && st.blocks * 512 < st.size / 2;
+        });
+        if (cut) break;
+        assert.ok(Date.now() < deadline, 'the flooded capture was never cut back');
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      await engine.eval(`Unix.kill flooder Sys.sigkill; ignore (Unix.waitpid [] flooder)`);
     });
 
     test('output under the cap is spilled whole with the contract note', async () => {
