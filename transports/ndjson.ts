@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { ID_SCAN_BYTES, OversizedRequestError, requestIdOf } from './oversized-request.js';
 import { JsonParseError, MessageTooLargeError, type JsonRpcMessage } from './transport.js';
 
 /** Default cap on one message: room for topup's 16 MiB file transfer once base64-encoded. */
@@ -14,7 +15,8 @@ export interface LineDecoderEvents {
 /**
  * Splits a byte stream into newline-delimited JSON messages.
  * Memory stays bounded: a line that grows past `maxLineBytes` is dropped as it arrives (the rest of
- * it up to the next newline is skipped) and reported once as MessageTooLargeError.
+ * it up to the next newline is skipped) and reported once: as OversizedRequestError when its first
+ * bytes hold a request's id (see oversized-request.ts), otherwise as MessageTooLargeError.
  */
 export class NdjsonDecoder {
   private chunks: Buffer[] = [];
@@ -39,10 +41,13 @@ export class NdjsonDecoder {
       }
       const piece = chunk.subarray(start, end);
       if (this.buffered + piece.length > this.maxLineBytes) {
+        const id = requestIdOf(this.head(piece));
         this.chunks = [];
         this.buffered = 0;
         this.discarding = nl === -1;
-        this.events.error(new MessageTooLargeError(this.maxLineBytes));
+        this.events.error(
+          id === undefined ? new MessageTooLargeError(this.maxLineBytes) : new OversizedRequestError(this.maxLineBytes, id),
+        );
         if (nl === -1) return;
         start = nl + 1;
         continue;
@@ -58,6 +63,18 @@ export class NdjsonDecoder {
       this.emitLine(line);
       start = nl + 1;
     }
+  }
+
+  /** The first ID_SCAN_BYTES of the line being dropped: what is buffered, then `piece`. */
+  private head(piece: Buffer): string {
+    const parts: Buffer[] = [];
+    let size = 0;
+    for (const part of [...this.chunks, piece]) {
+      if (size >= ID_SCAN_BYTES) break;
+      parts.push(part.subarray(0, ID_SCAN_BYTES - size));
+      size += parts[parts.length - 1]!.length;
+    }
+    return Buffer.concat(parts).toString('utf8');
   }
 
   /** The stream ended: a final unterminated line is still a message (or a parse error). */

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeMessage, DEFAULT_MAX_LINE_BYTES } from './ndjson.js';
+import { OversizedRequestAnswered, OversizedRequestError, oversizedAnswer } from './oversized-request.js';
 import type { JsonRpcMessage, Transport } from './transport.js';
 
 export interface StreamTransportOptions {
@@ -31,7 +32,13 @@ export class StreamTransport implements Transport {
     this.decoder = new NdjsonDecoder(
       {
         message: (m) => this.onmessage?.(m),
-        error: (e) => this.onerror?.(e),
+        error: (e) => {
+          if (!(e instanceof OversizedRequestError)) return this.onerror?.(e);
+          // Answered here, with its id, the moment the line passes the cap: the session never
+          // sees the message, and gets a report that asks for no answer of its own.
+          this.send(oversizedAnswer(e.requestId, e.limitBytes)).catch(() => {});
+          this.onerror?.(new OversizedRequestAnswered(e.requestId, e.limitBytes));
+        },
       },
       options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     );

@@ -1,6 +1,12 @@
 // One running agent: the child process, its JSON-lines channel on fd 3, and its exit.
 // Requests are strictly one at a time (the engine serializes), so an answer always belongs to
 // the single pending request.
+//
+// The agent leads its own process group (a new session), and what user code forks stays in it:
+// killing the agent kills the group, and so does the agent's exit (whatever it left running
+// dies with it). fd 4 is the agent's watchdog line: this process never writes to it, and when
+// this process dies — even by SIGKILL, which runs no handler — the kernel closes it and the
+// agent's watchdog kills the group (agent_core.ml, start_watchdog).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
@@ -48,6 +54,7 @@ export class AgentProcess {
     this.channel.on('error', () => {
       // EPIPE/ECONNRESET when the agent dies: the exit handler reports it.
     });
+    (child.stdio[4] as Duplex | null)?.on('error', () => {});
     // Output outside a capture window (background threads, the runtime) is diagnostics: to stderr.
     for (const stream of [child.stdout, child.stderr]) {
       stream?.setEncoding('utf8');
@@ -57,6 +64,9 @@ export class AgentProcess {
     }
     child.once('exit', (code, signal) => {
       this.exitInfo = { code, signal };
+      // What user code forked (and the watchdog) must not outlive the agent.
+      this.killGroup();
+      (child.stdio[4] as Duplex | null)?.destroy();
       const p = this.pending;
       this.pending = null;
       p?.reject(new AgentExitedError(this.exitInfo));
@@ -76,7 +86,9 @@ export class AgentProcess {
     const child = spawn(command, args, {
       cwd: opts.workdir,
       env: { ...(opts.env ?? process.env), TOPUP_AGENT_WORKDIR: opts.workdir },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      // setsid(): the agent leads a new process group, which the server can kill as a whole.
+      detached: true,
     });
     const spawned = await new Promise<Error | null>((resolve) => {
       child.once('spawn', () => resolve(null));
@@ -151,8 +163,20 @@ export class AgentProcess {
     if (this.alive) this.child.kill('SIGINT');
   }
 
+  /** SIGKILL the agent and everything in its process group. */
   kill(): void {
-    if (this.alive) this.child.kill('SIGKILL');
+    if (this.alive) {
+      this.killGroup();
+      this.child.kill('SIGKILL');
+    }
+  }
+
+  private killGroup(): void {
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      // ESRCH: the group is gone already.
+    }
   }
 
   exited(): Promise<AgentExit> {

@@ -20,8 +20,10 @@ export function defaultSpillDir(home: string): string {
 
 export interface Capped {
   text: string;
-  /** Path of the spilled full text, when the inline text was cut. */
+  /** Path of the spilled text, when the inline text was cut. */
   overflow?: string;
+  /** Bytes of output that were discarded (beyond the capture cap, see capture-limit.ts). */
+  discarded?: number;
 }
 
 /** Longest prefix of `buf` of at most `cap` bytes that does not split a UTF-8 character. */
@@ -67,9 +69,20 @@ export class Spiller {
     readonly cap: number = DEFAULT_INLINE_CAP,
   ) {}
 
-  limit(field: 'value_repr' | 'stdout' | 'stderr', content: string | Buffer): Capped {
+  /**
+   * The inline text of one field. `total` is how many bytes the field really had when only its
+   * first `content.length` were kept (output past the capture cap `keptCap` was discarded): the
+   * note then says how much is gone, and the spill file holds what was kept.
+   */
+  limit(field: 'value_repr' | 'stdout' | 'stderr', content: string | Buffer, total?: number, keptCap?: number): Capped {
     const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    if (buf.length <= this.cap) return { text: typeof content === 'string' ? content : buf.toString('utf8') };
+    const discarded = Math.max(0, (total ?? buf.length) - buf.length);
+    const why = `at most ${keptCap ?? buf.length} bytes of each stream are kept per call`;
+    if (buf.length <= this.cap) {
+      const text = typeof content === 'string' ? content : buf.toString('utf8');
+      if (discarded === 0) return { text };
+      return { text: `${text}…[+${discarded} bytes discarded: ${why}]`, discarded };
+    }
     const kept = utf8Prefix(buf, this.cap);
     if (!this.dirReady) {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -77,6 +90,12 @@ export class Spiller {
     }
     const path = join(this.dir, `${process.pid}-${Date.now()}-${++this.seq}-${field}.txt`);
     writeFileSync(path, buf, { mode: 0o600 });
-    return { text: `${kept.toString('utf8')}…[+${buf.length - kept.length} bytes; full at ${path}]`, overflow: path };
+    const beyond = buf.length - kept.length + discarded;
+    if (discarded === 0) return { text: `${kept.toString('utf8')}…[+${beyond} bytes; full at ${path}]`, overflow: path };
+    return {
+      text: `${kept.toString('utf8')}…[+${beyond} bytes; the first ${buf.length} bytes of the output at ${path}, the last ${discarded} discarded: ${why}]`,
+      overflow: path,
+      discarded,
+    };
   }
 }

@@ -4,13 +4,14 @@
 // cancel() goes through a FIFO queue, so calls run one at a time in arrival order. The phrase log
 // is the memory of the session: when the agent has to be replaced (user code called exit, a
 // crash, an interrupt that was not answered) the new agent replays it and the caller is told.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join } from 'node:path';
 import { type AgentDriver, ensureAgentBinary } from './agent-build.js';
 import { AgentExitedError, AgentProcess, type AgentReply } from './agent-process.js';
 import { BatchJournal } from './batch-journal.js';
+import { CaptureLimit, DEFAULT_CAPTURE_CAP } from './capture-limit.js';
 import { writeFileDurable } from '../../common/durable-write.js';
 import { validateCheckpointLabel } from './checkpoint-label.js';
 import { OcamlError } from './errors.js';
@@ -57,6 +58,11 @@ export interface OcamlToplevelOptions {
    */
   spillDir?: string;
   spillRetentionMs?: number;
+  /**
+   * Bytes of each of stdout and stderr one call keeps (default 16 MiB): past it the output is
+   * discarded as it is written (the program runs on) and the answer says how much was dropped.
+   */
+  captureCap?: number;
   /** Seconds an eval may run when the caller gives no timeout (default 30). */
   defaultTimeoutSec?: number;
   /** How long an interrupted agent may take to answer before it is killed and replaced (default 2000 ms). */
@@ -182,6 +188,8 @@ export class OcamlToplevel {
   private binary: Promise<string> | null = null;
   private agent: AgentProcess | null = null;
   private agentDir: string | null = null;
+  private captureLimit: CaptureLimit | null = null;
+  private readonly captureCap: number;
   private agentSeq = 0;
   private loadSeq = 0;
   private running: RunningEval | null = null;
@@ -202,6 +210,10 @@ export class OcamlToplevel {
     const spillDir = options.spillDir ?? defaultSpillDir(this.processEnv.HOME || homedir());
     sweepSpillDir(spillDir, options.spillRetentionMs ?? DEFAULT_SPILL_RETENTION_MS);
     this.spiller = new Spiller(spillDir, options.inlineCap ?? DEFAULT_INLINE_CAP);
+    this.captureCap = options.captureCap ?? DEFAULT_CAPTURE_CAP;
+    if (!Number.isSafeInteger(this.captureCap) || this.captureCap < 1) {
+      throw new OcamlError('bad_argument', `captureCap must be a positive whole number of bytes, got ${options.captureCap}`);
+    }
     // A server that exits must not leave an agent behind (e.g. one spinning in a loop).
     process.once('exit', this.onProcessExit);
   }
@@ -239,6 +251,7 @@ export class OcamlToplevel {
     const { agent } = await AgentProcess.start({ binary, workdir: dir, env: this.processEnv, log: this.diag });
     this.agent = agent;
     this.agentDir = dir;
+    this.captureLimit = new CaptureLimit(dir, this.captureCap);
     return agent;
   }
 
@@ -247,6 +260,8 @@ export class OcamlToplevel {
     const oldDir = this.agentDir;
     this.agent = null;
     this.agentDir = null;
+    this.captureLimit?.close();
+    this.captureLimit = null;
     if (old) await old.stop();
     if (oldDir) rmSync(oldDir, { recursive: true, force: true });
   }
@@ -320,8 +335,8 @@ export class OcamlToplevel {
           // In memory at once (a crash later in the batch replays it), in the file once per batch.
           this.phraseLog.stage(r.logged);
           const result = this.shapeResult(r);
-          this.putCapped(result, 'stdout', r.stdout);
-          this.putCapped(result, 'stderr', r.stderr);
+          this.putCapped(result, 'stdout', r.stdout, r.stdout_bytes);
+          this.putCapped(result, 'stderr', r.stderr, r.stderr_bytes);
           results.push(result);
           options.onElement?.(results.length, sources.length);
         }
@@ -340,7 +355,7 @@ export class OcamlToplevel {
       try {
         outcome = await this.guardedRequest(
           agent,
-          { op: 'eval_batch', sources, timeout, journal: journal.path },
+          { op: 'eval_batch', sources, timeout, journal: journal.path, capture_cap: this.captureCap },
           timeout * sources.length + 5,
           options.signal,
           drain,
@@ -415,16 +430,20 @@ export class OcamlToplevel {
   ): Promise<GuardedOutcome> {
     const running = new RunningEval(agent, this.graceMs);
     const dir = this.agentDir!;
+    const captures = this.captureLimit;
     this.running = running;
+    captures?.watch();
     const timer = setTimeout(() => running.interrupt('timeout'), Math.min(Math.round(timeoutSec * 1000), MAX_TIMER_MS));
     const onAbort = () => running.interrupt('cancelled');
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     try {
       const reply = await agent.request(req);
+      captures?.unwatch();
       if (reply.ok !== true) throw new Error(`the OCaml agent failed: ${String(reply.error)}`);
       return { kind: 'reply', reply };
     } catch (err) {
+      captures?.unwatch();
       if (!(err instanceof AgentExitedError)) throw err;
       const result: EvalResult = { value_repr: null, type: null, stdout: '', stderr: '', warnings: [], error: null };
       this.putCapture(result, dir, 'stdout', -1);
@@ -456,25 +475,45 @@ export class OcamlToplevel {
     }
   }
 
-  private putCapped(result: EvalResult, field: 'value_repr' | 'stdout' | 'stderr', value: string | null): void {
+  /** `total`: how many bytes the field had, when only the first (capture cap) ones are in `value`. */
+  private putCapped(result: EvalResult, field: 'value_repr' | 'stdout' | 'stderr', value: string | null, total?: number): void {
     if (value === null) return;
-    const c = this.spiller.limit(field, value);
+    const c = this.spiller.limit(field, value, total, this.captureCap);
     result[field] = c.text;
     if (c.overflow) result[`${field}_overflow`] = c.overflow;
+    if (c.discarded && field !== 'value_repr') result[`${field}_discarded_bytes`] = c.discarded;
   }
 
-  /** Read a capture file (bytes < 0: size unknown, read whatever is there). */
+  /**
+   * Read a capture file: its first captureCap bytes at most (past them the file is sparse, see
+   * capture-limit.ts). `bytes` is what the agent wrote in all (< 0: unknown, the file's size).
+   */
   private putCapture(result: EvalResult, dir: string, field: 'stdout' | 'stderr', bytes: number): void {
     if (bytes === 0) return;
     let buf: Buffer;
+    let total = bytes;
+    let fd: number | undefined;
     try {
-      buf = readFileSync(join(dir, field));
+      fd = openSync(join(dir, field), 'r');
+      if (total < 0) total = fstatSync(fd).size;
+      buf = Buffer.alloc(Math.min(total, this.captureCap));
+      let got = 0;
+      while (got < buf.length) {
+        const n = readSync(fd, buf, got, buf.length - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      buf = buf.subarray(0, got);
     } catch {
       return;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
-    const c = this.spiller.limit(field, buf);
+    if (buf.length === 0 && total <= 0) return;
+    const c = this.spiller.limit(field, buf, Math.max(total, buf.length), this.captureCap);
     result[field] = c.text;
     if (c.overflow) result[`${field}_overflow`] = c.overflow;
+    if (c.discarded) result[`${field}_discarded_bytes`] = c.discarded;
   }
 
   /** Interrupt the running eval (it answers "evaluation timed out"; bindings survive). */
@@ -490,6 +529,9 @@ export class OcamlToplevel {
   /** A request other than eval; an agent that dies on it is replaced (log replayed) and the call fails. */
   private async agentCall(req: Record<string, unknown>): Promise<AgentReply> {
     const { agent } = await this.liveAgent();
+    // `load` runs the loaded code's initialisation, which may print without end.
+    const captures = this.captureLimit;
+    captures?.watch();
     try {
       return await agent.request(req);
     } catch (err) {
@@ -500,6 +542,8 @@ export class OcamlToplevel {
         `${err.message} during ${String(req.op)}; a new toplevel was started and ${restart.replayed_phrases} logged phrases replayed` +
           (restart.replay_error ? ` (replay failed: ${restart.replay_error})` : ''),
       );
+    } finally {
+      captures?.unwatch();
     }
   }
 

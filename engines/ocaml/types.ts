@@ -39,6 +39,9 @@ export interface EvalResult {
   value_repr_overflow?: string;
   stdout_overflow?: string;
   stderr_overflow?: string;
+  /** Bytes of output discarded past the capture cap (engine option captureCap, default 16 MiB). */
+  stdout_discarded_bytes?: number;
+  stderr_discarded_bytes?: number;
   toplevel_restarted?: ToplevelRestart;
 }
 

@@ -6,11 +6,13 @@
    the agent a socketpair there). fds 1 and 2 belong to user code: around each phrase they are
    redirected to the capture files <workdir>/stdout and <workdir>/stderr, which the parent reads
    after every answer (and after a crash, so output written before an [exit] is not lost).
+   File descriptor 4, when open, is the watchdog's (see [start_watchdog]); fd 3 is close-on-exec
+   and only the agent's own process ever reads or writes it (see [leave_if_forked]).
 
    Requests (parent -> agent):
      {"op":"eval","source":S}      {"op":"env","all":B}     {"op":"lookup","name":S}
      {"op":"load","path":S}        {"op":"check_entry","name":S}
-     {"op":"eval_batch","sources":[S],"timeout":N,"journal":PATH}  (results go to PATH, see eval_batch)
+     {"op":"eval_batch","sources":[S],"timeout":N,"journal":PATH,"capture_cap":N}  (results go to PATH, see eval_batch)
    Answers (agent -> parent): {"ok":true,...} or {"ok":false,"error":S}; eval always answers
    ok:true and puts failures in its "error" field.
 
@@ -172,14 +174,99 @@ let opt_str = function None -> Null | Some s -> Str s
 
 (* ---------- protocol channel and capture files ---------- *)
 
+(* The channel is close-on-exec: a program user code starts (Sys.command, Unix.create_process)
+   never holds it, so `echo x >&3` fails in that program instead of writing into the protocol. *)
 let proto_fd : Unix.file_descr = Obj.magic 3
+let () = Unix.set_close_on_exec proto_fd
 let proto_in = Unix.in_channel_of_descr proto_fd
 let proto_out = Unix.out_channel_of_descr proto_fd
 
+(* ---------- processes forked by user code ---------- *)
+
+(* A process that user code forks (Unix.fork, or a C library's fork) is a copy of the agent,
+   channel included, and returns into the agent's code when the phrase ends there: left alone it
+   would answer the request too and then read later requests, so calls would be answered by two
+   toplevels in turn. It must never speak. OCaml 4.13 has no fork hook to close the channel in the
+   child (and a closed fd number could be reused by the child's own files), so the agent checks
+   its pid where control comes back from user code — right after each phrase — and before every
+   read or write of the channel: a process that is not the agent says so on its stderr (the
+   capture, so the answer usually shows it) and exits at once, with the status a program would
+   have had there: 0, or 2 after an uncaught exception. *)
+let agent_pid = Unix.getpid ()
+
+let flush_all () =
+  (try Format.pp_print_flush Format.std_formatter () with _ -> ());
+  (try Format.pp_print_flush Format.err_formatter () with _ -> ());
+  (try flush stdout with _ -> ());
+  (try flush stderr with _ -> ())
+
+let leave_if_forked ~failed =
+  let pid = Unix.getpid () in
+  if pid <> agent_pid then begin
+    flush_all ();
+    let status = if failed then 2 else 0 in
+    (try
+       prerr_string
+         (Printf.sprintf
+            "topup: process %d, forked by user code, reached the end of the phrase; only the toplevel (pid %d) answers, so it exits here (status %d)\n"
+            pid agent_pid status);
+       flush stderr
+     with _ -> ());
+    Unix._exit status
+  end
+
 let send (j : json) =
+  leave_if_forked ~failed:false;
   output_string proto_out (to_json j);
   output_char proto_out '\n';
   flush proto_out
+
+(* ---------- the watchdog: the agent's process group dies with the server ---------- *)
+
+(* The server starts the agent as the leader of its own process group (a new session), so what
+   user code forks stays in that group. When the server stops normally it kills the group. When
+   it dies without running any code (SIGKILL), the kernel closes its end of fd 4, a socketpair
+   the agent never reads or writes: a small process forked at start-up (before any user code)
+   blocks reading its copy and, at end of file, kills the whole group — the agent wherever it is
+   (looping in native code, blocked in a system call) and everything user code forked. It is
+   forked twice over so that it is no child of the agent (user code's [Unix.wait] never sees
+   it). Without fd 4 (the agent started by hand) there is no watchdog. *)
+let watchdog_fd : Unix.file_descr = Obj.magic 4
+
+let start_watchdog () =
+  match Unix.fstat watchdog_fd with
+  | exception Unix.Unix_error _ -> ()
+  | _ -> (
+      match Unix.fork () with
+      | 0 ->
+        (match Unix.fork () with
+         | 0 ->
+           (try Sys.set_signal Sys.sigint Sys.Signal_ignore with _ -> ());
+           (try
+              let null = Unix.openfile "/dev/null" [ Unix.O_RDWR ] 0 in
+              List.iter (fun fd -> Unix.dup2 null fd) [ Unix.stdin; Unix.stdout; Unix.stderr ];
+              Unix.close null;
+              Unix.close proto_fd
+            with _ -> ());
+           let buf = Bytes.create 64 in
+           let rec wait () =
+             match Unix.read watchdog_fd buf 0 64 with
+             | 0 -> ()
+             | _ -> wait ()
+             | exception Unix.Unix_error (Unix.EINTR, _, _) -> wait ()
+             | exception Unix.Unix_error _ -> ()
+           in
+           wait ();
+           (* The group is the agent's when the server made it a group leader; otherwise only the
+              agent itself is ours to kill. *)
+           (try Unix.kill (- agent_pid) Sys.sigkill with Unix.Unix_error _ -> ());
+           (try Unix.kill agent_pid Sys.sigkill with Unix.Unix_error _ -> ());
+           Unix._exit 0
+         | _ -> Unix._exit 0)
+      | pid ->
+        let rec reap () = try ignore (Unix.waitpid [] pid) with Unix.Unix_error (Unix.EINTR, _, _) -> reap () in
+        reap ();
+        Unix.close watchdog_fd)
 
 let workdir =
   match Sys.getenv_opt "TOPUP_AGENT_WORKDIR" with
@@ -206,12 +293,6 @@ let truncate_captures ?known () =
   | None -> List.iter (fun fd -> truncate_capture fd (Unix.lseek fd 0 Unix.SEEK_CUR)) [ out_capture; err_capture ]
 
 let captured_bytes fd = Unix.lseek fd 0 Unix.SEEK_CUR
-
-let flush_all () =
-  (try Format.pp_print_flush Format.std_formatter () with _ -> ());
-  (try Format.pp_print_flush Format.err_formatter () with _ -> ());
-  (try flush stdout with _ -> ());
-  (try flush stderr with _ -> ())
 
 (* Run [f], then push what user code left in the OCaml-side buffers into the capture files. *)
 let with_capture f =
@@ -474,10 +555,12 @@ let run_phrase (phr : Parsetree.toplevel_phrase) : phrase_result =
           Sys.set_signal Sys.sigint (Sys.Signal_handle on_interrupt);
           let phr = T.preprocess_phrase msg_ppf phr in
           let ok = T.execute_phrase true msg_ppf phr in
+          leave_if_forked ~failed:(not ok);
           in_phrase := false;
           ignore_sigint ();
           `Done ok
         with e ->
+          leave_if_forked ~failed:true;
           in_phrase := false;
           ignore_sigint ();
           `Raised e)
@@ -537,15 +620,19 @@ let eval_source ?known_captures (source : string) : json =
       ("error", match error with None -> Null | Some f -> failure_json f);
       ("logged", Arr (List.rev_map (fun s -> Str s) !logged)) ]
 
-(* The whole capture file, for answers that carry output inline (eval_batch); [size] is its size
-   (the file offset, as eval_source reported it), and reading it leaves the offset there. *)
-let read_capture fd size =
-  if size = 0 then ""
+(* The capture file, for answers that carry output inline (eval_batch): its first [min size cap]
+   bytes, where [size] is the file offset as eval_source reported it and [cap] the engine's
+   capture cap (beyond it the engine has been discarding the output, see capture-limit.ts; the
+   file is sparse there). Reading leaves the offset at [size]. *)
+let read_capture ~cap fd size =
+  let want = if cap > 0 then min size cap else size in
+  if want = 0 then ""
   else begin
-    let buf = Bytes.create size in
-    let rec fill off = if off < size then match Unix.read fd buf off (size - off) with 0 -> off | n -> fill (off + n) else off in
+    let buf = Bytes.create want in
+    let rec fill off = if off < want then match Unix.read fd buf off (want - off) with 0 -> off | n -> fill (off + n) else off in
     ignore (Unix.lseek fd 0 Unix.SEEK_SET);
     let got = fill 0 in
+    ignore (Unix.lseek fd size Unix.SEEK_SET);
     Bytes.sub_string buf 0 got
   end
 
@@ -568,7 +655,7 @@ let write_all fd s =
    a wake-up per element (a write to the channel per element, and the parent's handling of it,
    were most of what a small batch element cost beyond its compile). The answer itself only
    says how the batch ended. *)
-let eval_batch sources timeout journal =
+let eval_batch sources timeout journal capture_cap =
   let journal = Unix.openfile journal [ Unix.O_WRONLY; Unix.O_APPEND; Unix.O_CLOEXEC ] 0 in
   Fun.protect ~finally:(fun () -> Unix.close journal) @@ fun () ->
   let bytes r name = match field name r with Num n -> int_of_float n | _ -> 0 in
@@ -581,7 +668,7 @@ let eval_batch sources timeout journal =
       if timeout > 0. then set_deadline timeout;
       let r = eval_source ?known_captures src in
       let out_bytes = bytes r "stdout_bytes" and err_bytes = bytes r "stderr_bytes" in
-      let out = read_capture out_capture out_bytes and err = read_capture err_capture err_bytes in
+      let out = read_capture ~cap:capture_cap out_capture out_bytes and err = read_capture ~cap:capture_cap err_capture err_bytes in
       let r = match r with Obj fields -> Obj (fields @ [ ("stdout", Str out); ("stderr", Str err) ]) | j -> j in
       write_all journal (to_json r ^ "\n");
       (match field "error" r with Null -> go (Some (out_bytes, err_bytes)) (count + 1) rest | _ -> (count + 1, true))
@@ -680,7 +767,9 @@ let check_entry name =
 let load path =
   truncate_captures ();
   if not (Filename.is_relative path) then T.add_directory (Filename.dirname path);
-  match with_capture (fun () -> try load_archive path; None with Directive_failed m -> Some m | e -> Some (Printexc.to_string e)) with
+  let outcome = with_capture (fun () -> try load_archive path; None with Directive_failed m -> Some m | e -> Some (Printexc.to_string e)) in
+  leave_if_forked ~failed:(outcome <> None);
+  match outcome with
   | None -> Obj [ ("ok", Bool true) ]
   | Some m -> Obj [ ("ok", Bool false); ("error", Str m) ]
 
@@ -696,7 +785,8 @@ let handle line =
         | "eval_batch" ->
           let sources = match field "sources" req with Arr l -> List.map (function Str s -> s | _ -> raise (Bad_json "sources must be strings")) l | _ -> raise (Bad_json "missing sources") in
           let timeout = match field "timeout" req with Num f -> f | _ -> 0. in
-          eval_batch sources timeout (str_field "journal" req)
+          let capture_cap = match field "capture_cap" req with Num f -> int_of_float f | _ -> 0 in
+          eval_batch sources timeout (str_field "journal" req) capture_cap
         | "env" -> env_bindings (bool_field "all" req)
         | "lookup" -> lookup (str_field "name" req)
         | "check_entry" -> check_entry (str_field "name" req)
@@ -708,6 +798,7 @@ let handle line =
       | e -> Obj [ ("ok", Bool false); ("error", Str ("agent error: " ^ Printexc.to_string e)) ])
 
 let main () =
+  start_watchdog ();
   ignore_sigint ();
   Unix.dup2 out_capture Unix.stdout;
   Unix.dup2 err_capture Unix.stderr;
@@ -724,6 +815,7 @@ let main () =
        [ ("ready", Bool true); ("ocaml", Str Sys.ocaml_version); ("driver", Str T.driver);
          ("pid", Num (float_of_int (Unix.getpid ()))) ]);
   let rec loop () =
+    leave_if_forked ~failed:false;
     match input_line proto_in with
     | exception End_of_file -> exit 0
     | line ->
