@@ -5,8 +5,8 @@
 // Symlinks are copied as they are written (a relative one keeps pointing inside the copy); one
 // that leads out of the project fails the build, and an output is read only when its realpath is
 // inside the copy — so a link to /etc can never become stored, served evidence.
-import { cp, lstat, mkdtemp, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, lstat, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { runInProcessGroup, sha256Hex } from '../../../common/index.js';
 import type { Manifest, SymbolFormat } from '../project/manifest.js';
@@ -76,7 +76,7 @@ function capped(): { push(b: Buffer): void; value(): Buffer } {
 
 /** Copies the project, runs the build, snapshots the outputs; removes the temp copy. */
 export async function runCleanBuild(projectRoot: string, manifest: Manifest, opts: { storeDir?: string } = {}): Promise<BuildResult> {
-  const work = await mkdtemp(join(tmpdir(), 'ultimate-build-'));
+  const work = await mkdtempOwned('ultimate-build-');
   const copy = join(work, 'project');
   const root = resolve(projectRoot);
   const store = opts.storeDir ? resolve(opts.storeDir) : undefined;
