@@ -21,6 +21,7 @@ import { openEvidenceFile } from '../runs/evidence-file.js';
 import type { Ca65DebugInfo } from './ca65-debug-info.js';
 import { INDEX_BLOCK_HASH_BYTES, INDEX_HEADER_BYTES, INDEX_MAGIC, INDEX_RECORD_BYTES, INDEX_VERSION } from './capture-index.js';
 import { addressHex } from '../api/address.js';
+import { describeHardware, hardwareAt } from '../analysis/hardware-addresses.js';
 
 export const TIMELINE_LIMIT_DEFAULT = 256;
 export const TIMELINE_LIMIT_MAX = 4096;
@@ -108,6 +109,8 @@ export interface BusRow {
   /** Present when the program's start is known: this access came before its first instruction. */
   before_program_start?: boolean;
   source?: { file: string; line: number; symbol: string | null; symbol_offset: number | null } | null;
+  /** An I/O address: the hardware there (its source is null: no line of the program describes a register). */
+  hardware?: { space: string; area: string; register: string | null; name: string };
 }
 
 export interface GapRow {
@@ -431,8 +434,15 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
             ...(before === undefined ? {} : { before_program_start: before }),
           };
           // Before the program's first instruction the bytes at an address were another program's.
+          const io = hardwareAt(address);
           if (evidence.debugInfo && before === true) row.source = null;
-          else if (evidence.debugInfo) {
+          else if (io?.space === 'io') {
+            // An I/O register is no line of the program, whatever label lies below it in the
+            // debug info ($D7FF is not "@wait + 53201"): unmapped, with the register named, as
+            // resolve_address answers (analysis/hardware-addresses.ts).
+            if (evidence.debugInfo) row.source = null;
+            row.hardware = { space: io.space, area: io.area, register: io.register, name: describeHardware(io) };
+          } else if (evidence.debugInfo) {
             const s = evidence.debugInfo.resolve(address);
             row.source =
               s.location || s.symbol
