@@ -9,6 +9,7 @@ import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './jobs/captures.js';
 import type { UltimateTargetConfig } from './jobs/job-context.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
 import { PortInUseError } from '../../engines/ultimate/virtual/device/port-in-use-error.js';
+import { DeviceAddressError, deviceAddress } from './targets/device-address.js';
 import { keyOfRole, parseVirtualDevicePorts, type VirtualDevicePorts } from './virtual-device-ports.js';
 
 export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]
@@ -44,7 +45,8 @@ The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard
                        (ultimate-tool store --help)
   --help               this text
 
-Environment: C64U_HOST (the Ultimate's address) and C64U_PASSWORD (its network password; it stays
+Environment: C64U_HOST (the Ultimate's address: a host or IP, with :PORT for another REST port, or
+http://host:port) and C64U_PASSWORD (its network password; it stays
 in this process: never in a response, a log line or a run record).`;
 
 export interface ServeArgs {
@@ -191,6 +193,14 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
     args = parseServeArgs(argv);
     if (args !== 'help' && args.virtualDevice && env.host)
       throw new UsageError('--virtual-device and C64U_HOST both name the ultimate target; use one of them');
+    if (args !== 'help' && env.host) {
+      try {
+        deviceAddress(env.host);
+      } catch (e) {
+        if (e instanceof DeviceAddressError) throw new UsageError(e.message);
+        throw e;
+      }
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`ultimate-tool serve: ${e.message}\n${SERVE_USAGE}\n`);
@@ -235,7 +245,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
         virtualDevice: true,
       };
     } else if (env.host) {
-      ultimate = { device: { host: env.host, password: env.password }, virtualDevice: false };
+      ultimate = { device: { ...deviceAddress(env.host), password: env.password }, virtualDevice: false };
     }
     serviceStarting = true;
     service = await UltimateToolService.start({
