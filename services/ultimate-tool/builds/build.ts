@@ -53,6 +53,22 @@ export type BuildResult =
       reason: string;
     };
 
+/** How much of a failed build's output its job error quotes (the rest is in build-stderr.txt). */
+export const BUILD_OUTPUT_TAIL_LINES = 20;
+export const BUILD_OUTPUT_TAIL_CHARS = 2000;
+
+/**
+ * A failed build's reason with the tail of what it printed (stderr, else stdout): the assembler's
+ * own error belongs in the job's error, not only in build-stderr.txt.
+ */
+export function buildFailureMessage(build: Extract<BuildResult, { ok: false }>): string {
+  const out = (build.stderr.length ? build.stderr : build.stdout).toString('utf8').replace(/\s+$/, '');
+  if (!out) return build.reason;
+  let tail = out.split('\n').slice(-BUILD_OUTPUT_TAIL_LINES).join('\n');
+  if (tail.length > BUILD_OUTPUT_TAIL_CHARS) tail = `…${tail.slice(-BUILD_OUTPUT_TAIL_CHARS)}`;
+  return `${build.reason}; its ${build.stderr.length ? 'stderr' : 'output'} ends with:\n${tail}`;
+}
+
 function capped(): { push(b: Buffer): void; value(): Buffer } {
   const parts: Buffer[] = [];
   let size = 0;

@@ -28,7 +28,7 @@ import type {
   SourceLinkedStartRequestSchema,
   SupportingArtifact,
 } from '../api/schemas.js';
-import { runCleanBuild } from '../builds/build.js';
+import { buildFailureMessage, runCleanBuild } from '../builds/build.js';
 import { EvidenceWriter } from '../runs/evidence.js';
 import { type JobHandle, type JobRecord, type JobRunner, newJobRecord } from './job-runner.js';
 import { expectationsOf, newRunRecord } from './run-record.js';
@@ -174,7 +174,7 @@ export class CaptureService {
     // will run; the probe is consumed only once everything checked out.
     const preparationId = randomUUID();
     const build = await runCleanBuild(this.ctx.jobs.ctx.projectRoot, manifest, { storeDir: this.#store.dir });
-    if (!build.ok) throw new ServiceError('build_failed', `the clean candidate build failed: ${build.reason}`, 409);
+    if (!build.ok) throw new ServiceError('build_failed', `the clean candidate build failed: ${buildFailureMessage(build)}`, 409);
     const artifact = build.artifacts.get(test.artifact);
     if (!artifact) throw new ServiceError('build_failed', `the build left no artifact ${test.artifact}`, 409);
     const dbg = artifact.symbols.find((s) => s.format === 'ld65-dbg');
