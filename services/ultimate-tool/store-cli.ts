@@ -1,7 +1,7 @@
 // `ultimate-tool store backup|restore|check`: the store's maintenance commands
 // (store/store-maintenance.ts). Each prints one JSON report on stdout; errors go to stderr.
 import { resolve } from 'node:path';
-import { EXIT_USAGE, UsageError } from '../../common/index.js';
+import { EXIT_USAGE, UsageError, packageVersion } from '../../common/index.js';
 import { StoreLockedError } from './store/store-lock.js';
 import { StoreMaintenanceError, backupStore, checkStore, restoreStore } from './store/store-maintenance.js';
 
@@ -25,6 +25,10 @@ export async function runStoreCli(argv: string[]): Promise<number> {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${STORE_USAGE}\n`);
       return command === undefined ? EXIT_USAGE : 0;
+    }
+    if (command === '--version' || command === '-V') {
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
     }
     const flags = parseFlags(rest);
     const store = flags.get('--store');
