@@ -10,6 +10,7 @@ Usage: ultimate-tool <command> [options]
 
 Commands:
   serve            the project service: builds, targets, jobs, runs, evidence (HTTP API schema 13 on 127.0.0.1)
+  store            the store's database: backup, restore, check
   mcp              the MCP adapter on stdio, forwarding to the service (also installed as ultimate-tool-mcp)
   capture          the two-step debug-stream capture (probe, prepare, cancel, start) through the service
   virtual-device   a virtual Ultimate 64 (an emulation) on loopback
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, (rest: string[]) => Promise<number>> = {
       password: process.env.C64U_PASSWORD || undefined,
       logLevel: logLevelFromEnv(),
     }),
+  store: async (rest) => (await import('../services/ultimate-tool/store-cli.js')).runStoreCli(rest),
   mcp: async (rest) => (await import('../adapters/ultimate/cli.js')).runUltimateToolMcpCli(rest),
   capture: async (rest) => (await import('../adapters/ultimate/capture-cli.js')).runCaptureCli(rest),
   'virtual-device': async (rest) => (await import('../engines/ultimate/virtual/cli.js')).runVirtualDeviceCli(rest),

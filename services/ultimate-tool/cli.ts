@@ -9,6 +9,7 @@ import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './jobs/captures.js';
 import type { UltimateTargetConfig } from './jobs/job-context.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
 import { PortInUseError } from '../../engines/ultimate/virtual/device/port-in-use-error.js';
+import { DeviceAddressError, deviceAddress } from './targets/device-address.js';
 import { keyOfRole, parseVirtualDevicePorts, type VirtualDevicePorts } from './virtual-device-ports.js';
 
 export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]
@@ -16,6 +17,7 @@ export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N
                           [--vice-command "CMD ARGS…"] [--no-vice]
                           [--capture-max-datagrams N] [--capture-max-duration-ms MS]
                           [--virtual-product u64|u64-elite2] [--bench-url URL]
+                          [--adopt-orphaned-evidence]
 
 The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard at the same URL (/).
 
@@ -37,9 +39,14 @@ The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard
   --bench-url URL      the lab bench beside the device under native test — its serial console (the RISC-V
                        core's UART) and power outlet, NOT a device interface — as http://127.0.0.1:PORT; native
                        runs read their output there (without it the output is not collected)
+  --adopt-orphaned-evidence  start although the store's database is missing, empty or younger than the
+                       evidence beside it: that evidence is moved to orphaned/ (kept, without runs). Without
+                       it such a store stops the start; restoring the database from a backup is the other way
+                       (ultimate-tool store --help)
   --help               this text
 
-Environment: C64U_HOST (the Ultimate's address) and C64U_PASSWORD (its network password; it stays
+Environment: C64U_HOST (the Ultimate's address: a host or IP, with :PORT for another REST port, or
+http://host:port) and C64U_PASSWORD (its network password; it stays
 in this process: never in a response, a log line or a run record).`;
 
 export interface ServeArgs {
@@ -53,6 +60,7 @@ export interface ServeArgs {
   captureLimits: CaptureLimits;
   virtualProduct: 'u64' | 'u64-elite2';
   benchUrl: string | null;
+  adoptOrphanedEvidence: boolean;
 }
 
 export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
@@ -65,6 +73,7 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
     captureLimits: { ...DEFAULT_CAPTURE_LIMITS },
     virtualProduct: 'u64',
     benchUrl: null,
+    adoptOrphanedEvidence: false,
   };
   const bounded = (flag: string, v: string, max: number): number => {
     if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1 || Number(v) > max)
@@ -125,6 +134,9 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
         out.benchUrl = v;
         break;
       }
+      case '--adopt-orphaned-evidence':
+        out.adoptOrphanedEvidence = true;
+        break;
       case '--no-vice':
         out.viceCommand = null;
         break;
@@ -181,6 +193,14 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
     args = parseServeArgs(argv);
     if (args !== 'help' && args.virtualDevice && env.host)
       throw new UsageError('--virtual-device and C64U_HOST both name the ultimate target; use one of them');
+    if (args !== 'help' && env.host) {
+      try {
+        deviceAddress(env.host);
+      } catch (e) {
+        if (e instanceof DeviceAddressError) throw new UsageError(e.message);
+        throw e;
+      }
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`ultimate-tool serve: ${e.message}\n${SERVE_USAGE}\n`);
@@ -225,7 +245,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
         virtualDevice: true,
       };
     } else if (env.host) {
-      ultimate = { device: { host: env.host, password: env.password }, virtualDevice: false };
+      ultimate = { device: { ...deviceAddress(env.host), password: env.password }, virtualDevice: false };
     }
     serviceStarting = true;
     service = await UltimateToolService.start({
@@ -237,6 +257,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
       logger,
       captureLimits: args.captureLimits,
       benchUrl: args.benchUrl,
+      adoptOrphanedEvidence: args.adoptOrphanedEvidence,
     });
   } catch (e) {
     await virtual?.stop();

@@ -28,6 +28,8 @@ import { targetInfo } from './routes/target-info.js';
 import { RunAnalyses } from './analysis/run-analyses.js';
 import { ServiceError } from './http/service-error.js';
 import { ServiceStore } from './store/store.js';
+import { StoreLock } from './store/store-lock.js';
+import { sweepDeadOwnersTemp } from './jobs/owned-temp.js';
 import type { SymbolAnalysis } from './analysis/symbol-analysis.js';
 import { labelMapAnalysis } from './symbols/label-map-analysis.js';
 
@@ -61,6 +63,13 @@ export interface UltimateToolServiceOptions {
   nativeOutputTimeoutMs?: number;
   /** Jobs queued or running per target, at most (default 16); one more is refused with queue_full (429). */
   maxJobsPerTarget?: number;
+  /**
+   * Start even though the database is missing, empty or younger than the evidence beside it,
+   * moving that evidence to orphaned/ (store/lost-database.ts); without it such a store stops the start.
+   */
+  adoptOrphanedEvidence?: boolean;
+  /** How long a request body may take to arrive whole before 408 (default http/http-front.ts BODY_DEADLINE_MS; tests shorten it). */
+  bodyDeadlineMs?: number;
 }
 
 export class UltimateToolService {
@@ -70,6 +79,8 @@ export class UltimateToolService {
   readonly #jobs: JobRunner;
   readonly #captures: CaptureService;
   readonly #native: NativeStore;
+  /** One service per store: held from before recovery until stop (store/store-lock.ts). */
+  readonly #lock: StoreLock;
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions) {
@@ -77,8 +88,25 @@ export class UltimateToolService {
     this.projectRoot = resolve(opts.projectDir);
     const log = opts.logger ?? silentLogger;
     const now = opts.now ?? Date.now;
-    this.store = new ServiceStore(resolve(opts.storeDir ?? join(this.projectRoot, '.ultimate-tool')), { logger: log });
-    const recovered = this.store.recover(new Date(now()).toISOString());
+    const storeDir = resolve(opts.storeDir ?? join(this.projectRoot, '.ultimate-tool'));
+    // The lock comes before anything reads or recovers the store: a second service must not
+    // mark the first one's running job interrupted or move its evidence.
+    this.#lock = StoreLock.acquire(storeDir);
+    let recovered: ReturnType<ServiceStore['recover']>;
+    try {
+      this.store = new ServiceStore(storeDir, { logger: log, adoptOrphanedEvidence: opts.adoptOrphanedEvidence });
+      try {
+        recovered = this.store.recover(new Date(now()).toISOString());
+      } catch (e) {
+        this.store.close();
+        throw e;
+      }
+    } catch (e) {
+      this.#lock.release();
+      throw e;
+    }
+    const sweptTemp = sweepDeadOwnersTemp();
+    if (sweptTemp.length) log.warn(`removed ${sweptTemp.length} temp folder(s) a killed service left behind: ${sweptTemp.join(', ')}`);
     if (recovered.interruptedJobs.length)
       log.warn(`marked ${recovered.interruptedJobs.length} interrupted job(s) failed: ${recovered.interruptedJobs.join(', ')}`);
     if (recovered.corruptJobs.length)
@@ -158,7 +186,7 @@ export class UltimateToolService {
       ...captureRoutes(ctx),
       ...native,
     });
-    const front = new HttpFront(routes, () => this.#port, log);
+    const front = new HttpFront(routes, () => this.#port, log, { bodyDeadlineMs: opts.bodyDeadlineMs });
     this.#server = http.createServer((req, res) => void front.serve(req, res));
     this.#server.keepAliveTimeout = 5000;
   }
@@ -167,12 +195,13 @@ export class UltimateToolService {
   static async start(opts: UltimateToolServiceOptions): Promise<UltimateToolService> {
     await loadManifest(resolve(opts.projectDir));
     const s = new UltimateToolService(opts);
-    await s.#captures.sweep();
     try {
+      await s.#captures.sweep();
       s.#port = await listenLoopback(s.#server, opts.port ?? DEFAULT_PORT, LOOPBACK);
     } catch (e) {
       s.#native.close();
       s.store.close();
+      s.#lock.release();
       throw e;
     }
     return s;
@@ -194,5 +223,6 @@ export class UltimateToolService {
     await closing;
     this.#native.close();
     this.store.close();
+    this.#lock.release();
   }
 }

@@ -204,6 +204,8 @@ describe('API schema 13', { timeout: 120_000 }, () => {
       assert.equal(job.state, 'finished');
       assert.equal(job.error.code, 'build_failed');
       assert.match(job.error.message, /exited with status/);
+      // The assembler's own error is in the job's error, not only in build-stderr.txt (issue 35).
+      assert.match(job.error.message, /stderr ends with:\n[\s\S]*pass\.asm/);
       const run = (await h.get(`/v13/runs/${job.run_ids[0]}`)).body.run;
       assert.equal(run.status, 'error');
       assert.equal(run.candidate.build.status, 'failed');

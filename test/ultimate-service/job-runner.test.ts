@@ -53,6 +53,9 @@ test('queue bound, then cancel: queued outright, running at its next safe step, 
   // The queued job is cancelled outright: it never runs.
   const q = await h.post(`/v13/jobs/${queued.body.job.job_id}/cancel`, {});
   assert.equal(q.status, 200, JSON.stringify(q.body));
+  // The answer is the cancelled record, not the queued one a later GET contradicts (issue 36).
+  assert.equal(q.body.job.state, 'cancelled', JSON.stringify(q.body.job));
+  assert.equal(q.body.job.error.code, 'cancelled');
   const qDone = await h.waitJob(queued.body.job.job_id);
   assert.equal(qDone.state, 'cancelled');
   assert.equal(qDone.error.code, 'cancelled');

@@ -190,6 +190,11 @@ test('source-linked rows resolve to file, line and symbol from a real ld65 --dbg
   const first = page.rows[0];
   assert.ok(first?.kind === 'bus');
   assert.deepEqual(first.source, { file: src, line: 3, symbol: 'start', symbol_offset: 0 });
+  // An I/O register is no line of the program (not "loop + 51226"): unmapped, the register named (issue 35).
+  const io = page.rows[1];
+  assert.ok(io?.kind === 'bus' && io.address === 0xd020);
+  assert.equal(io.source, null);
+  assert.deepEqual(io.hardware, { space: 'io', area: 'VIC-II', register: 'border colour', name: 'VIC-II border colour' });
   const vic = page.rows[2];
   assert.ok(vic?.kind === 'bus');
   assert.equal(vic.source, null, '$0400 is not in the program');

@@ -2,10 +2,9 @@
 // report and items, and its crash report. This file only wires the analysis cores
 // (./timeline/, ./analysis/) to the service's store: which registered evidence feeds which core,
 // how a run's own labels resolve crash addresses, and how each core's failure becomes a wire error.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CrashAnalysisError, type Resolution, buildCrashReport } from './crash-report.js';
-import { sha256File } from '../../../common/index.js';
+import { EvidenceFileError, hashEvidenceFile, readEvidenceFile } from '../runs/evidence-file.js';
 import { DiagnosticReportError, type EvidenceHasher, buildDiagnosticReport, diagnosticItems } from './diagnostic-report.js';
 import { EvidenceIntegrityError, type EvidenceBytesReader, readVerified } from './registered-evidence.js';
 import { addressHex, addressValue } from '../api/address.js';
@@ -59,7 +58,7 @@ export class RunAnalyses {
     return async (name: string) => {
       if (!EVIDENCE_NAME.test(name) || !run.evidence.some((e) => e.name === name))
         throw new Error(`${name} is not registered in run ${run.run_id}`);
-      return readFile(join(this.store.runDir(run.run_id), name));
+      return readEvidenceFile(join(this.store.runDir(run.run_id), name));
     };
   }
 
@@ -68,7 +67,7 @@ export class RunAnalyses {
     return async (name: string) => {
       if (!EVIDENCE_NAME.test(name) || !run.evidence.some((e) => e.name === name))
         throw new Error(`${name} is not registered in run ${run.run_id}`);
-      return sha256File(join(this.store.runDir(run.run_id), name));
+      return hashEvidenceFile(join(this.store.runDir(run.run_id), name));
     };
   }
 
@@ -143,6 +142,8 @@ export class RunAnalyses {
       };
     } catch (e) {
       if (e instanceof TimelineError) throw timelineFailed(e.reason, e.message);
+      if (e instanceof EvidenceFileError)
+        throw timelineFailed('capture-checksum-mismatch', `a registered capture file of run ${run.run_id} is not usable: ${e.message}`);
       if ((e as NodeJS.ErrnoException).code === 'ENOENT')
         throw timelineFailed('capture-checksum-mismatch', `a registered capture file of run ${run.run_id} is missing`);
       throw e;

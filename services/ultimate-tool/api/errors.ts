@@ -12,6 +12,8 @@ export const ERROR_STATUSES: { readonly [C in ErrorCode]: number } = {
   host_not_allowed: 403,
   method_not_allowed: 405,
   body_too_large: 413,
+  // a request body that did not arrive whole within the body deadline (http/http-front.ts)
+  request_timeout: 408,
   unsupported_content_type: 415,
   manifest_invalid: 409,
   probe_expired: 422,

@@ -32,6 +32,7 @@ export const ErrorCodeSchema = z.enum([
   'host_not_allowed',
   'method_not_allowed',
   'body_too_large',
+  'request_timeout',
   'unsupported_content_type',
   'manifest_invalid',
   'probe_expired',

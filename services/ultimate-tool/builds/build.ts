@@ -5,8 +5,8 @@
 // Symlinks are copied as they are written (a relative one keeps pointing inside the copy); one
 // that leads out of the project fails the build, and an output is read only when its realpath is
 // inside the copy — so a link to /etc can never become stored, served evidence.
-import { cp, lstat, mkdtemp, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, lstat, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { runInProcessGroup, sha256Hex } from '../../../common/index.js';
 import type { Manifest, SymbolFormat } from '../project/manifest.js';
@@ -53,6 +53,22 @@ export type BuildResult =
       reason: string;
     };
 
+/** How much of a failed build's output its job error quotes (the rest is in build-stderr.txt). */
+export const BUILD_OUTPUT_TAIL_LINES = 20;
+export const BUILD_OUTPUT_TAIL_CHARS = 2000;
+
+/**
+ * A failed build's reason with the tail of what it printed (stderr, else stdout): the assembler's
+ * own error belongs in the job's error, not only in build-stderr.txt.
+ */
+export function buildFailureMessage(build: Extract<BuildResult, { ok: false }>): string {
+  const out = (build.stderr.length ? build.stderr : build.stdout).toString('utf8').replace(/\s+$/, '');
+  if (!out) return build.reason;
+  let tail = out.split('\n').slice(-BUILD_OUTPUT_TAIL_LINES).join('\n');
+  if (tail.length > BUILD_OUTPUT_TAIL_CHARS) tail = `…${tail.slice(-BUILD_OUTPUT_TAIL_CHARS)}`;
+  return `${build.reason}; its ${build.stderr.length ? 'stderr' : 'output'} ends with:\n${tail}`;
+}
+
 function capped(): { push(b: Buffer): void; value(): Buffer } {
   const parts: Buffer[] = [];
   let size = 0;
@@ -76,7 +92,7 @@ function capped(): { push(b: Buffer): void; value(): Buffer } {
 
 /** Copies the project, runs the build, snapshots the outputs; removes the temp copy. */
 export async function runCleanBuild(projectRoot: string, manifest: Manifest, opts: { storeDir?: string } = {}): Promise<BuildResult> {
-  const work = await mkdtemp(join(tmpdir(), 'ultimate-build-'));
+  const work = await mkdtempOwned('ultimate-build-');
   const copy = join(work, 'project');
   const root = resolve(projectRoot);
   const store = opts.storeDir ? resolve(opts.storeDir) : undefined;

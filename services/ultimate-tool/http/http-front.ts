@@ -14,6 +14,12 @@ import { ServiceError } from './service-error.js';
 import { CorruptRowError } from '../store/store.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * How long a request body may take to arrive whole (64 KiB at most over loopback). A client that
+ * stops mid-body gets 408 and the connection is closed, instead of holding it until Node's own
+ * request timeout (5 minutes) tears it down and the read fails as an "internal" error.
+ */
+export const BODY_DEADLINE_MS = 10_000;
 
 /**
  * The `Retry-After` header of an error answer (RFC 9110 §10.2.3: delay-seconds, a non-negative
@@ -38,17 +44,24 @@ export class HttpFront {
   readonly #port: () => number;
   readonly #log: Logger;
   readonly #assets = new DashboardAssets();
+  readonly #bodyDeadlineMs: number;
 
-  constructor(routes: BoundRoute[], port: () => number, log: Logger) {
+  constructor(routes: BoundRoute[], port: () => number, log: Logger, opts: { bodyDeadlineMs?: number } = {}) {
     this.#routes = routes;
     this.#port = port;
     this.#log = log;
+    this.#bodyDeadlineMs = opts.bodyDeadlineMs ?? BODY_DEADLINE_MS;
   }
 
   async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let reply: Reply;
     let retryAfter: string | undefined;
+    let closeConnection = false;
     try {
+      // Node keeps the first of several Host headers; RFC 9112 §3.2 says such a request gets 400.
+      const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
+      if (hosts > 1)
+        throw new ServiceError('invalid-request', `the request has ${hosts} Host headers; exactly one is expected (RFC 9112 §3.2)`, 400);
       checkHost(req.headers.host, expectedHost(LOOPBACK, this.#port()));
       if (this.#serveDashboard(req, res)) return;
       reply = await this.#dispatch(req);
@@ -56,6 +69,8 @@ export class HttpFront {
       req.resume(); // a request refused before its body was read must not stall the connection
       if (e instanceof ServiceError) {
         retryAfter = retryAfterHeader(e);
+        // The rest of a late body would be read as the next request: the connection ends with this answer.
+        closeConnection = e.code === 'request_timeout';
         reply = {
           status: e.status,
           body: {
@@ -63,6 +78,9 @@ export class HttpFront {
             error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) },
           },
         };
+      } else if (e instanceof ClientGoneError) {
+        this.#log.info(`${req.method} ${req.url}: ${e.message}`);
+        reply = { status: 400, body: { api_schema_version: API_SCHEMA_VERSION, error: { code: 'invalid-request', message: e.message } } };
       } else if (e instanceof CorruptRowError) {
         this.#log.error(`${req.method} ${req.url}: ${e.message}`);
         reply = { status: 500, body: { api_schema_version: API_SCHEMA_VERSION, error: { code: 'internal', message: e.message } } };
@@ -83,8 +101,9 @@ export class HttpFront {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(text),
       ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+      ...(closeConnection ? { connection: 'close' } : {}),
     });
-    res.end(text);
+    res.end(text, closeConnection ? () => req.socket.destroy() : undefined);
   }
 
   /** GET `/` and `/dashboard/*`: the dashboard's static files (true when answered here). */
@@ -144,14 +163,7 @@ export class HttpFront {
       req.resume();
       throw new ServiceError('body_too_large', `request body of ${declared} bytes; at most ${MAX_BODY_BYTES} accepted`, 413);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const c of req as AsyncIterable<Buffer>) {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) throw new ServiceError('body_too_large', `request body larger than ${MAX_BODY_BYTES} bytes`, 413);
-      chunks.push(c);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
+    const text = (await this.#bodyBytes(req)).toString('utf8');
     if (text.trim() === '') return {};
     try {
       return JSON.parse(text);
@@ -159,4 +171,46 @@ export class HttpFront {
       throw new ServiceError('invalid-request', `request body is not JSON: ${(e as Error).message}`, 400);
     }
   }
+
+  /** The body, whole within the deadline (else request_timeout), at most MAX_BODY_BYTES (else body_too_large). */
+  #bodyBytes(req: http.IncomingMessage): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const settle = (fn: () => void) => {
+        clearTimeout(timer);
+        req.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onAborted);
+        fn();
+      };
+      const onData = (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_BODY_BYTES)
+          settle(() => reject(new ServiceError('body_too_large', `request body larger than ${MAX_BODY_BYTES} bytes`, 413)));
+        else chunks.push(c);
+      };
+      const onEnd = () => settle(() => resolve(Buffer.concat(chunks)));
+      const onError = (e: Error) => settle(() => reject(new ClientGoneError(e.message)));
+      const onAborted = () => settle(() => reject(new ClientGoneError('the client closed the connection mid-body')));
+      const timer = setTimeout(
+        () =>
+          settle(() =>
+            reject(
+              new ServiceError(
+                'request_timeout',
+                `the request body did not arrive whole within ${this.#bodyDeadlineMs} ms (${size} byte(s) received` +
+                  `${req.headers['content-length'] ? ` of ${req.headers['content-length']} declared` : ''}); send the whole body at once`,
+                408,
+              ),
+            ),
+          ),
+        this.#bodyDeadlineMs,
+      );
+      req.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onAborted);
+    });
+  }
+}
+
+/** The client went away while its body was being read: nobody waits for an answer; not a service fault. */
+class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
 }

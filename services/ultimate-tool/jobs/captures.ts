@@ -28,7 +28,7 @@ import type {
   SourceLinkedStartRequestSchema,
   SupportingArtifact,
 } from '../api/schemas.js';
-import { runCleanBuild } from '../builds/build.js';
+import { buildFailureMessage, runCleanBuild } from '../builds/build.js';
 import { EvidenceWriter } from '../runs/evidence.js';
 import { type JobHandle, type JobRecord, type JobRunner, newJobRecord } from './job-runner.js';
 import { expectationsOf, newRunRecord } from './run-record.js';
@@ -42,6 +42,10 @@ import { UltimateConnection } from '../targets/ultimate-target.js';
 import { runProtocolFor } from '../runs/run-protocol.js';
 import { Ca65DebugInfo } from '../timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from '../timeline/capture-index.js';
+import { findProgramStart } from '../timeline/program-start-scan.js';
+import { writesInCapture } from '../timeline/register-writes.js';
+import type { StreamProduct } from '../timeline/timeline-page.js';
+import { prgEntry } from '../targets/prg-entry.js';
 
 /** The only test a source-linked capture runs today (the contract names it). */
 export const SOURCE_LINKED_TESTS = ['timeline-probe'] as const;
@@ -170,7 +174,7 @@ export class CaptureService {
     // will run; the probe is consumed only once everything checked out.
     const preparationId = randomUUID();
     const build = await runCleanBuild(this.ctx.jobs.ctx.projectRoot, manifest, { storeDir: this.#store.dir });
-    if (!build.ok) throw new ServiceError('build_failed', `the clean candidate build failed: ${build.reason}`, 409);
+    if (!build.ok) throw new ServiceError('build_failed', `the clean candidate build failed: ${buildFailureMessage(build)}`, 409);
     const artifact = build.artifacts.get(test.artifact);
     if (!artifact) throw new ServiceError('build_failed', `the build left no artifact ${test.artifact}`, 409);
     const dbg = artifact.symbols.find((s) => s.format === 'ld65-dbg');
@@ -509,6 +513,13 @@ export class CaptureService {
       await ev.add('pass-marker.json', 'application/json', Buffer.from(`${JSON.stringify(marker, null, 2)}\n`));
       const verified = await this.#registerCapture(ev, summary);
       const r = outcome.result;
+      // The exact markers are the capture's own $D7FF writes: REST polling beside the capture misses
+      // writes that follow each other within a poll. The polled list stays only when the trace holds
+      // fewer (a capture cut by its bound).
+      if (verified.ok) {
+        const traced = await this.#tracedRegisterWrites(ev, p, prg);
+        if (traced) progress = mergeMarkers(traced, progress, r.outcome === 'result' ? r.value : null);
+      }
       let status: RunStatus;
       let reason: string;
       if (runError !== null) {
@@ -719,6 +730,33 @@ export class CaptureService {
     }
   }
 
+  /** The program's $D7FF writes in the run's verified capture, or null when the capture cannot be read back. */
+  async #tracedRegisterWrites(ev: EvidenceWriter, p: StoredPreparation, prg: Uint8Array): Promise<number[] | null> {
+    const index = ev.entries.find((e) => e.name === CAPTURE_INDEX_FILE);
+    const entry = prgEntry(prg);
+    if (!index || !entry) return null;
+    const cfg = p.view.stream_configuration as Record<string, unknown>;
+    const product: StreamProduct = cfg.stream_product === 'u2plus' ? 'u2plus' : 'u64';
+    const capturePath = join(ev.dir, CAPTURE_FILE);
+    const indexPath = join(ev.dir, CAPTURE_INDEX_FILE);
+    try {
+      const programStart = await findProgramStart(capturePath, indexPath, entry, product);
+      return await writesInCapture(
+        {
+          capturePath,
+          indexPath,
+          indexSha256: index.sha256,
+          product,
+          programStart,
+          ...(typeof cfg.debug_stream_mode === 'string' ? { streamMode: cfg.debug_stream_mode } : {}),
+        },
+        HANDOFF.debugRegister,
+      );
+    } catch {
+      return null;
+    }
+  }
+
   #record(
     h: JobHandle,
     p: StoredPreparation,
@@ -816,4 +854,17 @@ function captureView(p: StoredPreparation, runId: string, s: CaptureSummary): Re
     stream_started: true,
     stream_stopped: true,
   };
+}
+
+/**
+ * The progress markers of a capture run: the capture's own writes (exact, but only up to where a
+ * capture bound cut it), then the polled values that came after the capture's last write (polling
+ * may miss writes, never invents them, so the polled list is a subsequence of the true one). The
+ * final verdict write is not a marker.
+ */
+export function mergeMarkers(traced: readonly number[], polled: readonly number[], verdict: number | null): number[] {
+  let k = 0;
+  for (const v of traced) if (k < polled.length && polled[k] === v) k++;
+  const all = [...traced, ...polled.slice(k)];
+  return verdict !== null && all.at(-1) === verdict && traced.at(-1) === verdict ? all.slice(0, -1) : all;
 }

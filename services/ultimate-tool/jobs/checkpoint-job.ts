@@ -1,7 +1,7 @@
 // The service side of memory-checkpoint comparison: the matrix rule of a compare_checkpoints job,
 // the provisional comparison of two stored runs, and reading stored pair records. service.ts
 // routes here; jobs.ts stores the pair when a matrix job ends.
-import { readFile } from 'node:fs/promises';
+import { readEvidenceFile } from '../runs/evidence-file.js';
 import { join } from 'node:path';
 import { CheckpointComparisonError, type CheckpointRun, compareRunCheckpoints } from '../analysis/checkpoint-comparison.js';
 import type { JobRequest, RunRecord } from '../api/schemas.js';
@@ -48,7 +48,7 @@ function checkpointRun(r: RunRecord): CheckpointRun {
 
 /** compareRunCheckpoints over two stored runs, reading only their registered evidence. */
 export async function compareStoredRuns(store: ServiceStore, baseline: RunRecord, candidate: RunRecord): Promise<Record<string, unknown>> {
-  const reader = (run: RunRecord) => (name: string) => readFile(join(store.runDir(run.run_id), name));
+  const reader = (run: RunRecord) => (name: string) => readEvidenceFile(join(store.runDir(run.run_id), name));
   try {
     return await compareRunCheckpoints(checkpointRun(baseline), checkpointRun(candidate), reader(baseline), reader(candidate));
   } catch (e) {

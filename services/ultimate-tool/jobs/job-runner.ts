@@ -193,6 +193,8 @@ export class JobRunner {
           return;
         }
         if (live.ended) {
+          // A queued job cancelled outright was recorded by cancel(); its lease wait ends here.
+          if (live.cancel.signal.aborted && (e instanceof CancelledError || e instanceof JobCancelledError)) return;
           this.ctx.logger.error(`job ${job.job_id} failed after it ended: ${(e as Error)?.stack ?? String(e)}`);
           return;
         }
@@ -275,6 +277,17 @@ export class JobRunner {
     if (!live || live.ended) return undefined;
     live.cancel.abort();
     if (live.started) live.job.cancel_requested = true;
+    else if (live.job.state === 'queued' && this.ctx.store.getJob(jobId)) {
+      // A queued job never ran: it is cancelled now, so the answer is the cancelled record (not
+      // the queued one a later GET would contradict).
+      const job = live.job;
+      live.ended = true;
+      job.state = 'cancelled';
+      job.error = { code: 'cancelled', message: 'cancelled while queued; it never ran' };
+      job.finished_at = this.#iso();
+      job.progress.phase = 'cancelled';
+      this.ctx.store.putJob(job);
+    }
     return structuredClone(live.job);
   }
 

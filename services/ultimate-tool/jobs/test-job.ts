@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UltimateDevice } from '../../../engines/ultimate/device.js';
 import type { Job, JobRequest, RunRecord, RunStatus, SupportingArtifact, TargetName } from '../api/schemas.js';
-import { type BuildResult, type BuiltArtifact, runCleanBuild } from '../builds/build.js';
+import { type BuildResult, type BuiltArtifact, buildFailureMessage, runCleanBuild } from '../builds/build.js';
 import { EvidenceWriter } from '../runs/evidence.js';
 import type { TestSpec } from '../project/manifest.js';
 import { readProjectFile } from '../project/project-paths.js';
@@ -101,7 +101,7 @@ export class TestJobs {
       if (!build.ok) {
         for (const target of targets) await this.#recordBuildFailure(h, test, target, build, buildInfo);
         h.phase('finished: build failed');
-        h.end({ ok: true, error: { code: 'build_failed', message: build.reason } });
+        h.end({ ok: true, error: { code: 'build_failed', message: buildFailureMessage(build) } });
         return;
       }
       const artifact = build.artifacts.get(test.artifact);

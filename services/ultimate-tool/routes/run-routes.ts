@@ -1,6 +1,6 @@
 // The runs family: list and read immutable run records, their evidence, address resolution and
 // run comparison with the run's own label/map files, and the checkpoint comparisons.
-import { readFile } from 'node:fs/promises';
+import { readEvidenceFile } from '../runs/evidence-file.js';
 import { join } from 'node:path';
 import { addressValue } from '../api/address.js';
 import { EvidenceIntegrityError } from '../analysis/registered-evidence.js';
@@ -79,7 +79,7 @@ export function runRoutes(ctx: RouteContext): RouteHandlers<RunRouteName> {
       const read = async (run: typeof baseline, name: string) => {
         if (!run.evidence.some((e) => e.name === name))
           throw new ServiceError('evidence_not_registered', `run ${run.run_id} has no ${name}`, 404);
-        return readFile(join(ctx.store.runDir(run.run_id), name), 'utf8');
+        return (await readEvidenceFile(join(ctx.store.runDir(run.run_id), name))).toString('utf8');
       };
       return ok({ ...(await sa.compareRuns(baseline, candidate, read, q.context)) });
     },

@@ -6,6 +6,7 @@
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncDirectory, sha256File, sha256Hex } from '../../../common/index.js';
+import { EVIDENCE_READ_DEADLINE_MS, EvidenceFileError, hashOpenEvidenceFile, openEvidenceFile } from './evidence-file.js';
 import type { EvidenceEntry, RunRecord } from '../api/schemas.js';
 import { ServiceError } from '../http/service-error.js';
 
@@ -116,9 +117,23 @@ export async function readEvidence(record: Pick<RunRecord, 'run_id' | 'evidence'
       },
     );
   // Binaries are never returned, but their checksum is still verified (reading in chunks).
-  const fh = await open(join(runDir, name), 'r').catch(() => undefined);
+  // Only a regular file is opened (evidence-file.ts): a FIFO put in its place must not hang the service.
+  const path = join(runDir, name);
+  const fh = await openEvidenceFile(path).catch((e: unknown) => {
+    if (e instanceof EvidenceFileError)
+      throw new ServiceError(
+        'evidence_checksum_mismatch',
+        `evidence ${name} of run ${record.run_id}: ${e.message.replace(path, 'its file')}`,
+        409,
+        {
+          problem: e.problem,
+        },
+      );
+    return undefined;
+  });
   if (!fh) throw new ServiceError('evidence_checksum_mismatch', `evidence ${name} is registered but its file is missing`, 409);
   let bytes: Buffer;
+  let actual: string;
   try {
     const st = await fh.stat();
     if (st.size !== entry.size)
@@ -128,11 +143,22 @@ export async function readEvidence(record: Pick<RunRecord, 'run_id' | 'evidence'
         409,
       );
     // Binaries are never returned: hash them in chunks (a debug-stream capture is ~120 MB).
-    bytes = kind === 'binary' ? Buffer.alloc(0) : await fh.readFile();
+    bytes = kind === 'binary' ? Buffer.alloc(0) : await fh.readFile({ signal: AbortSignal.timeout(EVIDENCE_READ_DEADLINE_MS) });
+    actual = kind === 'binary' ? (await hashOpenEvidenceFile(fh, path)).sha256 : sha256Hex(bytes);
+  } catch (e) {
+    if (e instanceof EvidenceFileError || (e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError')
+      throw new ServiceError(
+        'evidence_checksum_mismatch',
+        `evidence ${name} of run ${record.run_id} could not be read within ${EVIDENCE_READ_DEADLINE_MS} ms`,
+        409,
+        {
+          problem: 'read_deadline',
+        },
+      );
+    throw e;
   } finally {
     await fh.close();
   }
-  const actual = kind === 'binary' ? (await sha256File(join(runDir, name))).sha256 : sha256Hex(bytes);
   if (actual !== entry.sha256)
     throw new ServiceError('evidence_checksum_mismatch', `evidence ${name} no longer matches its registered SHA-256`, 409, {
       registered: entry.sha256,

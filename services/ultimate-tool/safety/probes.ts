@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProbeSnapshot } from '../../../engines/ultimate/device.js';
 import type { Probe } from '../api/schemas.js';
 import { ServiceError } from '../http/service-error.js';
-import type { ServiceStore, StoredProbe } from '../store/store.js';
+import { CorruptRowError, type ServiceStore, type StoredProbe } from '../store/store.js';
 
 export const PROBE_TTL_MS = 5 * 60 * 1000;
 
@@ -120,7 +120,18 @@ export function newProbe(snapshot: ProbeSnapshot, strictGate: boolean, nowMs: nu
 export function checkProbe(store: ServiceStore, probeId: string | undefined, strictGate: boolean, nowMs: number): StoredProbe {
   if (probeId === undefined)
     throw new ServiceError('probe_unknown', 'a job with the ultimate target needs probe_id from POST /v13/probes (probe_ultimate)', 422);
-  const p = store.getProbe(probeId);
+  let p: StoredProbe | undefined;
+  try {
+    p = store.getProbe(probeId);
+  } catch (e) {
+    if (!(e instanceof CorruptRowError)) throw e;
+    throw new ServiceError(
+      'probe_unknown',
+      `probe ${JSON.stringify(probeId)} cannot be used: its stored row is corrupted (not a readable probe), so it authorizes nothing; obtain a new probe`,
+      422,
+      { reason: 'corrupt-row' },
+    );
+  }
   if (!p)
     throw new ServiceError(
       'probe_unknown',

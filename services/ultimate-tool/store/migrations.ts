@@ -98,6 +98,19 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    name: 'store_meta: when this database was created (to notice a database younger than its evidence)',
+    // A database re-created beside existing evidence (deleted, truncated to 0 bytes, replaced)
+    // would otherwise pass for a new, empty store and start-up would move every evidence folder
+    // aside (store/lost-database.ts). A store that already holds runs or jobs predates this
+    // migration: its creation time is unknown (0), and only the other checks apply to it.
+    up(db) {
+      const used = db.prepare('SELECT EXISTS (SELECT 1 FROM runs) OR EXISTS (SELECT 1 FROM jobs) AS used').get() as { used: number };
+      db.exec('CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      db.prepare("INSERT INTO store_meta VALUES ('created_at_ms', ?)").run(String(used.used ? 0 : Date.now()));
+    },
+  },
 ];
 
 /** The version a store has once every migration this code knows is applied. */

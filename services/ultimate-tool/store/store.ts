@@ -9,14 +9,15 @@
 // Evidence bytes live in files under `<dir>/runs/<run_id>/`, written durably BEFORE the record
 // that registers them is committed; files of a run whose record never committed are removed on
 // open (they were never registered, so nobody can have read them).
-import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { lstatSync, mkdirSync, renameSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Logger } from '../../../common/index.js';
 import type { Job, RunRecord, RunSummary } from '../api/schemas.js';
 import { CheckpointPairTable } from './checkpoint-pairs.js';
 import { pageBySeq } from './seq-page.js';
-import { type StoreOpenReport, logStoreOpen, openStoreDatabase } from './open-store-database.js';
+import { CREATION_SLACK_MS, LostDatabaseError, databaseFileFinding, evidenceFolderNames, folderMtimeMs } from './lost-database.js';
+import { STORE_DB_FILE, type StoreOpenReport, logStoreOpen, openStoreDatabase } from './open-store-database.js';
 
 export interface StoredProbe {
   probe_id: string;
@@ -38,7 +39,7 @@ export interface RunPage {
 export class CorruptRowError extends Error {
   override readonly name = 'CorruptRowError';
   constructor(
-    readonly kind: 'run' | 'job',
+    readonly kind: 'run' | 'job' | 'probe',
     readonly id: string,
     readonly storeDir: string,
   ) {
@@ -67,8 +68,20 @@ export class ServiceStore {
   /** What opening did: the schema versions before and after, the migrations applied, a former native file copied in. */
   readonly opened: StoreOpenReport;
 
-  constructor(dir: string, opts: { logger?: Logger } = {}) {
+  readonly #adoptOrphanedEvidence: boolean;
+
+  /**
+   * `adoptOrphanedEvidence`: start even when the database is missing, empty or younger than the
+   * evidence beside it (lost-database.ts), moving that evidence to orphaned/; without it such a
+   * store stops start-up with LostDatabaseError and nothing is changed.
+   */
+  constructor(dir: string, opts: { logger?: Logger; adoptOrphanedEvidence?: boolean } = {}) {
     this.dir = dir;
+    this.#adoptOrphanedEvidence = opts.adoptOrphanedEvidence ?? false;
+    // Checked before SQLite opens (and so creates) the file: a refusal changes nothing.
+    const finding = databaseFileFinding(join(dir, STORE_DB_FILE));
+    const evidence = evidenceFolderNames(dir);
+    if (finding && evidence.length && !this.#adoptOrphanedEvidence) throw new LostDatabaseError(dir, finding, evidence);
     mkdirSync(join(dir, 'runs'), { recursive: true, mode: 0o700 });
     // NORMAL: a commit survives the death of this process at any instant (kill -9); after an OS
     // crash or power loss the last commits may be rolled back — whole, never half. FULL would add
@@ -99,6 +112,10 @@ export class ServiceStore {
    * not know of, and their evidence is the only copy. The caller logs the names.
    */
   recover(nowIso: string): { interruptedJobs: string[]; corruptJobs: string[]; orphanedEvidenceDirs: string[] } {
+    // First, before any change: a database younger than the evidence stops start-up here.
+    const known = this.#db.prepare('SELECT 1 FROM runs WHERE run_id = ?');
+    const unregistered = evidenceFolderNames(this.dir).filter((name) => !known.get(name));
+    this.#refuseIfYoungerThanEvidence(unregistered);
     const rows = this.#db.prepare("SELECT job_id, doc FROM jobs WHERE state IN ('queued', 'running')").all() as Array<{
       job_id: string;
       doc: string;
@@ -123,17 +140,41 @@ export class ServiceStore {
       this.putJob(job);
       interrupted.push(job.job_id);
     }
-    const known = this.#db.prepare('SELECT 1 FROM runs WHERE run_id = ?');
     const orphaned: string[] = [];
-    for (const name of readdirSync(join(this.dir, 'runs'))) {
-      if (known.get(name)) continue;
+    for (const name of unregistered) {
       mkdirSync(join(this.dir, ORPHANED_DIR), { recursive: true });
+      // lstat, not exists: a dangling link named like a free slot is taken too (rename onto it fails).
       let target = join(this.dir, ORPHANED_DIR, name);
-      for (let n = 1; existsSync(target); n++) target = join(this.dir, ORPHANED_DIR, `${name}.${n}`);
-      renameSync(join(this.dir, 'runs', name), target);
+      for (let n = 1; pathTaken(target); n++) target = join(this.dir, ORPHANED_DIR, `${name}.${n}`);
+      try {
+        renameSync(join(this.dir, 'runs', name), target);
+      } catch (e) {
+        throw new Error(
+          `the store ${this.dir}: cannot move the unregistered evidence folder runs/${name} aside to ${relative(this.dir, target)} ` +
+            `(${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); move or remove ${target} by hand and start again`,
+          { cause: e },
+        );
+      }
       orphaned.push(relative(this.dir, target));
     }
     return { interruptedJobs: interrupted, corruptJobs: corrupt, orphanedEvidenceDirs: orphaned };
+  }
+
+  /** A database created after evidence it does not register was re-created or replaced: stop (lost-database.ts). */
+  #refuseIfYoungerThanEvidence(unregistered: string[]): void {
+    if (this.#adoptOrphanedEvidence || !unregistered.length) return;
+    const createdAtMs = this.createdAtMs();
+    if (!createdAtMs) return;
+    const times = unregistered.map((n) => folderMtimeMs(join(this.dir, 'runs', n))).filter((t): t is number => t !== null);
+    const oldest = Math.min(...times);
+    if (oldest < createdAtMs - CREATION_SLACK_MS)
+      throw new LostDatabaseError(this.dir, { kind: 'younger', createdAtMs, oldestEvidenceMs: oldest }, unregistered);
+  }
+
+  /** When this database was created (ms since epoch; 0 = before that was recorded). */
+  createdAtMs(): number {
+    const row = this.#db.prepare("SELECT value FROM store_meta WHERE key = 'created_at_ms'").get() as { value: string } | undefined;
+    return row ? Number(row.value) || 0 : 0;
   }
 
   /** This connection's `PRAGMA synchronous` (1 = NORMAL). */
@@ -237,12 +278,32 @@ export class ServiceStore {
 
   /** Deletes the probes that expired before `expiredBeforeMs` (probes.ts keeps the table bounded); returns how many. */
   pruneProbes(expiredBeforeMs: number): number {
-    return this.#db.prepare("DELETE FROM probes WHERE json_extract(doc, '$.expires_at_ms') < ?").run(expiredBeforeMs).changes;
+    // json_valid first: one corrupt row must not make json_extract fail the whole prune (and with it every probe).
+    return this.#db.prepare("DELETE FROM probes WHERE json_valid(doc) AND json_extract(doc, '$.expires_at_ms') < ?").run(expiredBeforeMs)
+      .changes;
   }
 
+  /** A stored probe; a row that is not a readable probe throws CorruptRowError naming it. */
   getProbe(probeId: string): StoredProbe | undefined {
     const row = this.#getProbe.get(probeId) as { doc: string } | undefined;
-    return row ? (JSON.parse(row.doc) as StoredProbe) : undefined;
+    if (!row) return undefined;
+    let p: Partial<StoredProbe> | null = null;
+    try {
+      p = JSON.parse(row.doc) as Partial<StoredProbe>;
+    } catch {
+      /* reported below */
+    }
+    if (
+      typeof p !== 'object' ||
+      p === null ||
+      typeof p.expires_at_ms !== 'number' ||
+      typeof p.strict_gate !== 'boolean' ||
+      (p.consumed_at_ms !== null && typeof p.consumed_at_ms !== 'number') ||
+      typeof p.snapshot !== 'object' ||
+      p.snapshot === null
+    )
+      throw new CorruptRowError('probe', probeId, this.dir);
+    return p as StoredProbe;
   }
 
   /**
@@ -314,4 +375,13 @@ export interface StoredPreparation {
   /** Source-linked only: the test and the snapshotted build (files under the preparation folder). */
   test: string | null;
   snapshot_files: Array<{ role: string; format: string; name: string; size: number; sha256: string }>;
+}
+
+function pathTaken(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -7,9 +7,9 @@
 // execution outside the code ranges as crashes, markers captured at the stop at their write.
 // docs/ultimate/VICE.md says what was measured on x64sc 3.10 and what is exact.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { join } from 'node:path';
 import { ViceMonitorClient } from '../../../engines/ultimate/vice/client.js';
 import { type ObservedWrite, ViceRunObserver } from '../../../engines/ultimate/vice/run-observer.js';
@@ -110,7 +110,7 @@ export class ViceConnection implements TargetConnection {
       exited = `could not start: ${e.message}`;
     });
     const deadline = performance.now() + (opts.startTimeoutMs ?? 20_000);
-    const tmp = await mkdtemp(join(tmpdir(), 'ultimate-vice-'));
+    const tmp = await mkdtempOwned('ultimate-vice-');
     for (;;) {
       if (exited) {
         await rm(tmp, { recursive: true, force: true });

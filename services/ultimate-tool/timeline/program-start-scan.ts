@@ -4,7 +4,7 @@
 // block by block, each block re-hashed against the index as a timeline page does: a tampered
 // capture cannot move the boundary unseen. Out-of-order and malformed datagrams are skipped (their
 // place in time is unknown). The service caches the answer per run (runs are immutable).
-import { open } from 'node:fs/promises';
+import { openEvidenceFile } from '../runs/evidence-file.js';
 import type { PrgEntry } from '../targets/prg-entry.js';
 import { ProgramStartDetector } from '../targets/program-start.js';
 import { INDEX_HEADER_BYTES, INDEX_RECORD_BYTES } from './capture-index.js';
@@ -25,8 +25,8 @@ export async function findProgramStart(
   product: StreamProduct,
 ): Promise<ProgramStartCursor | null> {
   const detector = new ProgramStartDetector(entry);
-  const index = await open(indexPath, 'r');
-  const capture = await open(capturePath, 'r');
+  const index = await openEvidenceFile(indexPath);
+  const capture = await openEvidenceFile(capturePath);
   try {
     const head = Buffer.alloc(INDEX_HEADER_BYTES);
     await index.read(head, 0, INDEX_HEADER_BYTES, 0);

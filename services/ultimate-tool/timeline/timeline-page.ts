@@ -16,10 +16,12 @@
 // datagrams whose content cannot be trusted (malformed length, out-of-order arrival). Both are
 // always included, whatever the filters, because a filtered access may hide in them.
 import { createHash } from 'node:crypto';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openEvidenceFile } from '../runs/evidence-file.js';
 import type { Ca65DebugInfo } from './ca65-debug-info.js';
 import { INDEX_BLOCK_HASH_BYTES, INDEX_HEADER_BYTES, INDEX_MAGIC, INDEX_RECORD_BYTES, INDEX_VERSION } from './capture-index.js';
 import { addressHex } from '../api/address.js';
+import { describeHardware, hardwareAt } from '../analysis/hardware-addresses.js';
 
 export const TIMELINE_LIMIT_DEFAULT = 256;
 export const TIMELINE_LIMIT_MAX = 4096;
@@ -107,6 +109,8 @@ export interface BusRow {
   /** Present when the program's start is known: this access came before its first instruction. */
   before_program_start?: boolean;
   source?: { file: string; line: number; symbol: string | null; symbol_offset: number | null } | null;
+  /** An I/O address: the hardware there (its source is null: no line of the program describes a register). */
+  hardware?: { space: string; area: string; register: string | null; name: string };
 }
 
 export interface GapRow {
@@ -175,11 +179,7 @@ function validate(q: TimelineQuery): Required<Pick<TimelineQuery, 'limit' | 'add
 }
 
 /** The first entry of a datagram (PHI2 low: a VIC half). */
-async function firstEntryOf(
-  index: Awaited<ReturnType<typeof open>>,
-  capture: Awaited<ReturnType<typeof open>>,
-  ordinal: number,
-): Promise<number> {
+async function firstEntryOf(index: FileHandle, capture: FileHandle, ordinal: number): Promise<number> {
   const rec = Buffer.alloc(INDEX_RECORD_BYTES);
   await index.read(rec, 0, INDEX_RECORD_BYTES, INDEX_HEADER_BYTES + ordinal * INDEX_RECORD_BYTES);
   const first = Buffer.alloc(4);
@@ -189,7 +189,7 @@ async function firstEntryOf(
 
 /** Hash a file with a fixed-size buffer (memory does not grow with the file). */
 async function hashFile(path: string): Promise<string> {
-  const fh = await open(path, 'r');
+  const fh = await openEvidenceFile(path);
   try {
     const hash = createHash('sha256');
     const buf = Buffer.allocUnsafe(1 << 16);
@@ -257,7 +257,7 @@ function placeable(marks: number, length: number, datagramBytes: number): boolea
  * before that record (`before`) and the record's own slot (-1 when it cannot be placed).
  */
 async function streamSlots(
-  index: Awaited<ReturnType<typeof open>>,
+  index: FileHandle,
   ordinals: number[],
   datagramBytes: number,
 ): Promise<Map<number, { before: number; slot: number }>> {
@@ -292,8 +292,8 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
       `the timeline index no longer matches its registered SHA-256 (${evidence.indexSha256.slice(0, 12)}…): evidence was altered`,
     );
 
-  const index = await open(evidence.indexPath, 'r');
-  const capture = await open(evidence.capturePath, 'r');
+  const index = await openEvidenceFile(evidence.indexPath);
+  const capture = await openEvidenceFile(evidence.capturePath);
   try {
     const head = Buffer.alloc(INDEX_HEADER_BYTES);
     await index.read(head, 0, INDEX_HEADER_BYTES, 0);
@@ -434,8 +434,15 @@ export async function readTimelinePage(evidence: TimelineEvidence, query: Timeli
             ...(before === undefined ? {} : { before_program_start: before }),
           };
           // Before the program's first instruction the bytes at an address were another program's.
+          const io = hardwareAt(address);
           if (evidence.debugInfo && before === true) row.source = null;
-          else if (evidence.debugInfo) {
+          else if (io?.space === 'io') {
+            // An I/O register is no line of the program, whatever label lies below it in the
+            // debug info ($D7FF is not "@wait + 53201"): unmapped, with the register named, as
+            // resolve_address answers (analysis/hardware-addresses.ts).
+            if (evidence.debugInfo) row.source = null;
+            row.hardware = { space: io.space, area: io.area, register: io.register, name: describeHardware(io) };
+          } else if (evidence.debugInfo) {
             const s = evidence.debugInfo.resolve(address);
             row.source =
               s.location || s.symbol

@@ -52,6 +52,15 @@ const BYTE_FIELDS = new Set([
   'acknowledgement_writes',
 ]);
 
+/** Fields of a memory record holding bytes as a string of hex pairs ("a900ff"). */
+export const HEX_BYTE_STRING_FIELDS = new Set(['expected', 'actual', 'mask', 'bytes_hex', 'baseline_hex', 'candidate_hex']);
+
+/** "a900ff" → "$A9 $00 $FF"; anything that is not hex pairs is left as it is. */
+export function hexByteString(s: string): string {
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(s)) return s;
+  return (s.match(/../g) ?? []).map((b) => `$${b.toUpperCase()}`).join(' ');
+}
+
 export type NumberKind = 'address' | 'byte' | 'duration' | 'plain';
 
 export function numberKind(field: string | undefined): NumberKind {

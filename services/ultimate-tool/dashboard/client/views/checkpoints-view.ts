@@ -74,7 +74,12 @@ export async function checkpointView(ctx: ViewContext): Promise<void> {
     table(
       ['point', 'result', 'detail'],
       points,
-      (p) => [show(p.name ?? p.point), show(p.result), valueNode(p.ranges ?? p.differences ?? '', 'ranges')],
+      // A point carries `matched` (true/false), not a `result`: show it as the API says it.
+      (p) => [
+        show(p.name ?? p.point),
+        p.result !== undefined ? show(p.result) : typeof p.matched === 'boolean' ? `matched: ${p.matched}` : '—',
+        valueNode(p.ranges ?? p.differences ?? '', 'ranges'),
+      ],
       { id: 'checkpoint-points' },
     ),
     el('details', {}, el('summary', {}, 'the whole comparison'), fieldsTable(cmp, { id: 'checkpoint-details' })),

@@ -40,7 +40,12 @@ function jobsTable(jobs: Job[], note: HTMLElement): HTMLTableElement {
       j.targets.join(', '),
       statusBadge(j.state, { class: `status status-${j.state} job-state`, 'data-job': j.job_id }),
       `${j.progress.completed_runs}/${j.progress.total_runs} · ${j.progress.phase}`,
-      el('span', {}, ...j.run_ids.map((id) => link(routeHash('run', [id]), id.slice(0, 8), { class: 'job-run' }))),
+      // One link per run, separated: side by side they read as one long id.
+      el(
+        'span',
+        {},
+        ...j.run_ids.flatMap((id, i) => [...(i ? [', '] : []), link(routeHash('run', [id]), id.slice(0, 8), { class: 'job-run' })]),
+      ),
       j.error ? `${j.error.code}: ${j.error.message}` : '',
       cancelButton(j, note),
     ],
