@@ -5,13 +5,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RecBusTiming } from '../../engines/ultimate/virtual/c64/rec-bus-timing.js';
 import { VicBusTiming } from '../../engines/ultimate/virtual/c64/vic-timing.js';
+import { VicSprites } from '../../engines/ultimate/virtual/c64/vic-sprites.js';
 
 const L = 63;
 
 /** The clocks of `count` REC writes (a fetch) starting at clock `start`. */
 function writeClocks(vic: Uint8Array, start: number, count: number): number[] {
-  const timing = new VicBusTiming({ vic }, L, 312);
+  // The sprite sequencer on the same registers decides which sprites fetch (one DMA model).
+  const sprites = new VicSprites({ vic, vicFetch: () => 0, colorOf: () => 0, badLinesEnabled: () => false }, L, 312);
+  const timing = new VicBusTiming({ vic }, L, 312, (ls, now) => sprites.dmaForFetches(ls, now));
   timing.reset(0);
+  sprites.reset(0);
   const cpu = { cycles: start };
   const rec = new RecBusTiming({ cpu, spriteZeroTurnsOnAt: () => false }, timing);
   rec.start();

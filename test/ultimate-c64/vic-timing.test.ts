@@ -6,6 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { C64Machine, PAL_CYCLES_PER_FRAME, PAL_CYCLES_PER_LINE } from '../../engines/ultimate/virtual/c64/machine.js';
+import { VicII } from '../../engines/ultimate/virtual/c64/vic-ii.js';
 
 const LOOP = 0xc000;
 const BA = 1 << 28;
@@ -139,5 +140,39 @@ describe('VIC-II bus timing (PAL, 63 × 312)', () => {
     assert.throws(() => {
       m.debugStreamMode = 'no such mode' as never;
     }, /unknown debug stream mode/);
+  });
+});
+
+describe('one model of sprite DMA: the bus timing steals for the fetches the sequencer makes', () => {
+  const L = PAL_CYCLES_PER_LINE;
+  /** The lines from $40 on in which sprite 0 (Y $40, Y-expanded) takes the bus, with the $D017 writes given. */
+  function stolenLines(d017Writes: [clock: number, value: number][]): number {
+    const vic = new VicII(
+      { ram: new Uint8Array(0x10000), chargen: new Uint8Array(0x1000), colorRam: new Uint8Array(0x400), vicBank: () => 0, setIrq: () => {} },
+      L,
+      312,
+    );
+    vic.reset(0);
+    // write(reg, value, now) is the CPU's access in clock now - 1.
+    vic.write(0x01, 0x40, 1);
+    vic.write(0x17, 0x01, 2);
+    vic.write(0x15, 0x01, 3);
+    let lines = 0;
+    for (let line = 0x40; line < 0x40 + 60; line++) {
+      for (const [clock, value] of d017Writes) if (Math.floor(clock / L) === line) vic.write(0x17, value, clock + 1);
+      // Sprite 0's first fetch: clock 57 of the line (cycle 58); DEN is off, so no bad line interferes.
+      if (vic.timing.intervalAt(line * L + 57) !== undefined) lines++;
+    }
+    return lines;
+  }
+
+  test('a Y-expanded sprite takes the bus in 42 lines', () => {
+    assert.equal(stolenLines([]), 42);
+  });
+
+  test('the $D017 crunch in cycle 15 makes it fetch 43 lines, and BA follows the sequencer', () => {
+    // Line $41, clock 14 (cycle 15), the flip-flop reset: MC becomes 1 and then counts 3 a line
+    // until MCBASE wraps round to 63 — 43 lines of fetches (a line table of 21/42 said 42).
+    assert.equal(stolenLines([[0x41 * L + 14, 0x00]]), 43);
   });
 });

@@ -89,7 +89,7 @@ export class RecBusTiming {
       const cur = timing.intervalAt(now);
       if (cur !== undefined) {
         const [, last, stolenFrom] = cur;
-        const end = timing.runEnd(last);
+        const end = timing.runEnd(last, now);
         if (now < stolenFrom && !this.#first) {
           if (lastByte) return;
           if (end + 1 - now <= SWAP_READ_HOLD_MAX) {
@@ -102,7 +102,7 @@ export class RecBusTiming {
       }
       const next = timing.intervalAt(now + 1);
       if (next === undefined || next[0] !== now + 1) return;
-      cpu.cycles = timing.runEnd(next[1]) + 1;
+      cpu.cycles = timing.runEnd(next[1], now) + 1;
     }
   }
 }

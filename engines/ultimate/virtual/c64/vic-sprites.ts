@@ -97,6 +97,9 @@ export class VicSprites {
   readonly #events: Uint8Array;
   /** The 0-based clocks whose following-clock logic checks for DMA turn-on. */
   readonly #dmaCheckKs: number[];
+  /** The step (0-based clock of a line) that runs the cycle-16 MCBASE logic, and each sprite's last s-access. */
+  readonly #mcbaseK: number;
+  readonly #dma2K = new Int8Array(8);
   /** The clock (0-based) of the line in which $D017 writes crunch MC. */
   readonly #crunchK = 14;
 
@@ -152,10 +155,12 @@ export class VicSprites {
     for (let n = 0; n < 8; n++) {
       this.#dma0[kOf(ptr0 + 2 * n)] = n;
       this.#dma2[kOf(ptr0 + 2 * n + 1)] = n;
+      this.#dma2K[n] = kOf(ptr0 + 2 * n + 1);
     }
     this.#sprEnK = kOf(disp);
     // The logic of cycle c runs in the step of the clock before it.
     const before = (cycle: number) => (kOf(cycle) - 1 + L) % L;
+    this.#mcbaseK = before(16);
     this.#events[before(16)]! |= EV_MCBASE;
     for (const c of dmaChecks) this.#events[before(c)]! |= EV_DMA;
     this.#events[before(56)]! |= EV_EXP;
@@ -242,6 +247,38 @@ export class VicSprites {
       pos++;
     }
     this.#pos = pos;
+  }
+
+  /**
+   * The sprites whose s-accesses at the end of the line starting at clock `lineStart` read memory:
+   * the DMA flags after that line's two turn-on checks (cycles 55/56 on the 6569), for the bus
+   * timing (vic-timing.ts), which steals the CPU's clocks for exactly these fetches. Works out the
+   * clocks before `now` (no further than the second check); a check the machine has not reached
+   * yet is taken as the registers say now — a register write before it asks again.
+   */
+  dmaForFetches(lineStart: number, now: number): number {
+    const second = lineStart + this.#dmaCheckKs[1]!;
+    this.catchUp(Math.min(now, second + 1));
+    if (this.#pos > second) return this.#dma;
+    let dma = this.#dma;
+    // Asked early in the line (the REC looks ahead from a bad line): the cycle-16 check is still to
+    // come — a sprite whose MCBASE then reaches 63 stops, its MC counting on through the fetches
+    // of the previous line's last sprites before that.
+    const mcbaseStep = lineStart + this.#mcbaseK;
+    if (this.#pos <= mcbaseStep && dma !== 0) {
+      for (let n = 0; n < 8; n++) {
+        const b = 1 << n;
+        if ((dma & this.#expFlop & b) === 0) continue;
+        const load = lineStart + this.#dma2K[n]!;
+        const mc = load >= this.#pos && load < mcbaseStep ? (this.#mc[n]! + 3) & 0x3f : this.#mc[n]!;
+        if (mc === 63) dma &= ~b;
+      }
+    }
+    const vic = this.host.vic;
+    const enable = vic[0x15]!;
+    const line = Math.floor((lineStart % this.#perFrame) / this.#perLine) & 0xff;
+    for (let n = 0; n < 8; n++) if ((enable & (1 << n)) !== 0 && vic[1 + 2 * n] === line) dma |= 1 << n;
+    return dma;
   }
 
   /**

@@ -9,16 +9,20 @@
 // - Bad line: raster line $30..$F7 whose low three bits equal YSCROLL ($D011 bits 0-2), while DEN
 //   ($D011 bit 4) was set in some cycle of line $30. BA low in cycles 12-54, VIC accesses (c-access
 //   in the CPU's half) in cycles 15-54: a read-only loop loses 43 cycles a bad line.
-// - Sprite DMA: in cycles 55/56 of line L, a sprite with MxE set and Y = L (low 8 bits) turns its
-//   DMA on for 21 lines (42 with Y expansion). Sprite n's two s-accesses are cycles 58+2n and
-//   59+2n counted from line L (sprites 3-7 spill into cycles 1-10 of line L+1); BA low from three
-//   cycles before the first of a group. One sprite costs a read-only loop 5 cycles a line, all
-//   eight 19.
+// - Sprite DMA: which sprites fetch at the end of a line is the sprite sequencer's own DMA state
+//   (vic-sprites.ts: turned on in cycles 55/56 when MxE is set and MxY matches the line, turned off
+//   in cycle 16 when MCBASE reaches 63 — so Y expansion and the $D017 "crunch" change how long a
+//   sprite steals the bus exactly as they change what it shows). Sprite n's two s-accesses are
+//   cycles 58+2n and 59+2n counted from line L (sprites 3-7 spill into cycles 1-10 of line L+1); BA
+//   low from three cycles before the first of a group. One sprite costs a read-only loop 5 cycles a
+//   line, all eight 19. The sprite part of a line is decided when the CPU reaches the clock where
+//   sprite 0's BA would drop (cycle 55), after the sequencer's first turn-on check; the second
+//   check, one clock later, is read from the registers as they are then (a write in that clock
+//   asks again).
 //
-// Simplifications (docs/ultimate/CPU.md): the sprite turn-on and the bad-line condition are
-// evaluated when the line starts and again when $D011, $D015, $D017 or a sprite Y register is
-// written during it; sprite X, priorities and the idle/display state machine are not modelled
-// (they do not change BA).
+// Simplifications (docs/ultimate/CPU.md): the bad-line condition is evaluated when the line starts
+// and again when $D011 is written during it; the idle/display state machine is not modelled (it
+// does not change BA).
 
 import { spriteFetchStart } from './vic-phi1.js';
 
@@ -42,6 +46,16 @@ export interface VicTimingRegisters {
 }
 
 /**
+ * The sprite sequencer's DMA, as the bus timing reads it (VicSprites.dmaForFetches): the sprites
+ * whose s-accesses at the end of the line starting at clock `lineStart` read memory, with the
+ * machine at clock `now` (the sequencer is worked out no further than `now`).
+ */
+export type SpriteDmaSource = (lineStart: number, now: number) => number;
+
+/** No sprite ever fetches (a bus timing without a sprite unit: bad lines only). */
+const NO_SPRITES: SpriteDmaSource = () => 0;
+
+/**
  * BA-low intervals of the clocks to come, as a queue in clock order. A clock index is the 0-based
  * count of machine clocks; line starts are multiples of 63 (the frame starts at clock 0).
  */
@@ -57,9 +71,12 @@ export class VicBusTiming {
   /** Clock at which the current line started. */
   #lineStart = 0;
   #denSeen = false;
-  /** Sprites whose DMA is on, and lines of DMA each still has. */
-  #spriteDma = 0;
-  readonly #spriteLines = new Int8Array(8);
+  /**
+   * The clock at which the sprite part of the current line is decided (sprite 0's BA clock), or
+   * +Infinity once it has been; and the sprites that fetch in the current line (once decided).
+   */
+  #spriteDecideAt = Number.POSITIVE_INFINITY;
+  #spriteMask = 0;
 
   /** Clocks per raster line and per frame: 63 × 312 on the PAL 6569, 65 × 263 on the NTSC 6567R8. */
   readonly #perLine: number;
@@ -69,6 +86,7 @@ export class VicBusTiming {
     private readonly regs: VicTimingRegisters,
     cyclesPerLine = VIC_CYCLES_PER_LINE,
     lines = VIC_LINES,
+    private readonly spriteDma: SpriteDmaSource = NO_SPRITES,
   ) {
     this.#perLine = cyclesPerLine;
     this.#perFrame = cyclesPerLine * lines;
@@ -86,8 +104,8 @@ export class VicBusTiming {
     this.#lineStart = now - (now % this.#perLine);
     this.#nextLine = this.#lineStart;
     this.#denSeen = false;
-    this.#spriteDma = 0;
-    this.#spriteLines.fill(0);
+    this.#spriteDecideAt = Number.POSITIVE_INFINITY;
+    this.#spriteMask = 0;
   }
 
   /**
@@ -98,7 +116,7 @@ export class VicBusTiming {
     this.#advance(now);
     this.#drop(now);
     const next = this.#from.length > 0 ? this.#from[0]! : Number.POSITIVE_INFINITY;
-    return Math.min(next, this.#nextLine);
+    return Math.min(next, this.#nextLine, this.#spriteDecideAt);
   }
 
   /**
@@ -114,10 +132,19 @@ export class VicBusTiming {
 
   /**
    * The last clock of the run of BA-low clocks whose interval ends at `last`: intervals computed
-   * so far that start right after it extend the run. Changes nothing (no line is computed, none
-   * dropped).
+   * so far that start right after it extend the run, and the line's sprite fetches when the run
+   * reaches the clock they are decided at (as the sequencer sees them at clock `now`). No line is
+   * computed, none dropped.
    */
-  runEnd(last: number): number {
+  runEnd(last: number, now: number): number {
+    // A run reaching the clock where this line's sprite fetches are decided: decide them now
+    // (the sequencer looks ahead from its state; nothing the CPU could write comes in between).
+    if (last + 1 === this.#spriteDecideAt && last + 1 < this.#nextLine) {
+      const ls = this.#lineStart;
+      this.#spriteDecideAt = Number.POSITIVE_INFINITY;
+      this.#spriteMask = this.spriteDma(ls, now);
+      this.#scheduleSprites(ls, ls);
+    }
     for (let i = 0; i < this.#from.length; i++) if (this.#from[i] === last + 1) last = this.#to[i]!;
     return last;
   }
@@ -145,11 +172,13 @@ export class VicBusTiming {
 
   /**
    * A register that decides BA was written at clock `now` ($D011, $D015, $D017, a sprite Y): the
-   * rest of the current line is computed again from the next clock on.
+   * rest of the current line is computed again from the next clock on (its sprite part asked of
+   * the sequencer again, when it was already decided).
    */
   registersChanged(now: number): void {
     this.#advance(now);
     const ls = this.#lineStart;
+    if (this.#spriteDecideAt === Number.POSITIVE_INFINITY) this.#spriteMask = this.spriteDma(ls, now);
     const line = (ls % this.#perFrame) / this.#perLine;
     if (line === BAD_LINE_FIRST && (this.regs.vic[0x11]! & 0x10) !== 0) this.#denSeen = true;
     // Drop what was scheduled for this line and has not begun; keep an interval already under way.
@@ -165,41 +194,43 @@ export class VicBusTiming {
   }
 
   #advance(now: number): void {
-    while (now >= this.#nextLine) {
+    for (;;) {
+      if (now >= this.#spriteDecideAt && this.#spriteDecideAt < this.#nextLine) {
+        // Sprite 0's BA clock of the current line: the sequencer says which sprites fetch.
+        const ls = this.#lineStart;
+        this.#spriteDecideAt = Number.POSITIVE_INFINITY;
+        this.#spriteMask = this.spriteDma(ls, Math.min(now, this.#nextLine - 1));
+        this.#scheduleSprites(ls, ls);
+        continue;
+      }
+      if (now < this.#nextLine) return;
       const ls = this.#nextLine;
       this.#lineStart = ls;
       this.#nextLine = ls + this.#perLine;
       const line = (ls % this.#perFrame) / this.#perLine;
       if (line === 0) this.#denSeen = false;
       if (line === BAD_LINE_FIRST) this.#denSeen = (this.regs.vic[0x11]! & 0x10) !== 0;
-      // The accesses of the previous line are done: count down each sprite's DMA lines.
-      if (this.#spriteDma !== 0) {
-        for (let n = 0; n < 8; n++) {
-          if ((this.#spriteDma & (1 << n)) !== 0 && --this.#spriteLines[n]! <= 0) this.#spriteDma &= ~(1 << n);
-        }
-      }
+      this.#spriteMask = 0;
+      this.#spriteDecideAt = ls + this.#sprite0 - BA_WARNING;
       this.#schedule(ls, ls);
     }
   }
 
-  /** Adds the intervals of the line starting at `ls`, none beginning before clock `notBefore`. */
+  /**
+   * Adds the intervals of the line starting at `ls`, none beginning before clock `notBefore`: its
+   * bad line, and its sprite fetches once they are decided.
+   */
   #schedule(ls: number, notBefore: number): void {
     const line = (ls % this.#perFrame) / this.#perLine;
     if (this.isBadLine(line)) {
       this.#push(ls, ls + BAD_BA_FROM, ls + BAD_LAST, ls + BAD_AEC_FROM, notBefore);
     }
-    const vic = this.regs.vic;
-    const enabled = vic[0x15]!;
-    if (enabled !== 0) {
-      for (let n = 0; n < 8; n++) {
-        const bit = 1 << n;
-        if ((enabled & bit) !== 0 && (this.#spriteDma & bit) === 0 && vic[1 + 2 * n] === (line & 0xff)) {
-          this.#spriteDma |= bit;
-          this.#spriteLines[n] = (vic[0x17]! & bit) !== 0 ? 42 : 21;
-        }
-      }
-    }
-    const dma = this.#spriteDma;
+    if (this.#spriteDecideAt === Number.POSITIVE_INFINITY) this.#scheduleSprites(ls, notBefore);
+  }
+
+  /** Adds the BA-low intervals of the sprites in `#spriteMask` fetching at the end of line `ls`. */
+  #scheduleSprites(ls: number, notBefore: number): void {
+    const dma = this.#spriteMask;
     if (dma === 0) return;
     // Group sprites whose accesses are close enough that BA never returns high in between.
     let n = 0;
