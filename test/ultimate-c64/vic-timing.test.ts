@@ -148,7 +148,13 @@ describe('one model of sprite DMA: the bus timing steals for the fetches the seq
   /** The lines from $40 on in which sprite 0 (Y $40, Y-expanded) takes the bus, with the $D017 writes given. */
   function stolenLines(d017Writes: [clock: number, value: number][]): number {
     const vic = new VicII(
-      { ram: new Uint8Array(0x10000), chargen: new Uint8Array(0x1000), colorRam: new Uint8Array(0x400), vicBank: () => 0, setIrq: () => {} },
+      {
+        ram: new Uint8Array(0x10000),
+        chargen: new Uint8Array(0x1000),
+        colorRam: new Uint8Array(0x400),
+        vicBank: () => 0,
+        setIrq: () => {},
+      },
       L,
       312,
     );

@@ -69,9 +69,7 @@ export class VicII {
     this.linesPerFrame = linesPerFrame;
     this.cyclesPerFrame = cyclesPerLine * linesPerFrame;
     // One model of sprite DMA: the bus timing steals clocks for the fetches the sequencer makes.
-    this.timing = new VicBusTiming({ vic: this.regs }, cyclesPerLine, linesPerFrame, (ls, now) =>
-      this.sprites.dmaForFetches(ls, now),
-    );
+    this.timing = new VicBusTiming({ vic: this.regs }, cyclesPerLine, linesPerFrame, (ls, now) => this.sprites.dmaForFetches(ls, now));
     this.sprites = new VicSprites(
       {
         vic: this.regs,
