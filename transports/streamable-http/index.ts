@@ -12,3 +12,4 @@ export { encodeHeaderValue, decodeHeaderValue } from './header-encoding.js';
 export { HTTP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, isModernVersion } from './versions.js';
 export { HttpErrorCode } from './http-errors.js';
 export { SseParser, encodeSseEvent, type SseEvent } from './sse.js';
+export { StreamableHttpClientTransport, StreamableHttpError, type StreamableHttpClientOptions } from './client.js';
