@@ -10,6 +10,7 @@ export type {
   Root,
   InputOptions,
 } from './mcp/server-context.js';
+export { TaskStore, Task, TASKS_EXTENSION, type TaskOptions, type TaskStatus } from './mcp/tasks.js';
 export {
   LOG_LEVELS,
   UNSUPPORTED_PROTOCOL_VERSION,

@@ -74,6 +74,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    */
   allowExtraArguments?: boolean;
   /**
+   * Whether a 2026-07-28 call may run as a task (the Tasks extension, when the server enables it):
+   * 'optional' for clients that declare the extension, 'required' refuses clients that do not.
+   */
+  taskSupport?: 'optional' | 'required';
+  /**
    * Return a JSON object (the tool's result), a ToolResult (toolResult()), or a RawToolResult
    * (rawResult()); throw ToolError for an error result.
    */
@@ -99,6 +104,7 @@ interface RegisteredTool {
     readonly output?: z.ZodType;
     readonly annotations?: ToolAnnotations;
     readonly hidden?: boolean;
+    readonly taskSupport?: 'optional' | 'required';
     readonly handler: (args: unknown, ctx: ToolContext) => unknown;
   };
   /** The argument names, when unknown ones are refused. */
@@ -209,6 +215,11 @@ export class ToolRegistry {
 
   has(name: string): boolean {
     return this.tools.has(name);
+  }
+
+  /** Whether a tool may run as a task (see ToolDefinition.taskSupport). */
+  taskSupport(name: string): 'optional' | 'required' | undefined {
+    return this.tools.get(name)?.def.taskSupport;
   }
 
   get names(): string[] {

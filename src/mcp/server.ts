@@ -7,6 +7,7 @@ import { ResourceNotFound, type ResourceRegistry } from '../resource-registry.js
 import type { PromptRegistry } from '../prompt-registry.js';
 import { InputRequiredSignal, InputRound, RequestStateCodec } from './input-required.js';
 import { META, PROTOCOL_VERSIONS, isModernVersion, negotiateVersion } from './protocol-version.js';
+import { TASKS_EXTENSION, type Task, type TaskOptions, TaskStore } from './tasks.js';
 import {
   type ClientInfo,
   type LoggingLevel,
@@ -59,8 +60,13 @@ export interface McpServerOptions {
   logging?: boolean;
   /** Cache hints for tools/list, prompts/list, resources/list, resources/templates/list, resources/read, server/discover. */
   cache?: Partial<CacheHints>;
-  /** Extensions advertised in capabilities.extensions (e.g. io.modelcontextprotocol/tasks). */
+  /** Extensions advertised in capabilities.extensions. */
   extensions?: Record<string, Record<string, unknown>>;
+  /**
+   * Run tools declared with `taskSupport` as tasks (the io.modelcontextprotocol/tasks extension,
+   * 2026-07-28) for clients that declare the extension. `true` takes the defaults.
+   */
+  tasks?: TaskOptions | boolean;
   /**
    * Sees every notifications/cancelled, with all its fields (e.g. topup's host/session), after
    * the named request (if it is in flight on this session) has been aborted.
@@ -97,6 +103,8 @@ export class McpServer {
   readonly cacheHints: CacheHints;
   /** Signs the answers carried across MRTR rounds. */
   readonly requestState = new RequestStateCodec();
+  /** The tasks of every connection (the Tasks extension), when enabled. */
+  readonly tasks?: TaskStore;
 
   constructor(readonly options: McpServerOptions) {
     this.log = options.logger ?? createLogger(options.name);
@@ -104,6 +112,7 @@ export class McpServer {
     this.modernVersions = this.protocolVersions.filter(isModernVersion);
     this.legacyVersions = this.protocolVersions.filter((v) => !isModernVersion(v));
     this.tools = options.tools ?? new ToolRegistry();
+    if (options.tasks) this.tasks = new TaskStore(options.tasks === true ? {} : options.tasks);
     this.cacheHints = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' };
     if (this.cacheHints.ttlMs < 0 || !Number.isInteger(this.cacheHints.ttlMs)) {
       throw new Error(`cache.ttlMs must be an integer >= 0, got ${this.cacheHints.ttlMs}`);
@@ -123,7 +132,8 @@ export class McpServer {
     if (prompts) caps.prompts = { listChanged: true };
     if (logging) caps.logging = {};
     if (resources?.hasCompletions || prompts?.hasCompletions) caps.completions = {};
-    if (extensions && Object.keys(extensions).length) caps.extensions = extensions;
+    const ext = { ...extensions, ...(this.tasks ? { [TASKS_EXTENSION]: {} } : {}) };
+    if (Object.keys(ext).length) caps.extensions = ext;
     return caps;
   }
 
@@ -157,6 +167,8 @@ interface ServerRequest {
   readonly scope: RequestScope;
   readonly method: string;
   readonly round?: InputRound;
+  /** The task this handler runs as (Tasks extension). */
+  readonly task?: Task;
 }
 
 /**
@@ -227,8 +239,39 @@ export class ServerSession {
       if (args !== undefined && !isObject(args)) {
         throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
       }
+      const support = tools.taskSupport(name);
+      const taskStore = server.tasks;
+      if (req.scope.modern && taskStore && support) {
+        const ext = req.scope.clientCapabilities.extensions;
+        const clientHasTasks = isObject(ext) && isObject(ext[TASKS_EXTENSION]);
+        if (clientHasTasks) {
+          const task = taskStore.start((t) =>
+            tools.call(
+              name,
+              args ?? {},
+              new CallContext(this, { ...req, rpc: { id: t.taskId, signal: t.controller.signal }, task: t }, undefined),
+            ),
+          );
+          return { ...task.describe(), resultType: 'task' };
+        }
+        if (support === 'required') {
+          throw new RpcError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            `tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+            {
+              requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+            },
+          );
+        }
+      }
       return tools.call(name, args ?? {}, this.context(req, params));
     });
+    const taskStore = server.tasks;
+    if (taskStore) {
+      this.handle('tasks/get', (params) => taskStore.get(params).describe(), { legacy: false });
+      this.handle('tasks/update', (params) => taskStore.update(params), { legacy: false });
+      this.handle('tasks/cancel', (params) => taskStore.cancel(params), { legacy: false });
+    }
 
     const { resources, prompts } = options;
     if (resources) {
@@ -478,6 +521,11 @@ class CallContext implements ServerRequestContext {
   }
 
   progress(progress: number, total?: number, message?: string): void {
+    // A task has no request to report on: its progress is its status message (tasks/get).
+    if (this.req.task) {
+      this.req.task.statusMessage = message ?? `${progress}${total !== undefined ? ` of ${total}` : ''}`;
+      return;
+    }
     if (this.progressToken === undefined || this.req.rpc.signal.aborted) return;
     this.notify('notifications/progress', {
       progressToken: this.progressToken,
@@ -520,7 +568,8 @@ class CallContext implements ServerRequestContext {
         },
       );
     }
-    const { round } = this.req;
+    const { round, task } = this.req;
+    if (task) return (await task.ask(method, params)) as T;
     if (this.req.scope.modern) {
       if (!round) throw new Error(`${this.req.method} cannot ask the client for input (only tools/call, prompts/get, resources/read can)`);
       const key = round.nextKey(method, options.key);
