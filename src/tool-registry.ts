@@ -54,6 +54,12 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Arguments schema; must describe an object. Use z.strictObject for a closed request. */
   input: I;
   /**
+   * The JSON Schema tools/list shows instead of the one derived from `input` (kept as given: a
+   * `$schema`, `$defs`, `$ref`). Calls are still checked against `input`, which must admit what it
+   * describes.
+   */
+  inputJsonSchema?: Record<string, unknown>;
+  /**
    * Output schema of the tool's result (the `data` of an envelope). Enforced on every call, for
    * every protocol version; announced and attached as structuredContent from 2025-06-18 on.
    */
@@ -163,8 +169,8 @@ export class ToolRegistry {
     }
     assertZod4Schema(def.input, `tool ${def.name}: input`);
     if (def.output !== undefined) assertZod4Schema(def.output, `tool ${def.name}: output`);
-    const fullInput = toJsonSchema(def.input, 'input');
-    const inputSchema = this.advertise.input ? this.advertise.input(fullInput) : fullInput;
+    const fullInput = def.inputJsonSchema ?? toJsonSchema(def.input, 'input');
+    const inputSchema = this.advertise.input && !def.inputJsonSchema ? this.advertise.input(fullInput) : fullInput;
     if (inputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the input schema must describe an object, got ${JSON.stringify(inputSchema.type)}`);
     }
