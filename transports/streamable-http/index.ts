@@ -13,3 +13,13 @@ export { HTTP_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION, isModernVersion } from
 export { HttpErrorCode } from './http-errors.js';
 export { SseParser, encodeSseEvent, type SseEvent } from './sse.js';
 export { StreamableHttpClientTransport, StreamableHttpError, type StreamableHttpClientOptions } from './client.js';
+export {
+  serveHttpForCli,
+  takeHttpOption,
+  parseHttpAddress,
+  loadHttpToken,
+  HTTP_TOKEN_ENV,
+  HTTP_OPTIONS_HELP,
+  type HttpCliFlags,
+  type ServeHttpCliOptions,
+} from './cli.js';
