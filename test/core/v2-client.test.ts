@@ -4,9 +4,11 @@
 // and topup (2024-11-05 only), which answer server/discover as the legacy servers they are.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ULTIMATE_TOOL_NAMES } from '../../adapters/ultimate/index.js';
+import { createEverythingServer } from '../../examples/everything-server/server.js';
+import { serveStreamableHttp } from '../../transports/index.js';
 import { binCommand } from '../helpers/bin.js';
 import { type FakeService, IDS, startFakeService } from '../ultimate-mcp/helpers/fake-service.js';
 
@@ -78,4 +80,23 @@ describe('the official v2 client over stdio', { timeout: 120_000 }, () => {
       await client.close();
     }
   });
+});
+
+test('pinned to 2026-07-28 over Streamable HTTP: the everything server lists tools, calls one, reads a template', async () => {
+  const server = createEverythingServer();
+  const listener = await serveStreamableHttp({ connect: (t) => server.connect(t), logger: server.log });
+  const client = new Client({ name: 'v2-pinned-http', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'test_simple_text'));
+    const r = await client.callTool({ name: 'test_simple_text', arguments: {} });
+    assert.deepEqual(r.content, [{ type: 'text', text: 'This is a simple text response for testing.' }]);
+    const read = await client.readResource({ uri: 'test://template/7/data' });
+    assert.deepEqual(JSON.parse((read.contents[0] as { text: string }).text), { id: '7', templateTest: true, data: 'Data for ID: 7' });
+  } finally {
+    await client.close();
+    await listener.close();
+    await server.close();
+  }
 });
