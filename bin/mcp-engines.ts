@@ -13,7 +13,7 @@ type Subcommand = { summary: string; run: (argv: string[]) => Promise<void> };
 // Each server is imported only when asked for, so one server's start-up never pays for another's.
 const SUBCOMMANDS: Record<string, Subcommand> = {
   topup: {
-    summary: 'MCP server over a persistent OCaml toplevel (stdio, or --socket PATH)',
+    summary: 'MCP server over a persistent OCaml toplevel (stdio, --socket PATH, or --http [HOST:]PORT with a token)',
     run: async (argv) => (await import('../adapters/topup/cli.js')).runTopupCli(argv),
   },
   'topup-opt': {
@@ -21,7 +21,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
     run: async (argv) => (await import('../adapters/topup/cli.js')).runTopupCli(argv, { command: 'topup-opt' }),
   },
   lispex: {
-    summary: 'the Lispex language: `lispex mcp serve`, `lispex run FILE`, `lispex check FILE`',
+    summary: 'the Lispex language: `lispex mcp serve [--http [HOST:]PORT]`, `lispex run FILE`, `lispex check FILE`',
     run: async (argv) => {
       process.exitCode = await (await import('../adapters/lispex/cli.js')).runLispexCli(argv);
     },
@@ -41,7 +41,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 const HELP = `mcp-engines ${packageVersion()} — real execution engines behind the Model Context Protocol
 
 Usage:
-  mcp-engines <server> [options]     run one server (stdio unless the server says otherwise)
+  mcp-engines <server> [options]     run one server (stdio unless the server says otherwise;
+                                     --http [HOST:]PORT serves it over Streamable HTTP)
   mcp-engines --help | --version
 
 Servers:

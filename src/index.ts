@@ -1,6 +1,46 @@
 // mcp-engines core: compose MCP servers from engines, tool sets and transports.
-export { McpServer, ServerSession, type McpServerOptions, type ClientInfo } from './mcp/server.js';
-export { McpClient, type CallOptions, type McpClientOptions } from './mcp/client.js';
+export { McpServer, ServerSession, type McpServerOptions, type ClientInfo, type CacheHints } from './mcp/server.js';
+export { McpClient, withDefaults, type CallOptions, type McpClientOptions, type Era } from './mcp/client.js';
+export type {
+  ServerRequestContext,
+  ElicitRequestParams,
+  ElicitResult,
+  CreateMessageParams,
+  CreateMessageResult,
+  Root,
+  InputOptions,
+} from './mcp/server-context.js';
+export { TaskStore, Task, TASKS_EXTENSION, type TaskOptions, type TaskStatus } from './mcp/tasks.js';
+export {
+  LOG_LEVELS,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  type LoggingLevel,
+  type RequestScope,
+} from './mcp/request-scope.js';
+export {
+  ResourceRegistry,
+  ResourceNotFound,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+  type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
+  type ResourceContents,
+  type TextResourceContents,
+  type BlobResourceContents,
+  type ReadResult,
+  type Completer,
+  type Annotations,
+  type Icon,
+} from './resource-registry.js';
+export {
+  PromptRegistry,
+  type PromptDefinition,
+  type PromptDescriptor,
+  type PromptArgument,
+  type PromptMessage,
+  type GetPromptResult,
+} from './prompt-registry.js';
 export {
   ToolRegistry,
   TEXT_COPY_MAX_BYTES,
@@ -32,11 +72,15 @@ export { ErrorCode, RpcError, RemoteError } from './jsonrpc/errors.js';
 export {
   PROTOCOL_VERSIONS,
   LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  LATEST_LEGACY_PROTOCOL_VERSION,
+  META,
+  isModernVersion,
   negotiateVersion,
   type ProtocolVersion,
 } from './mcp/protocol-version.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
-export type { Transport, JsonRpcMessage, JsonRpcId } from '../transports/transport.js';
+export type { Transport, JsonRpcMessage, JsonRpcId, TransportSendOptions, MessageExtraInfo } from '../transports/transport.js';
 export { packageRoot, packageVersion } from './package-info.js';
 export { UsageError, EXIT_USAGE } from '../common/usage-error.js';
 export { EngineError, isEngineError } from '../common/engine-error.js';

@@ -6,6 +6,9 @@ import { type ResultEnvelope, type ToolFailure, plainEnvelope } from './tool-env
 import { asToolError } from './engine-errors.js';
 import { type CallToolResult, type ContentBlock, RawToolResult, ToolResult } from './tool-result.js';
 import { assertZod4Schema } from './zod-version.js';
+import { RpcError } from './jsonrpc/errors.js';
+import { InputRequiredSignal } from './mcp/input-required.js';
+import type { ServerRequestContext } from './mcp/server-context.js';
 import { compactJsonSchema } from './json-schema-trim.js';
 
 export interface ToolAnnotations {
@@ -23,6 +26,8 @@ export interface ToolContext {
   /** The protocol version negotiated with this client. */
   readonly protocolVersion: string;
   readonly clientInfo?: { name?: string; version?: string };
+  /** The client's declared capabilities (the session's, or this request's in the modern era). */
+  readonly clientCapabilities?: Record<string, unknown>;
   /** Report progress; a no-op unless the caller passed `_meta.progressToken`. */
   progress(progress: number, total?: number, message?: string): void;
   readonly log: Logger;
@@ -49,6 +54,12 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Arguments schema; must describe an object. Use z.strictObject for a closed request. */
   input: I;
   /**
+   * The JSON Schema tools/list shows instead of the one derived from `input` (kept as given: a
+   * `$schema`, `$defs`, `$ref`). Calls are still checked against `input`, which must admit what it
+   * describes.
+   */
+  inputJsonSchema?: Record<string, unknown>;
+  /**
    * Output schema of the tool's result (the `data` of an envelope). Enforced on every call, for
    * every protocol version; announced and attached as structuredContent from 2025-06-18 on.
    */
@@ -57,10 +68,21 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Callable but not listed by tools/list. */
   hidden?: boolean;
   /**
+   * Accept arguments the input schema does not name (default false: a call with an unknown
+   * argument is an error result naming it and the known ones, so a misspelt option is never
+   * silently ignored). A `z.looseObject` input opts out as well.
+   */
+  allowExtraArguments?: boolean;
+  /**
+   * Whether a 2026-07-28 call may run as a task (the Tasks extension, when the server enables it):
+   * 'optional' for clients that declare the extension, 'required' refuses clients that do not.
+   */
+  taskSupport?: 'optional' | 'required';
+  /**
    * Return a JSON object (the tool's result), a ToolResult (toolResult()), or a RawToolResult
    * (rawResult()); throw ToolError for an error result.
    */
-  handler: (args: z.output<I>, ctx: ToolContext) => ToolHandlerResult<O>;
+  handler: (args: z.output<I>, ctx: ServerRequestContext) => ToolHandlerResult<O>;
 }
 
 /** A tool as tools/list describes it. */
@@ -82,8 +104,11 @@ interface RegisteredTool {
     readonly output?: z.ZodType;
     readonly annotations?: ToolAnnotations;
     readonly hidden?: boolean;
+    readonly taskSupport?: 'optional' | 'required';
     readonly handler: (args: unknown, ctx: ToolContext) => unknown;
   };
+  /** The argument names, when unknown ones are refused. */
+  readonly knownArguments?: readonly string[];
   /** The envelope of the registry the tool was defined in; it travels with the tool when mounted. */
   readonly envelope: ResultEnvelope;
   /** What every success is checked against: the envelope's schema around the tool's own. */
@@ -150,8 +175,8 @@ export class ToolRegistry {
     }
     assertZod4Schema(def.input, `tool ${def.name}: input`);
     if (def.output !== undefined) assertZod4Schema(def.output, `tool ${def.name}: output`);
-    const fullInput = toJsonSchema(def.input, 'input');
-    const inputSchema = this.advertise.input ? this.advertise.input(fullInput) : fullInput;
+    const fullInput = def.inputJsonSchema ?? toJsonSchema(def.input, 'input');
+    const inputSchema = this.advertise.input && !def.inputJsonSchema ? this.advertise.input(fullInput) : fullInput;
     if (inputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the input schema must describe an object, got ${JSON.stringify(inputSchema.type)}`);
     }
@@ -161,8 +186,10 @@ export class ToolRegistry {
     if (outputSchema && outputSchema.type !== 'object') {
       throw new Error(`tool ${def.name}: the output schema must describe an object`);
     }
+    const knownArguments = def.allowExtraArguments ? undefined : closedArgumentNames(def.input);
     this.add({
       def: def as unknown as RegisteredTool['def'],
+      ...(knownArguments ? { knownArguments } : {}),
       envelope: this.envelope,
       ...(wireOutput ? { wireOutput } : {}),
       inputSchema,
@@ -188,6 +215,11 @@ export class ToolRegistry {
 
   has(name: string): boolean {
     return this.tools.has(name);
+  }
+
+  /** Whether a tool may run as a task (see ToolDefinition.taskSupport). */
+  taskSupport(name: string): 'optional' | 'required' | undefined {
+    return this.tools.get(name)?.def.taskSupport;
   }
 
   get names(): string[] {
@@ -225,6 +257,14 @@ export class ToolRegistry {
     const tool = this.tools.get(name);
     if (!tool) throw new Error(`unknown tool ${name}`);
     const { def } = tool;
+    const unknown = tool.knownArguments && unknownArguments(rawArgs, tool.knownArguments);
+    if (unknown?.length) {
+      const known = tool.knownArguments!.length ? tool.knownArguments!.join(', ') : '(none)';
+      // zod's own wording for a strict object ("Unrecognized key"), plus what the tool does accept.
+      const message = `Unrecognized key${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known arguments: ${known}`;
+      const issues = unknown.map((k) => ({ code: 'unrecognized_keys', keys: [k], path: [], message: `unknown argument ${k}` }));
+      return failureResult(tool, { kind: 'invalid-arguments', message, issues: issues as unknown as z.core.$ZodIssue[] }, ctx);
+    }
     const parsed = def.input.safeParse(rawArgs ?? {});
     if (!parsed.success) {
       const failure = { kind: 'invalid-arguments', message: describeZodError(parsed.error), issues: parsed.error.issues } as const;
@@ -234,6 +274,9 @@ export class ToolRegistry {
     try {
       value = await def.handler(parsed.data, ctx);
     } catch (err) {
+      // Not failures of the tool: the end of an MRTR round, or a protocol error (a missing
+      // client capability) that the server answers as a JSON-RPC error.
+      if (err instanceof InputRequiredSignal || err instanceof RpcError) throw err;
       // A ToolError, or an engine's EngineError mapped in one place (src/engine-errors.ts).
       const toolError = asToolError(err);
       if (toolError) return failureResult(tool, { kind: 'tool-error', error: toolError }, ctx);
@@ -303,4 +346,20 @@ function failureResult(
     result.structuredContent = payload;
   }
   return result;
+}
+
+/**
+ * The argument names of an object input whose unknown keys are to be refused; undefined for an
+ * input that admits extra keys by design (a z.looseObject / catchall) or is not an object.
+ */
+function closedArgumentNames(input: z.ZodType): string[] | undefined {
+  if (!(input instanceof z.ZodObject)) return undefined;
+  const catchall = input._zod.def.catchall;
+  if (catchall && !(catchall instanceof z.ZodNever)) return undefined;
+  return Object.keys(input.shape);
+}
+
+function unknownArguments(args: unknown, known: readonly string[]): string[] {
+  if (args === null || typeof args !== 'object') return [];
+  return Object.keys(args).filter((k) => !known.includes(k));
 }

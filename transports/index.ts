@@ -17,3 +17,4 @@ export {
   type UnixSocketListener,
   type UnixSocketServerOptions,
 } from './unix-socket.js';
+export * from './streamable-http/index.js';

@@ -1,7 +1,8 @@
-// `lispex mcp serve`: the Lispex tools over stdio, MCP 2025-11-25, tools only.
+// `lispex mcp serve`: the Lispex tools over stdio (or Streamable HTTP with --http), MCP 2025-11-25, tools only.
 
 import { McpServer, packageVersion } from '../../src/index.js';
-import { StdioServerTransport } from '../../transports/index.js';
+import { HTTP_OPTIONS_HELP, StdioServerTransport, serveHttpForCli, takeHttpOption, type HttpCliFlags } from '../../transports/index.js';
+import { UsageError } from '../../common/usage-error.js';
 import { LispexHost } from '../../engines/lispex/host/index.js';
 import { FIXED_BOUNDS } from './bounds.js';
 import { COURTS, courtAvailability } from './courts.js';
@@ -68,6 +69,7 @@ export function createLispexServer(options: LispexServerOptions): LispexServer {
 }
 
 export const SERVE_HELP = `Usage: lispex mcp serve [--topaz-vm PATH] [--topaz-compiler PATH --rust-tools PATH]
+                        [--http [HOST:]PORT [--http-token-file PATH]]
 
 Serve the Lispex MCP tools (lispex_reference, lispex_eval, lispex_diagnostic,
 lispex_compare_routes) over stdio, protocol 2025-11-25, tools only.
@@ -79,6 +81,9 @@ Options (each an absolute path to an existing executable, validated before start
 Products must answer the lispex.external-backend-protocol/v1 handshake. Built by setup:
 dist/products/topaz-vm, dist/products/topaz-compiler, and the rustc named in
 dist/products/topaz-runtime/RUSTC. No product is ever discovered through PATH or the environment.
+
+HTTP (instead of stdio):
+${HTTP_OPTIONS_HELP}
 `;
 
 /**
@@ -86,8 +91,30 @@ dist/products/topaz-runtime/RUSTC. No product is ever discovered through PATH or
  * one stdio session. Resolves when the client disconnects and every worker has stopped.
  */
 export async function serveLispexMcp(argv: readonly string[]): Promise<void> {
-  const products = parseStartupProducts(argv);
+  const http: HttpCliFlags = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const used = takeHttpOption(argv, i, http);
+    if (used >= 0) i = used;
+    else rest.push(argv[i]!);
+  }
+  if (http.tokenFile !== undefined && !http.http) throw new UsageError('--http-token-file goes with --http [HOST:]PORT');
+  const products = parseStartupProducts(rest);
   const server = createLispexServer({ products });
+  if (http.http) {
+    const listener = await serveHttpForCli({
+      command: 'lispex mcp serve',
+      flags: { ...http, http: http.http },
+      connect: (t) => server.connect(t),
+    });
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await listener.close();
+    await server.close();
+    return;
+  }
   const session = await server.connect(new StdioServerTransport());
   await new Promise<void>((resolve) => {
     session.onClose(resolve);

@@ -1,8 +1,18 @@
-// `topup [--socket <path>]`: the topup server on stdio (default) or on a Unix socket serving one
-// client at a time, keeping the toplevel across reconnects. Also `mcp-engines topup …`.
+// `topup [--socket <path> | --http [HOST:]PORT]`: the topup server on stdio (default), on a Unix
+// socket serving one client at a time, keeping the toplevel across reconnects, or over Streamable
+// HTTP (always with a bearer token: topup runs code). Also `mcp-engines topup …`.
 // `topup-opt` is the same server with the native agent (phrases compiled to native code).
 import { EXIT_USAGE, UsageError } from '../../common/usage-error.js';
-import { StdioServerTransport, serveUnixSocket, type UnixSocketListener } from '../../transports/index.js';
+import {
+  HTTP_OPTIONS_HELP,
+  StdioServerTransport,
+  serveHttpForCli,
+  serveUnixSocket,
+  takeHttpOption,
+  type HttpCliFlags,
+  type StreamableHttpListener,
+  type UnixSocketListener,
+} from '../../transports/index.js';
 import type { TopupRouter } from './router.js';
 import { basename } from 'node:path';
 import type { AgentDriver } from '../../engines/ocaml/index.js';
@@ -26,7 +36,13 @@ Usage:
   ${command}                   serve MCP on stdin/stdout
   ${command} --socket <path>   serve MCP on a Unix socket (mode 0600), one client at a time;
                           the toplevel and its bindings persist across reconnects
+  ${command} --http [HOST:]PORT --http-token-file PATH
+                          serve MCP over Streamable HTTP (sessions share the toplevel);
+                          a token is always required, since topup runs code
   ${command} --help | --version
+
+HTTP options:
+${HTTP_OPTIONS_HELP}
 
 Environment:
   TOPUP_LOG             phrase-log path (default ~/.topup/logs/session-<pid>.ml, removed at exit)
@@ -49,21 +65,39 @@ export interface TopupCliOptions {
   command?: TopupCommand;
 }
 
-type Mode = { kind: 'stdio' } | { kind: 'socket'; path: string } | { kind: 'help' } | { kind: 'version' };
+type Mode =
+  | { kind: 'stdio' }
+  | { kind: 'socket'; path: string }
+  | { kind: 'http'; flags: HttpCliFlags & { http: { host: string; port: number } } }
+  | { kind: 'help' }
+  | { kind: 'version' };
 
 function parseArgs(argv: string[]): Mode {
   let mode: Mode = { kind: 'stdio' };
+  const http: HttpCliFlags = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--help' || a === '-h') return { kind: 'help' };
     if (a === '--version' || a === '-V') return { kind: 'version' };
+    const used = takeHttpOption(argv, i, http);
+    if (used >= 0) {
+      i = used;
+      continue;
+    }
     if (a === '--socket' || a.startsWith('--socket=')) {
       const path = a === '--socket' ? argv[++i] : a.slice('--socket='.length);
       if (!path) throw new UsageError('--socket needs a path, e.g. --socket ~/.topup/sockets/topup.sock');
       mode = { kind: 'socket', path };
       continue;
     }
-    throw new UsageError(`unknown argument "${a}"; expected --socket <path>, --help or --version`);
+    throw new UsageError(
+      `unknown argument "${a}"; expected --socket <path>, --http [HOST:]PORT, --http-token-file PATH, --help or --version`,
+    );
+  }
+  if (http.tokenFile !== undefined && !http.http) throw new UsageError('--http-token-file goes with --http [HOST:]PORT');
+  if (http.http) {
+    if (mode.kind === 'socket') throw new UsageError('choose one of --socket and --http');
+    return { kind: 'http', flags: { ...http, http: http.http } };
   }
   return mode;
 }
@@ -136,7 +170,7 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
       checkpointDir: process.env.TOPUP_CHECKPOINT_DIR || undefined,
     },
   });
-  let listener: UnixSocketListener | undefined;
+  let listener: UnixSocketListener | StreamableHttpListener | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -153,6 +187,24 @@ export async function runTopupCli(argv: string[], options: TopupCliOptions = {})
     process.once('SIGINT', () => void stop(130));
     const session = await server.connect(new StdioServerTransport());
     session.onClose(() => void stop(0));
+    return;
+  }
+
+  if (mode.kind === 'http') {
+    try {
+      listener = await serveHttpForCli({
+        command,
+        flags: mode.flags,
+        connect: (transport) => server.connect(transport),
+        requireToken: true,
+      });
+    } catch (err) {
+      process.stderr.write(`${command}: ${(err as Error).message}\n`);
+      await server.shutdown();
+      process.exitCode = err instanceof UsageError ? err.exitCode : 1;
+      return;
+    }
+    process.once('SIGINT', () => void stop(130));
     return;
   }
 

@@ -1,5 +1,5 @@
 import { JSONRPCClient, JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
-import type { JsonRpcId, JsonRpcMessage, Transport } from '../../transports/transport.js';
+import type { JsonRpcId, JsonRpcMessage, MessageExtraInfo, Transport, TransportSendOptions } from '../../transports/transport.js';
 import { JsonParseError, MessageTooLargeError } from '../../transports/transport.js';
 import { ErrorCode, RemoteError, RpcError } from './errors.js';
 import type { Logger } from '../logger.js';
@@ -8,6 +8,8 @@ import type { Logger } from '../logger.js';
 export interface RequestContext {
   readonly id: JsonRpcId;
   readonly signal: AbortSignal;
+  /** What the transport said about the message (HTTP headers, auth), if anything. */
+  readonly extra?: MessageExtraInfo;
 }
 
 export type MethodHandler = (params: Record<string, unknown>, ctx: RequestContext) => unknown;
@@ -18,6 +20,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Called once the id is assigned (before sending), e.g. to set a progress token. */
   onId?: (id: number) => void;
+  /** The incoming request this one is made for (see Transport.send). */
+  relatedRequestId?: JsonRpcId;
 }
 
 /** Requests are cancelled with this method (MCP). */
@@ -33,7 +37,10 @@ class IncomingRequest implements RequestContext {
   private abortReason?: unknown;
   aborted = false;
 
-  constructor(readonly id: JsonRpcId) {}
+  constructor(
+    readonly id: JsonRpcId,
+    readonly extra?: MessageExtraInfo,
+  ) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -65,7 +72,7 @@ const key = (id: JsonRpcId) => (typeof id === 'number' ? `n${id}` : `s${id}`);
  */
 export class JsonRpcPeer {
   private readonly server: JSONRPCServer<RequestContext>;
-  private readonly client: JSONRPCClient<void>;
+  private readonly client: JSONRPCClient<TransportSendOptions | undefined>;
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly knownNotifications = new Set<string>();
   private readonly inFlight = new Map<string, IncomingRequest>();
@@ -84,13 +91,13 @@ export class JsonRpcPeer {
       this.log.error(`internal error while handling a request: ${(error as Error)?.stack ?? String(error)}`);
       return createJSONRPCErrorResponse(id, ErrorCode.InternalError, 'Internal error');
     };
-    this.client = new JSONRPCClient<void>(
-      (payload) => {
-        this.sendRaw(payload);
+    this.client = new JSONRPCClient<TransportSendOptions | undefined>(
+      (payload, options) => {
+        this.sendRaw(payload, options);
       },
       () => this.nextId++,
     );
-    transport.onmessage = (m) => this.receive(m);
+    transport.onmessage = (m, extra) => this.receive(m, extra);
     transport.onerror = (e) => this.onTransportError(e);
     transport.onclose = () => this.onTransportClose();
     // Cancellation is part of the session itself, not of any one method.
@@ -162,7 +169,8 @@ export class JsonRpcPeer {
     signal?.addEventListener('abort', onAbort, { once: true });
     if (timeoutMs !== undefined) timer = setTimeout(() => abandon!(`request timed out after ${timeoutMs} ms`), timeoutMs);
     try {
-      const response = await Promise.race([this.client.requestAdvanced(request), abandoned]);
+      const sendOptions = options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : undefined;
+      const response = await Promise.race([this.client.requestAdvanced(request, sendOptions), abandoned]);
       if (response.error) {
         // json-rpc-2.0 settles pending requests with code 0 when the connection goes away.
         const code = response.error.code === 0 ? ErrorCode.ConnectionClosed : response.error.code;
@@ -175,10 +183,10 @@ export class JsonRpcPeer {
     }
   }
 
-  /** Fire-and-forget notification. */
-  notify(method: string, params?: Record<string, unknown>): void {
+  /** Fire-and-forget notification; `options.relatedRequestId` names the incoming request it belongs to. */
+  notify(method: string, params?: Record<string, unknown>, options?: TransportSendOptions): void {
     if (this.closed) return;
-    this.sendRaw(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+    this.sendRaw(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, options);
   }
 
   async close(): Promise<void> {
@@ -188,7 +196,7 @@ export class JsonRpcPeer {
 
   // ---- incoming ----
 
-  private receive(message: unknown): void {
+  private receive(message: unknown, extra?: MessageExtraInfo): void {
     if (Array.isArray(message)) {
       this.replyError(null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported; send one message per line');
       return;
@@ -248,17 +256,17 @@ export class JsonRpcPeer {
       this.replyError(id, ErrorCode.InvalidParams, `Invalid params: "params" of ${m.method} must be an object`);
       return;
     }
-    void this.dispatchRequest({ jsonrpc: '2.0', id, method: m.method, params: params ?? {} });
+    void this.dispatchRequest({ jsonrpc: '2.0', id, method: m.method, params: params ?? {} }, extra);
   }
 
-  private async dispatchRequest(request: JSONRPCRequest): Promise<void> {
+  private async dispatchRequest(request: JSONRPCRequest, extra?: MessageExtraInfo): Promise<void> {
     const id = request.id as JsonRpcId;
     const k = key(id);
     if (this.inFlight.has(k)) {
       this.replyError(id, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(id)} is already in use by a request in progress`);
       return;
     }
-    const incoming = new IncomingRequest(id);
+    const incoming = new IncomingRequest(id, extra);
     this.inFlight.set(k, incoming);
     let response: JSONRPCResponse | null;
     try {
@@ -329,9 +337,10 @@ export class JsonRpcPeer {
     return this.lastPeerError ? `connection closed: ${this.lastPeerError}` : 'connection closed';
   }
 
-  private sendRaw(message: unknown): void {
+  private sendRaw(message: unknown, options?: TransportSendOptions): void {
     if (this.closed) return;
-    this.transport.send(message as JsonRpcMessage).catch((err: Error) => {
+    const sent = options ? this.transport.send(message as JsonRpcMessage, options) : this.transport.send(message as JsonRpcMessage);
+    sent.catch((err: Error) => {
       this.log.debug(`send failed: ${err.message}`);
     });
   }

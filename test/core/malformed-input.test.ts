@@ -31,7 +31,21 @@ const cases: Array<[string, string | Buffer, Expect]> = [
   ['method not a string', '{"jsonrpc":"2.0","id":8,"method":5}', { error: -32600, id: 8 }],
   ['empty method', '{"jsonrpc":"2.0","id":9,"method":""}', { error: -32600, id: 9 }],
   ['neither method nor result', '{"jsonrpc":"2.0","id":10}', { error: -32600, id: 10 }],
-  ['unknown method (server/discover probe)', '{"jsonrpc":"2.0","id":11,"method":"server/discover"}', { error: -32601, id: 11 }],
+  [
+    'server/discover asking for a version the server does not speak: -32022',
+    '{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}',
+    { error: -32022, id: 11 },
+  ],
+  [
+    'a 2026-07-28 request without its client capabilities',
+    '{"jsonrpc":"2.0","id":111,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+    { error: -32602, id: 111 },
+  ],
+  [
+    'ping in a 2026-07-28 request: removed in that revision',
+    '{"jsonrpc":"2.0","id":112,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}',
+    { error: -32601, id: 112 },
+  ],
   ['unknown method', '{"jsonrpc":"2.0","id":12,"method":"no/such"}', { error: -32601, id: 12 }],
   ['params as array', '{"jsonrpc":"2.0","id":13,"method":"tools/list","params":[1,2]}', { error: -32602, id: 13 }],
   ['params as string', '{"jsonrpc":"2.0","id":14,"method":"ping","params":"x"}', { error: -32602, id: 14 }],
