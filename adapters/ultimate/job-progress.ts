@@ -10,9 +10,7 @@
 // job's JSON. A settled job (finished, failed, cancelled) gets none: its answer is the whole story,
 // and a bar for a job that is over reports nothing. Without a progressToken nothing is sent, and
 // the answer is byte for byte what it was.
-import type { JobBody } from './api-schemas.js';
-
-type Job = JobBody['job'];
+import type { Job } from '../../services/ultimate-tool/api/schemas.js';
 
 export function reportJobRuns(ctx: { progress(progress: number, total?: number, message?: string): void }, job: Job | null): void {
   if (!job || (job.state !== 'queued' && job.state !== 'running')) return;
