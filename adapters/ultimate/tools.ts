@@ -46,11 +46,14 @@ async function forward(client: UltimateServiceClient, name: ToolName, spec: Tool
   const input = toolRequest(name, args);
   const signal = ctx.signal;
   switch (spec.follow) {
-    case 'capture-job':
-      return client.startCapture(spec.route as 'startDebugStreamCapture' | 'startSourceLinkedCapture', input, {
+    case 'capture-job': {
+      const answer = await client.startCapture(spec.route as 'startDebugStreamCapture' | 'startSourceLinkedCapture', input, {
         signal,
         onProgress: datagramProgress(ctx),
       });
+      await ctx.progressDelivered?.();
+      return answer;
+    }
     case 'job-progress': {
       // With a progressToken: one progress notification, runs finished out of planned (job-progress.ts).
       const body = (await client.call(spec.route, input, { signal })) as { job: Parameters<typeof reportJobRuns>[1] };

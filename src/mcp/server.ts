@@ -171,6 +171,7 @@ class CallContext implements ToolContext {
 
   progress(progress: number, total?: number, message?: string): void {
     if (this.progressToken === undefined || this.request.signal.aborted) return;
+    this.progressPending = true;
     this.session.notify('notifications/progress', {
       progressToken: this.progressToken,
       progress,
@@ -182,4 +183,20 @@ class CallContext implements ToolContext {
   notify(method: string, params?: Record<string, unknown>): void {
     this.session.notify(method, params);
   }
+
+  private progressPending = false;
+
+  /**
+   * A client answers a ping after it has dispatched every message it read before it, so once the
+   * answer is here the progress sent before it has reached the client's handler. A client that
+   * does not answer (or refuses ping) costs at most PROGRESS_PING_MS; the call answers anyway.
+   */
+  async progressDelivered(): Promise<void> {
+    if (!this.progressPending || this.request.signal.aborted) return;
+    this.progressPending = false;
+    await this.session.request('ping', {}, { signal: this.request.signal, timeoutMs: PROGRESS_PING_MS }).catch(() => undefined);
+  }
 }
+
+/** How long a tool waits for the client's answer to the ping after a progress report. */
+const PROGRESS_PING_MS = 5_000;
