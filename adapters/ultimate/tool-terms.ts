@@ -18,6 +18,11 @@ function toolFor(method: string, path: string): string | undefined {
 /** The message with each route a tool calls named by the tool ("X (X)" said once). */
 export function inToolTerms(message: string): string {
   return message
-    .replace(ROUTE_MENTION, (mention, method: string, path: string) => toolFor(method, path) ?? mention)
+    .replace(ROUTE_MENTION, (mention, method: string, path: string, query: string | undefined) => {
+      // A sentence's full stop is not part of the path.
+      const stop = query ? '' : (/\.+$/.exec(path)?.[0] ?? '');
+      const tool = toolFor(method, path.slice(0, path.length - stop.length));
+      return tool ? tool + stop : mention;
+    })
     .replace(/\b([a-z_]+) \(\1\)/g, '$1');
 }
