@@ -30,6 +30,14 @@ export interface ToolContext {
   readonly clientCapabilities?: Record<string, unknown>;
   /** Report progress; a no-op unless the caller passed `_meta.progressToken`. */
   progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Resolves once the client has handled the progress reported so far (a ping round trip; at once
+   * when none was sent). A tool that reports just before it answers awaits it: the official SDK
+   * client dispatches a notification a microtask after reading it but retires the request's
+   * progress handler as soon as it reads the answer, so a report read together with its answer
+   * was dropped as "unknown token". Optional: contexts made outside a server lack it.
+   */
+  progressDelivered?(): Promise<void>;
   readonly log: Logger;
   /** Send a notification to this client. */
   notify(method: string, params?: Record<string, unknown>): void;

@@ -4,7 +4,7 @@
 // Answers are printed as the service's JSON on stdout; failures as one line on stderr.
 import { EXIT_USAGE, UsageError } from '../../common/index.js';
 import { UltimateToolError } from './envelope.js';
-import { type CaptureKind, UltimateServiceClient } from './service-client.js';
+import { UltimateServiceClient } from './service-client.js';
 import { DEFAULT_SERVICE_PORT } from './service-url.js';
 
 const DEFAULT_SERVICE_URL = `http://127.0.0.1:${DEFAULT_SERVICE_PORT}`;
@@ -131,7 +131,7 @@ async function run(p: Parsed, client: UltimateServiceClient): Promise<unknown> {
   switch (p.sub) {
     case 'probe':
       if (p.positional.length) throw new UsageError('probe takes no arguments');
-      return client.probeUltimate({ strict_gate: strict });
+      return client.call('probeUltimate', { body: { strict_gate: strict } });
     case 'prepare': {
       if (p.positional.length) throw new UsageError('prepare takes options only');
       const test = p.flags.get('--test');
@@ -141,18 +141,20 @@ async function run(p: Parsed, client: UltimateServiceClient): Promise<unknown> {
         strict_gate: strict,
         ...(typeof test === 'string' ? { test } : {}),
       };
-      return client.prepareCapture(typeof test === 'string' ? 'source-linked' : 'debug-stream', body);
+      return client.call(typeof test === 'string' ? 'prepareSourceLinkedCapture' : 'prepareDebugStreamCapture', { body });
     }
     case 'cancel':
-      return client.cancelCapturePreparation('debug-stream', onePositional(p, 'PREPARATION_ID'));
+      return client.call('cancelDebugStreamPreparation', { params: { preparation_id: onePositional(p, 'PREPARATION_ID') } });
     case 'start': {
       const id = onePositional(p, 'PREPARATION_ID');
       const sourceLinked = p.flags.has('--confirmed-reset-count');
-      const kind: CaptureKind = sourceLinked ? 'source-linked' : 'debug-stream';
-      return client.startCapture(kind, id, {
-        confirmed_stream_start_count: count(p.flags, '--confirmed-stream-start-count'),
-        confirmed_stream_stop_count: count(p.flags, '--confirmed-stream-stop-count'),
-        ...(sourceLinked ? { confirmed_reset_count: count(p.flags, '--confirmed-reset-count') } : {}),
+      return client.startCapture(sourceLinked ? 'startSourceLinkedCapture' : 'startDebugStreamCapture', {
+        params: { preparation_id: id },
+        body: {
+          confirmed_stream_start_count: count(p.flags, '--confirmed-stream-start-count'),
+          confirmed_stream_stop_count: count(p.flags, '--confirmed-stream-stop-count'),
+          ...(sourceLinked ? { confirmed_reset_count: count(p.flags, '--confirmed-reset-count') } : {}),
+        },
       });
     }
   }

@@ -10,6 +10,7 @@ import {
   type HttpCliFlags,
   type StreamableHttpListener,
 } from '../../transports/index.js';
+import { TOOL_NAMES } from '../../services/ultimate-tool/api/tools.js';
 import { createUltimateToolServer } from './server.js';
 import { DEFAULT_SERVICE_PORT } from './service-url.js';
 
@@ -27,9 +28,9 @@ Options:
                       or fragment (a trailing "/" is tolerated). Without a port, port 80.
 ${HTTP_OPTIONS_HELP}
 
-Serves get_project, list_targets, list_runs, get_run, get_job, get_active_job, probe_ultimate,
-start_test_job, read_evidence, compare_runs and resolve_address over stdio; every answer is the
-schema-12 envelope. The adapter only forwards to the service; it builds and touches no device.
+Serves the contract's ${TOOL_NAMES.length} tools over stdio or HTTP (${TOOL_NAMES.slice(0, 3).join(', ')}, …, ${TOOL_NAMES.at(-1)};
+the list: tools/list or docs/ultimate/MCP.md); every answer is the schema-12 envelope.
+The adapter only forwards to the service; it builds and touches no device.
 Exit status: 0 when the client disconnects, 64 on a usage error. Logs go to stderr.
 `;
 

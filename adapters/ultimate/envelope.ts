@@ -3,6 +3,7 @@
 //   { schema_version: 12, operation, error: { code, layer, message, http_status? } }  on failure
 // as structuredContent and as the same JSON text, on every path through the registry.
 import { z } from 'zod';
+import { API_SCHEMA_VERSION } from '../../services/ultimate-tool/api/schemas.js';
 import { type ResultEnvelope, ToolError, type ToolFailure } from '../../src/index.js';
 
 export const ENVELOPE_SCHEMA_VERSION = 12;
@@ -65,7 +66,7 @@ function failureError(operation: string, failure: ToolFailure): EnvelopeError {
       return {
         code: 'invalid_service_response',
         layer: 'service',
-        message: `the service's answer to ${operation} is not what API schema 13 promises: ${failure.message}`,
+        message: `the service's answer to ${operation} is not what API schema ${API_SCHEMA_VERSION} promises: ${failure.message}`,
       };
     case 'cancelled':
       return { code: 'cancelled', layer: 'adapter', message: `${operation} was cancelled by the client` };

@@ -9,14 +9,17 @@
 // notifications (a bar per request) thus shows "3 of 10 runs" on each poll without reading the
 // job's JSON. A settled job (finished, failed, cancelled) gets none: its answer is the whole story,
 // and a bar for a job that is over reports nothing. Without a progressToken nothing is sent, and
-// the answer is byte for byte what it was.
-import type { JobBody } from './api-schemas.js';
+// the answer is byte for byte what it was. With a report, the answer waits for the client to answer
+// one ping (ToolContext.progressDelivered): the report is then handled before the answer arrives.
+import type { Job } from '../../services/ultimate-tool/api/schemas.js';
+import type { ToolContext } from '../../src/index.js';
 
-type Job = JobBody['job'];
-
-export function reportJobRuns(ctx: { progress(progress: number, total?: number, message?: string): void }, job: Job | null): void {
+export async function reportJobRuns(ctx: Pick<ToolContext, 'progress' | 'progressDelivered'>, job: Job | null): Promise<void> {
   if (!job || (job.state !== 'queued' && job.state !== 'running')) return;
   const { completed_runs: done, total_runs: planned } = job.progress;
   if (!(planned > 0)) return;
   ctx.progress(done, planned, `${done} of ${planned} run(s) finished (job ${job.job_id}, ${job.state}, ${job.progress.phase})`);
+  // The answer follows at once: it waits until the client has handled the report (a ping round
+  // trip), or the official SDK client drops a report it reads in the same chunk as the answer.
+  await ctx.progressDelivered?.();
 }

@@ -1,68 +1,18 @@
-// A typed client for the Ultimate Tool service's HTTP API (API schema 13). It is all the adapter
-// knows of the service: one method per route, answers checked against the schemas the adapter
-// relies on, and every failure an UltimateToolError that says in which layer it happened.
+// The client of the Ultimate Tool service's HTTP API (API schema 13), driven by the service's own
+// wire declaration (services/ultimate-tool/api/): one `call(route, input)` for every route, its
+// answer checked against the route's declared response schema, and every failure an
+// UltimateToolError that says in which layer it happened.
 import http from 'node:http';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { describeZodError } from '../../src/index.js';
-import {
-  type ActiveJobBody,
-  ActiveJobBodySchema,
-  API_SCHEMA_VERSION,
-  type CheckpointComparisonBody,
-  CheckpointComparisonBodySchema,
-  type CheckpointComparisonRecordBody,
-  CheckpointComparisonRecordBodySchema,
-  type CheckpointComparisonsBody,
-  CheckpointComparisonsBodySchema,
-  type ComparisonBody,
-  ComparisonBodySchema,
-  type EvidenceBody,
-  EvidenceBodySchema,
-  type JobBody,
-  JobBodySchema,
-  type ListRunsQuery,
-  type ProbeBody,
-  ProbeBodySchema,
-  type ProjectBody,
-  ProjectBodySchema,
-  type ResolveBody,
-  ResolveBodySchema,
-  type RunBody,
-  RunBodySchema,
-  type RunsBody,
-  RunsBodySchema,
-  ServiceErrorBodySchema,
-  type StartJobRequest,
-  type TargetsBody,
-  TargetsBodySchema,
-  type CaptureStartBody,
-  CaptureStartBodySchema,
-  type CrashReportBody,
-  CrashReportBodySchema,
-  type DiagnosticItemsBody,
-  DiagnosticItemsBodySchema,
-  type DiagnosticReportBody,
-  DiagnosticReportBodySchema,
-  type PreparationBody,
-  PreparationBodySchema,
-  type TimelineBody,
-  TimelineBodySchema,
-} from './api-schemas.js';
-import { type ErrorLayer, UltimateToolError } from './envelope.js';
-import {
-  type NativeIntentBody,
-  NativeIntentBodySchema,
-  type NativeJobBody,
-  NativeJobBodySchema,
-  type NativePreparationBody,
-  NativePreparationBodySchema,
-  type NativeRunStartBody,
-  NativeRunStartBodySchema,
-} from './native-schemas.js';
-import { parseServiceUrl } from './service-url.js';
-import { type RouteInput, requestTarget } from '../../services/ultimate-tool/api/paths.js';
-import { ROUTES, type RouteSpec } from '../../services/ultimate-tool/api/routes.js';
 import { httpStatusOf } from '../../services/ultimate-tool/api/errors.js';
+import { type RouteInput, type RouteName, requestTarget } from '../../services/ultimate-tool/api/paths.js';
+import { ROUTES } from '../../services/ultimate-tool/api/routes.js';
+import { API_SCHEMA_VERSION, CaptureStartPayloadSchema, ErrorBodySchema, type Job } from '../../services/ultimate-tool/api/schemas.js';
+import { TOOL_OF_ROUTE, TOOLS, type ToolSpec } from '../../services/ultimate-tool/api/tools.js';
+import { type ErrorLayer, UltimateToolError } from './envelope.js';
+import { inToolTerms } from './tool-terms.js';
+import { parseServiceUrl } from './service-url.js';
 
 /** Service codes that report the device (not the service) as the failing party. */
 const DEVICE_ERROR_CODES: ReadonlySet<string> = new Set(['identity_changed', 'target_unavailable']);
@@ -95,7 +45,9 @@ export interface CaptureProgress {
   phase: string;
 }
 
-export type CaptureKind = 'debug-stream' | 'source-linked';
+/** What a route answers on success, as its response schema types it. */
+export type RouteAnswer<N extends RouteName> = z.output<(typeof ROUTES)[N]['response']>;
+type CaptureStartBody = z.output<typeof CaptureStartPayloadSchema>;
 
 /**
  * The service's HTTP API as the route table (services/ultimate-tool/api/routes.ts) declares it,
@@ -117,142 +69,19 @@ export class UltimateServiceClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
   }
 
-  getProject(opts?: RequestOptions): Promise<ProjectBody> {
-    return this.call(ROUTES.getProject, {}, ProjectBodySchema, opts);
-  }
-
-  listTargets(opts?: RequestOptions): Promise<TargetsBody> {
-    return this.call(ROUTES.listTargets, {}, TargetsBodySchema, opts);
-  }
-
-  listRuns(query: ListRunsQuery = {}, opts?: RequestOptions): Promise<RunsBody> {
-    return this.call(ROUTES.listRuns, { query }, RunsBodySchema, opts);
-  }
-
-  getRun(runId: string, opts?: RequestOptions): Promise<RunBody> {
-    return this.call(ROUTES.getRun, { params: { run_id: runId } }, RunBodySchema, opts);
-  }
-
-  readEvidence(runId: string, name: string, opts?: RequestOptions): Promise<EvidenceBody> {
-    return this.call(ROUTES.readEvidence, { params: { run_id: runId, name } }, EvidenceBodySchema, opts);
-  }
-
-  resolveAddress(runId: string, address: string, context?: string, opts?: RequestOptions): Promise<ResolveBody> {
-    return this.call(ROUTES.resolveAddress, { params: { run_id: runId }, query: { address, context } }, ResolveBodySchema, opts);
-  }
-
-  compareRuns(baseline: string, candidate: string, context?: string, opts?: RequestOptions): Promise<ComparisonBody> {
-    return this.call(ROUTES.compareRuns, { query: { baseline, candidate, context } }, ComparisonBodySchema, opts);
-  }
-
-  compareRunCheckpoints(baseline: string, candidate: string, opts?: RequestOptions): Promise<CheckpointComparisonBody> {
-    return this.call(ROUTES.compareRunCheckpoints, { query: { baseline, candidate } }, CheckpointComparisonBodySchema, opts);
-  }
-
-  listCheckpointComparisons(limit?: number, opts?: RequestOptions): Promise<CheckpointComparisonsBody> {
-    return this.call(ROUTES.listCheckpointComparisons, { query: { limit } }, CheckpointComparisonsBodySchema, opts);
-  }
-
-  getCheckpointComparison(comparisonId: string, opts?: RequestOptions): Promise<CheckpointComparisonRecordBody> {
-    return this.call(
-      ROUTES.getCheckpointComparison,
-      { params: { comparison_id: comparisonId } },
-      CheckpointComparisonRecordBodySchema,
-      opts,
-    );
-  }
-
-  getJob(jobId: string, opts?: RequestOptions): Promise<JobBody> {
-    return this.call(ROUTES.getJob, { params: { job_id: jobId } }, JobBodySchema, opts);
-  }
-
-  getActiveJob(opts?: RequestOptions): Promise<ActiveJobBody> {
-    return this.call(ROUTES.getActiveJob, {}, ActiveJobBodySchema, opts);
-  }
-
-  probeUltimate(body: { strict_gate?: boolean } = {}, opts?: RequestOptions): Promise<ProbeBody> {
-    return this.call(ROUTES.probeUltimate, { body }, ProbeBodySchema, opts);
-  }
-
-  startTestJob(body: StartJobRequest, opts?: RequestOptions): Promise<JobBody> {
-    return this.call(ROUTES.startTestJob, { body }, JobBodySchema, opts);
-  }
-
-  // ---- the trusted-native flow (SERVICE-API.md "Native") ----
-
-  createNativePreparation(body: { program: string }, opts?: RequestOptions): Promise<NativePreparationBody> {
-    // A preparation may build the program with the RISC-V toolchain.
-    return this.call(ROUTES.createNativePreparation, { body }, NativePreparationBodySchema, { timeoutMs: 660_000, ...opts });
-  }
-
-  createNativeIntent(body: Record<string, unknown>, opts?: RequestOptions): Promise<NativeIntentBody> {
-    return this.call(ROUTES.createNativeIntent, { body }, NativeIntentBodySchema, opts);
-  }
-
-  getNativeIntent(intentId: string, opts?: RequestOptions): Promise<NativeIntentBody> {
-    return this.call(ROUTES.getNativeIntent, { params: { intent_id: intentId } }, NativeIntentBodySchema, opts);
-  }
-
-  revokeNativeIntent(intentId: string, opts?: RequestOptions): Promise<NativeIntentBody> {
-    return this.call(ROUTES.revokeNativeIntent, { params: { intent_id: intentId }, body: {} }, NativeIntentBodySchema, opts);
-  }
-
-  startNativeRun(body: { intent_id: string; device_host: string }, opts?: RequestOptions): Promise<NativeRunStartBody> {
-    return this.call(ROUTES.startNativeRun, { body }, NativeRunStartBodySchema, { timeoutMs: 120_000, ...opts });
-  }
-
-  startNativeHealthCheck(body: { intent_id: string; run_id: string; device_host: string }, opts?: RequestOptions): Promise<NativeJobBody> {
-    return this.call(ROUTES.startNativeHealthCheck, { body }, NativeJobBodySchema, { timeoutMs: 120_000, ...opts });
-  }
-
-  startRiscvSmokeJob(body: Record<string, unknown>, opts?: RequestOptions): Promise<NativeJobBody> {
-    return this.call(ROUTES.startRiscvSmokeJob, { body }, NativeJobBodySchema, { timeoutMs: 660_000, ...opts });
-  }
-
-  // ---- run analyses ----
-
-  getRunTimeline(
-    runId: string,
-    query: {
-      cursor?: string;
-      limit?: number;
-      address_from?: string | number;
-      address_to?: string | number;
-      access?: string;
-      context?: string;
-    },
-    opts?: RequestOptions,
-  ): Promise<TimelineBody> {
-    return this.call(ROUTES.getRunTimeline, { params: { run_id: runId }, query }, TimelineBodySchema, opts);
-  }
-
-  getDiagnosticReport(runId: string, opts?: RequestOptions): Promise<DiagnosticReportBody> {
-    return this.call(ROUTES.getDiagnosticReport, { params: { run_id: runId } }, DiagnosticReportBodySchema, opts);
-  }
-
-  getDiagnosticItems(
-    runId: string,
-    query: { section: string; limit?: number; cursor?: string },
-    opts?: RequestOptions,
-  ): Promise<DiagnosticItemsBody> {
-    return this.call(ROUTES.getDiagnosticItems, { params: { run_id: runId }, query }, DiagnosticItemsBodySchema, opts);
-  }
-
-  getCrashReport(runId: string, context?: string, opts?: RequestOptions): Promise<CrashReportBody> {
-    return this.call(ROUTES.getCrashReport, { params: { run_id: runId }, query: { context } }, CrashReportBodySchema, opts);
-  }
-
-  // ---- debug-stream captures ----
-
-  prepareCapture(kind: CaptureKind, body: Record<string, unknown>, opts?: RequestOptions): Promise<PreparationBody> {
-    // A source-linked preparation runs a clean build first.
-    const route = kind === 'debug-stream' ? ROUTES.prepareDebugStreamCapture : ROUTES.prepareSourceLinkedCapture;
-    return this.call(route, { body }, PreparationBodySchema, { timeoutMs: 120_000, ...opts });
-  }
-
-  cancelCapturePreparation(kind: CaptureKind, preparationId: string, opts?: RequestOptions): Promise<PreparationBody> {
-    const route = kind === 'debug-stream' ? ROUTES.cancelDebugStreamPreparation : ROUTES.cancelSourceLinkedPreparation;
-    return this.call(route, { params: { preparation_id: preparationId } }, PreparationBodySchema, opts);
+  /**
+   * THE way to the service: one call of a route of the API's route table (path parameters, query,
+   * body), its answer checked against the route's response schema and returned as the service sent
+   * it. A route that may take long (a build, a re-probe) gets the time its tool declares.
+   */
+  call<N extends RouteName>(route: N, input: RouteInput = {}, opts: RequestOptions = {}): Promise<RouteAnswer<N>> {
+    const spec = ROUTES[route];
+    const tool = TOOL_OF_ROUTE[route];
+    const timeoutMs = opts.timeoutMs ?? (tool && (TOOLS[tool] as ToolSpec).answerWithinMs);
+    return this.request(spec.method, requestTarget(spec, input), spec.response, input.body, {
+      ...opts,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    }) as Promise<RouteAnswer<N>>;
   }
 
   /**
@@ -263,14 +92,12 @@ export class UltimateServiceClient {
    * job (it stops before the stream starts, or ends with the capture).
    */
   async startCapture(
-    kind: CaptureKind,
-    preparationId: string,
-    body: Record<string, unknown>,
+    route: 'startDebugStreamCapture' | 'startSourceLinkedCapture',
+    input: RouteInput,
     opts: RequestOptions & { onProgress?: (p: CaptureProgress) => void } = {},
   ): Promise<CaptureStartBody> {
-    const route = kind === 'debug-stream' ? ROUTES.startDebugStreamCapture : ROUTES.startSourceLinkedCapture;
     const { signal, onProgress } = opts;
-    const { job } = await this.call(route, { params: { preparation_id: preparationId }, body }, JobBodySchema, { signal });
+    const { job } = await this.call(route, input, { signal });
     const done = await this.waitForJob(job.job_id, {
       signal,
       timeoutMs: opts.timeoutMs ?? CAPTURE_START_TIMEOUT_MS,
@@ -283,9 +110,9 @@ export class UltimateServiceClient {
     if (done.state !== 'finished' || done.error) throw jobError(done);
     const runId = done.run_ids[0];
     if (!runId) throw failure('invalid_service_response', 'service', `capture job ${done.job_id} finished without a run`);
-    const { run } = await this.getRun(runId, { signal });
-    const answer = { api_schema_version: API_SCHEMA_VERSION, capture: done.capture, run };
-    const checked = CaptureStartBodySchema.safeParse(answer);
+    const { run } = await this.call('getRun', { params: { run_id: runId } }, { signal });
+    const answer = { api_schema_version: API_SCHEMA_VERSION, capture: (done as { capture?: unknown }).capture, run };
+    const checked = CaptureStartPayloadSchema.safeParse(answer);
     if (!checked.success)
       throw failure(
         'invalid_service_response',
@@ -296,25 +123,22 @@ export class UltimateServiceClient {
   }
 
   /** Cancels a job (a queued one never runs; a running one stops at its next safe step). */
-  cancelJob(jobId: string, opts?: RequestOptions): Promise<JobBody> {
-    return this.call(ROUTES.cancelJob, { params: { job_id: jobId }, body: {} }, JobBodySchema, opts);
+  cancelJob(jobId: string, opts?: RequestOptions): Promise<RouteAnswer<'cancelJob'>> {
+    return this.call('cancelJob', { params: { job_id: jobId }, body: {} }, opts);
   }
 
   /**
    * Reads the job until it has ended (finished, failed or cancelled), calling `onJob` with every
    * reading. A cancelled wait (signal) asks the service to cancel the job, then gives up.
    */
-  async waitForJob(
-    jobId: string,
-    opts: { signal?: AbortSignal; timeoutMs: number; onJob?: (job: JobBody['job']) => void },
-  ): Promise<JobBody['job']> {
+  async waitForJob(jobId: string, opts: { signal?: AbortSignal; timeoutMs: number; onJob?: (job: Job) => void }): Promise<Job> {
     const deadline = performance.now() + opts.timeoutMs;
     for (;;) {
       if (opts.signal?.aborted) {
         await this.cancelJob(jobId).catch(() => undefined);
         throw failure('cancelled', 'adapter', `waiting for job ${jobId} was cancelled by the client; the job was asked to cancel`);
       }
-      const { job } = await this.getJob(jobId);
+      const { job } = await this.call('getJob', { params: { job_id: jobId } });
       opts.onJob?.(job);
       if (job.state !== 'queued' && job.state !== 'running') return job;
       if (performance.now() >= deadline)
@@ -334,14 +158,6 @@ export class UltimateServiceClient {
   /** Close the kept-alive connections. */
   close(): void {
     this.agent.destroy();
-  }
-
-  /**
-   * THE way to the service: one call of a route of the API's route table (path parameters, query,
-   * body), its answer checked against what the adapter relies on and returned as the service sent it.
-   */
-  call<S extends z.ZodType>(route: RouteSpec, input: RouteInput, check: S, opts?: RequestOptions): Promise<z.output<S>> {
-    return this.request(route.method, requestTarget(route, input), check, input.body, opts);
   }
 
   /** Send one request and check the answer; the body is returned as the service sent it. */
@@ -460,7 +276,7 @@ function transportError(origin: string, method: string, path: string, err: Error
 }
 
 /** A job that ended without success: its code and message as the service's answer for that code would carry them. */
-function jobError(job: JobBody['job']): UltimateToolError {
+function jobError(job: Job): UltimateToolError {
   const e = (job.error ?? null) as { code?: string; message?: string; details?: Record<string, unknown> } | null;
   const code = e?.code ?? (job.state === 'cancelled' ? 'cancelled' : 'internal');
   const message = e?.message ?? `job ${job.job_id} ended ${job.state}`;
@@ -473,7 +289,8 @@ function toolError(code: string, message: string, details: Record<string, unknow
   return new UltimateToolError({
     code,
     layer,
-    message,
+    // Through MCP, the next step is a tool, not an HTTP route (tool-terms.ts).
+    message: inToolTerms(message),
     ...(status !== undefined ? { http_status: status } : {}),
     ...(details ? { details } : {}),
   });
@@ -481,13 +298,19 @@ function toolError(code: string, message: string, details: Record<string, unknow
 
 /** A 4xx/5xx answer: the service's own code and message, in the service or device layer. */
 function serviceError(method: string, path: string, status: number, json: unknown): UltimateToolError {
-  const checked = ServiceErrorBodySchema.safeParse(json);
+  const checked = ServiceErrorBody.safeParse(json);
   if (!checked.success) {
     return failure('invalid_service_response', 'service', `${method} ${path} answered HTTP ${status} without an API error body`, status);
   }
   const { code, message, details } = checked.data.error;
   return toolError(code, message, details, status);
 }
+
+/**
+ * The service's failure body, as loose as a failure may come: any code (a job-only one too), any
+ * details; the version and the code, message and details fields as API schema 13 declares them.
+ */
+const ServiceErrorBody = ErrorBodySchema.extend({ error: ErrorBodySchema.shape.error.extend({ code: z.string().min(1) }) });
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -45,3 +45,18 @@ export {
 } from './debug-stream/datagram.js';
 export { ViceMonitorClient, type ViceClientOptions, type ViceEvent, type Registers } from './vice/client.js';
 export { ViceCommand, ViceError, ViceRegister, CheckpointOp, type CheckpointInfo } from './vice/protocol.js';
+export { ViceRunObserver, type ObservedWrite } from './vice/run-observer.js';
+export { ViceTextMonitor } from './vice/text-monitor.js';
+// The Elite II's native flow as the Ultimate Tool service drives it (riscv-apps/: .UE2, ELF, the
+// RISC-V toolchain, Run Update).
+export {
+  readElf32,
+  RISCV_FLAGS,
+  buildRiscvProgram,
+  UE2_MAX_FILE_BYTES,
+  packUe2FromElf,
+  parseUe2,
+  placeUtr2Token,
+  triggerRunUpdate,
+  uploadUpdateFile,
+} from './riscv-apps/index.js';

@@ -4,8 +4,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildRiscvProgram } from '../../engines/ultimate/riscv-apps/riscv-toolchain.js';
-import { packUe2FromElf } from '../../engines/ultimate/riscv-apps/ue2.js';
+import { buildRiscvProgram, packUe2FromElf } from '../../engines/ultimate/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

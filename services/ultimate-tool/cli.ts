@@ -8,7 +8,7 @@ import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './jobs/captures.js';
 import type { UltimateTargetConfig } from './jobs/job-context.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
-import { PortInUseError } from '../../engines/ultimate/virtual/device/port-in-use-error.js';
+import { PortInUseError } from '../../engines/ultimate/virtual/index.js';
 import { DeviceAddressError, deviceAddress } from './targets/device-address.js';
 import { keyOfRole, parseVirtualDevicePorts, type VirtualDevicePorts } from './virtual-device-ports.js';
 

@@ -22,7 +22,7 @@ export {
   startVirtualVice,
   parseVirtualViceArgs,
   VIRTUAL_VICE_USAGE,
-} from '../../engines/ultimate/virtual/device/virtual-vice.js';
+} from '../../engines/ultimate/virtual/index.js';
 export { openApiDocument } from './api/openapi.js';
 export { ROUTES, ROUTE_LIST, type RouteSpec } from './api/routes.js';
 export { ROUTE_PATHS, type RouteName } from './api/paths.js';

@@ -4,8 +4,8 @@
 // names each service, a base port would impose a layout nobody asked for, and one taken port
 // would then move (or block) all of them. A key left out keeps the system's choice (any free port).
 import { UsageError } from '../../common/index.js';
-import type { PassivePortRange } from '../../engines/ultimate/virtual/device/ftp-passive-ports.js';
-import type { VirtualServiceRole } from '../../engines/ultimate/virtual/device/port-in-use-error.js';
+import type { PassivePortRange } from '../../engines/ultimate/virtual/index.js';
+import type { VirtualServiceRole } from '../../engines/ultimate/virtual/index.js';
 
 export interface VirtualDevicePorts {
   rest?: number;

@@ -527,6 +527,7 @@ class CallContext implements ServerRequestContext {
       return;
     }
     if (this.progressToken === undefined || this.req.rpc.signal.aborted) return;
+    this.progressPending = true;
     this.notify('notifications/progress', {
       progressToken: this.progressToken,
       progress,
@@ -581,4 +582,24 @@ class CallContext implements ServerRequestContext {
       relatedRequestId: this.req.rpc.id,
     });
   }
+
+  private progressPending = false;
+
+  /**
+   * A client answers a ping after it has dispatched every message it read before it, so once the
+   * answer is here the progress sent before it has reached the client's handler. A client that
+   * does not answer (or refuses ping) costs at most PROGRESS_PING_MS; the call answers anyway.
+   */
+  async progressDelivered(): Promise<void> {
+    // The 2026-07-28 era has no server-to-client ping (and a stateless request no channel back
+    // after its answer): there the report simply goes before the answer on the request's stream.
+    if (!this.progressPending || this.req.rpc.signal.aborted || this.req.scope.modern) return;
+    this.progressPending = false;
+    await this.session
+      .request('ping', {}, { signal: this.req.rpc.signal, timeoutMs: PROGRESS_PING_MS, relatedRequestId: this.req.rpc.id })
+      .catch(() => undefined);
+  }
 }
+
+/** How long a tool waits for the client's answer to the ping after a progress report. */
+const PROGRESS_PING_MS = 5_000;

@@ -13,6 +13,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   engines: ['common'],
   services: ['common', 'engines'],
   adapters: ['common', 'src', 'transports', 'engines', 'services'],
+  // The edges: one small entry per command, the measurements, the composed examples. None of the
+  // package imports them (the dispatcher's `examples` entry is a command too).
+  bin: ['common', 'src', 'transports', 'engines', 'services', 'adapters', 'examples'],
+  bench: ['common', 'src', 'transports', 'engines', 'services', 'adapters', 'test'],
+  examples: ['common', 'src', 'transports', 'engines', 'services', 'adapters'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {
@@ -67,9 +72,33 @@ test('adapters import only services/*/api/, and a service api/ imports only itse
   assert.deepEqual(violations, []);
 });
 
+// Across an engine's border only its entries are used: another engine, a service and an example
+// import an engine through an `index.ts` (engines/ultimate/index.ts, engines/ultimate/virtual/index.ts,
+// …), never a module inside it, so an engine can rearrange its insides without breaking callers.
+test('engines are entered only through an index: from another engine, a service or an example', () => {
+  const violations: string[] = [];
+  const engineOf = (path: string) => /^engines\/([^/]+)\//.exec(path)?.[1];
+  for (const folder of ['engines', 'services', 'examples']) {
+    for (const file of sources(join(repoRoot, folder))) {
+      const from = relative(repoRoot, file);
+      for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2] ?? '';
+        if (!spec.startsWith('.')) continue;
+        const target = relative(repoRoot, resolve(dirname(file), spec));
+        const engine = engineOf(target);
+        if (!engine || engine === engineOf(from)) continue;
+        if (!/(^|\/)index\.(js|ts)$/.test(target))
+          violations.push(`${from} imports ${spec} (enter engines/${engine}/ through an index.ts)`);
+      }
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
 test('nothing in the package source writes to the console (logs go through the logger to stderr)', () => {
   const offenders: string[] = [];
-  for (const folder of Object.keys(ALLOWED)) {
+  // bin/, bench/ and examples/ are programs: they print their results.
+  for (const folder of ['common', 'transports', 'src', 'engines', 'services', 'adapters']) {
     for (const file of sources(join(repoRoot, folder))) {
       const lines = readFileSync(file, 'utf8').split('\n');
       lines.forEach((line, i) => {

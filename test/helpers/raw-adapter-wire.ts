@@ -20,6 +20,7 @@ export async function openRawAdapterWire(serviceUrl: string): Promise<RawAdapter
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const lines: WireMessage[] = [];
+  const send = (m: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
   let buf = '';
   const waiters: Array<() => void> = [];
   child.stdout.on('data', (d: Buffer) => {
@@ -28,18 +29,23 @@ export async function openRawAdapterWire(serviceUrl: string): Promise<RawAdapter
     while (i >= 0) {
       const line = buf.slice(0, i).trim();
       buf = buf.slice(i + 1);
-      if (line) lines.push(JSON.parse(line));
+      if (line) {
+        const m = JSON.parse(line) as WireMessage;
+        lines.push(m);
+        // A client answers the server's pings (the adapter pings after a progress report, so the
+        // report is handled before the answer: adapters/ultimate/job-progress.ts).
+        if (m.method === 'ping' && m.id !== undefined) send({ id: m.id, result: {} });
+      }
       i = buf.indexOf('\n');
     }
     for (const w of waiters.splice(0)) w();
   });
-  const send = (m: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
   let nextId = 1;
   const request = async (method: string, params: Record<string, unknown>) => {
     const id = nextId++;
     send({ id, method, params });
     for (;;) {
-      const at = lines.findIndex((m) => m.id === id);
+      const at = lines.findIndex((m) => m.id === id && m.method === undefined);
       if (at >= 0) return { at, message: lines[at]! };
       await new Promise<void>((r) => waiters.push(r));
     }

@@ -1,8 +1,11 @@
-// The two halves this branch owns must agree: what the symbols module computes (and the service
-// returns with api_schema_version 13) is what the adapter's resolve/compare data schemas accept.
+// What the symbols module computes (and the service returns with api_schema_version 13) is what the
+// declared resolve/compare responses accept — the schemas the adapter checks those answers with.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ComparisonBodySchema, ResolveBodySchema } from '../../adapters/ultimate/index.js';
+import {
+  ComparisonPayloadSchema as ComparisonBodySchema,
+  ResolvePayloadSchema as ResolveBodySchema,
+} from '../../services/ultimate-tool/api/schemas.js';
 import { compareRuns, parseSymbolFile, resolveAddress } from '../../services/ultimate-tool/symbols/index.js';
 
 const labels = parseSymbolFile('acme-vicelabels', 'al C:080d .start\nal C:0812 .loop\n', 'main.labels');

@@ -6,51 +6,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
-import * as A from '../../adapters/ultimate/input-schemas.js';
-import * as N from '../../adapters/ultimate/native-schemas.js';
 import { openApiDocument } from '../../services/ultimate-tool/api/openapi.js';
-import { pathMatcher, pathParamNames, requestTarget, type RouteName } from '../../services/ultimate-tool/api/paths.js';
+import { pathMatcher, pathParamNames, requestTarget } from '../../services/ultimate-tool/api/paths.js';
 import { ROUTE_LIST, ROUTES } from '../../services/ultimate-tool/api/routes.js';
+import * as A from '../../services/ultimate-tool/api/tool-inputs.js';
+import { TOOLS, type ToolName, type ToolSpec, toolRequest } from '../../services/ultimate-tool/api/tools.js';
 
 type Json = Record<string, unknown>;
 
-/** Each tool, the route it calls, and the tool argument names that differ from the route's field names. */
-const TOOLS: Record<string, { input: z.ZodType; route: RouteName; rename?: Record<string, string> }> = {
-  get_project: { input: A.NoArgs, route: 'getProject' },
-  list_targets: { input: A.NoArgs, route: 'listTargets' },
-  list_runs: { input: A.ListRunsArgs, route: 'listRuns' },
-  get_run: { input: A.GetRunArgs, route: 'getRun' },
-  get_job: { input: A.GetJobArgs, route: 'getJob' },
-  get_active_job: { input: A.NoArgs, route: 'getActiveJob' },
-  probe_ultimate: { input: A.ProbeArgs, route: 'probeUltimate' },
-  start_test_job: { input: A.StartTestJobArgs, route: 'startTestJob' },
-  read_evidence: { input: A.ReadEvidenceArgs, route: 'readEvidence' },
-  compare_runs: { input: A.CompareRunsArgs, route: 'compareRuns', rename: { baseline_run_id: 'baseline', candidate_run_id: 'candidate' } },
-  resolve_address: { input: A.ResolveAddressArgs, route: 'resolveAddress' },
-  compare_run_checkpoints: {
-    input: A.CompareRunCheckpointsArgs,
-    route: 'compareRunCheckpoints',
-    rename: { baseline_run_id: 'baseline', candidate_run_id: 'candidate' },
-  },
-  list_checkpoint_comparisons: { input: A.ListCheckpointComparisonsArgs, route: 'listCheckpointComparisons' },
-  get_checkpoint_comparison: { input: A.GetCheckpointComparisonArgs, route: 'getCheckpointComparison' },
-  get_run_timeline: { input: A.GetRunTimelineArgs, route: 'getRunTimeline' },
-  get_run_diagnostic_report: { input: A.GetDiagnosticReportArgs, route: 'getDiagnosticReport' },
-  get_run_diagnostic_items: { input: A.GetDiagnosticItemsArgs, route: 'getDiagnosticItems' },
-  get_crash_report: { input: A.GetCrashReportArgs, route: 'getCrashReport' },
-  prepare_debug_stream_capture: { input: A.PrepareDebugStreamCaptureArgs, route: 'prepareDebugStreamCapture' },
-  cancel_debug_stream_capture_preparation: { input: A.CancelPreparationArgs, route: 'cancelDebugStreamPreparation' },
-  start_debug_stream_capture: { input: A.StartDebugStreamCaptureArgs, route: 'startDebugStreamCapture' },
-  prepare_source_linked_capture: { input: A.PrepareSourceLinkedCaptureArgs, route: 'prepareSourceLinkedCapture' },
-  start_source_linked_capture: { input: A.StartSourceLinkedCaptureArgs, route: 'startSourceLinkedCapture' },
-  create_native_preparation: { input: N.CreateNativePreparationArgs, route: 'createNativePreparation' },
-  create_native_intent: { input: N.CreateNativeIntentArgs, route: 'createNativeIntent' },
-  get_native_intent: { input: N.IntentIdArgs, route: 'getNativeIntent' },
-  revoke_native_intent: { input: N.IntentIdArgs, route: 'revokeNativeIntent' },
-  start_native_run: { input: N.StartNativeRunArgs, route: 'startNativeRun' },
-  start_native_health_check: { input: N.StartNativeHealthCheckArgs, route: 'startNativeHealthCheck' },
-  start_riscv_smoke_job: { input: N.StartRiscvSmokeJobArgs, route: 'startRiscvSmokeJob' },
-};
+/** Each tool of the declaration, with the route it calls and its argument renames. */
+const TOOL_SPECS = Object.entries(TOOLS) as Array<[ToolName, ToolSpec]>;
 
 /**
  * Fields typed differently on the two sides on purpose: the query string carries text that the
@@ -87,8 +52,25 @@ function openApiFields(doc: Json, route: (typeof ROUTE_LIST)[number]): Map<strin
 /** UUIDs: the tool accepts either case (and sends lower case); the route's pattern is the lower-case one. */
 const normalizePattern = (p: unknown) => (typeof p === 'string' ? p.replaceAll('a-fA-F', 'a-f').replaceAll('[89abAB]', '[89ab]') : p);
 
-test('every tool maps to a route of the table, and every route a tool calls exists', () => {
-  for (const [tool, { route }] of Object.entries(TOOLS)) assert.ok(ROUTES[route], `${tool} → ${route}`);
+test('every tool maps to a route of the table, and every argument to a field that route declares', () => {
+  for (const [tool, spec] of TOOL_SPECS) {
+    const route = ROUTES[spec.route];
+    assert.ok(route, `${tool} → ${spec.route}`);
+    const props = (jsonSchema(spec.input).properties as Record<string, Json> | undefined) ?? {};
+    const declared = openApiFields(openApiDocument('test'), route);
+    // Every argument at once: each lands on a path parameter, a query parameter or a body field of its route.
+    const args = Object.fromEntries(Object.keys(props).map((k) => [k, 'x']));
+    const input = toolRequest(tool, args);
+    const sent = [...Object.keys(input.params ?? {}), ...Object.keys(input.query ?? {}), ...Object.keys((input.body as Json) ?? {})];
+    assert.deepEqual(
+      sent.sort(),
+      Object.keys(props)
+        .map((k) => spec.rename?.[k] ?? k)
+        .sort(),
+      tool,
+    );
+    for (const field of sent) assert.ok(declared.has(field), `${tool}: ${field} is a field of ${route.method} ${route.path}`);
+  }
 });
 
 test('OpenAPI, client and adapter agree on every route and every limit', () => {
@@ -111,7 +93,7 @@ test('OpenAPI, client and adapter agree on every route and every limit', () => {
     assert.equal(first?.name, route.name, `${route.name}: the client's ${target} reaches ${first?.name}`);
 
     // Adapter: every tool input field the route also has carries the route's limits.
-    for (const [tool, spec] of Object.entries(TOOLS)) {
+    for (const [tool, spec] of TOOL_SPECS) {
       if (spec.route !== route.name) continue;
       const props = (jsonSchema(spec.input).properties as Record<string, Json> | undefined) ?? {};
       for (const [arg, adapterField] of Object.entries(props)) {

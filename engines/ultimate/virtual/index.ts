@@ -18,6 +18,9 @@ export { DebugStreamer, parseDestination } from './device/debug-streamer.js';
 export { VirtualFs, ROOTS } from './device/virtual-fs.js';
 export type { MachineSeam } from './c64/machine-seam.js';
 export { PortInUseError, type VirtualServiceRole } from './device/port-in-use-error.js';
+export type { PassivePortRange } from './device/ftp-passive-ports.js';
+// The virtual C64 behind VICE's monitors only (`ultimate-tool virtual-vice`).
+export { runVirtualViceCli, startVirtualVice, parseVirtualViceArgs, VIRTUAL_VICE_USAGE } from './device/virtual-vice.js';
 // The Elite II's native mode, for callers of the virtual device.
 export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './riscv/native-mode.js';
 export { faultsFor, FaultInjector, type FaultSpec } from './device/fault-injection.js';

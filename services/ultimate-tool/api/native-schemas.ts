@@ -3,6 +3,7 @@
 // fields than listed: loose objects). The route table (routes.ts) names them per route.
 import { z } from 'zod';
 import { ApiId, DeviceHost, MAX_RUNS_MAX, NativeProgramName, ProbeId, queryCount } from './fields.js';
+import { API_SCHEMA_VERSION } from './schemas.js';
 
 export const NATIVE_INTENTS_LIMIT_MAX = 200;
 
@@ -63,7 +64,7 @@ export const EmptyBodySchema = z.strictObject({});
 
 // ---- answers ----
 
-const body = <T extends z.ZodRawShape>(shape: T) => z.object({ api_schema_version: z.literal(13), ...shape });
+const body = <T extends z.ZodRawShape>(shape: T) => z.object({ api_schema_version: z.literal(API_SCHEMA_VERSION), ...shape });
 const Job = z.looseObject({ job_id: z.string(), state: z.string(), test: z.string() });
 
 export const NativePreparationSchema = z.looseObject({

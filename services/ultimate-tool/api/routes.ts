@@ -51,7 +51,7 @@ const PROBE_USE: Declared['errors'] = [
 // is the job's error (GET /v13/jobs/{job_id}): capture_failed, capture_ambiguous, identity_changed, …
 const CAPTURE_START: Declared['errors'] = [...RUN, 'preparation_settled', 'preparation_expired', 'confirmed_count_mismatch', 'queue_full'];
 
-const DECLARED: { readonly [K in RouteName]: Declared } = {
+const DECLARED = {
   getProject: { summary: 'the project and its validated manifest', status: 200, response: S.ProjectPayloadSchema, errors: COMMON },
   listTargets: { summary: 'targets with availability and why not', status: 200, response: S.TargetsPayloadSchema, errors: COMMON },
   listRuns: { summary: 'runs, newest first', query: S.RunsQuerySchema, status: 200, response: S.RunsPayloadSchema, errors: COMMON },
@@ -92,7 +92,7 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
     params: runId,
     query: S.DiagnosticItemsQuerySchema,
     status: 200,
-    response: S.DiagnosticReportPayloadSchema,
+    response: S.DiagnosticItemsPayloadSchema,
     errors: ANALYSIS('diagnostic_report_failed'),
   },
   getCrashReport: {
@@ -298,14 +298,14 @@ const DECLARED: { readonly [K in RouteName]: Declared } = {
     response: N.NativeJobPayloadSchema,
     errors: [...COMMON, ...PROBE_USE, 'not_elite2', 'confirmed_count_mismatch', 'queue_full'],
   },
-};
+} as const satisfies { readonly [K in RouteName]: Declared };
 
-/** Every route of API schema 13, by name, in matching order. */
+/** Every route of API schema 13, by name, in matching order (each with its own schemas' types). */
 export const ROUTES = Object.fromEntries(
   (Object.keys(ROUTE_PATHS) as RouteName[]).map((name) => {
     const d = DECLARED[name];
     return [name, { name, ...ROUTE_PATHS[name], ...d, errors: [...new Set(d.errors)] }];
   }),
-) as unknown as { readonly [K in RouteName]: RouteSpec & { readonly name: K } };
+) as unknown as { readonly [K in RouteName]: RouteSpec & (typeof DECLARED)[K] & { readonly name: K } };
 
 export const ROUTE_LIST: readonly RouteSpec[] = Object.values(ROUTES);

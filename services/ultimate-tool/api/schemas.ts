@@ -297,8 +297,19 @@ export const JobPayloadSchema = envelope({ job: JobSchema });
 export const JobsPayloadSchema = envelope({ jobs: z.array(JobSchema) });
 export const ActiveJobPayloadSchema = envelope({ job: JobSchema.nullable() });
 export const ProbePayloadSchema = envelope({ probe: ProbeSchema });
-export const ResolvePayloadSchema = envelope({ resolver_schema_version: z.literal(2), result: z.string() }).loose();
-export const ComparisonPayloadSchema = envelope({ comparison_schema_version: z.literal(1), result: z.string() }).loose();
+// The inner contracts' results as the MCP contract names them (resolver schema 2, comparison
+// schema 1: every result a successful answer); their other fields are the symbols module's.
+export const ResolvePayloadSchema = envelope({
+  resolver_schema_version: z.literal(2),
+  result: z.enum(['resolved', 'ambiguous', 'unmapped', 'unavailable']),
+  address: z.number().int(),
+  address_hex: z.string(),
+  symbols: z.array(z.unknown()),
+}).loose();
+export const ComparisonPayloadSchema = envelope({
+  comparison_schema_version: z.literal(1),
+  result: z.enum(['compared', 'unavailable', 'incompatible']),
+}).loose();
 
 // ---- memory checkpoints (docs/ultimate/CHECKPOINT_COMPARISON.md) ----
 
@@ -357,6 +368,17 @@ export const CrashReportQuerySchema = z.strictObject({ context: Context.optional
 export const TimelinePayloadSchema = envelope({
   mode: z.enum(['bus_only', 'source_linked']),
   rows: z.array(z.record(z.string(), z.unknown())),
+  next_cursor: z.string().nullable(),
 }).loose();
-export const DiagnosticReportPayloadSchema = envelope({ diagnostic_report_schema_version: z.literal(1) }).loose();
+export const DiagnosticReportPayloadSchema = envelope({
+  diagnostic_report_schema_version: z.literal(1),
+  status: z.enum(['finalized', 'provisional']),
+}).loose();
+/** One page of a diagnostic report section (GET /v13/runs/{run_id}/diagnostic-items). */
+export const DiagnosticItemsPayloadSchema = envelope({
+  diagnostic_report_schema_version: z.literal(1),
+  section: z.string(),
+  items: z.array(z.unknown()),
+  next_cursor: z.string().nullable(),
+}).loose();
 export const CrashReportPayloadSchema = envelope({ crash_analysis_schema_version: z.literal(2) }).loose();

@@ -16,9 +16,9 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { sha256File } from '../../../common/index.js';
-import { DebugStreamCapture, type CaptureSummary } from '../../../engines/ultimate/debug-stream/capture.js';
-import { UltimateDevice } from '../../../engines/ultimate/device.js';
-import { UltimateError } from '../../../engines/ultimate/errors.js';
+import { DebugStreamCapture, type CaptureSummary } from '../../../engines/ultimate/index.js';
+import { UltimateDevice } from '../../../engines/ultimate/index.js';
+import { UltimateError } from '../../../engines/ultimate/index.js';
 import type {
   CapturePrepareRequestSchema,
   CaptureStartRequestSchema,

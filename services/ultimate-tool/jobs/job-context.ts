@@ -1,7 +1,7 @@
 // What every kind of job needs from the service around it: the store, the project, the configured
 // targets, the label/map analysis, the log and the clock. One object, built once by the service.
 import type { Logger } from '../../../common/index.js';
-import type { UltimateDeviceOptions } from '../../../engines/ultimate/device.js';
+import type { UltimateDeviceOptions } from '../../../engines/ultimate/index.js';
 import type { Manifest } from '../project/manifest.js';
 import type { ServiceStore } from '../store/store.js';
 import type { SymbolAnalysis } from '../analysis/symbol-analysis.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UltimateDevice } from '../../../engines/ultimate/device.js';
+import { UltimateDevice } from '../../../engines/ultimate/index.js';
 import type { Job, JobRequest, RunRecord, RunStatus, SupportingArtifact, TargetName } from '../api/schemas.js';
 import { type BuildResult, type BuiltArtifact, buildFailureMessage, runCleanBuild } from '../builds/build.js';
 import { EvidenceWriter } from '../runs/evidence.js';

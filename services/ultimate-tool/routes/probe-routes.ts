@@ -1,6 +1,6 @@
 // The probes family: a five-minute single-use probe of the Ultimate's identity (reads only;
 // retried up to three attempts in the ordinary gate, one with strict_gate).
-import { UltimateDevice } from '../../../engines/ultimate/device.js';
+import { UltimateDevice } from '../../../engines/ultimate/index.js';
 import { ROUTES } from '../api/routes.js';
 import { ProbeRequestSchema } from '../api/schemas.js';
 import { ProbeRateLimiter, keepProbe, newProbe, probeView } from '../safety/probes.js';

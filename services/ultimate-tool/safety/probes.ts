@@ -4,7 +4,7 @@
 // bucket on the service's clock), and a probe row is pruned a while after it expired, so the
 // table holds at most what the rate allows in that window — never one row per probe ever made.
 import { randomUUID } from 'node:crypto';
-import type { ProbeSnapshot } from '../../../engines/ultimate/device.js';
+import type { ProbeSnapshot } from '../../../engines/ultimate/index.js';
 import type { Probe } from '../api/schemas.js';
 import { ServiceError } from '../http/service-error.js';
 import { CorruptRowError, type ServiceStore, type StoredProbe } from '../store/store.js';

@@ -6,7 +6,7 @@
 // marker from the memory known at the start plus every CPU write since. Cycles count clocks from
 // the opcode fetch at the program's entry (prg-entry.ts), recognised by program-start.ts.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
-import type { UltimateFamily } from '../../../engines/ultimate/product.js';
+import type { UltimateFamily } from '../../../engines/ultimate/index.js';
 import { type CrashState, type DebugRegisterWrite, HANDOFF, type RunProtocol } from './connection.js';
 import type { PrgEntry } from './prg-entry.js';
 import { type Access, OutsideCodeWatch } from './outside-code.js';

@@ -4,7 +4,7 @@
 // datagrams are kept (the stream starts before the run's protocol is known). In memory only; a
 // recorded capture file is the captures feature (captures.ts).
 import dgram from 'node:dgram';
-import { DEBUG_DATAGRAM_BYTES, datagramEntries, datagramSequence } from '../../../engines/ultimate/debug-stream/datagram.js';
+import { DEBUG_DATAGRAM_BYTES, datagramEntries, datagramSequence } from '../../../engines/ultimate/index.js';
 
 export class DebugStreamReceiver {
   readonly #socket: dgram.Socket;

@@ -3,7 +3,7 @@
 // (`127.0.0.1:32893`, `[::1]:8080`), or a URL (`http://host:port`). A port or a URL names the
 // REST endpoint (FTP and DMA keep the device's ports, 21 and 64, on the same host). Before this,
 // `127.0.0.1:32893` was taken for an IPv6 address and became `http://[127.0.0.1:32893]:80`.
-import type { UltimateDeviceOptions } from '../../../engines/ultimate/device.js';
+import type { UltimateDeviceOptions } from '../../../engines/ultimate/index.js';
 
 const EXPECTED =
   'expected a host name or address (192.168.1.64, fe80::1), optionally with the REST port (127.0.0.1:32893, [::1]:8080), or a URL (http://host:port)';

@@ -6,8 +6,8 @@
 // Mutations (debug-register clear, REU image write, run_prg) are never retried: a repeated reset
 // would exceed the confirmed count. Reads (debug register, memory) are retried up to twice on a
 // transport or 5xx failure — unless strict_gate is on, which fails closed on the first error.
-import type { UltimateDevice } from '../../../engines/ultimate/device.js';
-import { UltimateError } from '../../../engines/ultimate/errors.js';
+import type { UltimateDevice } from '../../../engines/ultimate/index.js';
+import { UltimateError } from '../../../engines/ultimate/index.js';
 import type { CheckpointPointSpec } from '../project/manifest.js';
 import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
 import {

@@ -11,9 +11,9 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { join } from 'node:path';
-import { ViceMonitorClient } from '../../../engines/ultimate/vice/client.js';
-import { type ObservedWrite, ViceRunObserver } from '../../../engines/ultimate/vice/run-observer.js';
-import { ViceTextMonitor } from '../../../engines/ultimate/vice/text-monitor.js';
+import { ViceMonitorClient } from '../../../engines/ultimate/index.js';
+import { type ObservedWrite, ViceRunObserver } from '../../../engines/ultimate/index.js';
+import { ViceTextMonitor } from '../../../engines/ultimate/index.js';
 import { CHECKPOINT_ACK_ADDRESS } from './checkpoint-recorder.js';
 import {
   type CrashState,

@@ -81,6 +81,8 @@ export function job(overrides: Record<string, unknown> = {}) {
     test: 'passes',
     targets: ['vice'],
     repeat: 1,
+    strict_gate: false,
+    baseline_run_id: null,
     created_at: '2026-12-01T12:00:00.000Z',
     started_at: null,
     finished_at: null,
@@ -107,6 +109,7 @@ export function runRecord(runId: string = IDS.run) {
     expectations: { d7ff: 0 },
     observations: { d7ff: 0 },
     status: 'passed',
+    status_reason: 'the verdict $00 was written',
     screen_match: null,
     supporting_artifacts: [{ role: 'labels', format: 'acme-vicelabels', name: 'demo.labels', size: 10, sha256: 'b'.repeat(64) }],
     evidence: [{ name: 'screen.txt', media_type: 'text/plain', size: 5, sha256: 'c'.repeat(64) }],
@@ -142,7 +145,22 @@ function cannedAnswer(req: SeenRequest): Answer | undefined {
     });
   }
   if (routeName === 'listRuns')
-    return ok({ runs: [{ run_id: IDS.run, test: 'passes', target: 'vice', status: 'passed' }], next_cursor: null });
+    return ok({
+      runs: [
+        {
+          run_id: IDS.run,
+          job_id: IDS.job,
+          test: 'passes',
+          target: 'vice',
+          status: 'passed',
+          emulation: true,
+          artifact_sha256: 'a'.repeat(64),
+          started_at: '2026-12-01T12:00:01.000Z',
+          finished_at: '2026-12-01T12:00:02.000Z',
+        },
+      ],
+      next_cursor: null,
+    });
   if (routeName === 'getActiveJob') return ok({ job: null });
   if (routeName === 'startTestJob') return ok({ job: job(req.body as Record<string, unknown>) }, 201);
   if (routeName === 'probeUltimate') {

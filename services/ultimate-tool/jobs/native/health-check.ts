@@ -3,7 +3,7 @@
 // gets a HealthGateDevice — probe, REST writemem/readmem and run_prg, the ordinary run path of the
 // test jobs — and no FTP client, no update file and no trigger. Its request body is a closed
 // object, so a request that asks for anything more is refused before it runs.
-import type { UltimateDevice } from '../../../../engines/ultimate/device.js';
+import type { UltimateDevice } from '../../../../engines/ultimate/index.js';
 import type { Job } from '../../api/schemas.js';
 import { ServiceError } from '../../http/service-error.js';
 import { IllegalIntentTransition } from './intent-state.js';

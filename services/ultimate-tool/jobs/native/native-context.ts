@@ -3,8 +3,8 @@
 // clock and the log. One object, so each native module takes exactly this and nothing more.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../../common/index.js';
-import { UltimateDevice } from '../../../../engines/ultimate/device.js';
-import { UltimateError } from '../../../../engines/ultimate/errors.js';
+import { UltimateDevice } from '../../../../engines/ultimate/index.js';
+import { UltimateError } from '../../../../engines/ultimate/index.js';
 import type { UltimateTargetConfig } from '../job-context.js';
 import { type JobHandle, type JobRecord, type JobRunner, newJobRecord } from '../job-runner.js';
 import { ServiceError } from '../../http/service-error.js';

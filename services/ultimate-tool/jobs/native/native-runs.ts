@@ -15,8 +15,8 @@
 // `suspended` — never retried. A restart finds latched/uploaded/triggered runs and does the same
 // (NativeStore.recover).
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { UltimateDevice } from '../../../../engines/ultimate/device.js';
-import { placeUtr2Token, triggerRunUpdate, uploadUpdateFile } from '../../../../engines/ultimate/riscv-apps/run-update-trigger.js';
+import type { UltimateDevice } from '../../../../engines/ultimate/index.js';
+import { placeUtr2Token, triggerRunUpdate, uploadUpdateFile } from '../../../../engines/ultimate/index.js';
 import type { Job } from '../../api/schemas.js';
 import { EvidenceWriter } from '../../runs/evidence.js';
 import { identityOf } from '../../safety/probes.js';

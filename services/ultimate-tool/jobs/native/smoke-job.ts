@@ -4,9 +4,9 @@
 // probe rules — a valid single-use probe, consumed here, and confirmed_run_update_count = 1 — with
 // a strict time bound on its output. It needs no intent: the probe is its one-time authorization.
 // The device stays native afterwards until it is power-cycled.
-import { buildRiscvProgram } from '../../../../engines/ultimate/riscv-apps/riscv-toolchain.js';
-import { triggerRunUpdate, uploadUpdateFile } from '../../../../engines/ultimate/riscv-apps/run-update-trigger.js';
-import { packUe2FromElf } from '../../../../engines/ultimate/riscv-apps/ue2.js';
+import { buildRiscvProgram } from '../../../../engines/ultimate/index.js';
+import { triggerRunUpdate, uploadUpdateFile } from '../../../../engines/ultimate/index.js';
+import { packUe2FromElf } from '../../../../engines/ultimate/index.js';
 import type { Job } from '../../api/schemas.js';
 import { identityOf, checkProbe, sameIdentity } from '../../safety/probes.js';
 import { ServiceError } from '../../http/service-error.js';

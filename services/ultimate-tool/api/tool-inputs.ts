@@ -1,11 +1,17 @@
-// The tools' closed input schemas. Everything a request could get wrong is caught here, before
-// any HTTP request: the adapter never sends the service what it can already tell is malformed.
-// Every field the service also checks extends the API's own field (services/ultimate-tool/api/
-// fields.ts), so a limit here is the service's limit by construction (test/ultimate-mcp/limits.test.ts).
+// The MCP tools' closed input schemas (the request half of each entry of tools.ts). Everything a
+// request could get wrong is caught with them, before any HTTP request: the adapter never sends the
+// service what it can already tell is malformed. Every field the service also checks extends the
+// API's own field (fields.ts), so a limit here is the service's limit by construction
+// (test/ultimate-mcp/limits.test.ts). They differ from the routes' own request schemas where a
+// tool is a friendlier door to the same route: numbers instead of query text, UUIDs in either
+// case, `baseline_run_id` for the query's `baseline`, the checkpoint matrix checked up front.
 import { z } from 'zod';
-import { parseAddress } from '../../services/ultimate-tool/api/address.js';
+import { parseAddress } from './address.js';
 import {
   DIAGNOSTIC_SECTIONS,
+  HOST,
+  MAX_RUNS_MAX,
+  NativeProgramName,
   CHECKPOINT_COMPARISONS_LIMIT_MAX,
   ConfirmedCount,
   Context,
@@ -24,8 +30,8 @@ import {
   TIMELINE_LIMIT_MAX as API_TIMELINE_LIMIT_MAX,
   TimelineCursor,
   UUID_V4_ANY_CASE,
-} from '../../services/ultimate-tool/api/fields.js';
-import { TargetSchema } from './api-schemas.js';
+} from './fields.js';
+import { TargetNameSchema as TargetSchema } from './schemas.js';
 
 // Spelled out in both cases (not the i flag), so the JSON Schema pattern clients see says the same.
 const UUID = UUID_V4_ANY_CASE;
@@ -225,4 +231,60 @@ export const StartDebugStreamCaptureArgs = z.strictObject({
 
 export const StartSourceLinkedCaptureArgs = StartDebugStreamCaptureArgs.extend({
   confirmed_reset_count: exactlyOne,
+});
+
+// ---- the trusted-native flow (docs/ultimate/NATIVE.md) ----
+
+const deviceHost = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(HOST, 'device_host must be a host name or address (the one the probe showed)')
+  .describe('as the intent’s identity shows it');
+
+export const CreateNativePreparationArgs = z.strictObject({
+  program: NativeProgramName.regex(
+    /^[a-z0-9][a-z0-9_-]*$/,
+    'program must be a native program name from get_project (native_programs)',
+  ).describe('a name from the manifest native_programs (see get_project)'),
+});
+
+export const CreateNativeIntentArgs = z
+  .strictObject({
+    preparation_id: uuidField('preparation_id'),
+    probe_id: ProbeId.regex(OPAQUE_ID, 'probe_id must be the id probe_ultimate returned').describe('from probe_ultimate; consumed'),
+    mode: z.enum(['one-shot', 'standing']),
+    confirmed_standing_authorization: z.boolean().optional().describe('required true for mode standing'),
+    expires_at: z.iso.datetime({ offset: true }).optional().describe('standing: ISO-8601 expiry'),
+    max_runs: z.number().int().min(1).max(MAX_RUNS_MAX).optional().describe('standing: the most runs it allows'),
+  })
+  .superRefine((r, ctx) => {
+    if (r.mode === 'standing' && r.confirmed_standing_authorization !== true)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['confirmed_standing_authorization'],
+        message: 'a standing intent needs confirmed_standing_authorization: true',
+      });
+    if (r.mode === 'one-shot' && (r.max_runs !== undefined || r.confirmed_standing_authorization !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message: 'max_runs and confirmed_standing_authorization apply only to mode standing',
+      });
+  });
+
+export const IntentIdArgs = z.strictObject({ intent_id: uuidField('intent_id') });
+
+export const StartNativeRunArgs = z.strictObject({ intent_id: uuidField('intent_id'), device_host: deviceHost });
+
+export const StartNativeHealthCheckArgs = z.strictObject({
+  intent_id: uuidField('intent_id'),
+  run_id: uuidField('run_id').describe('the native_run_id of the intent’s latest run'),
+  device_host: deviceHost,
+});
+
+export const StartRiscvSmokeJobArgs = z.strictObject({
+  probe_id: ProbeId.regex(OPAQUE_ID, 'probe_id must be the id probe_ultimate returned'),
+  device_host: deviceHost,
+  confirmed_run_update_count: z.literal(1).describe('must be 1 (one Run Update)'),
 });
