@@ -4,8 +4,9 @@
 // worker threads through the host; submitted source is never logged, kept or echoed.
 
 import { z } from 'zod';
-import { ToolError, ToolRegistry, packageVersion } from '../../src/index.js';
+import { type CallToolResult, TEXT_COPY_MAX_BYTES, ToolError, ToolRegistry, packageVersion, rawResult } from '../../src/index.js';
 import type { EvaluateOptions, EvaluationJob, HostOutcome } from '../../engines/lispex/host/index.js';
+import type { Observation } from '../../engines/lispex/observation.js';
 import { FIXED_BOUNDS, STDOUT_JSON_BYTES, checkTextField, utf8Length } from './bounds.js';
 import { compareObservations } from './comparison.js';
 import { courtAvailability, courtDefinition } from './courts.js';
@@ -169,6 +170,45 @@ const DiagnosticResultSchema = z.strictObject({
   raising_condition: z.string().nullable(),
 });
 
+/** The fields of every lispex.mcp-eval-result/v1 that do not depend on the run (built once). */
+interface EvalResultConstants {
+  readonly product: EvalResult['product'];
+  readonly profile: EvalResult['profile'];
+}
+
+function evalResultConstants(): EvalResultConstants {
+  return { product: product(), profile: profileIdentity() };
+}
+
+/** One lispex.mcp-eval-result/v1, its keys in the contract's order. */
+export function evalResult(constants: EvalResultConstants, observation: Observation, hostMs: number): EvalResult {
+  return {
+    schema: EVAL_RESULT_SCHEMA_ID,
+    product: constants.product,
+    profile: constants.profile,
+    ...routeObservation(observation, hostMs),
+    forbidden_fallback_counts: FALLBACK_COUNTS,
+    ...FLAGS,
+  };
+}
+
+// The registry shortens a text copy only above TEXT_COPY_MAX_BYTES; successResult relies on an
+// evaluation result never being that large.
+if (FIXED_BOUNDS.evalResultBytes > TEXT_COPY_MAX_BYTES) throw new Error('the evaluation result bound exceeds the text copy limit');
+
+/**
+ * The success result the registry would build for `result` (whose JSON is `text`): the JSON as
+ * the text block, and the same object as structuredContent from protocol 2025-06-18 on. The
+ * registry shortens the text copy only above 1 MiB, which an evaluation result never is (its
+ * bound is 1 MiB, checked before).
+ */
+function successResult(result: EvalResult, text: string, protocolVersion: string): CallToolResult {
+  const answer: CallToolResult = { content: [{ type: 'text', text }], isError: false };
+  // Protocol versions are ISO dates: string order is time order.
+  if (protocolVersion >= '2025-06-18') answer.structuredContent = result as unknown as Record<string, unknown>;
+  return answer;
+}
+
 export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
   const { host, products } = options;
   const comparisonWallClockMs = Math.min(
@@ -176,6 +216,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
     FIXED_BOUNDS.comparisonWallClockMs,
   );
   const tools = new ToolRegistry();
+  const evalConstants = evalResultConstants();
 
   tools.define({
     name: 'lispex_reference',
@@ -224,7 +265,12 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
     input: z.strictObject({ source: sourceField, input: inputField }),
     output: EvalResultOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    handler: async ({ source, input }, ctx): Promise<EvalResult> => {
+    // The answer is sent as built here (rawResult): its constant fields are made once, it is
+    // JSON-encoded once (the same text is the bound check and the text copy), and the registry's
+    // per-call check against EvalResultOutput is skipped — our own answer is checked by the tests
+    // instead (test/lispex-mcp/eval-answer-bytes.test.ts: the same bytes as the checked path, and
+    // every answer inside the schema). That check was the largest cost of a small evaluation.
+    handler: async ({ source, input }, ctx) => {
       checkTextField('source', source);
       if (input !== undefined) checkTextField('input', input);
       const outcome = await host.evaluate(job(source, input, 'tree'), {
@@ -233,22 +279,17 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
         bounds: EVAL_TRANSFER,
       });
       if (outcome.kind !== 'completed') throw failureError(outcome, 'evaluation');
-      const result: EvalResult = {
-        schema: EVAL_RESULT_SCHEMA_ID,
-        product: product(),
-        profile: profileIdentity(),
-        ...routeObservation(outcome.observation, outcome.hostMs),
-        forbidden_fallback_counts: { ...FALLBACK_COUNTS },
-        ...FLAGS,
-      };
-      const bytes = utf8Length(JSON.stringify(result));
-      if (bytes > FIXED_BOUNDS.evalResultBytes) {
-        throw resultTooLarge('evaluation-result', bytes, FIXED_BOUNDS.evalResultBytes, {
+      const result = evalResult(evalConstants, outcome.observation, outcome.hostMs);
+      const text = JSON.stringify(result);
+      // One UTF-16 unit is at most 3 UTF-8 bytes: most answers need no byte count at all.
+      const within = text.length * 3 <= FIXED_BOUNDS.evalResultBytes || utf8Length(text) <= FIXED_BOUNDS.evalResultBytes;
+      if (!within) {
+        throw resultTooLarge('evaluation-result', utf8Length(text), FIXED_BOUNDS.evalResultBytes, {
           status: result.status,
           exit_status: result.exit_status,
         });
       }
-      return result;
+      return rawResult(successResult(result, text, ctx.protocolVersion));
     },
   });
 

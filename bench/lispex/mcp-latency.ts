@@ -1,11 +1,15 @@
 // Lispex MCP latency through the official SDK client over stdio, against the built server
 // (dist/bin/lispex.js mcp serve): back-to-back `lispex_eval (+ 1 2)`, the same spaced by 200 ms,
 // 200 concurrent calls, side by side with `lispex_diagnostic E300` (a tool call that evaluates
-// nothing: the protocol's own round trip), so the ratio shows what evaluation adds. Also times
+// nothing) and with the `echo` tool of the package's example server (dist/bin/mcp-engines.js
+// example: the MCP core's own round trip, no Lispex at all), interleaved call by call, so the
+// ratios show what evaluation adds (issue 34's goal: eval within 2x echo). Also times
 // `lispex run` of `(display 1)` as a whole process, side by side with `node -e 0` and (when
 // installed) `guile -c '(display 1)'`, interleaved.
 //
-//   npm run build && node --import tsx bench/lispex/mcp-latency.ts [--calls 200]
+//   npm run build && node --import tsx bench/lispex/mcp-latency.ts [--calls 200] [--calls-only]
+//
+// --calls-only: only the interleaved back-to-back calls (no spaced calls, burst or processes).
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +22,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const args = process.argv.slice(2);
 const CALLS = Number(args[args.indexOf('--calls') + 1] ?? 200) || 200;
+const CALLS_ONLY = args.includes('--calls-only');
 const BIN = fileURLToPath(new URL('../../dist/bin/lispex.js', import.meta.url));
+const ECHO_BIN = fileURLToPath(new URL('../../dist/bin/mcp-engines.js', import.meta.url));
 
 function stats(ms: number[]): { median: number; p95: number; max: number } {
   const s = [...ms].sort((a, b) => a - b);
@@ -35,20 +41,40 @@ async function timed(call: () => Promise<unknown>): Promise<number> {
 
 const client = new Client({ name: 'lispex-latency-bench', version: '1.0.0' });
 await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', 'serve'], stderr: 'ignore' }));
+const echoClient = new Client({ name: 'lispex-latency-bench', version: '1.0.0' });
+await echoClient.connect(new StdioClientTransport({ command: process.execPath, args: [ECHO_BIN, 'example'], stderr: 'ignore' }));
 const evalCall = (): Promise<unknown> => client.callTool({ name: 'lispex_eval', arguments: { source: '(+ 1 2)' } });
 const diagCall = (): Promise<unknown> => client.callTool({ name: 'lispex_diagnostic', arguments: { code: 'E300' } });
+const echoCall = (): Promise<unknown> => echoClient.callTool({ name: 'echo', arguments: { text: '(+ 1 2)' } });
 
-// Warm both paths (first calls load code in the server and the workers).
-for (let i = 0; i < 20; i++) {
+// Warm every path (first calls load code in the servers and the workers).
+for (let i = 0; i < 50; i++) {
   await evalCall();
   await diagCall();
+  await echoCall();
 }
 const evalB2B: number[] = [];
 const diagB2B: number[] = [];
+const echoB2B: number[] = [];
 for (let i = 0; i < CALLS; i++) {
   evalB2B.push(await timed(evalCall));
+  echoB2B.push(await timed(echoCall));
   diagB2B.push(await timed(diagCall));
 }
+await echoClient.close();
+const e = stats(evalB2B);
+const d = stats(diagB2B);
+const h = stats(echoB2B);
+console.log(`lispex_eval (+ 1 2) back to back x${CALLS}: median ${f(e.median)} ms, p95 ${f(e.p95)} ms`);
+console.log(`echo (example server) back to back x${CALLS}: median ${f(h.median)} ms, p95 ${f(h.p95)} ms`);
+console.log(`lispex_diagnostic E300 back to back x${CALLS}: median ${f(d.median)} ms, p95 ${f(d.p95)} ms`);
+console.log(`  eval/echo ratio: median ${f(e.median / h.median)}x, p95 ${f(e.p95 / h.p95)}x`);
+console.log(`  eval/diagnostic ratio: median ${f(e.median / d.median)}x, p95 ${f(e.p95 / d.p95)}x`);
+if (CALLS_ONLY) {
+  await client.close();
+  process.exit(0);
+}
+
 const spaced: number[] = [];
 for (let i = 0; i < 20; i++) {
   await new Promise((r) => setTimeout(r, 200));
@@ -58,14 +84,8 @@ const burstStart = performance.now();
 const burst = await Promise.all(Array.from({ length: 200 }, () => timed(evalCall)));
 const burstWall = performance.now() - burstStart;
 await client.close();
-
-const e = stats(evalB2B);
-const d = stats(diagB2B);
 const s = stats(spaced);
 const b = stats(burst);
-console.log(`lispex_eval (+ 1 2) back to back x${CALLS}: median ${f(e.median)} ms, p95 ${f(e.p95)} ms`);
-console.log(`lispex_diagnostic E300 back to back x${CALLS}: median ${f(d.median)} ms, p95 ${f(d.p95)} ms`);
-console.log(`  eval/diagnostic ratio: median ${f(e.median / d.median)}x, p95 ${f(e.p95 / d.p95)}x`);
 console.log(`lispex_eval spaced by 200 ms x20: median ${f(s.median)} ms, p95 ${f(s.p95)} ms`);
 console.log(`200 concurrent lispex_eval: all answered in ${f(burstWall)} ms (per call median ${f(b.median)}, max ${f(b.max)})`);
 

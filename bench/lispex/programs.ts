@@ -11,6 +11,35 @@ export interface BenchProgram {
 
 const FIB = '(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))';
 
+/**
+ * The programs of the Guile comparison of issue 34 (bench/lispex/speed.ts): two that are all
+ * calls and small-integer arithmetic, and one that allocates — a merge sort of 20,000 generated
+ * integers, three times, each result checked sorted and summed (cons cells, deep non-tail
+ * recursion in `merge`). Each stays under the MCP profile's 100,000,000 machine transitions, so
+ * `lispex run` runs it with its default limits.
+ */
+export const SPEED_PROGRAMS: readonly BenchProgram[] = [
+  { name: 'fib(30)', source: `${FIB}\n(fib 30)`, expected: '832040' },
+  {
+    name: 'tak(22,16,8)',
+    source: `(define (tak x y z) (if (not (< y x)) z (tak (tak (- x 1) y z) (tak (- y 1) z x) (tak (- z 1) x y))))
+(tak 22 16 8)`,
+    expected: '9',
+  },
+  {
+    name: 'msort(20000)x3',
+    source: `(define (make-data n) (let loop ((i 0) (x 1) (acc '())) (if (= i n) acc (loop (+ i 1) (modulo (+ (* x 75) 74) 65537) (cons x acc)))))
+(define (merge a b) (cond ((null? a) b) ((null? b) a) ((< (car b) (car a)) (cons (car b) (merge a (cdr b)))) (else (cons (car a) (merge (cdr a) b)))))
+(define (drop l k) (if (= k 0) l (drop (cdr l) (- k 1))))
+(define (msort l n) (if (< n 2) (if (= n 0) '() (list (car l))) (let ((h (quotient n 2))) (merge (msort l h) (msort (drop l h) (- n h))))))
+(define (checksum l) (let loop ((l l) (i 1) (acc 0)) (if (null? l) acc (loop (cdr l) (+ i 1) (modulo (+ acc (* i (car l))) 1000003)))))
+(define (sorted? l) (or (null? l) (null? (cdr l)) (and (<= (car l) (cadr l)) (sorted? (cdr l)))))
+(define (bench k acc) (if (= k 0) acc (let ((s (msort (make-data 20000) 20000))) (bench (- k 1) (+ acc (if (sorted? s) (checksum s) -1))))))
+(bench 3 0)`,
+    expected: '438876',
+  },
+];
+
 export const PROGRAMS: readonly BenchProgram[] = [
   { name: 'fib(25)', source: `${FIB}\n(fib 25)`, expected: '75025' },
   { name: 'fib(30)', source: `${FIB}\n(fib 30)`, expected: '832040' },

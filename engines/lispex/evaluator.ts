@@ -112,8 +112,7 @@ export class LispexEvaluator {
     const profile = profileById(DEFAULT_PROFILE_ID);
     const limits = opts.limits ?? profile.limits;
     const meter = new Meter(limits);
-    const globals = new Globals();
-    for (const [name, prim] of this.primitives) globals.define(name, prim);
+    const globals = new Globals(this.primitives);
     const ctx = new RunContext(meter, globals, opts.stdoutJsonLimit);
     const inputBytes = opts.input === undefined ? undefined : encodeSource(opts.input);
 

@@ -20,10 +20,19 @@ export class GlobalCell {
 export class Globals {
   private readonly cells = new Map<Sym, GlobalCell>();
 
+  /**
+   * `initial`: the values every name starts with (the primitives, by name). A cell is made only
+   * when a name is first used, so a run pays for the globals it touches, not for the whole table
+   * (most of a small evaluation's cost otherwise).
+   */
+  constructor(private readonly initial: ReadonlyMap<string, Value> | null = null) {}
+
   cell(name: Sym): GlobalCell {
     let c = this.cells.get(name);
     if (c === undefined) {
       c = new GlobalCell(name);
+      const v = this.initial?.get(name.name);
+      if (v !== undefined) c.value = v;
       this.cells.set(name, c);
     }
     return c;
@@ -35,6 +44,7 @@ export class Globals {
 
   lookup(name: Sym): Value | undefined {
     const c = this.cells.get(name);
-    return c === undefined || c.value === UNASSIGNED ? undefined : c.value;
+    if (c === undefined) return this.initial?.get(name.name);
+    return c.value === UNASSIGNED ? undefined : c.value;
   }
 }

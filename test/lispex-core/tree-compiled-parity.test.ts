@@ -124,6 +124,13 @@ test('a machine-transition limit on any transition of a run ends both the same w
     '(define (h x) (- x undefined-y))\n(h 1)',
     "(define (h x) (+ x 'a))\n(h 1)",
     '(define (t) 5)\n(define (h) (+ (t) (undefined-thunk)))\n(h)',
+    // The fused `(if (not (p a b)) ...)`: every way off its batch (operands p does not answer in
+    // place, an unbound operand, `not` and `<` redefined, an uninitialized letrec operand).
+    "(define (h x y) (if (not (< x y)) 'ge 'lt))\n(h 1 2)\n(h 2 1)\n(h 1.5 2)\n(h 'a 1)",
+    '(define (h x) (if (not (= x undefined-z)) 1 2))\n(h 1)',
+    '(define (h x) (if (not (< x 2)) (car x) x))\n(h 1)\n(set! not (lambda (v) v))\n(h 1)\n(h 3)',
+    '(define (h x) (if (not (< x 2)) 1 2))\n(h 1)\n(set! < (lambda (a b) (values 1 2)))\n(h 1)',
+    '(define (k) (letrec ((a (if (not (< 1 b)) 1 2)) (b 3)) a))\n(k)',
   ];
   for (const source of sources) {
     const full = assertParity(source);

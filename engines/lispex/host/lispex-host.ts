@@ -94,6 +94,25 @@ export class LispexHost {
     const limitMs = options.wallClockMs ?? this.wallClockMs;
     if (signal?.aborted) return { kind: 'cancelled', hostMs: elapsed() };
     if (this.closed) return this.closedOutcome(elapsed());
+    const bounds = options.bounds ?? this.bounds;
+
+    // The common case — a slot is free and a warm worker waits — without queueing or a start to
+    // bound: one timer (the wall clock) and the caller's signal watched directly.
+    if (this.running < this.maxConcurrent) {
+      const worker = this.pool.takeIdle();
+      if (worker !== null) {
+        this.running++;
+        return this.runOn(worker, job, bounds, elapsed, (stopWith) => {
+          const timer = setTimeout(() => stopWith({ kind: 'wall-clock-exceeded', limitMs, hostMs: elapsed() }), limitMs);
+          const onAbort = (): void => stopWith({ kind: 'cancelled', hostMs: elapsed() });
+          signal?.addEventListener('abort', onAbort, { once: true });
+          return () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+          };
+        });
+      }
+    }
 
     // One stop signal for the whole call: the caller's cancellation, or the wall clock, which
     // starts now (queueing included).
@@ -129,7 +148,12 @@ export class LispexHost {
           hostMs: elapsed(),
         };
       }
-      return await this.runOn(worker, job, options.bounds ?? this.bounds, stop.signal, interrupted, elapsed);
+      return await this.runOn(worker, job, bounds, elapsed, (stopWith) => {
+        const onStop = (): void => stopWith(interrupted());
+        if (stop.signal.aborted) onStop();
+        else stop.signal.addEventListener('abort', onStop, { once: true });
+        return () => stop.signal.removeEventListener('abort', onStop);
+      });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
@@ -192,30 +216,37 @@ export class LispexHost {
     });
   }
 
+  /**
+   * Run `job` on `worker` (which holds a slot). `watch` arms whatever may stop the call first —
+   * it calls its argument with the outcome to answer, which terminates the worker — and returns
+   * how to disarm it once the call is settled.
+   */
   private runOn(
     worker: PooledWorker,
     job: EvaluationJob,
     bounds: TransferBounds,
-    stop: AbortSignal,
-    interrupted: () => HostOutcome,
     elapsed: () => number,
+    watch: (stopWith: (outcome: HostOutcome) => void) => () => void,
   ): Promise<HostOutcome> {
     const id = this.nextJobId++;
     return new Promise<HostOutcome>((resolve) => {
       let settled = false;
+      let disarm: (() => void) | null = null;
       /** `reusable`: the worker answered and reset itself; otherwise it is terminated. */
       const finish = (outcome: HostOutcome, reusable: boolean): void => {
         if (settled) return;
         settled = true;
-        stop.removeEventListener('abort', onStop);
+        disarm?.();
         if (reusable) this.pool.release(worker);
         else this.pool.retire(worker);
         this.release();
         resolve(outcome);
       };
-      const onStop = (): void => finish(interrupted(), false);
-      if (stop.aborted) return onStop();
-      stop.addEventListener('abort', onStop, { once: true });
+      disarm = watch((outcome) => finish(outcome, false));
+      if (settled) {
+        disarm();
+        return;
+      }
       worker.onReply = (reply: WorkerReply) => {
         if (reply.type === 'ready' || reply.id !== id) return;
         const reusable = reply.reset === 'baseline';

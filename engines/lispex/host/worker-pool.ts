@@ -128,6 +128,23 @@ export class WorkerPool {
   }
 
   /**
+   * An idle worker reserved for the caller and marked busy, or null when none is idle — what
+   * take() does when a warm worker is waiting, without a promise (the common case of a call).
+   */
+  takeIdle(): PooledWorker | null {
+    if (this.closed) return null;
+    for (const w of this.workers) {
+      if (w.state !== 'idle' || w.reserved) continue;
+      w.reserved = true;
+      w.worker.ref();
+      this.topUp();
+      w.state = 'busy';
+      return w;
+    }
+    return null;
+  }
+
+  /**
    * Give back a worker whose job was answered (its engine is already reset to the warm
    * baseline). An idle worker does not keep the process alive.
    */

@@ -175,6 +175,8 @@ export function compile(node: Core, scope: Scope | null, tail: boolean, host: Di
       };
       const fused = fusedIf(node.test, span, scope, host, then, else_);
       if (fused !== null) return fused;
+      const negated = fusedNotIf(node.test, scope, host, then, else_, stepwise);
+      if (negated !== null) return negated;
       if (node.test.k !== 'variable') return stepwise;
       const t0 = operand(node.test, scope, host);
       if (t0.kind === K_EXEC) return stepwise;
@@ -618,6 +620,56 @@ function fusedIf(testNode: Core, ifSpan: SourcePosition, scope: Scope | null, ho
   };
 }
 
+/**
+ * An `if` whose test is `(not (p a b))`, `p` a known binary primitive and `a`, `b` literals or
+ * variables (tak's `(if (not (< y x)) ...)`): when both operators still hold their primitives,
+ * both operands are readable and `p` answers in place, the whole test — if (1), the `not`
+ * application (EVAL 1, operator 2, operand DELIVER 1, APPLY 1), the inner application (8) and the
+ * delivery to the if (1), 15 transitions — is charged in one batch, with nothing called.
+ * Anything else (a redefined operator, an unbound or uninitialized operand, an operand `p` does
+ * not answer in place, the meter within 15 of its limit) runs the step-by-step closure instead,
+ * before anything was charged, so every count and fault is the step-by-step one.
+ */
+function fusedNotIf(testNode: Core, scope: Scope | null, host: DirectHost, then: Exec, else_: Exec, stepwise: Exec): Exec | null {
+  if (testNode.k !== 'application' || testNode.args.length !== 1) return null;
+  const inner = testNode.args[0]!;
+  if (inner.k !== 'application' || inner.args.length !== 2) return null;
+  const notFn = operand(testNode.fn, scope, host);
+  const known = knownPrimitive(notFn, 1);
+  if (known === null || known.op !== P_NOT) return null;
+  const innerFn = operand(inner.fn, scope, host);
+  const args = inner.args.map((a) => operand(a, scope, host));
+  if (!args.every((a) => a.kind !== K_EXEC)) return null;
+  const innerKnown = knownPrimitive(innerFn, 2);
+  if (innerKnown === null || innerKnown.op === P_CONS) return null;
+  const meter = host.meter;
+  const notCell = notFn.cell!;
+  const notPrim = known.prim;
+  const innerCell = innerFn.cell!;
+  const innerPrim = innerKnown.prim;
+  const op = innerKnown.op;
+  const a0 = args[0]!;
+  const a1 = args[1]!;
+  // The step-by-step path sets the call site of the inner application, then of the `not`.
+  const notSpan = testNode.span;
+  return (env) => {
+    const m = meter.machine;
+    if (m + 15 <= meter.machineLimit && notCell.value === notPrim && innerCell.value === innerPrim) {
+      const v0 = peek(a0, env);
+      const v1 = peek(a1, env);
+      if (v0 !== L_UNASSIGNED && v1 !== L_UNASSIGNED) {
+        const t = binary(op, v0, v1);
+        if (t !== undefined) {
+          meter.machine = m + 15;
+          host.site = notSpan;
+          return t === false ? then(env) : else_(env);
+        }
+      }
+    }
+    return stepwise(env);
+  };
+}
+
 function binary(op: number, a: Value, b: Value): Value | undefined {
   if (op === P_CONS) return new PairCtor(a, b);
   if (typeof a !== 'number' || typeof b !== 'number') return undefined;
@@ -825,6 +877,29 @@ function compileApplication(node: CApplication, scope: Scope | null, tail: boole
         if (v1 instanceof L_MultipleValues) throw mvMisuse(span);
         host.site = span;
         return tail ? host.callTail(f, [v0, v1]) : host.callNonTail(f, [v0, v1]);
+      };
+    }
+    case 3: {
+      // Unrolled (tak, three-argument helpers): the default case's steps without its loop.
+      const a0 = args[0]!;
+      const a1 = args[1]!;
+      const a2 = args[2]!;
+      return (env) => {
+        meter.chargeMachine();
+        const f = read(fn, env, meter);
+        meter.chargeMachine();
+        if (f instanceof L_MultipleValues) throw mvMisuse(span);
+        const v0 = read(a0, env, meter);
+        meter.chargeMachine();
+        if (v0 instanceof L_MultipleValues) throw mvMisuse(span);
+        const v1 = read(a1, env, meter);
+        meter.chargeMachine();
+        if (v1 instanceof L_MultipleValues) throw mvMisuse(span);
+        const v2 = read(a2, env, meter);
+        meter.chargeMachine();
+        if (v2 instanceof L_MultipleValues) throw mvMisuse(span);
+        host.site = span;
+        return tail ? host.callTail(f, [v0, v1, v2]) : host.callNonTail(f, [v0, v1, v2]);
       };
     }
     default:
