@@ -21,7 +21,9 @@ async function toolsList(protocolVersion: string): Promise<unknown> {
   const server = createUltimateToolServer({ serviceUrl: 'http://127.0.0.1:1', logger: createLogger('test', 'error') });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = new McpClient({ name: 'snapshot', version: '1' }, { protocolVersion, logger: createLogger('test', 'error') });
+  // 2026-07-28 is the stateless era (server/discover, per-request _meta); the others the handshake.
+  const era = protocolVersion >= '2026-07-28' ? 'modern' : 'legacy';
+  const client = new McpClient({ name: 'snapshot', version: '1' }, { protocolVersion, era, logger: createLogger('test', 'error') });
   await client.connect(clientSide);
   try {
     assert.equal(client.protocolVersion, protocolVersion);
