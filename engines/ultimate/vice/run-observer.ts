@@ -1,8 +1,7 @@
 // Observes one program run on VICE through its monitors, without the program's cooperation
 // (docs/ultimate/VICE.md says what was measured on x64sc 3.10 and why each step is exact):
-//   - an exec checkpoint at the KERNAL's reset ($FCE2) marks the autostart's reset; after it, an exec
-//     checkpoint on the PRG's load range gives the clock C0 of the program's first instruction there
-//     (the program's start, whatever BASIC or SYS got there);
+//   - an exec checkpoint on the PRG's load range gives the clock C0 of the program's first
+//     instruction there (the program's start, whatever BASIC or SYS got there);
 //   - a store checkpoint on the watched address ($D7FF) stops after every write; the text monitor
 //     names the instruction and prints the clock, so the write happened at clock − C0 − 1 (the write
 //     is the last cycle of every store) and its value is the register the instruction stored;
@@ -58,8 +57,6 @@ export interface StoppedMachine {
 export interface ObserveOptions {
   /** The watched address (the debug register, $D7FF). */
   watch: number;
-  /** The PRG's load range, inclusive: the first instruction executed in it after the reset is the start. */
-  startRange: { start: number; end: number };
   /**
    * Whether a BRK is a crash, given what the vector stop shows; absent: no BRK is (and no stop at
    * the vector fetches at all).
@@ -87,8 +84,6 @@ export type ObserveResult = { writes: ObservedWrite[]; stoppedAt: number | null 
   | { outcome: 'timeout'; started: boolean }
 );
 
-/** The KERNAL's reset routine (the reset vector's target in every C64 KERNAL). */
-export const KERNAL_RESET = 0xfce2;
 /** How often a run with a cycle budget is stopped to read the clock (wall-clock ms). */
 const BUDGET_POLL_MS = 100;
 
@@ -116,7 +111,7 @@ export function complementRanges(ranges: ReadonlyArray<{ start: number; end: num
 }
 
 export class ViceRunObserver {
-  #resetCheckpoint: number | null = null;
+  #startCheckpoint: number | null = null;
   #armed: number[] = [];
 
   constructor(
@@ -124,17 +119,24 @@ export class ViceRunObserver {
     readonly text: ViceTextMonitor,
   ) {}
 
-  /** Before the program starts (autostart): the exec checkpoint at the KERNAL's reset. */
-  async armStart(): Promise<void> {
+  /**
+   * Before the program starts (autostart): the exec checkpoint on the PRG's load range. x64sc's
+   * AUTOSTART resets the machine before it runs another instruction (measured on 3.10: an exec
+   * checkpoint at the KERNAL's reset $FCE2 is never hit, and the first hit in the range is the new
+   * program's first instruction, also right after a previous program spun inside the same range).
+   */
+  async armStart(range: { start: number; end: number }): Promise<void> {
     await this.#disarm();
     this.text.discard();
-    this.#resetCheckpoint = (await this.client.checkpointSet({ start: KERNAL_RESET, op: CheckpointOp.exec, stop: true })).number;
+    this.#startCheckpoint = (
+      await this.client.checkpointSet({ start: range.start, end: range.end, op: CheckpointOp.exec, stop: true })
+    ).number;
   }
 
   async #disarm(): Promise<void> {
-    const all = [...this.#armed, ...(this.#resetCheckpoint === null ? [] : [this.#resetCheckpoint])];
+    const all = [...this.#armed, ...(this.#startCheckpoint === null ? [] : [this.#startCheckpoint])];
     this.#armed = [];
-    this.#resetCheckpoint = null;
+    this.#startCheckpoint = null;
     for (const n of all) await this.client.checkpointDelete(n).catch(() => undefined);
   }
 
@@ -182,20 +184,12 @@ export class ViceRunObserver {
 
   async observe(opts: ObserveOptions): Promise<ObserveResult> {
     const writes: ObservedWrite[] = [];
-    const resetCp = this.#resetCheckpoint;
-    if (resetCp === null) throw new UltimateError('bad-input', 'ViceRunObserver.observe before armStart');
-    // The reset first: before it the previous program may still run inside the same range.
-    const reset = await this.text.nextBlock(opts.deadline, (b) => b.hits.some((h) => h.number === resetCp));
-    if (!reset) return { outcome: 'timeout', started: false, writes, stoppedAt: null };
-    await this.client.checkpointDelete(resetCp);
-    this.#resetCheckpoint = null;
-    const startCp = (
-      await this.client.checkpointSet({ start: opts.startRange.start, end: opts.startRange.end, op: CheckpointOp.exec, stop: true })
-    ).number;
-    this.#armed = [startCp];
-    await this.client.resume();
+    const startCp = this.#startCheckpoint;
+    if (startCp === null) throw new UltimateError('bad-input', 'ViceRunObserver.observe before armStart');
     const entry = await this.text.nextBlock(opts.deadline, (b) => b.hits.some((h) => h.number === startCp));
     if (!entry) return { outcome: 'timeout', started: false, writes, stoppedAt: null };
+    this.#startCheckpoint = null;
+    this.#armed = [startCp];
     const c0 = entry.hits.find((h) => h.number === startCp)!.clock;
     // The CPU vector as the program found it (RAM under the KERNAL): a BRK policy compares with it.
     const ramVector0 = await this.client.memoryGet(0xfffe, 0xffff, { bank: RAM_BANK });

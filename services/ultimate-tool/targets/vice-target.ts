@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ViceMonitorClient } from '../../../engines/ultimate/vice/client.js';
+import { CheckpointOp } from '../../../engines/ultimate/vice/protocol.js';
 import { type ObservedWrite, ViceRunObserver } from '../../../engines/ultimate/vice/run-observer.js';
 import { ViceTextMonitor } from '../../../engines/ultimate/vice/text-monitor.js';
 import { CHECKPOINT_ACK_ADDRESS } from './checkpoint-recorder.js';
@@ -54,6 +55,9 @@ export const SYSTEM_CODE_RANGES: ReadonlyArray<{ start: number; end: number }> =
   { start: 0xa000, end: 0xbfff },
   { start: 0xe000, end: 0xffff },
 ];
+
+/** The real KERNAL's keyboard wait (901227-03 $E5CD: LDA $C6), where BASIC sits at READY. */
+const KERNAL_WAIT_KEY = 0xe5cd;
 
 /** How the vice target's cycles are obtained (DebugWait.cycleSource). */
 export const VICE_CYCLE_SOURCE = 'vice-monitor-clock';
@@ -174,14 +178,37 @@ export class ViceConnection implements TargetConnection {
       // x64sc's AUTOSTART powers the machine up again, RAM pattern included (measured: a fill made
       // before it was gone), so the fill is made at the start stop, before the program's first instruction.
       this.#fill = prepare?.fill ?? [];
-      await this.#observer.armStart();
+      await this.#observer.armStart(prgLoadRange(prg)!);
       if (prepare?.sys === undefined) await this.client.autostart(file, { run: true });
-      else {
-        // Load only, then SYS typed as a user would (VICE feeds the keys once BASIC waits for input).
-        await this.client.autostart(file, { run: false });
-        await this.client.keyboardFeed(`SYS${prepare.sys}\r`);
-      }
+      else await this.#loadAndSys(prg, prepare.sys);
     });
+  }
+
+  /**
+   * start.sys, as the Ultimate's load_prg does it: a hard reset (x64sc powers the RAM up again), the
+   * machine run to READY (the KERNAL's keyboard wait at $E5CD), the PRG written at its load address
+   * with BASIC's end pointers set as LOAD leaves them, then `SYS address` and RETURN in the keyboard
+   * buffer (count last). The start checkpoint armed before stays armed.
+   */
+  async #loadAndSys(prg: Uint8Array, sys: number): Promise<void> {
+    const ready = (await this.client.checkpointSet({ start: KERNAL_WAIT_KEY, op: CheckpointOp.exec, stop: true })).number;
+    try {
+      await this.client.reset(1);
+      await this.client.resume();
+      const hit = await this.text.nextBlock(performance.now() + 30_000, (b) => b.hits.some((h) => h.number === ready));
+      if (!hit) throw new Error('x64sc did not reach READY within 30 s after its reset');
+    } finally {
+      await this.client.checkpointDelete(ready).catch(() => undefined);
+    }
+    const load = (prg[0] ?? 0) | ((prg[1] ?? 0) << 8);
+    const data = prg.subarray(2, 2 + (0x10000 - load));
+    await this.client.memorySet(load, data);
+    const end = load + data.length;
+    for (const zp of [0x2d, 0x2f, 0x31, 0xae]) await this.client.memorySet(zp, Uint8Array.of(end & 0xff, (end >> 8) & 0xff));
+    const keys = Uint8Array.from([...`SYS${sys}`].map((c) => c.charCodeAt(0)).concat(0x0d));
+    await this.client.memorySet(0x0277, keys);
+    await this.client.memorySet(0x00c6, Uint8Array.of(keys.length));
+    await this.client.resume();
   }
 
   ramState(): RamState {
@@ -223,13 +250,11 @@ export class ViceConnection implements TargetConnection {
       }
       return false;
     };
-    const range = prgLoadRange(this.#prg)!;
     const cpuVectorInPrg = prgCoversCpuVector(this.#prg);
     const policy = protocol.crash;
     const result = await this.#timed(() =>
       this.#observer.observe({
         watch: HANDOFF.debugRegister,
-        startRange: range,
         ...(policy.brk === 'never'
           ? {}
           : {
