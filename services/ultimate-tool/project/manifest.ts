@@ -30,7 +30,7 @@ export const SymbolFileSchema = z.strictObject({
 
 export const ArtifactSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case name'),
-  path: ProjectPath.describe('the PRG the build leaves (load address $0801 with a BASIC SYS stub)'),
+  path: ProjectPath.describe('the PRG the build leaves (any load address: a BASIC stub at $0801 starts with RUN, any other with start.sys)'),
   symbols: z.array(SymbolFileSchema).max(8).default([]),
 });
 
@@ -194,7 +194,7 @@ export const TestSchema = z.strictObject({
       .int()
       .min(1)
       .optional()
-      .describe("the most CPU cycles from the program's first instruction to the write that ends the run; over it the run fails"),
+      .describe("the most CPU cycles from the program's start to the write that ends the run; once passed the run is stopped and fails"),
   }),
   crash: CrashOptionsSchema,
   crash_globals: z
