@@ -91,6 +91,19 @@ describe('the judge cases: the same verdict for the same reason on x64sc and the
       assert.equal(run.observations.cycle_budget.used, 4);
       assert.equal(run.observations.cycle_budget.within, true);
     }
+    // compare_runs across targets (issue 35 part 5): a vice run against an ultimate run of one test.
+    const { ok } = foreignClient(() => client);
+    const cmp = await ok('compare_runs', { baseline_run_id: r.vice.run_id, candidate_run_id: r.ultimate.run_id });
+    assert.notEqual(cmp.result, 'incompatible', cmp.reason);
+    assert.deepEqual(cmp.behaviour.targets, { baseline: 'vice', candidate: 'ultimate' });
+    const fields = cmp.behaviour.differences.map((d: { field: string }) => d.field);
+    for (const f of ['status', 'crash.kind', 'crash.site', 'crash.cycle'])
+      assert.ok(!fields.includes(f), `${f} differs: ${JSON.stringify(cmp.behaviour)}`);
+    // Only the screens may differ (x64sc's ROM banner; the virtual device's stand-in KERNAL), each row named.
+    assert.ok(
+      fields.every((f: string) => /^screen_text\[\d+\]$/.test(f)),
+      JSON.stringify(fields),
+    );
     const never = await both('brk-never', 'timed_out');
     assert.match(never.vice.status_reason, /never wrote \$D7FF/);
   });

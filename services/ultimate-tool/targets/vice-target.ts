@@ -304,6 +304,9 @@ export class ViceConnection implements TargetConnection {
   }
 
   async pollMemory(address: number, length: number, deadline: number, done: (b: Uint8Array) => boolean): Promise<Uint8Array> {
+    // Observed by the screen: nothing waits for the start stop, so the start checkpoint goes (left
+    // armed it would stop every instruction inside the load range).
+    await this.#timed(() => this.#observer.finish());
     for (;;) {
       const bytes = await this.readMemory(address, length);
       if (done(bytes) || performance.now() >= deadline) return bytes;
