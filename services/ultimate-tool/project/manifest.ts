@@ -30,7 +30,9 @@ export const SymbolFileSchema = z.strictObject({
 
 export const ArtifactSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case name'),
-  path: ProjectPath.describe('the PRG the build leaves (any load address: a BASIC stub at $0801 starts with RUN, any other with start.sys)'),
+  path: ProjectPath.describe(
+    'the PRG the build leaves (any load address: a BASIC stub at $0801 starts with RUN, any other with start.sys)',
+  ),
   symbols: z.array(SymbolFileSchema).max(8).default([]),
 });
 
