@@ -165,6 +165,17 @@ export interface StartJobRequest {
   compare_checkpoints?: boolean;
 }
 
+/** The body of POST /v13/suite-jobs. */
+export interface StartSuiteJobRequest {
+  tests?: string[];
+  targets: Target[];
+  repeat?: number;
+  strict_gate?: boolean;
+  probe_id?: string;
+  confirmed_reset_count?: number;
+  confirmed_reu_write_count?: number;
+}
+
 export type ListRunsQuery = {
   limit?: number;
   cursor?: string;

@@ -33,6 +33,7 @@ import {
   RunsBodySchema,
   ServiceErrorBodySchema,
   type StartJobRequest,
+  type StartSuiteJobRequest,
   type TargetsBody,
   TargetsBodySchema,
   type CaptureStartBody,
@@ -176,6 +177,10 @@ export class UltimateServiceClient {
 
   startTestJob(body: StartJobRequest, opts?: RequestOptions): Promise<JobBody> {
     return this.call(ROUTES.startTestJob, { body }, JobBodySchema, opts);
+  }
+  /** A whole suite in one job (POST /v13/suite-jobs). */
+  startSuiteJob(body: StartSuiteJobRequest, opts?: RequestOptions): Promise<JobBody> {
+    return this.call(ROUTES.startSuiteJob, { body }, JobBodySchema, opts);
   }
 
   // ---- the trusted-native flow (SERVICE-API.md "Native") ----

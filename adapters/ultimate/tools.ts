@@ -38,6 +38,7 @@ import {
   ProbeArgs,
   ReadEvidenceArgs,
   ResolveAddressArgs,
+  StartSuiteJobArgs,
   StartTestJobArgs,
   CancelPreparationArgs,
   GetCrashReportArgs,
@@ -63,6 +64,7 @@ export const ULTIMATE_TOOL_NAMES = [
   'get_active_job',
   'probe_ultimate',
   'start_test_job',
+  'start_suite_job',
   'read_evidence',
   'compare_runs',
   'resolve_address',
@@ -189,6 +191,19 @@ export function createUltimateTools(client: UltimateServiceClient, advertise: Sc
     output: JobBodySchema,
     annotations: { destructiveHint: true, openWorldHint: false },
     handler: (args, ctx) => client.startTestJob(args, { signal: ctx.signal }),
+  });
+
+  tools.define({
+    name: 'start_suite_job',
+    title: 'Start a suite job',
+    description:
+      'Every test of the project (or those named) in one job: one build, then each test repeat times per ' +
+      'target, side by side on the vice pool; poll get_job (progress.statuses counts the runs by status). ' +
+      'Safety: with the ultimate target pass probe_id and confirmed_reset_count = tests × repeat.',
+    input: StartSuiteJobArgs,
+    output: JobBodySchema,
+    annotations: { destructiveHint: true, openWorldHint: false },
+    handler: (args, ctx) => client.startSuiteJob(args, { signal: ctx.signal }),
   });
 
   tools.define({
