@@ -68,7 +68,11 @@ export class VicePool {
         const [spare] = this.#spares.splice(i, 1);
         conn = await spare!.conn.catch(() => undefined);
       }
-      conn ??= await this.#launch(argv);
+      if (!conn) {
+        conn = await this.#launch(argv);
+        // The same state as a spare's: stopped in the monitor, ready for the run's first command.
+        await conn.client.ping();
+      }
       return { conn, argv };
     } catch (e) {
       this.#free();
