@@ -60,6 +60,18 @@ class ResponseStream {
 const isResponse = (m: JsonRpcMessage) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
 const idKey = (id: unknown) => (typeof id === 'number' ? `n${id}` : `s${String(id)}`);
 const live = (res: ServerResponse) => !res.writableEnded && !res.destroyed;
+/** Names the subscriptions/listen request a message belongs to (2026-07-28); it holds a request id. */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/**
+ * Stateless: the core knows a request by its transport-wide id, so the subscription id it puts in
+ * `_meta` (the listen request's id) is turned back into the client's own, like the response's id.
+ */
+function withClientSubscriptionId(body: unknown, internalId: JsonRpcId, clientId: JsonRpcId | null): unknown {
+  const meta = (body as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  if (!meta || meta[SUBSCRIPTION_ID] !== internalId) return body;
+  return { ...(body as object), _meta: { ...meta, [SUBSCRIPTION_ID]: clientId } };
+}
 
 /**
  * The Transport the core sees for Streamable HTTP: either one 2025-era session or the one
@@ -196,7 +208,16 @@ export class StreamableHttpServerTransport implements Transport {
         return;
       }
       this.streams.delete(key);
-      const out = this.options.mode === 'stateless' ? { ...message, id: stream.clientId } : message;
+      const out =
+        this.options.mode === 'stateless'
+          ? {
+              ...message,
+              id: stream.clientId,
+              ...('result' in message
+                ? { result: withClientSubscriptionId(message.result, message.id as JsonRpcId, stream.clientId) }
+                : {}),
+            }
+          : message;
       if (stream.isInitialize && this.options.mode === 'session') {
         const version = (message.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
         if (typeof version === 'string') this.protocolVersion = version;
@@ -204,13 +225,17 @@ export class StreamableHttpServerTransport implements Transport {
       this.complete(stream, out);
       return;
     }
-    const data = JSON.stringify(message);
     const related =
       options?.relatedRequestId !== undefined ? this.streams.get(idKey(options.relatedRequestId)) : this.byProgressToken(message);
     if (related && !related.done) {
-      this.writeEvent(related, data);
+      const out =
+        this.options.mode === 'stateless' && options?.relatedRequestId !== undefined && message.params
+          ? { ...message, params: withClientSubscriptionId(message.params, options.relatedRequestId, related.clientId) }
+          : message;
+      this.writeEvent(related, JSON.stringify(out));
       return;
     }
+    const data = JSON.stringify(message);
     if (this.options.mode === 'stateless') {
       this.options.onDebug?.(`${String(message.method)} relates to no request in flight; a stateless server has nowhere to send it`);
       return;
