@@ -291,3 +291,52 @@ test('Streamable HTTP, the official v2 client pinned to 2026-07-28: listen, a re
     await listener.close();
   }
 });
+
+test('Streamable HTTP: an idle listen stream gets SSE keep-alive comments after its acknowledgment; nothing after it is closed', async () => {
+  const { server } = build();
+  const listener = await serveStreamableHttp({ connect: (t) => server.connect(t), logger: silentLogger, keepAliveMs: 10 });
+  const abort = new AbortController();
+  try {
+    const res = await fetch(listener.url, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+          notifications: { resourcesListChanged: true },
+        },
+      }),
+    });
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    let text = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.includes('\n:\n')) break;
+    }
+    const [first] = text.split('\n\n');
+    assert.deepEqual(JSON.parse(first!.replace(/^data: /, '')), {
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { resourcesListChanged: true }, _meta: { [SUB]: 'listen-1' } },
+    });
+    abort.abort();
+    const session = statelessSession(server);
+    await until('the server to see the closed stream', () => session.openSubscriptions === 0);
+  } finally {
+    abort.abort();
+    await listener.close();
+  }
+});

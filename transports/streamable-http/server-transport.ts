@@ -22,6 +22,8 @@ export interface HttpServerTransportOptions {
   retryMs: number;
   /** Events kept per session for clients that reconnect with Last-Event-ID. */
   maxBufferedEvents: number;
+  /** Stateless: an SSE comment on each subscriptions/listen stream this often (ms; 0 or absent: never). */
+  keepAliveMs?: number;
   onDebug?: (message: string) => void;
 }
 
@@ -45,6 +47,8 @@ class ResponseStream {
   /** Events sent on this stream, kept while it may be resumed. */
   readonly events: StoredEvent[] = [];
   nextSeq = 1;
+  /** A subscriptions/listen stream's keep-alive comments. */
+  keepAlive?: NodeJS.Timeout;
 
   constructor(
     readonly streamNo: number,
@@ -52,6 +56,7 @@ class ResponseStream {
     res: ServerResponse,
     readonly progressToken: unknown,
     readonly isInitialize: boolean,
+    readonly isListen = false,
   ) {
     this.res = res;
   }
@@ -143,7 +148,14 @@ export class StreamableHttpServerTransport implements Transport {
     const key = idKey(id);
     if (this.streams.has(key)) return false;
     const params = message.params as { _meta?: { progressToken?: unknown } } | undefined;
-    const stream = new ResponseStream(this.nextStreamNo++, clientId, res, params?._meta?.progressToken, message.method === 'initialize');
+    const stream = new ResponseStream(
+      this.nextStreamNo++,
+      clientId,
+      res,
+      params?._meta?.progressToken,
+      message.method === 'initialize',
+      stateless && message.method === 'subscriptions/listen',
+    );
     this.streams.set(key, stream);
     this.byStreamNo.set(stream.streamNo, stream);
     res.once('close', () => this.onConnectionClosed(key, stream, res));
@@ -252,6 +264,7 @@ export class StreamableHttpServerTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     for (const stream of [...this.streams.values(), ...(this.standalone ? [this.standalone] : [])]) {
+      clearInterval(stream.keepAlive);
       if (stream.res && live(stream.res)) stream.res.end();
       stream.res = null;
     }
@@ -304,6 +317,7 @@ export class StreamableHttpServerTransport implements Transport {
   }
 
   private forget(stream: ResponseStream): void {
+    clearInterval(stream.keepAlive);
     this.byStreamNo.delete(stream.streamNo);
     this.bufferedEvents -= stream.events.length;
     stream.events.length = 0;
@@ -346,6 +360,14 @@ export class StreamableHttpServerTransport implements Transport {
       res.flushHeaders();
     }
     if (first && this.resumable) res.write(encodeSseEvent('', `${stream.streamNo}.0`, this.options.retryMs));
+    const every = this.options.keepAliveMs;
+    if (first && stream.isListen && every) {
+      // An SSE comment: clients ignore it, idle timers along the way see traffic.
+      stream.keepAlive = setInterval(() => {
+        if (stream.res && live(stream.res)) stream.res.write(':\n\n');
+      }, every);
+      stream.keepAlive.unref();
+    }
   }
 
   /** A GET connection (standalone or resumed) that goes away leaves its stream waiting for the next one. */
