@@ -340,3 +340,47 @@ test('Streamable HTTP: an idle listen stream gets SSE keep-alive comments after 
     await listener.close();
   }
 });
+
+test('Streamable HTTP: a POSTed notifications/cancelled cannot end a listen (ids are per client there; closing the stream cancels)', async () => {
+  const { server } = build();
+  const listener = await serveStreamableHttp({ connect: (t) => server.connect(t), logger: silentLogger });
+  const abort = new AbortController();
+  const headers = (method: string) => ({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+  });
+  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  try {
+    const res = await fetch(listener.url, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: headers('subscriptions/listen'),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'subscriptions/listen',
+        params: { _meta, notifications: { resourcesListChanged: true } },
+      }),
+    });
+    assert.equal(res.status, 200);
+    const session = statelessSession(server);
+    assert.equal(session.openSubscriptions, 1);
+    // Another client's cancellation naming id 1 (the first request's id on both sides).
+    for (const requestId of [1, 0, 2]) {
+      const cancel = await fetch(listener.url, {
+        method: 'POST',
+        headers: headers('notifications/cancelled'),
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta, requestId } }),
+      });
+      assert.equal(cancel.status, 202);
+    }
+    assert.equal(session.openSubscriptions, 1);
+    abort.abort();
+    await until('the server to see the closed stream', () => session.openSubscriptions === 0);
+  } finally {
+    abort.abort();
+    await listener.close();
+  }
+});

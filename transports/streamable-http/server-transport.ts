@@ -167,6 +167,13 @@ export class StreamableHttpServerTransport implements Transport {
 
   /** A notification or a response (to a server-to-client request) from a POST. */
   handleOther(message: JsonRpcMessage, extra: MessageExtraInfo): void {
+    if (this.options.mode === 'stateless' && message.method === 'notifications/cancelled') {
+      // Stateless requests of every client share this transport and the core knows them by
+      // transport-wide ids: a POSTed cancellation could name another client's request. In this
+      // era closing the response stream is the cancellation (the spec expects no notification).
+      this.options.onDebug?.("notifications/cancelled POSTed to the stateless endpoint ignored: close the request's stream to cancel it");
+      return;
+    }
     this.onmessage?.(message, extra);
   }
 
