@@ -540,10 +540,10 @@ export class ServerSession {
   /** Close the connection, ending its subscriptions gracefully first. */
   async close(): Promise<void> {
     if (this.listens.size > 0 && !this.peer.isClosed) {
+      const ids = [...this.listens].map((l) => l.id);
       this.endSubscriptions();
-      // The answers go out through promise continuations only (handler → json-rpc-2.0 → the
-      // peer's send): once the microtask queue has drained they have been handed to the transport.
-      await new Promise((resolve) => setImmediate(resolve));
+      // The answers must reach the transport before it closes.
+      await Promise.all(ids.map((id) => this.peer.settled(id)));
     }
     return this.peer.close();
   }
