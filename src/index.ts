@@ -1,6 +1,7 @@
 // mcp-engines core: compose MCP servers from engines, tool sets and transports.
 export { McpServer, ServerSession, type McpServerOptions, type ClientInfo, type CacheHints } from './mcp/server.js';
-export { McpClient, withDefaults, type CallOptions, type McpClientOptions, type Era } from './mcp/client.js';
+export { McpClient, withDefaults, type CallOptions, type McpClientOptions, type Era, type Subscription } from './mcp/client.js';
+export type { SubscriptionFilter } from './mcp/subscriptions.js';
 export type {
   ServerRequestContext,
   ElicitRequestParams,

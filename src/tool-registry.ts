@@ -169,6 +169,7 @@ export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly parents: ToolRegistry[] = [];
   private readonly listCache = new Map<string, ToolDescriptor[]>();
+  private readonly listeners = new Set<() => void>();
   private readonly envelope: ResultEnvelope;
   private readonly advertise: SchemaAdvertiser;
 
@@ -218,7 +219,14 @@ export class ToolRegistry {
     if (this.tools.has(tool.def.name)) throw new Error(`duplicate tool name: ${tool.def.name} is already defined`);
     this.tools.set(tool.def.name, tool);
     this.listCache.clear();
+    for (const l of this.listeners) l();
     for (const parent of this.parents) parent.add(tool);
+  }
+
+  /** Called whenever the list gains a tool (here or in a mounted registry); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   has(name: string): boolean {

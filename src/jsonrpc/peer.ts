@@ -36,6 +36,8 @@ class IncomingRequest implements RequestContext {
   private controller?: AbortController;
   private abortReason?: unknown;
   aborted = false;
+  /** Called once the request is over (answered, or not because it was cancelled). */
+  onSettled?: () => void;
 
   constructor(
     readonly id: JsonRpcId,
@@ -275,8 +277,24 @@ export class JsonRpcPeer {
       this.inFlight.delete(k);
     }
     // A cancelled request gets no response at all (MCP), and a closed session cannot answer.
-    if (incoming.aborted || this.closed || !response) return;
-    this.sendRaw(response);
+    if (!incoming.aborted && !this.closed && response) this.sendRaw(response);
+    incoming.onSettled?.();
+  }
+
+  /**
+   * Resolves once the incoming request `id` is over and its response (if any) handed to the
+   * transport; at once when no such request is in flight.
+   */
+  settled(id: JsonRpcId): Promise<void> {
+    const incoming = this.inFlight.get(key(id));
+    if (!incoming) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = incoming.onSettled;
+      incoming.onSettled = () => {
+        previous?.();
+        resolve();
+      };
+    });
   }
 
   private dispatchNotification(method: string, params: Record<string, unknown>): void {

@@ -6,6 +6,7 @@ import type { ToolDescriptor } from '../tool-registry.js';
 import type { CallToolResult } from '../tool-result.js';
 import { LATEST_LEGACY_PROTOCOL_VERSION, META, PROTOCOL_VERSIONS, isModernVersion } from './protocol-version.js';
 import { type LoggingLevel, UNSUPPORTED_PROTOCOL_VERSION, isObject } from './request-scope.js';
+import type { SubscriptionFilter } from './subscriptions.js';
 import type { CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Root } from './server-context.js';
 
 /** What a server answers to `initialize` (the fields this client reads). */
@@ -29,6 +30,36 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Asks the server for progress notifications about this call. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** Notifications a subscriptions/listen stream can carry (besides its acknowledgment). */
+const SUBSCRIPTION_NOTIFICATIONS = [
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+] as const;
+const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+
+/** An open subscriptions/listen (see McpClient.listen). */
+export interface Subscription {
+  /** The listen request's id, which every notification of it carries in `_meta`. */
+  readonly id: number;
+  /** What the server agreed to send (its acknowledgment): a subset of what was asked. */
+  readonly honored: SubscriptionFilter;
+  /**
+   * Settles once it is over: 'local' (close() or the caller's signal), 'graceful' (the server
+   * ended it by answering the request), 'remote' (the connection or stream went away, or an error).
+   */
+  readonly closed: Promise<'local' | 'graceful' | 'remote'>;
+  /** Stop listening: cancels the request (on Streamable HTTP, closes its stream). Idempotent. */
+  close(): void;
+}
+
+interface ListenState {
+  acknowledged: (filter: SubscriptionFilter) => void;
+  onNotification: (method: string, params: Record<string, unknown>) => void;
+  acked: boolean;
 }
 
 /** How the client picks the server's era. */
@@ -73,6 +104,8 @@ export class McpClient {
   private readonly progressHandlers = new Map<string | number, NonNullable<CallOptions['onProgress']>>();
   private readonly notificationHandlers: Array<[string, (params: Record<string, unknown>) => void]> = [];
   private closeListeners: Array<() => void> = [];
+  /** Open subscriptions/listen requests, by request id. */
+  private readonly listens = new Map<number, ListenState>();
 
   serverInfo?: { name: string; version: string; [key: string]: unknown };
   serverCapabilities?: Record<string, unknown>;
@@ -120,6 +153,9 @@ export class McpClient {
         });
       }
     });
+    for (const method of [ACKNOWLEDGED, ...SUBSCRIPTION_NOTIFICATIONS]) {
+      peer.onNotification(method, (p) => this.routeToSubscription(method, p));
+    }
     for (const [method, handler] of this.notificationHandlers) peer.onNotification(method, handler);
     peer.onClose(() => {
       const listeners = this.closeListeners;
@@ -284,6 +320,74 @@ export class McpClient {
 
   notify(method: string, params?: Record<string, unknown>): void {
     this.connected.notify(method, params);
+  }
+
+  /**
+   * subscriptions/listen (2026-07-28): open a stream of the change notifications `filter` names;
+   * each one reaches `onNotification` (as well as any onNotification handler of its method).
+   * Resolves once the server acknowledged it, with what it agreed to send; rejects with the
+   * server's error (e.g. -32602 for a filter it cannot serve). A 2025 connection has no listen:
+   * there resources/subscribe and unsolicited list_changed notifications do that job.
+   */
+  async listen(
+    filter: SubscriptionFilter,
+    onNotification: (method: string, params: Record<string, unknown>) => void,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Subscription> {
+    const peer = this.connected;
+    if (!this.modern) {
+      throw new Error(
+        `subscriptions/listen needs the 2026-07-28 era; this connection speaks ${this.protocolVersion ?? 'nothing yet'} (use resources/subscribe and the list_changed notifications there)`,
+      );
+    }
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    let id = -1;
+    let acknowledge!: (filter: SubscriptionFilter) => void;
+    const acked = new Promise<SubscriptionFilter>((resolve) => {
+      acknowledge = resolve;
+    });
+    const state: ListenState = { acknowledged: (f) => acknowledge(f), onNotification, acked: false };
+    const pending = peer.request<Record<string, unknown>>(
+      'subscriptions/listen',
+      { notifications: filter, _meta: this.meta(this.protocolVersion!) },
+      {
+        signal,
+        onId: (assigned) => {
+          id = assigned;
+          this.listens.set(assigned, state);
+        },
+      },
+    );
+    const closed = pending.then(
+      () => 'graceful' as const,
+      () => (signal.aborted ? ('local' as const) : ('remote' as const)),
+    );
+    void closed.finally(() => this.listens.delete(id));
+    // Before the acknowledgment, the request failing is the answer: the server refused the filter.
+    const honored = await Promise.race([
+      acked,
+      pending.then(() => {
+        throw new Error('subscriptions/listen ended before the server acknowledged it');
+      }),
+    ]);
+    return { id, honored, closed, close: () => controller.abort(new DOMException('subscription closed by the client', 'AbortError')) };
+  }
+
+  /** A notification that names a subscription of ours goes to that subscription's handler. */
+  private routeToSubscription(method: string, params: Record<string, unknown>): void {
+    const meta = params._meta;
+    const id = isObject(meta) ? meta[META.subscriptionId] : undefined;
+    const state = typeof id === 'number' ? this.listens.get(id) : undefined;
+    if (!state) return;
+    if (method === ACKNOWLEDGED) {
+      if (state.acked) return;
+      state.acked = true;
+      state.acknowledged(isObject(params.notifications) ? (params.notifications as SubscriptionFilter) : {});
+      return;
+    }
+    // The spec: nothing arrives before the acknowledgment; a server that sends it anyway is ignored.
+    if (state.acked) state.onNotification(method, params);
   }
 
   /** Handle a server notification (registered before or after connect). */

@@ -8,6 +8,7 @@ import type { PromptRegistry } from '../prompt-registry.js';
 import { InputRequiredSignal, InputRound, RequestStateCodec } from './input-required.js';
 import { META, PROTOCOL_VERSIONS, isModernVersion, negotiateVersion } from './protocol-version.js';
 import { TASKS_EXTENSION, type Task, type TaskOptions, TaskStore } from './tasks.js';
+import { Listen, honoredFilter } from './subscriptions.js';
 import {
   type ClientInfo,
   type LoggingLevel,
@@ -56,6 +57,12 @@ export interface McpServerOptions {
   tools?: ToolRegistry;
   resources?: ResourceRegistry;
   prompts?: PromptRegistry;
+  /**
+   * Advertise `tools.listChanged` and announce tools added after start (2025 sessions get
+   * notifications/tools/list_changed, 2026 clients on subscriptions/listen with toolsListChanged).
+   * Off by default: the shipped servers' tool lists are fixed, and their contracts say `tools: {}`.
+   */
+  toolsListChanged?: boolean;
   /** Advertise `logging` (handlers log with ctx.logMessage). */
   logging?: boolean;
   /** Cache hints for tools/list, prompts/list, resources/list, resources/templates/list, resources/read, server/discover. */
@@ -126,8 +133,8 @@ export class McpServer {
 
   /** What this server offers, from what is registered. */
   capabilities(): Record<string, unknown> {
-    const { resources, prompts, logging, extensions } = this.options;
-    const caps: Record<string, unknown> = { tools: {} };
+    const { resources, prompts, logging, extensions, toolsListChanged } = this.options;
+    const caps: Record<string, unknown> = { tools: toolsListChanged ? { listChanged: true } : {} };
     if (resources) caps.resources = { subscribe: true, listChanged: true };
     if (prompts) caps.prompts = { listChanged: true };
     if (logging) caps.logging = {};
@@ -187,6 +194,8 @@ export class ServerSession {
   logLevel?: LoggingLevel;
   /** resources/subscribe (legacy era). */
   readonly subscriptions = new Set<string>();
+  /** Open subscriptions/listen requests (modern era), by request id. */
+  private readonly listens = new Set<Listen>();
   private readonly unlisten: Array<() => void> = [];
 
   constructor(
@@ -230,6 +239,17 @@ export class ServerSession {
     }
 
     const tools = server.tools;
+    if (options.toolsListChanged) {
+      this.unlisten.push(
+        tools.onChange(() => {
+          if (this.initialized) this.peer.notify('notifications/tools/list_changed');
+          for (const l of this.listens) l.listChanged('toolsListChanged');
+        }),
+      );
+    }
+    if (server.modernVersions.length > 0) {
+      this.handle('subscriptions/listen', (params, req) => this.listen(params, req), { legacy: false });
+    }
     this.handle('tools/list', (_p, req) => ({ tools: tools.list(req.scope.protocolVersion) }));
     this.handle('tools/call', (params, req) => {
       const name = params.name;
@@ -304,6 +324,10 @@ export class ServerSession {
       );
       this.unlisten.push(
         resources.onChange((change) => {
+          for (const l of this.listens) {
+            if (change.kind === 'list') l.listChanged('resourcesListChanged');
+            else l.resourceUpdated(change.uri);
+          }
           if (!this.initialized) return;
           if (change.kind === 'list') this.peer.notify('notifications/resources/list_changed');
           else if (this.subscriptions.has(change.uri)) this.peer.notify('notifications/resources/updated', { uri: change.uri });
@@ -317,6 +341,7 @@ export class ServerSession {
       );
       this.unlisten.push(
         prompts.onChange(() => {
+          for (const l of this.listens) l.listChanged('promptsListChanged');
           if (this.initialized) this.peer.notify('notifications/prompts/list_changed');
         }),
       );
@@ -346,6 +371,46 @@ export class ServerSession {
 
   start(): Promise<void> {
     return this.peer.start();
+  }
+
+  /**
+   * subscriptions/listen: acknowledge, then stay in flight delivering what the filter names until
+   * the client cancels (no answer), the connection closes, or the server ends it (answered).
+   */
+  private async listen(params: Record<string, unknown>, req: ServerRequest): Promise<Record<string, unknown>> {
+    const { options } = this.server;
+    const filter = honoredFilter(params, {
+      toolsListChanged: options.toolsListChanged === true,
+      promptsListChanged: options.prompts !== undefined,
+      resourcesListChanged: options.resources !== undefined,
+      ...(options.resources ? { resources: options.resources } : {}),
+    });
+    const id = req.rpc.id;
+    const listen = new Listen(id, filter, (method, p) => this.peer.notify(method, p, { relatedRequestId: id }));
+    const signal = req.rpc.signal;
+    if (signal.aborted) return {};
+    listen.acknowledge();
+    this.listens.add(listen);
+    const onAbort = () => listen.end(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    listen.onEnd(() => {
+      this.listens.delete(listen);
+      signal.removeEventListener('abort', onAbort);
+    });
+    return (await listen.done) ?? {};
+  }
+
+  /** How many subscriptions/listen requests are open on this session. */
+  get openSubscriptions(): number {
+    return this.listens.size;
+  }
+
+  /**
+   * End every open subscriptions/listen gracefully: each request is answered (resultType
+   * complete, its id in `_meta`), which tells the client the server closed it on purpose.
+   */
+  endSubscriptions(): void {
+    for (const l of [...this.listens]) l.end(true);
   }
 
   private instructions(): string | undefined {
@@ -472,7 +537,14 @@ export class ServerSession {
     this.peer.onClose(listener);
   }
 
-  close(): Promise<void> {
+  /** Close the connection, ending its subscriptions gracefully first. */
+  async close(): Promise<void> {
+    if (this.listens.size > 0 && !this.peer.isClosed) {
+      const ids = [...this.listens].map((l) => l.id);
+      this.endSubscriptions();
+      // The answers must reach the transport before it closes.
+      await Promise.all(ids.map((id) => this.peer.settled(id)));
+    }
     return this.peer.close();
   }
 }

@@ -22,6 +22,8 @@ export interface HttpServerTransportOptions {
   retryMs: number;
   /** Events kept per session for clients that reconnect with Last-Event-ID. */
   maxBufferedEvents: number;
+  /** Stateless: an SSE comment on each subscriptions/listen stream this often (ms; 0 or absent: never). */
+  keepAliveMs?: number;
   onDebug?: (message: string) => void;
 }
 
@@ -45,6 +47,8 @@ class ResponseStream {
   /** Events sent on this stream, kept while it may be resumed. */
   readonly events: StoredEvent[] = [];
   nextSeq = 1;
+  /** A subscriptions/listen stream's keep-alive comments. */
+  keepAlive?: NodeJS.Timeout;
 
   constructor(
     readonly streamNo: number,
@@ -52,6 +56,7 @@ class ResponseStream {
     res: ServerResponse,
     readonly progressToken: unknown,
     readonly isInitialize: boolean,
+    readonly isListen = false,
   ) {
     this.res = res;
   }
@@ -60,6 +65,18 @@ class ResponseStream {
 const isResponse = (m: JsonRpcMessage) => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
 const idKey = (id: unknown) => (typeof id === 'number' ? `n${id}` : `s${String(id)}`);
 const live = (res: ServerResponse) => !res.writableEnded && !res.destroyed;
+/** Names the subscriptions/listen request a message belongs to (2026-07-28); it holds a request id. */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/**
+ * Stateless: the core knows a request by its transport-wide id, so the subscription id it puts in
+ * `_meta` (the listen request's id) is turned back into the client's own, like the response's id.
+ */
+function withClientSubscriptionId(body: unknown, internalId: JsonRpcId, clientId: JsonRpcId | null): unknown {
+  const meta = (body as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  if (!meta || meta[SUBSCRIPTION_ID] !== internalId) return body;
+  return { ...(body as object), _meta: { ...meta, [SUBSCRIPTION_ID]: clientId } };
+}
 
 /**
  * The Transport the core sees for Streamable HTTP: either one 2025-era session or the one
@@ -131,7 +148,14 @@ export class StreamableHttpServerTransport implements Transport {
     const key = idKey(id);
     if (this.streams.has(key)) return false;
     const params = message.params as { _meta?: { progressToken?: unknown } } | undefined;
-    const stream = new ResponseStream(this.nextStreamNo++, clientId, res, params?._meta?.progressToken, message.method === 'initialize');
+    const stream = new ResponseStream(
+      this.nextStreamNo++,
+      clientId,
+      res,
+      params?._meta?.progressToken,
+      message.method === 'initialize',
+      stateless && message.method === 'subscriptions/listen',
+    );
     this.streams.set(key, stream);
     this.byStreamNo.set(stream.streamNo, stream);
     res.once('close', () => this.onConnectionClosed(key, stream, res));
@@ -143,6 +167,13 @@ export class StreamableHttpServerTransport implements Transport {
 
   /** A notification or a response (to a server-to-client request) from a POST. */
   handleOther(message: JsonRpcMessage, extra: MessageExtraInfo): void {
+    if (this.options.mode === 'stateless' && message.method === 'notifications/cancelled') {
+      // Stateless requests of every client share this transport and the core knows them by
+      // transport-wide ids: a POSTed cancellation could name another client's request. In this
+      // era closing the response stream is the cancellation (the spec expects no notification).
+      this.options.onDebug?.("notifications/cancelled POSTed to the stateless endpoint ignored: close the request's stream to cancel it");
+      return;
+    }
     this.onmessage?.(message, extra);
   }
 
@@ -196,7 +227,16 @@ export class StreamableHttpServerTransport implements Transport {
         return;
       }
       this.streams.delete(key);
-      const out = this.options.mode === 'stateless' ? { ...message, id: stream.clientId } : message;
+      const out =
+        this.options.mode === 'stateless'
+          ? {
+              ...message,
+              id: stream.clientId,
+              ...('result' in message
+                ? { result: withClientSubscriptionId(message.result, message.id as JsonRpcId, stream.clientId) }
+                : {}),
+            }
+          : message;
       if (stream.isInitialize && this.options.mode === 'session') {
         const version = (message.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
         if (typeof version === 'string') this.protocolVersion = version;
@@ -204,13 +244,17 @@ export class StreamableHttpServerTransport implements Transport {
       this.complete(stream, out);
       return;
     }
-    const data = JSON.stringify(message);
     const related =
       options?.relatedRequestId !== undefined ? this.streams.get(idKey(options.relatedRequestId)) : this.byProgressToken(message);
     if (related && !related.done) {
-      this.writeEvent(related, data);
+      const out =
+        this.options.mode === 'stateless' && options?.relatedRequestId !== undefined && message.params
+          ? { ...message, params: withClientSubscriptionId(message.params, options.relatedRequestId, related.clientId) }
+          : message;
+      this.writeEvent(related, JSON.stringify(out));
       return;
     }
+    const data = JSON.stringify(message);
     if (this.options.mode === 'stateless') {
       this.options.onDebug?.(`${String(message.method)} relates to no request in flight; a stateless server has nowhere to send it`);
       return;
@@ -227,6 +271,7 @@ export class StreamableHttpServerTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     for (const stream of [...this.streams.values(), ...(this.standalone ? [this.standalone] : [])]) {
+      clearInterval(stream.keepAlive);
       if (stream.res && live(stream.res)) stream.res.end();
       stream.res = null;
     }
@@ -279,6 +324,7 @@ export class StreamableHttpServerTransport implements Transport {
   }
 
   private forget(stream: ResponseStream): void {
+    clearInterval(stream.keepAlive);
     this.byStreamNo.delete(stream.streamNo);
     this.bufferedEvents -= stream.events.length;
     stream.events.length = 0;
@@ -321,6 +367,14 @@ export class StreamableHttpServerTransport implements Transport {
       res.flushHeaders();
     }
     if (first && this.resumable) res.write(encodeSseEvent('', `${stream.streamNo}.0`, this.options.retryMs));
+    const every = this.options.keepAliveMs;
+    if (first && stream.isListen && every) {
+      // An SSE comment: clients ignore it, idle timers along the way see traffic.
+      stream.keepAlive = setInterval(() => {
+        if (stream.res && live(stream.res)) stream.res.write(':\n\n');
+      }, every);
+      stream.keepAlive.unref();
+    }
   }
 
   /** A GET connection (standalone or resumed) that goes away leaves its stream waiting for the next one. */

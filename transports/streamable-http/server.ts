@@ -46,6 +46,12 @@ export interface StreamableHttpServerOptions {
   retryMs?: number;
   /** Events a session keeps for Last-Event-ID resumption (default 1000). */
   maxBufferedEvents?: number;
+  /**
+   * An SSE comment on each open subscriptions/listen stream this often, in ms (default 15000; 0:
+   * never), so idle listens outlive proxies' and clients' idle timeouts (Node's fetch gives up on
+   * a body silent for 5 minutes).
+   */
+  keepAliveMs?: number;
   logger?: Logger;
 }
 
@@ -107,7 +113,13 @@ export function createStreamableHttpHandler(options: StreamableHttpServerOptions
 
   const statelessTransport = () => {
     stateless ??= (async () => {
-      const transport = new StreamableHttpServerTransport({ mode: 'stateless', retryMs, maxBufferedEvents, onDebug });
+      const transport = new StreamableHttpServerTransport({
+        mode: 'stateless',
+        retryMs,
+        maxBufferedEvents,
+        keepAliveMs: options.keepAliveMs ?? 15_000,
+        onDebug,
+      });
       transport.whenClosed(() => {
         stateless = undefined;
       });
