@@ -129,10 +129,8 @@ describe('project paths stay inside the project (realpath, symlinks included)', 
 describe('the clean build does not follow a symlink out of the project', { timeout: 60_000 }, () => {
   const buildManifest = (command: string[]) => {
     const m = ManifestSchema.parse(structuredClone(example));
-    m.build!.command = command;
-    m.artifacts = [
-      { name: 'pass', path: 'build/pass.prg', symbols: [{ path: 'build/pass.labels', format: 'acme-vicelabels' }], prebuilt: false },
-    ];
+    m.build.command = command;
+    m.artifacts = [{ name: 'pass', path: 'build/pass.prg', symbols: [{ path: 'build/pass.labels', format: 'acme-vicelabels' }] }];
     return m;
   };
 
