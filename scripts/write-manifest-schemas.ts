@@ -4,7 +4,7 @@
 //   examples/c64-project/ultimate-tool.schema.json  the example's own copy, named by its "$schema", so the
 //                                                   example validates in an editor wherever it is copied
 // Run after changing the manifest schema:  node --import tsx scripts/write-manifest-schemas.ts
-// test/ultimate-service/manifest.test.ts and test/package/example-schema.test.ts fail while a copy is stale.
+// test/services/ultimate-tool/manifest.test.ts and test/package/example-schema.test.ts fail while a copy is stale.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { manifestJsonSchema } from '../services/ultimate-tool/project/manifest.js';

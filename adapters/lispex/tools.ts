@@ -268,7 +268,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
     // The answer is sent as built here (rawResult): its constant fields are made once, it is
     // JSON-encoded once (the same text is the bound check and the text copy), and the registry's
     // per-call check against EvalResultOutput is skipped — our own answer is checked by the tests
-    // instead (test/lispex-mcp/eval-answer-bytes.test.ts: the same bytes as the checked path, and
+    // instead (test/adapters/lispex/eval-answer-bytes.test.ts: the same bytes as the checked path, and
     // every answer inside the schema). That check was the largest cost of a small evaluation.
     handler: async ({ source, input }, ctx) => {
       checkTextField('source', source);

@@ -19,9 +19,9 @@ import { buildExternalRequest } from '../../engines/lispex/external/derivation.j
 import { runProduct } from '../../engines/lispex/external/product-process.js';
 import { toMemberOutcome } from '../../engines/lispex/external/topaz-route.js';
 import { runTopazMember } from '../../engines/lispex/external/topaz-route.js';
-import { ProgramGenerator } from '../../test/lispex-diff/generator.js';
-import { casePrograms } from '../../test/lispex-external/case-programs.js';
-import { PRODUCTS_DIR, builtinObservation, mismatchAxes, pool, requireTopaz } from '../../test/lispex-external/harness.js';
+import { ProgramGenerator } from '../../test/engines/lispex/differential/generator.js';
+import { casePrograms } from '../../test/engines/lispex/external/case-programs.js';
+import { PRODUCTS_DIR, builtinObservation, mismatchAxes, pool, requireTopaz } from '../../test/engines/lispex/external/harness.js';
 
 const args = process.argv.slice(2);
 function option(name: string, fallback: number): number {
@@ -37,8 +37,8 @@ const START = option('--start', 0);
 // code with less optimizing, for a feasible full run (the semantics do not depend on it).
 const OPT = option('--opt-level', 2);
 if (OPT > 2) throw new Error('--opt-level expects 0, 1 or 2');
-const SEED = 20261130; // the corpus seed of test/lispex-external and bench/lispex-external/corpus.ts
-// --cases: the primitive case table (test/lispex-external/case-programs.ts) instead of the
+const SEED = 20261130; // the corpus seed of test/engines/lispex/external and bench/lispex-external/corpus.ts
+// --cases: the primitive case table (test/engines/lispex/external/case-programs.ts) instead of the
 // generated corpus.
 const CASES = args.includes('--cases') ? casePrograms().map((c) => c.program) : null;
 const TOTAL = CASES !== null ? Math.min(PROGRAMS, CASES.length - START) : PROGRAMS;

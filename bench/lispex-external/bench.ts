@@ -24,7 +24,7 @@ import { runFreshAotMember } from '../../engines/lispex/external/aot-route.js';
 import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
 import { runTopazMember } from '../../engines/lispex/external/topaz-route.js';
 import { LispexEvaluator } from '../../engines/lispex/index.js';
-import { PRODUCTS_DIR, requireTopaz } from '../../test/lispex-external/harness.js';
+import { PRODUCTS_DIR, requireTopaz } from '../../test/engines/lispex/external/harness.js';
 import { PROGRAMS } from '../lispex/programs.js';
 
 const args = process.argv.slice(2);

@@ -3,13 +3,13 @@
 // court axes and on the account both machines keep (machine transitions, call-depth high-water
 // mark: the Topaz VM's quick tier must leave exactly the machine's); prints the mismatch counts
 // per axis and the time taken. (CI runs a sample:
-// test/lispex-external/topaz-corpus.test.ts.)
+// test/engines/lispex/external/topaz-corpus.test.ts.)
 //
 //   node --import tsx bench/lispex-external/corpus.ts
 
-import { casePrograms } from '../../test/lispex-external/case-programs.js';
-import { builtinObservation, mismatchAxes, pool, requireTopaz, topazRun } from '../../test/lispex-external/harness.js';
-import { ProgramGenerator } from '../../test/lispex-diff/generator.js';
+import { casePrograms } from '../../test/engines/lispex/external/case-programs.js';
+import { builtinObservation, mismatchAxes, pool, requireTopaz, topazRun } from '../../test/engines/lispex/external/harness.js';
+import { ProgramGenerator } from '../../test/engines/lispex/differential/generator.js';
 
 const COUNT = Number(process.env.LISPEX_EXTERNAL_PROGRAMS ?? 10_000);
 const SEED = 20261130;

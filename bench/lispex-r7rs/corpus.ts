@@ -2,7 +2,7 @@
 // `rust-topaz` and `all-four` courts of `lispex_compare_routes`: each case must find its court's
 // members in agreement and every member's observation equal to the case's expected outcome.
 // Prints N/N per court and each failing case; exits 1 if any case fails. (CI runs a fixed
-// sample: test/lispex-r7rs/courts-sample.test.ts.)
+// sample: test/engines/lispex/r7rs/courts-sample.test.ts.)
 //
 //   node scripts/build-products.mjs        # once: the Topaz VM, AOT compiler and runtime
 //   node --import tsx bench/lispex-r7rs/corpus.ts [rust-topaz|all-four ...]
@@ -10,8 +10,8 @@
 // LISPEX_R7RS_FILTER=<substring of a case id> runs only the matching cases;
 // LISPEX_R7RS_SHARD=k/n only every n-th of them (see below).
 
-import { pool } from '../../test/lispex-external/harness.js';
-import { loadCorpus } from '../../test/lispex-r7rs/corpus.js';
+import { pool } from '../../test/engines/lispex/external/harness.js';
+import { loadCorpus } from '../../test/engines/lispex/r7rs/corpus.js';
 import {
   type CaseVerdict,
   R7RS_COURTS,
@@ -20,7 +20,7 @@ import {
   openCourtSession,
   runCase,
   verdictPasses,
-} from '../../test/lispex-r7rs/courts.js';
+} from '../../test/engines/lispex/r7rs/courts.js';
 
 const asked = process.argv.slice(2);
 for (const a of asked) {

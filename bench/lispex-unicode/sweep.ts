@@ -1,13 +1,13 @@
 // Every Unicode scalar value (0..#x10FFFF without the surrogates) through the character and
 // string case procedures and the printer, on the built-in VM and on the Topaz VM
-// (test/lispex-unicode/sweep.ts's program, in chunks of 4,096 scalars, two at a time); prints the
+// (test/engines/lispex/unicode/sweep.ts's program, in chunks of 4,096 scalars, two at a time); prints the
 // number of scalars compared, the differences (the first few in full) and the time taken.
-// CI runs a fixed sample: test/lispex-unicode/sweep.test.ts.
+// CI runs a fixed sample: test/engines/lispex/unicode/sweep.test.ts.
 //
 //   node --import tsx bench/lispex-unicode/sweep.ts [path/to/other/topaz-vm]
 
-import { pool, requireTopaz } from '../../test/lispex-external/harness.js';
-import { type SweepDifference, sweepChunks, sweepRange } from '../../test/lispex-unicode/sweep.js';
+import { pool, requireTopaz } from '../../test/engines/lispex/external/harness.js';
+import { type SweepDifference, sweepChunks, sweepRange } from '../../test/engines/lispex/unicode/sweep.js';
 
 const executable = process.argv[2] ?? requireTopaz();
 const started = performance.now();

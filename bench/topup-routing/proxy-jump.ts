@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startSshd } from '../../test/helpers/sshd.js';
-import { startHarness, standInWrapper, toolContext } from '../../test/topup-routing/harness.js';
+import { startHarness, standInWrapper, toolContext } from '../../test/adapters/topup/routing/harness.js';
 
 const calls = Number(process.argv[2] ?? 300);
 const restarts = Number(process.argv[3] ?? 10);

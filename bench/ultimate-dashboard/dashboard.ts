@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Page } from 'playwright-core';
 import { UltimateToolService } from '../../services/ultimate-tool/index.js';
-import { launchChromium } from '../../test/ultimate-dashboard/browser.js';
+import { launchChromium } from '../../test/services/ultimate-tool/dashboard/browser.js';
 import { CAPTURE_DATAGRAMS, type CaptureRun, seedCaptureRun, seedRuns } from './seed-store.js';
 
 const iterations = Number(process.argv[2] ?? 20);

@@ -12,7 +12,7 @@ import { sha256File, sha256Hex } from '../../common/index.js';
 import { RUN_RECORD_SCHEMA_VERSION, type RunRecord, type RunStatus } from '../../services/ultimate-tool/api/schemas.js';
 import { ServiceStore } from '../../services/ultimate-tool/store/store.js';
 import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
-import { datagram, entry, writeCapture } from '../../test/ultimate-timeline/capture-fixture.js';
+import { datagram, entry, writeCapture } from '../../test/services/ultimate-tool/timeline/capture-fixture.js';
 
 const TESTS = ['sum-passes', 'arithmetic-fails', 'greeting-on-screen', 'brk-crash', 'timeline-probe', 'checkpoint-probe'];
 const STATUSES: RunStatus[] = ['passed', 'passed', 'passed', 'failed', 'crashed', 'timed_out', 'error'];

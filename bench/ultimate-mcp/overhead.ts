@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createUltimateToolServer } from '../../adapters/ultimate/index.js';
 import { McpClient, createLogger } from '../../src/index.js';
 import { InMemoryTransport, spawnStdio } from '../../transports/index.js';
-import { IDS } from '../../test/ultimate-mcp/helpers/fake-service.js';
+import { IDS } from '../../test/adapters/ultimate/helpers/fake-service.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(name);

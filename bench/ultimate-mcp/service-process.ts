@@ -1,5 +1,5 @@
 // The stand-in service in its own process (as the real one is): prints its URL, serves until stdin closes.
-import { startFakeService } from '../../test/ultimate-mcp/helpers/fake-service.js';
+import { startFakeService } from '../../test/adapters/ultimate/helpers/fake-service.js';
 
 const service = await startFakeService();
 process.stdout.write(`${service.url}\n`);

@@ -13,7 +13,7 @@ import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../../services/ultima
 import { UltimateToolService } from '../../services/ultimate-tool/index.js';
 import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
 import { readTimelinePage } from '../../services/ultimate-tool/timeline/timeline-page.js';
-import { datagram, entry, writeCapture } from '../../test/ultimate-timeline/capture-fixture.js';
+import { datagram, entry, writeCapture } from '../../test/services/ultimate-tool/timeline/capture-fixture.js';
 
 const pages = Number(process.argv[2] ?? 40);
 const DATAGRAMS = 82_110;

@@ -13,7 +13,7 @@ import { readCaptureFile } from '../../engines/ultimate/debug-stream/capture-fil
 import { Ca65DebugInfo } from '../../services/ultimate-tool/timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from '../../services/ultimate-tool/timeline/capture-index.js';
 import { readTimelinePage, type TimelineEvidence } from '../../services/ultimate-tool/timeline/timeline-page.js';
-import { datagram, entry, writeCapture } from '../../test/ultimate-timeline/capture-fixture.js';
+import { datagram, entry, writeCapture } from '../../test/services/ultimate-tool/timeline/capture-fixture.js';
 
 const pages = Number(process.argv[2] ?? 40);
 const DATAGRAMS = 82_110; // 30 s at the device's 2,737 datagrams/s

@@ -1,5 +1,5 @@
 // How tests launch the package's bins: from source through tsx, so a test never depends on a
-// stale build. (test/core/package.test.ts separately checks the built dist/ bins.)
+// stale build. (test/package/dist.test.ts separately checks the built dist/ bins.)
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 

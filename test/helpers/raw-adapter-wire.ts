@@ -1,6 +1,6 @@
 // A real `ultimate-tool-mcp` process driven over its raw stdio wire (one JSON message a line), for
 // tests that must see every notification in its place before an answer: the official SDK client
-// dispatches notifications a microtask late and can drop the last ones (test/topup/progress.test.ts).
+// dispatches notifications a microtask late and can drop the last ones (test/adapters/topup/progress.test.ts).
 import { spawn } from 'node:child_process';
 import { distBin } from './ultimate-stack.js';
 

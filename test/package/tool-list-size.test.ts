@@ -2,7 +2,7 @@
 // result the official SDK client receives (printed) for every shipped server, with the bounds of
 // issue 22 (Lispex at most 15 KB, the Ultimate adapter at most 35 KB) and the contract's names and
 // fields still in the advertised schemas (the Ultimate adapter's shown-versus-enforced schemas are
-// checked field by field in test/ultimate-mcp/tool-list.test.ts).
+// checked field by field in test/adapters/ultimate/tool-list.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -1,7 +1,7 @@
 /**
  * The protocol versions the HTTP binding accepts in MCP-Protocol-Version by default: every
  * revision that defines Streamable HTTP or its predecessor, newest first. (transports/ may not
- * import the core, so this is its own list; test/core/http-server.test.ts checks it covers the
+ * import the core, so this is its own list; test/transports/streamable-http/server.test.ts checks it covers the
  * core's.) A server that speaks fewer still answers a version it does not speak with the core's
  * own error; this list is what the transport lets through.
  */

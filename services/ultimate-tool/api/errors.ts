@@ -1,7 +1,7 @@
 // The error codes of API schema 13 and THE HTTP status each is answered with: one table, one
 // status per code. The service answers a ServiceError with its code's status from here (whatever
 // a caller might think), the OpenAPI document lists them, and the adapter gives a job's error the
-// same status its code has on the wire. test/ultimate-service/error-statuses.test.ts walks it.
+// same status its code has on the wire. test/services/ultimate-tool/error-statuses.test.ts walks it.
 import type { ErrorCode } from './schemas.js';
 
 export const ERROR_STATUSES: { readonly [C in ErrorCode]: number } = {

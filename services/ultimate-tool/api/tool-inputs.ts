@@ -2,7 +2,7 @@
 // request could get wrong is caught with them, before any HTTP request: the adapter never sends the
 // service what it can already tell is malformed. Every field the service also checks extends the
 // API's own field (fields.ts), so a limit here is the service's limit by construction
-// (test/ultimate-mcp/limits.test.ts). They differ from the routes' own request schemas where a
+// (test/adapters/ultimate/limits.test.ts). They differ from the routes' own request schemas where a
 // tool is a friendlier door to the same route: numbers instead of query text, UUIDs in either
 // case, `baseline_run_id` for the query's `baseline`, the checkpoint matrix checked up front.
 import { z } from 'zod';

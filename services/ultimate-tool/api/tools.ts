@@ -3,8 +3,8 @@
 // contract's tool list shows them, its hints, and its closed input (tool-inputs.ts). The adapter
 // (adapters/ultimate/) generates its tools and its one generic request from this table, and the
 // tables of docs/ultimate/MCP.md and SERVICE-API.md are checked against it
-// (test/ultimate-mcp/doc-tables.test.ts). Pure data and schemas: an adapter may import it, and it
-// imports nothing of the service (test/core/layering.test.ts).
+// (test/adapters/ultimate/doc-tables.test.ts). Pure data and schemas: an adapter may import it, and it
+// imports nothing of the service (test/architecture/layering.test.ts).
 //
 // A new tool is one entry here (and its route in paths.ts + routes.ts, its handler in routes/):
 // the adapter needs no code unless the tool does more than forward (a `follow` below).
@@ -357,7 +357,7 @@ type QueryValue = string | number | boolean | undefined;
  * The request of one call of a tool: each parsed argument, under its route field's name, goes to
  * the path when the route's template names it, to the query when the route's query schema has it,
  * else to the JSON body (a route with a body always gets one, `{}` at least). Absent arguments are
- * not sent. test/ultimate-mcp/limits.test.ts checks that every argument lands on a field its route
+ * not sent. test/adapters/ultimate/limits.test.ts checks that every argument lands on a field its route
  * declares.
  */
 export function toolRequest(name: ToolName, args: Readonly<Record<string, unknown>>): RouteInput {

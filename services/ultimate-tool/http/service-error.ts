@@ -7,7 +7,7 @@ export class ServiceError extends Error {
   override readonly name = 'ServiceError';
   /**
    * `_status` is what the throwing site expects its code to be answered with; the answer always
-   * takes the code's status from the table (test/ultimate-service/error-statuses.test.ts checks
+   * takes the code's status from the table (test/services/ultimate-tool/error-statuses.test.ts checks
    * that every site in the sources says the same).
    */
   constructor(

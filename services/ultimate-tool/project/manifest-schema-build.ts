@@ -1,6 +1,6 @@
 // Regenerates manifest.schema.json from the zod schema:
 //   node --import tsx services/ultimate-tool/project/manifest-schema-build.ts
-// test/ultimate-service/manifest.test.ts checks the committed file is current.
+// test/services/ultimate-tool/manifest.test.ts checks the committed file is current.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { manifestJsonSchema } from './manifest.js';

@@ -1,6 +1,6 @@
 // Assembles kernal-standin.asm with acme and writes kernal-standin.ts (the ROM images and the few
 // labels the machine needs). The generated file is committed, so acme is needed only to change
-// the ROM; test/ultimate-c64/rom.test.ts checks that the committed images match the source.
+// the ROM; test/engines/ultimate/virtual/c64/rom.test.ts checks that the committed images match the source.
 //
 //   node --import tsx engines/ultimate/virtual/c64/kernal-standin-build.ts
 
