@@ -24,3 +24,19 @@ export function externalFailure(outcome: Extract<MemberOutcome, { kind: 'failed'
     source_retained: false,
   });
 }
+
+const completed = (run: MemberRun): boolean =>
+  run.host !== undefined ? run.host.kind === 'completed' : run.external?.kind === 'completed';
+const cancelled = (run: MemberRun): boolean =>
+  run.host?.kind === 'cancelled' || (run.external?.kind === 'failed' && run.external.reason === 'cancelled');
+
+/**
+ * The member whose failure ended a comparison, or -1 when every member completed. When one member
+ * fails the court cancels the others, so a member listed first that was only cancelled (a slow
+ * worker on a loaded machine) must not stand in for the one that failed: the first failure that
+ * is not a cancellation is the cause; only when every failure is a cancellation is the first one.
+ */
+export function failedMemberIndex(runs: readonly MemberRun[]): number {
+  const cause = runs.findIndex((r) => !completed(r) && !cancelled(r));
+  return cause >= 0 ? cause : runs.findIndex((r) => !completed(r));
+}

@@ -24,7 +24,7 @@ import {
 import { ROUTE_ROLE, routeObservation, sha256Hex } from './route-observation.js';
 import { ComparisonResultOutput, EvalResultOutput } from './result-wire-schemas.js';
 import { buildExternalRequest } from '../../engines/lispex/external/derivation.js';
-import { externalFailure, type MemberRun } from './member-run.js';
+import { externalFailure, failedMemberIndex, type MemberRun } from './member-run.js';
 import { runFreshAotMember } from '../../engines/lispex/external/aot-route.js';
 import { runTopazMember, type MemberOutcome } from '../../engines/lispex/external/topaz-route.js';
 
@@ -452,7 +452,7 @@ export function createLispexTools(options: LispexToolsOptions): ToolRegistry {
           },
         });
       }
-      const failed = runs.findIndex((r) => (r.host !== undefined ? r.host.kind !== 'completed' : r.external!.kind !== 'completed'));
+      const failed = failedMemberIndex(runs);
       if (failed >= 0) {
         const r = runs[failed]!;
         const error =
