@@ -7,7 +7,8 @@
 //   `input` datum;
 // - every symbol, quoted or not, is one of INLINE_NAMES: a few special forms that neither bind
 //   nor loop, and primitives that take no procedure, mutate nothing, and build a result at most
-//   about as large as their arguments.
+//   about as large as their arguments together (so not `square`: nested, it would double a
+//   number's size per level without the number appearing twice in the source).
 //
 // Such a program has no variables, procedures, continuations or macros, so nothing can loop or be
 // shared: every form is evaluated at most once (machine transitions are bounded by the source's
@@ -31,8 +32,9 @@ export const INLINE_DEPTH_LIMIT = 32;
  * are bounded by their arguments' size. Left out on purpose: everything that takes a procedure
  * (map, apply, call/cc, dynamic-wind, with-exception-handler, …: `((call/cc call/cc) (call/cc
  * call/cc))` loops without a lambda), builds a large value from a small number (expt, make-list,
- * make-string, make-vector, make-bytevector, exact-integer-sqrt of nothing large is fine but is
- * not needed), mutates (vector-set!), or binds (define, let, lambda, set!, define-syntax…).
+ * make-string, make-vector, make-bytevector), uses one argument twice (square: `(square (square
+ * …))` doubles the digits per level), mutates (vector-set!), or binds (define, let, lambda, set!,
+ * define-syntax…).
  */
 export const INLINE_NAMES: ReadonlySet<string> = new Set([
   // special forms
@@ -68,7 +70,6 @@ export const INLINE_NAMES: ReadonlySet<string> = new Set([
   'ceiling',
   'round',
   'truncate',
-  'square',
   'exact',
   'inexact',
   'exact->inexact',
