@@ -150,8 +150,12 @@ describe('inline evaluation against a worker (real engine)', { timeout: 120_000 
   test('the calling thread is left with the engine state it had', async () => {
     await inlineHost.inlineReady();
     const state = engineState();
-    const outcome = await inlineHost.evaluate({ source: '(cons "sym-never-seen-before" (quote another-new-sym))', route: 'tree' });
+    const before = inlineHost.inlineEvaluations;
+    // `or` makes a normalizer temporary, and the quoted names are read (interned) as symbols.
+    const source = `(or #f (quote (${[...INLINE_NAMES].join(' ')})))`;
+    const outcome = await inlineHost.evaluate({ source, route: 'tree' });
     assert.equal(outcome.kind, 'completed');
+    assert.equal(inlineHost.inlineEvaluations, before + 1, 'it ran inline');
     assert.deepEqual(engineState(), state);
   });
 

@@ -18,9 +18,8 @@ export class InlineEvaluator {
   usable = true;
 
   constructor() {
-    const before = engineState();
+    // Like a worker, the warm-up's own symbols stay interned: a worker's baseline includes them.
     warmUp(this.evaluator);
-    resetEngineTo(before);
   }
 
   /**
