@@ -10,6 +10,9 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** SHA-256 of empty text: most programs print nothing, and hashing costs a crypto object per call. */
+const EMPTY_SHA256 = sha256Hex('');
+
 /** The contract role each built-in route fills: our tree is the court's "tree", our VM its "Rust VM". */
 export const ROUTE_ROLE = { tree: 'rust-tree', vm: 'rust-vm' } as const;
 
@@ -39,7 +42,7 @@ export function routeObservation(observation: Observation, hostMs: number): Rout
     stdout: {
       text: observation.stdout,
       byte_length: observation.stdout_bytes,
-      sha256: sha256Hex(observation.stdout),
+      sha256: observation.stdout === '' ? EMPTY_SHA256 : sha256Hex(observation.stdout),
     },
     diagnostics: observation.diagnostics.map(diagnostic),
     warnings: observation.warnings.map(diagnostic),

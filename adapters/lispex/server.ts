@@ -64,7 +64,7 @@ export class LispexServer extends McpServer {
 }
 
 export function createLispexServer(options: LispexServerOptions): LispexServer {
-  const host = options.host ?? new LispexHost({ wallClockMs: FIXED_BOUNDS.evalWallClockMs });
+  const host = options.host ?? new LispexHost({ wallClockMs: FIXED_BOUNDS.evalWallClockMs, inline: true });
   return new LispexServer(host, options.host === undefined, options);
 }
 

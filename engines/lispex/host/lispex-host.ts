@@ -6,8 +6,11 @@
 // worker-pool.ts); only a terminated worker is replaced.
 
 import { performance } from 'node:perf_hooks';
+import type { InlineEvaluator } from './inline-evaluator.js';
+import { isInlineBounded } from './inline-gate.js';
 import type { HostOutcome, WorkerFailureReason } from './outcome.js';
 import type { EvaluationJob, TransferBounds, WorkerReply } from './protocol.js';
+import type { Answer } from './worker-loop.js';
 import { WorkerPool, type PooledWorker } from './worker-pool.js';
 import { DEFAULT_WORKER_MEMORY, locateWorkerScript, type WorkerMemoryLimits, type WorkerScript } from './worker-script.js';
 
@@ -40,6 +43,13 @@ export interface LispexHostOptions {
   readonly bounds?: TransferBounds;
   /** The worker script (default: engines/lispex/worker found next to this module). */
   readonly script?: WorkerScript;
+  /**
+   * Evaluate the jobs the inline gate admits (programs that provably end within microseconds:
+   * short, no variables, procedures or loops, see inline-gate.ts) on the calling thread instead of
+   * a worker, saving the trip to the worker and back. The engine is then loaded in the calling
+   * thread too (in the background; until it is warm every job goes to a worker). Default false.
+   */
+  readonly inline?: boolean;
 }
 
 export interface EvaluateOptions {
@@ -61,6 +71,9 @@ export class LispexHost {
   private readonly waiting: Array<() => void> = [];
   private nextJobId = 1;
   private closed = false;
+  private inlineEvaluator: InlineEvaluator | null = null;
+  private readonly inlineLoading: Promise<boolean>;
+  private inlineCount = 0;
 
   constructor(options: LispexHostOptions = {}) {
     this.wallClockMs = options.wallClockMs ?? DEFAULT_WALL_CLOCK_MS;
@@ -74,6 +87,25 @@ export class LispexHost {
       maxIdle: Math.max(warm, this.maxConcurrent),
     });
     this.pool.topUp();
+    this.inlineLoading = options.inline
+      ? import('./inline-evaluator.js').then(
+          ({ InlineEvaluator }) => {
+            if (!this.closed) this.inlineEvaluator = new InlineEvaluator();
+            return this.inlineEvaluator !== null;
+          },
+          () => false,
+        )
+      : Promise.resolve(false);
+  }
+
+  /** Resolves once inline evaluation is ready: true, or false when it is off or failed to load. */
+  inlineReady(): Promise<boolean> {
+    return this.inlineLoading;
+  }
+
+  /** Jobs evaluated on the calling thread so far (see LispexHostOptions.inline). */
+  get inlineEvaluations(): number {
+    return this.inlineCount;
   }
 
   /** Workers started since construction (a worker is reused until it is terminated). */
@@ -95,6 +127,20 @@ export class LispexHost {
     if (signal?.aborted) return { kind: 'cancelled', hostMs: elapsed() };
     if (this.closed) return this.closedOutcome(elapsed());
     const bounds = options.bounds ?? this.bounds;
+
+    // A program that provably ends within microseconds needs no worker to be stoppable: it runs
+    // here, synchronously (so no cancellation can arrive during it), through the same engine code
+    // and transfer bounds as in a worker.
+    const inline = this.inlineEvaluator;
+    if (inline?.usable && isInlineBounded(job)) {
+      const answer = inline.run(this.nextJobId++, job, bounds);
+      this.inlineCount++;
+      const hostMs = elapsed();
+      // Out of reach by construction; but had this thread been stalled past the limit, a worker's
+      // wall clock would have stopped the job, and that is the answer.
+      if (hostMs > limitMs) return { kind: 'wall-clock-exceeded', limitMs, hostMs };
+      return answerOutcome(answer, hostMs);
+    }
 
     // The common case — a slot is free and a warm worker waits — without queueing or a start to
     // bound: one timer (the wall clock) and the caller's signal watched directly.
@@ -249,15 +295,7 @@ export class LispexHost {
       }
       worker.onReply = (reply: WorkerReply) => {
         if (reply.type === 'ready' || reply.id !== id) return;
-        const reusable = reply.reset === 'baseline';
-        switch (reply.type) {
-          case 'observation':
-            return finish({ kind: 'completed', observation: reply.observation, hostMs: elapsed() }, reusable);
-          case 'over-bound':
-            return finish({ kind: 'over-bound', excess: reply.excess, hostMs: elapsed() }, reusable);
-          case 'engine-failure':
-            return finish({ kind: 'worker-failure', reason: 'engine-threw', message: reply.message, hostMs: elapsed() }, reusable);
-        }
+        finish(answerOutcome(reply, elapsed()), reply.reset === 'baseline');
       };
       worker.onDeath = (error, exitCode) => {
         const reason: WorkerFailureReason =
@@ -306,6 +344,18 @@ export class LispexHost {
 
   private closedOutcome(hostMs: number): HostOutcome {
     return { kind: 'worker-failure', reason: 'host-closed', message: 'the Lispex host is closed', hostMs };
+  }
+}
+
+/** The outcome of a job the engine answered (in a worker or inline). */
+function answerOutcome(answer: Answer, hostMs: number): HostOutcome {
+  switch (answer.type) {
+    case 'observation':
+      return { kind: 'completed', observation: answer.observation, hostMs };
+    case 'over-bound':
+      return { kind: 'over-bound', excess: answer.excess, hostMs };
+    case 'engine-failure':
+      return { kind: 'worker-failure', reason: 'engine-threw', message: answer.message, hostMs };
   }
 }
 

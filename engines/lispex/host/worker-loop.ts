@@ -43,13 +43,14 @@ export function serveEvaluations(run: RunJob, reset: ResetEngine = () => {}): vo
   reply({ type: 'ready' });
 }
 
-type Answer =
+/** A job's answer before the reset state is added (also what the host's inline evaluator gives). */
+export type Answer =
   | { readonly type: 'observation'; readonly id: number; readonly observation: Observation }
   | { readonly type: 'over-bound'; readonly id: number; readonly excess: BoundExcess }
   | { readonly type: 'engine-failure'; readonly id: number; readonly message: string };
 
 /** Run one job and check its transfer bounds (the reply, without the reset state). */
-function answerJob(run: RunJob, message: JobMessage): Answer {
+export function answerJob(run: RunJob, message: JobMessage): Answer {
   const { id, job, bounds } = message;
   let observation: Observation;
   try {
