@@ -44,20 +44,27 @@ await client.connect(new StdioClientTransport({ command: process.execPath, args:
 const echoClient = new Client({ name: 'lispex-latency-bench', version: '1.0.0' });
 await echoClient.connect(new StdioClientTransport({ command: process.execPath, args: [ECHO_BIN, 'example'], stderr: 'ignore' }));
 const evalCall = (): Promise<unknown> => client.callTool({ name: 'lispex_eval', arguments: { source: '(+ 1 2)' } });
+// A program the inline gate turns away (it binds a procedure): the worker hop's price, reported
+// beside the headline so the gate's share of the gain stays visible.
+const WORKER_SOURCE = '(define (inc x) (+ x 1)) (inc 2)';
+const workerEvalCall = (): Promise<unknown> => client.callTool({ name: 'lispex_eval', arguments: { source: WORKER_SOURCE } });
 const diagCall = (): Promise<unknown> => client.callTool({ name: 'lispex_diagnostic', arguments: { code: 'E300' } });
 const echoCall = (): Promise<unknown> => echoClient.callTool({ name: 'echo', arguments: { text: '(+ 1 2)' } });
 
 // Warm every path (first calls load code in the servers and the workers).
 for (let i = 0; i < 50; i++) {
   await evalCall();
+  await workerEvalCall();
   await diagCall();
   await echoCall();
 }
 const evalB2B: number[] = [];
 const diagB2B: number[] = [];
 const echoB2B: number[] = [];
+const workerB2B: number[] = [];
 for (let i = 0; i < CALLS; i++) {
   evalB2B.push(await timed(evalCall));
+  workerB2B.push(await timed(workerEvalCall));
   echoB2B.push(await timed(echoCall));
   diagB2B.push(await timed(diagCall));
 }
@@ -65,8 +72,10 @@ await echoClient.close();
 const e = stats(evalB2B);
 const d = stats(diagB2B);
 const h = stats(echoB2B);
+const w = stats(workerB2B);
 console.log(`lispex_eval (+ 1 2) back to back x${CALLS}: median ${f(e.median)} ms, p95 ${f(e.p95)} ms`);
 console.log(`echo (example server) back to back x${CALLS}: median ${f(h.median)} ms, p95 ${f(h.p95)} ms`);
+console.log(`lispex_eval ${WORKER_SOURCE} (through a worker) back to back x${CALLS}: median ${f(w.median)} ms, p95 ${f(w.p95)} ms`);
 console.log(`lispex_diagnostic E300 back to back x${CALLS}: median ${f(d.median)} ms, p95 ${f(d.p95)} ms`);
 console.log(`  eval/echo ratio: median ${f(e.median / h.median)}x, p95 ${f(e.p95 / h.p95)}x`);
 console.log(`  eval/diagnostic ratio: median ${f(e.median / d.median)}x, p95 ${f(e.p95 / d.p95)}x`);

@@ -179,6 +179,7 @@ try {
     console.log(`MCP, official SDK client over stdio, ${CALLS} back-to-back calls of each interleaved, per round:`);
     const evalMs: number[] = [];
     const echoMs: number[] = [];
+    const workerMs: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const r = spawnSync(process.execPath, ['--import', 'tsx', MCP_LATENCY, '--calls', String(CALLS), '--calls-only'], {
         encoding: 'utf8',
@@ -187,10 +188,14 @@ try {
       if (r.status !== 0) throw new Error(`mcp-latency: ${r.stderr}`);
       const e = /lispex_eval \(\+ 1 2\) back to back x\d+: median ([\d.]+) ms/.exec(r.stdout);
       const h = /echo \(example server\) back to back x\d+: median ([\d.]+) ms/.exec(r.stdout);
-      if (e === null || h === null) throw new Error(`mcp-latency output not understood: ${r.stdout}`);
+      const w = /lispex_eval .* \(through a worker\) back to back x\d+: median ([\d.]+) ms/.exec(r.stdout);
+      if (e === null || h === null || w === null) throw new Error(`mcp-latency output not understood: ${r.stdout}`);
       evalMs.push(Number(e[1]));
       echoMs.push(Number(h[1]));
-      console.log(`  round ${round + 1}: lispex_eval ${e[1]} ms, echo ${h[1]} ms, ratio ${ratio(Number(e[1]), Number(h[1]))}`);
+      workerMs.push(Number(w[1]));
+      console.log(
+        `  round ${round + 1}: lispex_eval ${e[1]} ms, echo ${h[1]} ms, ratio ${ratio(Number(e[1]), Number(h[1]))}; a program through the worker ${w[1]} ms, ${ratio(Number(w[1]), Number(h[1]))}`,
+      );
     }
     const e = median(evalMs);
     const h = median(echoMs);
@@ -199,6 +204,10 @@ try {
     const r = median(evalMs.map((x, i) => x / echoMs[i]!));
     console.log("| lispex_eval (+ 1 2), median of rounds | echo, median of rounds | eval/echo, median of the rounds' ratios |");
     console.log(`|---:|---:|---:|\n| ${e.toFixed(2)} ms | ${h.toFixed(2)} ms | ${r.toFixed(2)}× |`);
+    const rw = median(workerMs.map((x, i) => x / echoMs[i]!));
+    console.log(
+      `a program the inline gate sends to a worker (it defines a procedure): ${median(workerMs).toFixed(2)} ms, ${rw.toFixed(2)}× the echo`,
+    );
   }
   console.log('');
   console.log(`load average at the end ${loadavg()}`);
