@@ -473,7 +473,7 @@ export class CaptureService {
       const { summary } = await this.#capture(h, p, device, ev, async () => {
         try {
           await conn.start(prg); // the one confirmed reset (run_prg resets, loads and starts)
-          const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test, []));
+          const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test));
           const values = w.writes.map((x) => x.value);
           progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
           outcome.result =

@@ -30,7 +30,9 @@ export const SymbolFileSchema = z.strictObject({
 
 export const ArtifactSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case name'),
-  path: ProjectPath.describe('the PRG the build leaves (load address $0801 with a BASIC SYS stub)'),
+  path: ProjectPath.describe(
+    'the PRG the build leaves (any load address: a BASIC stub at $0801 starts with RUN, any other with start.sys)',
+  ),
   symbols: z.array(SymbolFileSchema).max(8).default([]),
 });
 
@@ -116,11 +118,55 @@ export const CheckpointPointSchema = z.strictObject({
 });
 export type CheckpointPointSpec = z.infer<typeof CheckpointPointSchema>;
 
+/**
+ * How the program starts (docs/ultimate/SERVICE.md, "Where a program starts"): "run" resets, loads
+ * and types RUN (any BASIC, any SYS expression); { sys } resets, loads and types SYS address, for a
+ * PRG that does not load at $0801. Either way the run's cycle 0 is the first opcode fetch inside the
+ * PRG's load range after that.
+ */
+export const StartSchema = z
+  .union([z.literal('run'), z.strictObject({ sys: AddressSchema.describe('the address typed after SYS (decimal, $ABCD or 0xABCD)') })])
+  .default('run')
+  .describe('"run": reset, load, RUN; { "sys": address }: reset, load, SYS address (a PRG not loading at $0801)');
+
+/** One range of the program's code, inclusive. */
+export const CodeRangeSchema = z
+  .strictObject({ start: AddressSchema, end: AddressSchema })
+  .refine((r) => r.start <= r.end, { message: 'expected start <= end' });
+
+/**
+ * What is a crash (issue 31): a JAM, a BRK that reaches the KERNAL's own handling, and — only when
+ * declared — an opcode fetch outside the program's code. The same on every target.
+ */
+export const CrashOptionsSchema = z
+  .strictObject({
+    jam: z.boolean().default(true).describe('a JAM opcode halting the CPU is a crash (default true)'),
+    brk: z
+      .enum(['unhandled', 'any', 'never'])
+      .default('unhandled')
+      .describe(
+        '"unhandled" (default): a BRK is a crash when it reaches the KERNAL\'s own BRK handling ($0316/$0317 still points into the KERNAL, or with the KERNAL banked out the vector at $FFFE/$FFFF was not set by the program); "any": every BRK; "never": no BRK',
+      ),
+    outside_code: z
+      .strictObject({
+        ranges: z
+          .array(CodeRangeSchema)
+          .min(1)
+          .max(16)
+          .describe("the program's code; an opcode fetch outside them (the ROMs, the zero and stack pages excepted) is a crash"),
+      })
+      .optional()
+      .describe('off unless given'),
+  })
+  .default({ jam: true, brk: 'unhandled' })
+  .describe('what ends a run as crashed');
+export type CrashOptions = z.infer<typeof CrashOptionsSchema>;
+
 export const TestSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case test name'),
   description: z.string().max(500).default(''),
   artifact: z.string().describe('name of an entry in "artifacts"'),
-  start: z.literal('run').default('run').describe('how the program starts: reset, load, BASIC RUN'),
+  start: StartSchema,
   observe: z
     .enum(['debug_register', 'screen'])
     .describe('debug_register: the run ends on a result written to $D7FF; screen: it ends when screen_match holds or the budget ends'),
@@ -150,8 +196,9 @@ export const TestSchema = z.strictObject({
       .int()
       .min(1)
       .optional()
-      .describe("the most CPU cycles from the program's first instruction to the write that ends the run; over it the run fails"),
+      .describe("the most CPU cycles from the program's start to the write that ends the run; once passed the run is stopped and fails"),
   }),
+  crash: CrashOptionsSchema,
   crash_globals: z
     .array(z.strictObject({ name: z.string().min(1).max(64), address: AddressSchema, length: z.number().int().min(1).max(256) }))
     .max(16)

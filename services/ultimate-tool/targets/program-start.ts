@@ -34,3 +34,51 @@ export class ProgramStartDetector {
     return false;
   }
 }
+
+/**
+ * The judge's program start (issue 31): the first opcode fetch inside the PRG's load range after
+ * the machine's reset — whatever BASIC or SYS expression got there (`10 SYS PEEK(43)+256*PEEK(44)+26`
+ * too). The bus trace has no SYNC line: an opcode fetch at A is a read of A followed, as the CPU's
+ * very next access, by a read of A+1 (outside-code.ts says why nothing else makes such a pair
+ * outside the zero and stack pages). Armed by the reset's vector fetch ($FFFC then $FFFD): before
+ * it, the previous run's program may still be running in the same range. The vice target finds
+ * the same instruction with an exec checkpoint on the range (vice-target.ts).
+ */
+export class LoadRangeStartDetector {
+  started = false;
+  #armed: boolean;
+  #prev: { address: number; clock: number; read: boolean } | null = null;
+
+  /** `armed`: count from the first fetch at once (the trace begins after the reset). */
+  constructor(
+    readonly range: { start: number; end: number },
+    armed = false,
+  ) {
+    this.#armed = armed;
+  }
+
+  write(address: number, clock: number): void {
+    this.#prev = { address, clock, read: false };
+  }
+
+  /** A CPU read (BA high); the clock of the program's first opcode fetch when this read completes it. */
+  read(address: number, clock: number): number | null {
+    const prev = this.#prev;
+    this.#prev = { address, clock, read: true };
+    if (this.started || !prev?.read) return null;
+    if (!this.#armed) {
+      if (prev.address === 0xfffc && address === 0xfffd) this.#armed = true;
+      return null;
+    }
+    if (address !== ((prev.address + 1) & 0xffff) || prev.address < this.range.start || prev.address > this.range.end) return null;
+    this.started = true;
+    return prev.clock;
+  }
+}
+
+/** The inclusive range a PRG's bytes occupy once loaded; null for a PRG without data. */
+export function prgLoadRange(prg: Uint8Array): { start: number; end: number } | null {
+  if (prg.length < 3) return null;
+  const start = (prg[0] ?? 0) | ((prg[1] ?? 0) << 8);
+  return { start, end: Math.min(0xffff, start + prg.length - 3) };
+}

@@ -14,8 +14,10 @@ import {
   type CrashState,
   type DebugRegisterWrite,
   type DebugWait,
+  type EndStateMoment,
   type InstalledCrashHook,
   type MemoryFill,
+  type RamState,
   type RunProtocol,
   type TargetConnection,
   sleep,
@@ -24,12 +26,45 @@ import { CRASH_HOOK, crashHookCode, crashHookFootprint, crashHookSignal, prgOver
 import { readHarnessCrash, readPages } from './harness-crash.js';
 import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
 import { DebugStreamReceiver } from './debug-stream-receiver.js';
-import { prgEntry } from './prg-entry.js';
+import { prgLoadRange } from './program-start.js';
+import { fillPowerOnPattern } from '../../../engines/ultimate/virtual/index.js';
 
 /** Two entries per clock (the VIC's half and the CPU's): clocks are counted exactly, stolen ones too. */
 export const JUDGE_STREAM_MODE = '6510 & VIC';
 /** Memory known at the start for reconstruction: all RAM below the I/O area. */
 const SNAPSHOT = { address: 0x0000, length: 0xd000 } as const;
+
+/**
+ * The RAM the tool fills with x64sc's power-on pattern before every run (both ends inclusive): all
+ * of it but the processor port ($00/$01: a DMA write there would bank the machine) and the I/O
+ * area ($D000-$DFFF: a DMA write there reaches the chips, not the RAM under them).
+ */
+export const RAM_PATTERN_RANGES: ReadonlyArray<{ start: number; end: number }> = [
+  { start: 0x0002, end: 0xcfff },
+  { start: 0xe000, end: 0xffff },
+];
+/** DMA writes of the pattern, per request. */
+const PATTERN_CHUNK = 0x1000;
+
+/** The trace's memory is the RAM below the I/O area (the snapshot's range): reads of it at the end come from there. */
+const TRACED_END = 0xd000;
+
+/** Words for the moment a traced run ended. */
+function endMomentOf(end: NonNullable<BusTraceObserver['end']>): string {
+  const h = (n: number) => `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
+  switch (end.outcome) {
+    case 'ended':
+      return `the write of ${h(end.value)} to $D7FF that ended the run`;
+    case 'crashed':
+      return `the ${end.crash.kind} crash`;
+    case 'over_budget':
+      return 'the first cycle past budget.cycles';
+    case 'halted':
+      return 'the JAM that halted the CPU';
+    default:
+      return 'the harness crash hand-off';
+  }
+}
 
 const READ_RETRIES = 2;
 const POLL_MS = 15;
@@ -77,6 +112,10 @@ export class UltimateConnection implements TargetConnection {
   #snapshot: Array<{ address: number; bytes: Uint8Array }> = [];
   /** start() left the reset/load/run to waitDebugResult (a receiver is configured). */
   #pendingStart = false;
+  /** start.sys: load, then type SYS address (a PRG not loading at $0801). */
+  #sys: number | undefined;
+  /** Memory as the trace reconstructed it at the run's end ($0000-$CFFF); null: read the machine. */
+  #endMemory: ((address: number, length: number) => Uint8Array) | null = null;
 
   constructor(o: UltimateConnectionOptions) {
     this.#receiverAddress = o.debugStreamReceiver ?? null;
@@ -112,18 +151,38 @@ export class UltimateConnection implements TargetConnection {
   }
 
   /**
-   * Fills memory. With a debug-stream receiver the reset, load and start wait for the run's protocol
-   * (waitDebugResult): only a run that needs exact observation streams, and the stream and the
-   * memory snapshot must come before the program starts. Without one the program starts now.
+   * Puts RAM in the documented state (x64sc's power-on pattern, RAM_PATTERN_RANGES), then the
+   * test's prepare.fill. With a debug-stream receiver the reset, load and start wait for the run's
+   * protocol (waitDebugResult): only a run that needs exact observation streams, and the stream and
+   * the memory snapshot must come before the program starts. Without one the program starts now.
    */
-  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
+  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[]; sys?: number }): Promise<void> {
     await this.#timed(async () => {
-      // RAM survives the reset of run_prg, so a fill made now is there when the program starts.
+      // RAM survives the reset of run_prg, so what is written now is there when the program starts
+      // (the KERNAL's reset clears its own pages, on every target alike).
+      const pattern = new Uint8Array(0x10000);
+      fillPowerOnPattern(pattern);
+      for (const r of RAM_PATTERN_RANGES)
+        for (let a = r.start; a <= r.end; a += PATTERN_CHUNK) {
+          const end = Math.min(r.end + 1, a + PATTERN_CHUNK);
+          await this.#device.rest.writeMemory(a, pattern.subarray(a, end));
+        }
       for (const f of prepare?.fill ?? []) await this.#device.rest.writeMemory(f.address, new Uint8Array(f.length).fill(f.byte));
       this.#prg = prg;
+      this.#sys = prepare?.sys;
+      this.#endMemory = null;
       // Started by waitDebugResult (which knows the run's protocol) or by the first readMemory.
       this.#pendingStart = true;
     });
+  }
+
+  ramState(): RamState {
+    const h = (n: number) => `$${n.toString(16).toUpperCase().padStart(4, '0')}`;
+    return {
+      pattern: 'x64sc-power-on',
+      filled: RAM_PATTERN_RANGES.map((r) => ({ start: h(r.start), end: h(r.end) })),
+      how: 'written by DMA before the reset (no power cycle on the device); $00/$01 and the RAM under $D000-$DFFF are left as they were',
+    };
   }
 
   /** `idle`: the debug register's value before the program writes it (polling waits for a change). */
@@ -131,13 +190,27 @@ export class UltimateConnection implements TargetConnection {
     this.#pendingStart = false;
     // A stale result from an earlier run must not be taken for this run's answer.
     await this.#device.rest.setDebugRegister(idle);
-    await this.#device.runPrg({ bytes: this.#prg });
+    if (this.#sys === undefined) {
+      await this.#device.runPrg({ bytes: this.#prg });
+      return;
+    }
+    // start.sys: load_prg (reset + DMA load, READY), then SYS through the keyboard buffer.
+    const rest = this.#device.rest;
+    await rest.loadPrg({ bytes: this.#prg });
+    await this.#typeCommand(`SYS${this.#sys}`);
+  }
+
+  /** Types a BASIC command and RETURN through the keyboard buffer (count last, so the KERNAL never reads a half-written buffer). */
+  async #typeCommand(text: string): Promise<void> {
+    const keys = Uint8Array.from([...text].map((c) => c.charCodeAt(0)).concat(0x0d));
+    await this.#device.rest.writeMemory(CRASH_HOOK.keyboardBuffer, keys);
+    await this.#device.rest.writeMemory(CRASH_HOOK.keyboardCount, Uint8Array.of(keys.length));
   }
 
   /**
    * load_prg (reset + DMA load, the machine at READY with the KERNAL's vectors set), then the crash
-   * hook and the BRK vector by DMA, then RUN through the keyboard buffer (count last, so the KERNAL
-   * never reads a half-written buffer) — what run_prg does, with the hook in between.
+   * hook and the BRK vector by DMA, then RUN (or SYS) through the keyboard buffer — what run_prg
+   * does, with the hook in between.
    */
   async #runPrgWithHook(idle: number, signal: number): Promise<InstalledCrashHook> {
     this.#pendingStart = false;
@@ -147,8 +220,7 @@ export class UltimateConnection implements TargetConnection {
     await rest.writeMemory(CRASH_HOOK.block, new Uint8Array(CRASH_HOOK.blockBytes));
     await rest.writeMemory(CRASH_HOOK.handler, crashHookCode(signal));
     await rest.writeMemory(CRASH_HOOK.brkVector, Uint8Array.of(CRASH_HOOK.handler & 0xff, CRASH_HOOK.handler >> 8));
-    await rest.writeMemory(CRASH_HOOK.keyboardBuffer, Uint8Array.of(0x52, 0x55, 0x4e, 0x0d)); // "RUN⏎"
-    await rest.writeMemory(CRASH_HOOK.keyboardCount, Uint8Array.of(4));
+    await this.#typeCommand(this.#sys === undefined ? 'RUN' : `SYS${this.#sys}`);
     return { footprint: crashHookFootprint(signal), block: CRASH_HOOK.block, signal, vector: CRASH_HOOK.brkVector };
   }
 
@@ -202,8 +274,8 @@ export class UltimateConnection implements TargetConnection {
   }
 
   async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
-    const entry = prgEntry(this.#prg);
-    if (this.#pendingStart && this.#receiverAddress !== null && entry && protocol.exactObservation) {
+    const range = prgLoadRange(this.#prg);
+    if (this.#pendingStart && this.#receiverAddress !== null && range && protocol.exactObservation) {
       const address = this.#receiverAddress;
       try {
         const receiver = await this.#timed(async () => {
@@ -211,7 +283,7 @@ export class UltimateConnection implements TargetConnection {
           await this.#runPrg();
           return this.#receiver!;
         });
-        return await this.#timed(() => this.#waitOnStream(receiver, entry, deadline, protocol));
+        return await this.#timed(() => this.#waitOnStream(receiver, deadline, protocol));
       } finally {
         await this.#timed(() => this.#stopStream());
       }
@@ -229,7 +301,14 @@ export class UltimateConnection implements TargetConnection {
       } else await this.#timed(() => this.#runPrg(idle));
     }
     const writes: DebugRegisterWrite[] = [];
-    const base = { writes, writesExact: false, cycleSource: null, ...(hook ? { crashHook: hook } : {}) };
+    // Without a trace the end state is the machine as it is when it is read, still running.
+    const endState: EndStateMoment = {
+      cycle: null,
+      at: 'when the service read it after the run ended (the machine still running)',
+      exact: false,
+      how: 'REST readmem after the polled end; no cycle is known without a debug stream',
+    };
+    const base = { writes, writesExact: false, cycleSource: null, endState, ...(hook ? { crashHook: hook } : {}) };
     let last: number = idle;
     for (;;) {
       const v = await this.#read('GET /v1/machine:debugreg', () => this.#device.rest.debugRegister());
@@ -248,17 +327,12 @@ export class UltimateConnection implements TargetConnection {
         if (point && checkpoints) await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
       }
       last = v;
-      if (performance.now() >= deadline) return { ...base, outcome: 'timeout' };
+      if (performance.now() >= deadline) return { ...base, outcome: 'timeout', started: writes.length > 0 };
       await this.#timed(() => sleep(POLL_MS));
     }
   }
 
-  async #waitOnStream(
-    receiver: DebugStreamReceiver,
-    entry: NonNullable<ReturnType<typeof prgEntry>>,
-    deadline: number,
-    protocol: RunProtocol,
-  ): Promise<DebugWait> {
+  async #waitOnStream(receiver: DebugStreamReceiver, deadline: number, protocol: RunProtocol): Promise<DebugWait> {
     // Host work a marker asks for (the harness handshake) runs in order, beside the stream.
     let hostWork: Promise<void> = Promise.resolve();
     let hostError: unknown;
@@ -282,7 +356,6 @@ export class UltimateConnection implements TargetConnection {
     };
     const observer = new BusTraceObserver({
       prg: this.#prg,
-      entry,
       protocol,
       snapshot: this.#snapshot,
       family: await this.#device.family(),
@@ -300,15 +373,34 @@ export class UltimateConnection implements TargetConnection {
     await hostWork;
     if (hostError !== undefined) throw hostError;
     const exact = receiver.losses === 0 && observer.started;
-    const base = {
-      writes: observer.writes,
-      writesExact: exact,
-      cycleSource: exact && observer.sawVicHalves ? 'debug-stream' : null,
-    };
+    const cycles = exact && observer.sawVicHalves;
     const end = observer.end;
-    if (!end) return { ...base, outcome: 'timeout' };
+    // The end state is the trace's memory at the end (the machine itself has run on since): the
+    // same moment the vice target reads, stopped at the write. Harness hand-offs are read live.
+    const traced = end !== null && end.outcome !== 'harness-crash';
+    if (traced) this.#endMemory = (a, n) => observer.memory(a, n);
+    const endState: EndStateMoment = traced
+      ? {
+          cycle: cycles ? observer.cycle : null,
+          at: endMomentOf(end),
+          exact: exact,
+          how: 'reconstructed from the debug-stream trace at that cycle ($0000-$CFFF; other addresses read from the machine afterwards)',
+        }
+      : {
+          cycle: null,
+          at: end
+            ? 'the harness crash hand-off, read from the machine afterwards'
+            : 'the time budget ran out: read from the machine afterwards',
+          exact: false,
+          how: 'REST readmem after the stream stopped',
+        };
+    const base = { writes: observer.writes, writesExact: exact, cycleSource: cycles ? 'debug-stream' : null, endState };
+    if (!end) return { ...base, outcome: 'timeout', started: observer.started };
     if (end.outcome === 'ended') return { ...base, ...end };
     if (end.outcome === 'crashed') return { ...base, outcome: 'crashed', crash: end.crash };
+    if (end.outcome === 'over_budget') return { ...base, outcome: 'over_budget', cycle: cycles ? end.cycle : null };
+    if (end.outcome === 'halted')
+      return { ...base, outcome: 'timeout', started: true, halted: { pc: end.pc, cycle: cycles ? end.cycle : null } };
     await this.#stopStream();
     return {
       ...base,
@@ -344,6 +436,7 @@ export class UltimateConnection implements TargetConnection {
   async readMemory(address: number, length: number): Promise<Uint8Array> {
     // A run observed by the screen never calls waitDebugResult: the deferred start happens here.
     if (this.#pendingStart) await this.#timed(() => this.#runPrg());
+    if (this.#endMemory && address + length <= TRACED_END) return this.#endMemory(address, length);
     return this.#read('GET /v1/machine:readmem', () => this.#device.rest.readMemory(address, length));
   }
 
