@@ -26,6 +26,17 @@ import { CRASH_HOOK, crashHookCode, crashHookFootprint, crashHookSignal, prgOver
 import { readHarnessCrash, readPages } from './harness-crash.js';
 import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
 import { DebugStreamReceiver } from './debug-stream-receiver.js';
+import { prgEntry } from './prg-entry.js';
+import type { MachineSpec } from '../project/manifest.js';
+import {
+  type MachineItem,
+  MachineOptionError,
+  type MachineRecord,
+  VIRTUAL_MACHINE_CATEGORY,
+  fullMachine,
+  itemsBody,
+  ultimateMachineItems,
+} from './machine-options.js';
 import { prgLoadRange } from './program-start.js';
 import { fillPowerOnPattern } from '../../../engines/ultimate/virtual/index.js';
 
@@ -96,6 +107,8 @@ export interface UltimateConnectionOptions {
   onRetry?: (what: string, error: string) => void;
   /** The IPv4 address of this machine the device streams to; null/absent: REST polling. */
   debugStreamReceiver?: string | null;
+  /** How fast the device runs, for the run record: a virtual device's pace, or 'hardware'. */
+  speed?: MachineRecord['speed'];
 }
 
 export class UltimateConnection implements TargetConnection {
@@ -117,7 +130,10 @@ export class UltimateConnection implements TargetConnection {
   /** Memory as the trace reconstructed it at the run's end ($0000-$CFFF); null: read the machine. */
   #endMemory: ((address: number, length: number) => Uint8Array) | null = null;
 
+  readonly #speed: MachineRecord['speed'];
+
   constructor(o: UltimateConnectionOptions) {
+    this.#speed = o.speed ?? (o.emulation ? 'real-time' : 'hardware');
     this.#receiverAddress = o.debugStreamReceiver ?? null;
     this.#device = o.device;
     this.identity = o.identity;
@@ -144,6 +160,58 @@ export class UltimateConnection implements TargetConnection {
         this.#onRetry?.(what, (e as Error).message);
       }
     }
+  }
+
+  /**
+   * Configures the machine of the next run, before anything else touches the device. A device
+   * that offers the virtual items (an emulation) is configured whole for every run — every option,
+   * the defaults included, and a reset that powers the C64 on again — so no earlier run's machine
+   * or RAM stays. On hardware only the options the test asks for are set, each through the
+   * firmware's own item; an option the device has no item or value for is refused (MachineOptionError,
+   * naming it) after reading its configuration and before anything is written.
+   */
+  async configureMachine(machine: MachineSpec | undefined): Promise<MachineRecord> {
+    const rest = this.#device.rest;
+    const offered = async (i: MachineItem): Promise<string[] | null> => {
+      const answer = (await this.#read(`GET /v1/configs/${i.category}/${i.item}`, () => rest.configItem(i.category, i.item))) as Record<
+        string,
+        unknown
+      >;
+      const cat = Object.entries(answer).find(([k]) => k.toLowerCase() === i.category.toLowerCase())?.[1] as
+        | Record<string, { values?: unknown }>
+        | undefined;
+      const item = cat ? Object.entries(cat).find(([k]) => k.toLowerCase() === i.item.toLowerCase())?.[1] : undefined;
+      if (!item) return null;
+      return Array.isArray(item.values) ? item.values.map(String) : [];
+    };
+    const categories = await this.#read('GET /v1/configs', () => rest.configCategories());
+    const complete = categories.some((c) => c.toLowerCase() === VIRTUAL_MACHINE_CATEGORY.toLowerCase());
+    const items = ultimateMachineItems(machine, complete);
+    const have = new Set(categories.map((c) => c.toLowerCase()));
+    for (const i of items) {
+      const option = i.option === 'reset' ? 'cia_model' : i.option;
+      const values = have.has(i.category.toLowerCase()) ? await offered(i) : null;
+      if (values === null)
+        throw new MachineOptionError(
+          option,
+          `this device's configuration has no item "${i.category}" / "${i.item}" to set ${JSON.stringify(machine?.[option] ?? i.value)} with; nothing was changed on the device`,
+        );
+      if (values.length && !values.some((v) => v.toLowerCase() === i.value.toLowerCase()))
+        throw new MachineOptionError(
+          option,
+          `this device's "${i.category}" / "${i.item}" offers ${values.map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(i.value)}; nothing was changed on the device`,
+        );
+    }
+    // Set once every item is known to be offered: a refusal above has changed nothing.
+    const body = itemsBody(items);
+    if (items.length) await this.#timed(() => rest.setConfigs(body));
+    if (complete) return { ...fullMachine(machine), applied_as: body, speed: this.#speed };
+    return {
+      ...machine,
+      applied_as: body,
+      speed: this.#speed,
+      notes: ["the options the test does not name are the device's own configuration"],
+    };
   }
 
   async writeReu(image: Uint8Array): Promise<void> {
