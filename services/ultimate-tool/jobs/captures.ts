@@ -46,6 +46,7 @@ import { findProgramStart } from '../timeline/program-start-scan.js';
 import { writesInCapture } from '../timeline/register-writes.js';
 import type { StreamProduct } from '../timeline/timeline-page.js';
 import { prgEntry } from '../targets/prg-entry.js';
+import { addressHex } from '../api/address-syntax.js';
 
 /** The only test a source-linked capture runs today (the contract names it). */
 export const SOURCE_LINKED_TESTS = ['timeline-probe'] as const;
@@ -530,7 +531,7 @@ export class CaptureService {
         reason = `the capture did not verify: ${verified.reason}`;
       } else if (r.outcome === 'jam') {
         status = 'crashed';
-        reason = `the CPU jammed at $${r.pc.toString(16).toUpperCase().padStart(4, '0')}`;
+        reason = `the CPU jammed at ${addressHex(r.pc)}`;
       } else if (r.outcome === 'timeout') {
         status = 'timed_out';
         reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;

@@ -12,6 +12,7 @@
 //     whatever RAM held (the power-on pattern): it leads nowhere the program set up.
 // Known limit: a program that banks the KERNAL out and puts its own handler at $FF48 with a RAM
 // vector of $FF48 is judged by $0316 as if the KERNAL were in.
+import { addressHex } from '../api/address-syntax.js';
 
 export const KERNAL_IRQ_ENTRY = 0xff48;
 
@@ -39,10 +40,9 @@ export function brkIsCrash(policy: 'unhandled' | 'any' | 'never', f: BrkFacts): 
 /** Words a crash reason uses for why the BRK counted. */
 export function brkWhy(policy: 'unhandled' | 'any' | 'never', f: BrkFacts): string {
   if (policy === 'any') return 'crash.brk is "any"';
-  const hex = (n: number) => `$${n.toString(16).toUpperCase().padStart(4, '0')}`;
   return f.vector === KERNAL_IRQ_ENTRY
-    ? `unhandled: the BRK vector at $0316 points into the KERNAL (${hex(f.brkVector)})`
-    : `unhandled: the KERNAL is banked out and the vector at $FFFE (${hex(f.vector)}) was not set by the program`;
+    ? `unhandled: the BRK vector at $0316 points into the KERNAL (${addressHex(f.brkVector)})`
+    : `unhandled: the KERNAL is banked out and the vector at $FFFE (${addressHex(f.vector)}) was not set by the program`;
 }
 
 /** Whether a PRG's bytes cover $FFFE or $FFFF. */

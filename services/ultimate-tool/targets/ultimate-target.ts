@@ -39,6 +39,7 @@ import {
 } from './machine-options.js';
 import { prgLoadRange } from './program-start.js';
 import { fillPowerOnPattern } from '../../../engines/ultimate/virtual/index.js';
+import { addressHex } from '../api/address-syntax.js';
 
 /** Two entries per clock (the VIC's half and the CPU's): clocks are counted exactly, stolen ones too. */
 export const JUDGE_STREAM_MODE = '6510 & VIC';
@@ -245,10 +246,9 @@ export class UltimateConnection implements TargetConnection {
   }
 
   ramState(): RamState {
-    const h = (n: number) => `$${n.toString(16).toUpperCase().padStart(4, '0')}`;
     return {
       pattern: 'x64sc-power-on',
-      filled: RAM_PATTERN_RANGES.map((r) => ({ start: h(r.start), end: h(r.end) })),
+      filled: RAM_PATTERN_RANGES.map((r) => ({ start: addressHex(r.start), end: addressHex(r.end) })),
       how: 'written by DMA before the reset (no power cycle on the device); $00/$01 and the RAM under $D000-$DFFF are left as they were',
     };
   }
