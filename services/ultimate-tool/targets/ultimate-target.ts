@@ -254,18 +254,23 @@ export class UltimateConnection implements TargetConnection {
   }
 
   /** `idle`: the debug register's value before the program writes it (polling waits for a change). */
-  async #runPrg(idle = 0): Promise<void> {
+  async #runPrg(idle?: number): Promise<void> {
     this.#pendingStart = false;
-    // A stale result from an earlier run must not be taken for this run's answer.
-    await this.#device.rest.setDebugRegister(idle);
-    if (this.#sys === undefined) {
+    const rest = this.#device.rest;
+    if (idle === undefined && this.#sys === undefined) {
+      // On a stream every write is in the trace: run_prg (reset, load, RUN) in one request.
+      await rest.setDebugRegister(0);
       await this.#device.runPrg({ bytes: this.#prg });
       return;
     }
-    // start.sys: load_prg (reset + DMA load, READY), then SYS through the keyboard buffer.
-    const rest = this.#device.rest;
+    // Polling: load_prg (reset + DMA load, READY), the idle value, then RUN or SYS through the
+    // keyboard buffer. The reset sets the debug register to $00, so an idle value written before
+    // it is gone: a poll that came before the program's first write would read $00 — a verdict
+    // value for many tests (a false pass on a loaded machine). Written at READY, it holds until
+    // the program writes.
     await rest.loadPrg({ bytes: this.#prg });
-    await this.#typeCommand(`SYS${this.#sys}`);
+    await rest.setDebugRegister(idle ?? 0);
+    await this.#typeCommand(this.#sys === undefined ? 'RUN' : `SYS${this.#sys}`);
   }
 
   /** Types a BASIC command and RETURN through the keyboard buffer (count last, so the KERNAL never reads a half-written buffer). */
@@ -283,8 +288,9 @@ export class UltimateConnection implements TargetConnection {
   async #runPrgWithHook(idle: number, signal: number): Promise<InstalledCrashHook> {
     this.#pendingStart = false;
     const rest = this.#device.rest;
-    await rest.setDebugRegister(idle);
     await rest.loadPrg({ bytes: this.#prg });
+    // After the reset, which sets the register to $00 (see #runPrg).
+    await rest.setDebugRegister(idle);
     await rest.writeMemory(CRASH_HOOK.block, new Uint8Array(CRASH_HOOK.blockBytes));
     await rest.writeMemory(CRASH_HOOK.handler, crashHookCode(signal));
     await rest.writeMemory(CRASH_HOOK.brkVector, Uint8Array.of(CRASH_HOOK.handler & 0xff, CRASH_HOOK.handler >> 8));
