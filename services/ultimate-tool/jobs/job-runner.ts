@@ -209,6 +209,9 @@ export class JobRunner {
   #handle(live: LiveJob, signal: AbortSignal): JobHandle {
     const job = live.job;
     const save = () => this.ctx.store.putJob(job);
+    // The targets' runs go side by side, so they commit in any order; run_ids keeps one order all
+    // the same — by target (vice, then ultimate), each target's runs in the order they committed.
+    const rankOf = new Map<string, number>();
     return {
       job,
       signal,
@@ -223,7 +226,9 @@ export class JobRunner {
       },
       commitRun: (record) => {
         this.ctx.store.insertRun(record);
+        rankOf.set(record.run_id, Math.max(0, TARGET_ORDER.indexOf(record.target as TargetName)));
         job.run_ids.push(record.run_id);
+        job.run_ids.sort((a, b) => (rankOf.get(a) ?? 0) - (rankOf.get(b) ?? 0));
         job.progress.completed_runs++;
         const statuses = job.progress.statuses ?? {};
         statuses[record.status] = (statuses[record.status] ?? 0) + 1;
