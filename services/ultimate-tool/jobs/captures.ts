@@ -402,9 +402,16 @@ export class CaptureService {
       const runId = randomUUID();
       const ev = new EvidenceWriter(this.#store.runDir(runId));
       const started = new Date(this.ctx.now()).toISOString();
-      const { summary } = await this.#capture(h, p, device, ev, async (cap) => {
-        await cap.boundReached;
-      });
+      const { summary } = await this.#capture(
+        h,
+        p,
+        device,
+        ev,
+        async () => undefined,
+        async (cap) => {
+          await cap.boundReached;
+        },
+      );
       const verified = await this.#registerCapture(ev, summary);
       const status: RunStatus = verified.ok && summary.datagrams > 0 ? 'passed' : verified.ok ? 'failed' : 'error';
       const reason = !verified.ok
@@ -471,9 +478,19 @@ export class CaptureService {
       const outcome: { result: WaitResult } = { result: { outcome: 'timeout', last: null } };
       let progress: number[] = [];
       let runError: string | null = null as string | null;
-      const { summary } = await this.#capture(h, p, device, ev, async () => {
+      // RAM is filled (the power-on pattern every run starts from) before the stream starts: the
+      // capture holds the run from its reset on, not the DMA writes (at full speed those alone
+      // would spend a short capture's datagram limit before the program's first cycle).
+      const prepared = async () => {
         try {
-          await conn.start(prg); // the one confirmed reset (run_prg resets, loads and starts)
+          await conn.start(prg); // RAM fill only: the one confirmed reset comes with waitDebugResult (run_prg)
+        } catch (e) {
+          runError = `the test run failed before capturing: ${(e as Error).message}`;
+        }
+      };
+      const { summary } = await this.#capture(h, p, device, ev, prepared, async () => {
+        if (runError !== null) return;
+        try {
           const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test));
           const values = w.writes.map((x) => x.value);
           progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
@@ -615,14 +632,16 @@ export class CaptureService {
   }
 
   /**
-   * Binds the receiver, sets the stream mode, starts the stream (once), runs `during`, stops the
-   * stream (once) and finishes the capture file in the run folder.
+   * Binds the receiver, sets the stream mode, runs `beforeStream` (which must not throw), starts
+   * the stream (once), runs `during`, stops the stream (once) and finishes the capture file in the
+   * run folder.
    */
   async #capture(
     h: JobHandle,
     p: StoredPreparation,
     device: UltimateDevice,
     ev: EvidenceWriter,
+    beforeStream: () => Promise<void>,
     during: (cap: DebugStreamCapture) => Promise<void>,
   ): Promise<{ summary: CaptureSummary }> {
     const port = Number((p.view.stream_configuration as Record<string, unknown>).destination_port);
@@ -654,6 +673,7 @@ export class CaptureService {
         502,
       );
     }
+    await beforeStream();
     try {
       await device.rest.streamStart('debug', destination);
     } catch (e) {
