@@ -45,7 +45,7 @@ import { buildCaptureIndex } from '../timeline/capture-index.js';
 import { findProgramStart } from '../timeline/program-start-scan.js';
 import { writesInCapture } from '../timeline/register-writes.js';
 import type { StreamProduct } from '../timeline/timeline-page.js';
-import { prgEntry } from '../targets/prg-entry.js';
+import { prgLoadRange } from '../targets/program-start.js';
 import { addressHex } from '../api/address-syntax.js';
 
 /** The only test a source-linked capture runs today (the contract names it). */
@@ -754,14 +754,14 @@ export class CaptureService {
   /** The program's $D7FF writes in the run's verified capture, or null when the capture cannot be read back. */
   async #tracedRegisterWrites(ev: EvidenceWriter, p: StoredPreparation, prg: Uint8Array): Promise<number[] | null> {
     const index = ev.entries.find((e) => e.name === CAPTURE_INDEX_FILE);
-    const entry = prgEntry(prg);
-    if (!index || !entry) return null;
+    const range = prgLoadRange(prg);
+    if (!index || !range) return null;
     const cfg = p.view.stream_configuration as Record<string, unknown>;
     const product: StreamProduct = cfg.stream_product === 'u2plus' ? 'u2plus' : 'u64';
     const capturePath = join(ev.dir, CAPTURE_FILE);
     const indexPath = join(ev.dir, CAPTURE_INDEX_FILE);
     try {
-      const programStart = await findProgramStart(capturePath, indexPath, entry, product);
+      const programStart = await findProgramStart(capturePath, indexPath, range, product);
       return await writesInCapture(
         {
           capturePath,
