@@ -34,6 +34,18 @@ function crashOf(r: BehaviourRun): Obj | null {
   return { kind: c.kind ?? null, site: obj(c.site).address_hex ?? null, cycle: c.cycle ?? null };
 }
 
+/**
+ * A memory observation's bytes in the bits its expectation names: bits outside a mask are no
+ * behaviour of the program (colour RAM's upper nibble is open bus: $F_ on x64sc, $0_ on the
+ * virtual C64), so they are no difference either.
+ */
+function masked(m: Obj | undefined): unknown {
+  const actual = m?.actual;
+  if (typeof actual !== 'string' || typeof m?.mask !== 'string') return actual;
+  const mask = Buffer.from(m.mask, 'hex');
+  return Buffer.from(Buffer.from(actual, 'hex').map((b, i) => b & (mask[i] ?? 0xff))).toString('hex');
+}
+
 export function compareBehaviour(baseline: BehaviourRun, candidate: BehaviourRun): BehaviourComparison {
   const d: BehaviourDifference[] = [];
   const diff = (field: string, b: unknown, c: unknown) => {
@@ -54,7 +66,7 @@ export function compareBehaviour(baseline: BehaviourRun, candidate: BehaviourRun
   const bm = arr(bo.memory).map(obj);
   const cm = arr(co.memory).map(obj);
   for (let i = 0; i < Math.max(bm.length, cm.length); i++) {
-    diff(`memory[${i}].actual`, bm[i]?.actual, cm[i]?.actual);
+    diff(`memory[${i}].actual`, masked(bm[i]), masked(cm[i]));
     diff(`memory[${i}].matched`, bm[i]?.matched, cm[i]?.matched);
   }
   const bs = arr(bo.screen_text);
