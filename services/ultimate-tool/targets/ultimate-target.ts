@@ -254,22 +254,22 @@ export class UltimateConnection implements TargetConnection {
   }
 
   /** `idle`: the debug register's value before the program writes it (polling waits for a change). */
-  async #runPrg(idle?: number): Promise<void> {
+  async #runPrg(idle = 0): Promise<void> {
     this.#pendingStart = false;
     const rest = this.#device.rest;
-    if (idle === undefined && this.#sys === undefined) {
-      // On a stream every write is in the trace: run_prg (reset, load, RUN) in one request.
+    if (idle === 0 && this.#sys === undefined) {
+      // The reset of run_prg sets the debug register to $00 — the idle value here, and on a
+      // stream every write is in the trace anyway: run_prg (reset, load, RUN) in one request.
       await rest.setDebugRegister(0);
       await this.#device.runPrg({ bytes: this.#prg });
       return;
     }
-    // Polling: load_prg (reset + DMA load, READY), the idle value, then RUN or SYS through the
-    // keyboard buffer. The reset sets the debug register to $00, so an idle value written before
-    // it is gone: a poll that came before the program's first write would read $00 — a verdict
-    // value for many tests (a false pass on a loaded machine). Written at READY, it holds until
-    // the program writes.
+    // Another idle value (a verdict that makes $00 a pass) or start.sys: load_prg (reset + DMA
+    // load, READY), the idle value, then RUN or SYS through the keyboard buffer. Written before the
+    // reset, the idle value would be gone ($00), and a poll that came before the program's first
+    // write would read a pass the program never gave. Written at READY, it holds until the program writes.
     await rest.loadPrg({ bytes: this.#prg });
-    await rest.setDebugRegister(idle ?? 0);
+    await rest.setDebugRegister(idle);
     await this.#typeCommand(this.#sys === undefined ? 'RUN' : `SYS${this.#sys}`);
   }
 
