@@ -168,7 +168,8 @@ export class TestJobs {
       for (;;) {
         if (failedClosed) throw failedClosed;
         h.safePoint();
-        const test = plan[next++];
+        const runNo = ++next;
+        const test = plan[runNo - 1];
         if (!test) return;
         const artifact = env.build.artifacts.get(test.artifact)!;
         let flags: { flags: string[]; notes: string[] };
@@ -217,6 +218,10 @@ export class TestJobs {
             failedClosed = new ServiceError('target_unavailable', `strict_gate: vice failed: ${(e as Error).message}`, 503);
           continue;
         }
+        // Which run is going, as the ultimate target says it (a client polling get_job sees it).
+        h.phase(
+          `vice: run ${runNo} of ${plan.length}${plan.length > h.job.repeat ? ` (${test.name})` : ''}; ${pool.busy} of ${pool.instances} instance(s) busy`,
+        );
         try {
           const machine: MachineRecord = {
             ...fullMachine(test.machine),
