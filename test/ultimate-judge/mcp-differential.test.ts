@@ -7,10 +7,11 @@
 //     a verdict — the values it saw are a subsequence of vice's, ending the same);
 //   - cycles, counted from one origin on both (the first opcode fetch in the PRG's load range):
 //     where the display is off (timed-loop: no bad line steals a cycle) the distances between writes
-//     are equal to the cycle; with the display on, bad lines fall where the raster happened to be
-//     when each target typed RUN, so only what precedes the first bad line can match — each target's
-//     cycles are asserted exact (a cycle source), and short programs (the BRK, the verdict-only sum)
-//     equal;
+//     are equal to the cycle. With the display on, a bad line falls where the raster happened to be
+//     when each target typed RUN (measured here: checksum-passes' write at 189 on x64sc and 146 on
+//     the virtual C64 in one run, equal in another — 43, one bad line), so absolute cycles are
+//     compared only by the judge cases' short programs (mcp-judge-cases.test.ts) and a crash's
+//     cycle when both targets counted it exactly;
 //   - the memory expectations' bytes (actual, under the expectation's mask), the screen text of the programs that clear the
 //     screen and print, and the crash's kind, site and (when both counted it) cycle;
 //   - compare_runs names no other difference.
@@ -35,8 +36,6 @@ interface Case {
   screen?: boolean;
   /** The display is off around its writes: the distances between them must be equal. */
   displayOff?: boolean;
-  /** Its writes or crash come before any bad line can: absolute cycles must be equal. */
-  absoluteCycles?: boolean;
 }
 
 const PROJECTS: Array<{ name: string; dir: string; cases: Case[] }> = [
@@ -44,11 +43,11 @@ const PROJECTS: Array<{ name: string; dir: string; cases: Case[] }> = [
     name: 'c64-foreign',
     dir: join(repoRoot, 'test', 'fixtures', 'c64-foreign'),
     cases: [
-      { test: 'checksum-passes', absoluteCycles: true },
-      { test: 'checksum-fails', absoluteCycles: true },
+      { test: 'checksum-passes' },
+      { test: 'checksum-fails' },
       { test: 'pattern-at-markers' },
       { test: 'timed-loop', displayOff: true },
-      { test: 'brk-three-deep', absoluteCycles: true },
+      { test: 'brk-three-deep' },
       { test: 'greeting-shows', screen: true },
     ],
   },
@@ -64,7 +63,7 @@ const PROJECTS: Array<{ name: string; dir: string; cases: Case[] }> = [
       { test: 'timeline-probe' },
       { test: 'checkpoint-probe' },
       { test: 'hang-times-out' },
-      { test: 'sum-verdict-00', absoluteCycles: true },
+      { test: 'sum-verdict-00' },
     ],
   },
 ];
@@ -120,14 +119,16 @@ describe('differential: the example project and the foreign programs on x64sc an
           // The harness convention without them is polled on the Ultimate (writes_exact false: a
           // marker between two polls is missed), so there its values are a subsequence of vice's
           // with the same run-ending value.
-          const exact = [vice, ultimate].every((r) => r.observations.debug_register_writes_exact === true);
+          const observed = vice.observations.debug_register_writes !== undefined;
+          assert.equal(ultimate.observations.debug_register_writes !== undefined, observed, 'both observe $D7FF, or neither (screen)');
+          const exact = observed && [vice, ultimate].every((r) => r.observations.debug_register_writes_exact === true);
           const uv = writes(ultimate).map((w) => w.value);
           const vv = writes(vice).map((w) => w.value);
           if (exact) {
             assert.deepEqual(uv, vv);
             if (vv.length > 0)
               for (const run of [vice, ultimate]) assert.ok(run.observations.cycle_source, `${run.target}: no cycle source`);
-          } else {
+          } else if (observed) {
             assert.equal(vice.observations.debug_register_writes_exact, true, 'the vice target always stops at every write');
             let k = 0;
             for (const v of vv) if (k < uv.length && uv[k] === v) k++;
@@ -137,26 +138,24 @@ describe('differential: the example project and the foreign programs on x64sc an
           assert.deepEqual(memory(ultimate), memory(vice));
           if (c.screen) assert.deepEqual(ultimate.observations.screen_text, vice.observations.screen_text);
           if (c.displayOff) assert.deepEqual(distances(ultimate), distances(vice));
-          if (c.absoluteCycles) {
-            assert.ok(exact, 'absolute cycles need both runs traced');
-            assert.deepEqual(
-              writes(ultimate).map((w) => w.cycle),
-              writes(vice).map((w) => w.cycle),
-            );
-          }
           if (vice.crash_state || ultimate.crash_state) {
             assert.equal(ultimate.crash_state?.kind, vice.crash_state?.kind);
             assert.equal(ultimate.crash_state.site.address, vice.crash_state.site.address);
-            if (c.absoluteCycles) assert.equal(ultimate.crash_state.cycle, vice.crash_state.cycle);
-            else if (vice.crash_state.cycle != null && ultimate.crash_state.cycle != null)
+            if (vice.crash_state.cycle != null && ultimate.crash_state.cycle != null)
               assert.equal(ultimate.crash_state.cycle, vice.crash_state.cycle);
           }
           const cmp = await ok('compare_runs', { baseline_run_id: vice.run_id, candidate_run_id: ultimate.run_id });
           assert.deepEqual(cmp.behaviour.targets, { baseline: 'vice', candidate: 'ultimate' });
           const fields: string[] = cmp.behaviour.differences.map((d: { field: string }) => d.field);
-          const allowed = c.screen ? /^debug_register_writes\[\d+\]\.cycle$/ : /^(screen_text\[\d+\]|debug_register_writes\[\d+\]\.cycle)$/;
-          for (const f of fields) assert.match(f, allowed, JSON.stringify(cmp.behaviour));
-          if (c.absoluteCycles) assert.ok(!fields.some((f) => f.endsWith('.cycle')), JSON.stringify(cmp.behaviour));
+          // The screens of programs that leave the banner differ (x64sc's ROMs, the stand-in KERNAL);
+          // a polled run's missed markers are named too (checked above as a subsequence).
+          for (const f of fields) {
+            const allowed =
+              (!c.screen && /^screen_text\[\d+\]$/.test(f)) ||
+              /^debug_register_writes\[\d+\]\.cycle$/.test(f) ||
+              (observed && !exact && /^debug_register_writes(\.length|\[\d+\]\.value)$/.test(f));
+            assert.ok(allowed, `${f}: ${JSON.stringify(cmp.behaviour)}`);
+          }
         });
       }
     });
