@@ -37,7 +37,20 @@ export function judgeCasesStack(name: string): JudgeCases {
     const [vice, ultimate] = await Promise.all([fc.runOn('vice', test), fc.runOn('ultimate', test)]);
     assert.equal(vice.status, status, `vice: ${vice.status_reason}`);
     assert.equal(ultimate.status, status, `ultimate: ${ultimate.status_reason}`);
-    if (sameReason) assert.equal(ultimate.status_reason, vice.status_reason, 'the same reason on both targets');
+    if (sameReason) {
+      // VICE gives no cycle when the VIC may have stalled the CPU at that stop (docs/ultimate/VICE.md),
+      // which depends on where the raster stood when x64sc started the program: then its reason has
+      // no "at cycle N" and the reasons are equal without it. Where both counted, they are equal whole.
+      const cycles = (r: string) => r.match(/ at cycle \d+/g)?.length ?? 0;
+      const [v, u] = [String(vice.status_reason), String(ultimate.status_reason)];
+      if (cycles(v) === cycles(u)) assert.equal(u, v, 'the same reason on both targets');
+      else
+        assert.equal(
+          u.replace(/ at cycle \d+/g, ''),
+          v.replace(/ at cycle \d+/g, ''),
+          'the same reason on both targets, but for a cycle one did not count',
+        );
+    }
     return { vice, ultimate };
   };
   return { ...fc, both };
