@@ -13,6 +13,7 @@ Commands:
   store            the store's database: backup, restore, check
   mcp              the MCP adapter on stdio, forwarding to the service (also installed as ultimate-tool-mcp)
   capture          the two-step debug-stream capture (probe, prepare, cancel, start) through the service
+  test             the project's tests as one suite job on the vice target (--all), progress line, JUnit XML
   virtual-device   a virtual Ultimate 64 (an emulation) on loopback
   virtual-vice     a virtual C64 that exposes only the VICE binary monitor, started the way x64sc is
 
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, (rest: string[]) => Promise<number>> = {
   store: async (rest) => (await import('../services/ultimate-tool/store-cli.js')).runStoreCli(rest),
   mcp: async (rest) => (await import('../adapters/ultimate/cli.js')).runUltimateToolMcpCli(rest),
   capture: async (rest) => (await import('../adapters/ultimate/capture-cli.js')).runCaptureCli(rest),
+  test: async (rest) => (await import('../adapters/ultimate/test-cli.js')).runTestCli(rest),
   'virtual-device': async (rest) => (await import('../engines/ultimate/virtual/cli.js')).runVirtualDeviceCli(rest),
   'virtual-vice': async (rest) => (await import('../engines/ultimate/virtual/device/virtual-vice.js')).runVirtualViceCli(rest),
 };

@@ -2,6 +2,7 @@
 // service until SIGINT/SIGTERM. The environment (C64U_HOST, C64U_PASSWORD) is read by the bin and
 // handed in as `env`, so nothing under engines/ reads process.env. On start, ONE JSON line goes
 // to stdout: {"url":…,"port":…,"store":…,"virtual_device":…}; logs go to stderr.
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { UsageError, createLogger, type Logger, type LogLevel } from '../../common/index.js';
 import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
@@ -14,7 +15,8 @@ import { keyOfRole, parseVirtualDevicePorts, type VirtualDevicePorts } from './v
 
 export const SERVE_USAGE = `usage: ultimate-tool serve [--project DIR] [--port N] [--store DIR]
                           [--virtual-device [--virtual-device-ports rest=N,ftp=N,…]]
-                          [--vice-command "CMD ARGS…"] [--no-vice]
+                          [--vice-command "CMD ARGS…"] [--no-vice] [--vice-instances N]
+                          [--real-time] [--rom-dir DIR]
                           [--capture-max-datagrams N] [--capture-max-duration-ms MS]
                           [--virtual-product u64|u64-elite2] [--bench-url URL]
                           [--adopt-orphaned-evidence]
@@ -32,6 +34,12 @@ The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard
   --vice-command CMD   the emulator for the vice target, split on spaces (default "${DEFAULT_VICE_COMMAND.join(' ')}");
                        the service appends -binarymonitor -binarymonitoraddress ip4://127.0.0.1:PORT
   --no-vice            disable the vice target
+  --vice-instances N   emulator instances the vice target runs side by side, each run on a fresh one
+                       (default: this machine's cores, ${availableParallelism()} here)
+  --real-time          run the emulations at a real C64's pace: the virtual Ultimate at 1x, x64sc without
+                       -warp (default: as fast as they can — every run record says which)
+  --rom-dir DIR        the virtual device runs the ROMs of this folder, by VICE's file names (kernal-901227-03.bin,
+                       basic-901226-01.bin, chargen-901225-01.bin: VICE's C64 folder), instead of its stand-in
   --capture-max-datagrams N      bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDatagrams})
   --capture-max-duration-ms MS   time bound of every debug-stream capture (default ${DEFAULT_CAPTURE_LIMITS.maxDurationMs})
   --virtual-product P  the virtual device plays P: u64 (default) or u64-elite2 (an Ultimate 64 Elite II that runs
@@ -61,6 +69,12 @@ export interface ServeArgs {
   virtualProduct: 'u64' | 'u64-elite2';
   benchUrl: string | null;
   adoptOrphanedEvidence: boolean;
+  /** --vice-instances; undefined: the machine's cores. */
+  viceInstances?: number;
+  /** --real-time: the virtual device at 1x and x64sc without -warp. */
+  realTime: boolean;
+  /** --rom-dir: ROM images for the virtual device. */
+  romDir?: string;
 }
 
 export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
@@ -74,6 +88,7 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
     virtualProduct: 'u64',
     benchUrl: null,
     adoptOrphanedEvidence: false,
+    realTime: false,
   };
   const bounded = (flag: string, v: string, max: number): number => {
     if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1 || Number(v) > max)
@@ -140,6 +155,15 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
       case '--no-vice':
         out.viceCommand = null;
         break;
+      case '--vice-instances':
+        out.viceInstances = bounded(flag, value(), 64);
+        break;
+      case '--real-time':
+        out.realTime = true;
+        break;
+      case '--rom-dir':
+        out.romDir = value();
+        break;
       case '--capture-max-datagrams':
         out.captureLimits.maxDatagrams = bounded(flag, value(), 50_000_000);
         break;
@@ -150,6 +174,8 @@ export function parseServeArgs(argv: string[]): ServeArgs | 'help' {
         throw new UsageError(`unknown option ${JSON.stringify(a)}`);
     }
   }
+  if (out.romDir !== undefined && !out.virtualDevice)
+    throw new UsageError('--rom-dir gives the virtual device its ROMs; add --virtual-device');
   if (portsText !== undefined) {
     // Checked once every flag is read: the service's --port and the product may come after it.
     if (!out.virtualDevice) throw new UsageError('--virtual-device-ports pins the ports of --virtual-device; add --virtual-device');
@@ -225,8 +251,10 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
       // service listens too, and a port that cannot be bound closes what was bound before it.
       virtual = await VirtualUltimate.start({
         password: env.password,
-        speed: 1,
+        // An emulation runs as fast as it can unless asked for a real C64's pace (the records say which).
+        speed: args.realTime ? 1 : 'max',
         autoStart: false,
+        ...(args.romDir !== undefined ? { romDir: resolve(args.romDir) } : {}),
         httpPort: pins.rest ?? 0,
         ftpPort: pins.ftp ?? 0,
         dmaPort: pins.dma ?? 0,
@@ -243,6 +271,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
           password: env.password,
         },
         virtualDevice: true,
+        speed: args.realTime ? 'real-time' : 'max',
       };
     } else if (env.host) {
       ultimate = { device: { ...deviceAddress(env.host), password: env.password }, virtualDevice: false };
@@ -252,7 +281,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
       projectDir: resolve(args.project),
       storeDir: args.store ? resolve(args.store) : undefined,
       port: args.port,
-      vice: args.viceCommand ? { command: args.viceCommand } : null,
+      vice: args.viceCommand ? { command: args.viceCommand, instances: args.viceInstances, warp: !args.realTime } : null,
       ultimate,
       logger,
       captureLimits: args.captureLimits,

@@ -5,6 +5,7 @@
 // about MCP. Secrets (the device password) arrive as options and are never written to a response,
 // a log line or a run record.
 import http from 'node:http';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LOOPBACK, closeServer, listenLoopback, type Logger, silentLogger } from '../../common/index.js';
 import { type CaptureLimits, CaptureService, DEFAULT_CAPTURE_LIMITS } from './jobs/captures.js';
@@ -32,6 +33,7 @@ import { StoreLock } from './store/store-lock.js';
 import { sweepDeadOwnersTemp } from './jobs/owned-temp.js';
 import type { SymbolAnalysis } from './analysis/symbol-analysis.js';
 import { labelMapAnalysis } from './symbols/label-map-analysis.js';
+import { VicePool } from './targets/vice-pool.js';
 
 export const DEFAULT_PORT = 6464;
 export const DEFAULT_VICE_COMMAND = ['x64sc', '-default', '+sound'];
@@ -81,6 +83,7 @@ export class UltimateToolService {
   readonly #native: NativeStore;
   /** One service per store: held from before recovery until stop (store/store-lock.ts). */
   readonly #lock: StoreLock;
+  readonly #vicePool: VicePool | null;
   #port = 0;
 
   private constructor(opts: UltimateToolServiceOptions) {
@@ -125,12 +128,23 @@ export class UltimateToolService {
         throw e;
       }
     };
+    const vice = opts.vice === undefined ? { command: DEFAULT_VICE_COMMAND } : opts.vice;
+    this.#vicePool = vice
+      ? new VicePool({
+          command: vice.command,
+          instances: vice.instances ?? availableParallelism(),
+          warp: vice.warp ?? true,
+          startTimeoutMs: vice.startTimeoutMs,
+          logger: log,
+        })
+      : null;
     this.#jobs = new JobRunner(
       {
         store: this.store,
         projectRoot: this.projectRoot,
         loadManifest: () => loadManifest(this.projectRoot),
-        vice: opts.vice === undefined ? { command: DEFAULT_VICE_COMMAND } : opts.vice,
+        vice,
+        vicePool: this.#vicePool,
         ultimate: opts.ultimate ?? null,
         symbols: symbolAnalysis ?? null,
         logger: log,
@@ -219,6 +233,7 @@ export class UltimateToolService {
     this.#server.closeIdleConnections();
     const closing = closeServer(this.#server);
     await this.#jobs.stop();
+    await this.#vicePool?.close();
     this.#server.closeAllConnections();
     await closing;
     this.#native.close();

@@ -12,7 +12,9 @@ import { ULTIMATE_TOOL_NAMES } from '../../adapters/ultimate/index.js';
 import { binCommand } from '../helpers/bin.js';
 
 const LISPEX_TOOLS_LIST_MAX_BYTES = 15_000;
-const ULTIMATE_TOOLS_LIST_MAX_BYTES = 35_000;
+// 30 contract tools fitted in 35 000 bytes; start_suite_job (issue 31, beyond the contract) adds
+// about 1.3 KB (its input and the shared envelope), so the bound moved by that much, not more.
+const ULTIMATE_TOOLS_LIST_MAX_BYTES = 36_500;
 
 async function listTools(
   bin: string,
@@ -61,7 +63,7 @@ test('topup tools/list size (measured, no bound)', { timeout: 120_000 }, async (
   assert.ok(tools.length >= 18);
 });
 
-test(`Ultimate adapter tools/list is at most ${kb(ULTIMATE_TOOLS_LIST_MAX_BYTES)} with the contract's 30 tools and envelope`, {
+test(`Ultimate adapter tools/list is at most ${kb(ULTIMATE_TOOLS_LIST_MAX_BYTES)} with the contract's 30 tools, start_suite_job and envelope`, {
   timeout: 120_000,
 }, async () => {
   // tools/list needs no service: the adapter answers it itself (nothing listens on port 1).

@@ -1,11 +1,12 @@
 // Observes one program run on VICE through its monitors, without the program's cooperation
 // (docs/ultimate/VICE.md says what was measured on x64sc 3.10 and why each step is exact):
-//   - an exec checkpoint at the entry gives the clock C0 of the program's first instruction;
+//   - an exec checkpoint on the PRG's load range gives the clock C0 of the program's first
+//     instruction there (the program's start, whatever BASIC or SYS got there);
 //   - a store checkpoint on the watched address ($D7FF) stops after every write; the text monitor
 //     names the instruction and prints the clock, so the write happened at clock − C0 − 1 (the write
 //     is the last cycle of every store) and its value is the register the instruction stored;
 //   - a load checkpoint on $FFFE-$FFFF stops after every IRQ/BRK vector fetch; a pushed status with
-//     the B flag is a BRK, whatever the vector points to;
+//     the B flag is a BRK, and the caller's policy says whether it is a crash (brk-policy.ts);
 //   - exec checkpoints on everything outside the code ranges catch a run-away PC;
 //   - a JAM opens the monitor on its own (binary JAM event; text `JAM at $xxxx`).
 // An engine-level piece: it knows the monitors, not the service that judges the run.
@@ -21,6 +22,16 @@ export interface ObservedWrite {
   cycle: number | null;
   /** The instruction that wrote. */
   pc: number;
+}
+
+/** What decides whether a BRK is a crash (the service's brk-policy.ts), read at the vector stop. */
+export interface BrkStopFacts {
+  /** Where the vector fetch sent the CPU (the PC at the stop). */
+  vector: number;
+  /** The word at $0316/$0317. */
+  brkVector: number;
+  /** The RAM under $FFFE/$FFFF differs from what it held when the program started. */
+  ramVectorChanged: boolean;
 }
 
 export interface ObservedCrash {
@@ -47,25 +58,37 @@ export interface ObserveOptions {
   /** The watched address (the debug register, $D7FF). */
   watch: number;
   /**
-   * A BRK is a crash (default true). Off: a BRK goes to the program's own handler (a harness that
-   * reports its crash itself), only the IRQ/BRK vector stops are saved.
+   * Whether a BRK is a crash, given what the vector stop shows; absent: no BRK is (and no stop at
+   * the vector fetches at all).
    */
-  brkIsCrash?: boolean;
+  brkIsCrash?: (facts: BrkStopFacts) => boolean;
+  /** A JAM is a crash (default true); otherwise the run ends as halted there. */
+  jamIsCrash?: boolean;
   /** Code ranges, inclusive; execution outside them is a crash. Empty: not checked. */
   codeRanges: ReadonlyArray<{ start: number; end: number }>;
+  /** budget.cycles: checked every `budgetPollMs` of wall time while the program runs. */
+  cycleBudget?: number;
   /** performance.now() ms. */
   deadline: number;
-  /** Called once at the entry stop, before the program's first instruction (e.g. memory fills). */
+  /** Called once at the start stop, before the program's first instruction (e.g. memory fills). */
   atEntry?(machine: StoppedMachine): Promise<void>;
   /** Called at the stop of every write, the machine stopped; true ends the run there. */
   onWrite(write: ObservedWrite, machine: StoppedMachine): Promise<boolean>;
 }
 
-export type ObserveResult = { writes: ObservedWrite[] } & (
+export type ObserveResult = { writes: ObservedWrite[]; stoppedAt: number | null } & (
   | { outcome: 'ended' }
   | { outcome: 'crashed'; crash: ObservedCrash }
+  | { outcome: 'over_budget'; cycle: number }
+  | { outcome: 'halted'; pc: number; cycle: number | null }
   | { outcome: 'timeout'; started: boolean }
 );
+
+/** How often a run with a cycle budget is stopped to read the clock (wall-clock ms). */
+const BUDGET_POLL_MS = 100;
+
+/** x64sc's monitor bank "ram" (banks: 0 cpu, 1 ram, 2 rom, 3 io, 4 cart; measured on 3.10). */
+const RAM_BANK = 1;
 
 /** PAL VIC-II: raster lines per frame, the lines where a bad line can occur. */
 const PAL_LINES = 312;
@@ -88,7 +111,7 @@ export function complementRanges(ranges: ReadonlyArray<{ start: number; end: num
 }
 
 export class ViceRunObserver {
-  #entryCheckpoint: number | null = null;
+  #startCheckpoint: number | null = null;
   #armed: number[] = [];
 
   constructor(
@@ -96,17 +119,24 @@ export class ViceRunObserver {
     readonly text: ViceTextMonitor,
   ) {}
 
-  /** Before the program starts (autostart): the exec checkpoint at its entry. */
-  async armEntry(entry: number): Promise<void> {
+  /**
+   * Before the program starts (autostart): the exec checkpoint on the PRG's load range. x64sc's
+   * AUTOSTART resets the machine before it runs another instruction (measured on 3.10: an exec
+   * checkpoint at the KERNAL's reset $FCE2 is never hit, and the first hit in the range is the new
+   * program's first instruction, also right after a previous program spun inside the same range).
+   */
+  async armStart(range: { start: number; end: number }): Promise<void> {
     await this.#disarm();
     this.text.discard();
-    this.#entryCheckpoint = (await this.client.checkpointSet({ start: entry, op: CheckpointOp.exec, stop: true })).number;
+    this.#startCheckpoint = (
+      await this.client.checkpointSet({ start: range.start, end: range.end, op: CheckpointOp.exec, stop: true })
+    ).number;
   }
 
   async #disarm(): Promise<void> {
-    const all = [...this.#armed, ...(this.#entryCheckpoint === null ? [] : [this.#entryCheckpoint])];
+    const all = [...this.#armed, ...(this.#startCheckpoint === null ? [] : [this.#startCheckpoint])];
     this.#armed = [];
-    this.#entryCheckpoint = null;
+    this.#startCheckpoint = null;
     for (const n of all) await this.client.checkpointDelete(n).catch(() => undefined);
   }
 
@@ -138,23 +168,36 @@ export class ViceRunObserver {
     return false;
   }
 
+  /**
+   * The `n` bytes above SP (SP+1, SP+2, …) as the stack page wraps: with SP at $FE the next three
+   * are $01FF, $0100, $0101. One read of the whole page, never a reversed range (VICE answers a
+   * MEMORY_GET whose end is below its start with error $81).
+   */
+  async #pushed(sp: number, n: number): Promise<Uint8Array> {
+    const page = await this.client.memoryGet(0x0100, 0x01ff);
+    return Uint8Array.from({ length: n }, (_, i) => page[(sp + 1 + i) & 0xff] ?? 0);
+  }
+
   async #crashMemory(): Promise<{ stack: Uint8Array; zeroPage: Uint8Array }> {
     return { zeroPage: await this.client.memoryGet(0x0000, 0x00ff), stack: await this.client.memoryGet(0x0100, 0x01ff) };
   }
 
   async observe(opts: ObserveOptions): Promise<ObserveResult> {
     const writes: ObservedWrite[] = [];
-    const entryCp = this.#entryCheckpoint;
-    if (entryCp === null) throw new UltimateError('bad-input', 'ViceRunObserver.observe before armEntry');
-    const entry = await this.text.nextBlock(opts.deadline, (b) => b.hits.some((h) => h.number === entryCp));
-    if (!entry) return { outcome: 'timeout', started: false, writes };
-    const c0 = entry.hits.find((h) => h.number === entryCp)!.clock;
+    const startCp = this.#startCheckpoint;
+    if (startCp === null) throw new UltimateError('bad-input', 'ViceRunObserver.observe before armStart');
+    const entry = await this.text.nextBlock(opts.deadline, (b) => b.hits.some((h) => h.number === startCp));
+    if (!entry) return { outcome: 'timeout', started: false, writes, stoppedAt: null };
+    this.#startCheckpoint = null;
+    this.#armed = [startCp];
+    const c0 = entry.hits.find((h) => h.number === startCp)!.clock;
+    // The CPU vector as the program found it (RAM under the KERNAL): a BRK policy compares with it.
+    const ramVector0 = await this.client.memoryGet(0xfffe, 0xffff, { bank: RAM_BANK });
     await opts.atEntry?.(this.#machine());
-    await this.client.checkpointDelete(entryCp);
-    this.#entryCheckpoint = null;
+    await this.client.checkpointDelete(startCp);
     const storeCp = (await this.client.checkpointSet({ start: opts.watch, op: CheckpointOp.store, stop: true })).number;
     const vectorCp =
-      opts.brkIsCrash === false
+      opts.brkIsCrash === undefined
         ? -1
         : (await this.client.checkpointSet({ start: 0xfffe, end: 0xffff, op: CheckpointOp.load, stop: true })).number;
     this.#armed = vectorCp < 0 ? [storeCp] : [storeCp, vectorCp];
@@ -169,20 +212,34 @@ export class ViceRunObserver {
     await this.client.resume();
 
     for (;;) {
-      const block = await this.text.nextBlock(opts.deadline, (b) => b.hits.length > 0 || b.jamPc !== null);
-      if (!block) return { outcome: 'timeout', started: true, writes };
-      if (block.jamPc !== null) return { outcome: 'crashed', crash: await this.#jam(block, c0), writes };
+      const wait = opts.cycleBudget === undefined ? opts.deadline : Math.min(opts.deadline, performance.now() + BUDGET_POLL_MS);
+      const block = await this.text.nextBlock(wait, (b) => b.hits.length > 0 || b.jamPc !== null);
+      if (!block) {
+        if (performance.now() >= opts.deadline) return { outcome: 'timeout', started: true, writes, stoppedAt: null };
+        // Stop the machine (any binary command does) and read its clock.
+        await this.client.ping();
+        const used = (await this.text.stopwatch()) - c0;
+        if (opts.cycleBudget !== undefined && used > opts.cycleBudget)
+          return { outcome: 'over_budget', cycle: used, writes, stoppedAt: used };
+        await this.client.resume();
+        continue;
+      }
+      if (block.jamPc !== null) {
+        const jam = await this.#jam(block, c0);
+        if (opts.jamIsCrash === false) return { outcome: 'halted', pc: jam.pc, cycle: jam.cycle, writes, stoppedAt: jam.cycle };
+        return { outcome: 'crashed', crash: jam, writes, stoppedAt: jam.cycle };
+      }
       // A write and an interrupt can open the monitor together: the write first.
       const order = (h: TextCheckpointHit) => (h.number === storeCp ? 0 : 1);
-      let ended = false;
+      let ended: number | null = null;
       for (const hit of [...block.hits].sort((p, q) => order(p) - order(q))) {
         if (hit.number === storeCp) {
           const w = await this.#write(hit, block, c0);
           writes.push(w);
-          if (await opts.onWrite(w, this.#machine())) ended = true;
-        } else if (hit.number === vectorCp) {
-          const brk = await this.#brk(hit, c0);
-          if (brk) return { outcome: 'crashed', crash: brk, writes };
+          if (await opts.onWrite(w, this.#machine())) ended = w.cycle ?? -1;
+        } else if (hit.number === vectorCp && opts.brkIsCrash) {
+          const brk = await this.#brk(hit, c0, ramVector0, opts.brkIsCrash);
+          if (brk) return { outcome: 'crashed', crash: brk, writes, stoppedAt: brk.cycle };
         } else if (outside.has(hit.number)) {
           const r = await this.client.registersGet();
           return {
@@ -199,10 +256,11 @@ export class ViceRunObserver {
               ...(await this.#crashMemory()),
             },
             writes,
+            stoppedAt: hit.clock - c0,
           };
         }
       }
-      if (ended) return { outcome: 'ended', writes };
+      if (ended !== null) return { outcome: 'ended', writes, stoppedAt: ended < 0 ? null : ended };
       await this.client.resume();
     }
   }
@@ -217,18 +275,34 @@ export class ViceRunObserver {
     // VICE took an IRQ/NMI before opening the monitor: the stop is after the 7-cycle interrupt
     // sequence, which the VIC may have stretched. Exact only when it cannot have.
     const r = await this.client.registersGet();
-    const pushed = await this.client.memoryGet(0x0100 + ((r.SP + 1) & 0xff), 0x0100 + ((r.SP + 3) & 0xff));
+    const pushed = await this.#pushed(r.SP, 3);
     const ret = (pushed[1] ?? 0) | ((pushed[2] ?? 0) << 8);
     const exact = ret === next && !(await this.#vicMayHaveStalled(hit.rasterLine, 7));
     return { value: sv.value, cycle: exact ? hit.clock - c0 - 8 : null, pc: hit.instructionPc };
   }
 
-  /** A stop after an IRQ/NMI/BRK vector fetch: a crash when the pushed status has the B flag. */
-  async #brk(hit: TextCheckpointHit, c0: number): Promise<ObservedCrash | null> {
+  /**
+   * A stop after an IRQ/NMI/BRK vector fetch: a crash when the pushed status has the B flag and the
+   * policy says so (the vector the CPU took, $0316/$0317, whether the program set the RAM vector).
+   */
+  async #brk(
+    hit: TextCheckpointHit,
+    c0: number,
+    ramVector0: Uint8Array,
+    policy: (f: BrkStopFacts) => boolean,
+  ): Promise<ObservedCrash | null> {
     const r = await this.client.registersGet();
-    const pushed = await this.client.memoryGet(0x0100 + ((r.SP + 1) & 0xff), 0x0100 + ((r.SP + 3) & 0xff));
+    const pushed = await this.#pushed(r.SP, 3);
     const p = pushed[0] ?? 0;
     if ((p & 0x10) === 0) return null;
+    const v316 = await this.client.memoryGet(0x0316, 0x0317);
+    const ramVector = await this.client.memoryGet(0xfffe, 0xffff, { bank: RAM_BANK });
+    const facts: BrkStopFacts = {
+      vector: r.PC,
+      brkVector: (v316[0] ?? 0) | ((v316[1] ?? 0) << 8),
+      ramVectorChanged: ramVector[0] !== ramVector0[0] || ramVector[1] !== ramVector0[1],
+    };
+    if (!policy(facts)) return null;
     const ret = (pushed[1] ?? 0) | ((pushed[2] ?? 0) << 8);
     const exact = !(await this.#vicMayHaveStalled(hit.rasterLine, 7));
     return {

@@ -156,7 +156,14 @@ export class ViceTextMonitor {
   async stopwatch(timeoutMs = 10_000): Promise<number> {
     if (this.#closed) throw this.#closed;
     this.#socket.write('sw\n');
-    const b = await this.nextBlock(performance.now() + timeoutMs, (x) => x.stopwatch !== null);
+    // A checkpoint hit or a JAM that opened the monitor just before is kept for the next nextBlock.
+    const kept: TextMonitorBlock[] = [];
+    const b = await this.nextBlock(performance.now() + timeoutMs, (x) => {
+      if (x.stopwatch !== null) return true;
+      if (x.hits.length > 0 || x.jamPc !== null) kept.push(x);
+      return false;
+    });
+    this.#blocks.unshift(...kept);
     if (!b || b.stopwatch === null) throw new UltimateError('timeout', `VICE text monitor: no answer to 'sw' within ${timeoutMs} ms`);
     return b.stopwatch;
   }

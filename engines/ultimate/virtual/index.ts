@@ -25,3 +25,5 @@ export { runVirtualViceCli, startVirtualVice, parseVirtualViceArgs, VIRTUAL_VICE
 export type { NativeRunReport, NativeRunStatus, NativeState, RunUpdateOptions } from './riscv/native-mode.js';
 export { faultsFor, FaultInjector, type FaultSpec } from './device/fault-injection.js';
 export { stepsFor, StepWatch, type StepHold, type WatchedStep } from './device/step-watch.js';
+// The C64's power-on RAM pattern: the service writes it before a run on every target (one RAM state).
+export { fillPowerOnPattern } from './c64/ram-power-on.js';

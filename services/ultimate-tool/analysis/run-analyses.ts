@@ -23,7 +23,7 @@ import {
   type TimelineFailure,
   readTimelinePage,
 } from '../timeline/timeline-page.js';
-import { prgEntry } from '../targets/prg-entry.js';
+import { prgLoadRange } from '../targets/program-start.js';
 
 /** Query values as they arrive on the wire (strings); the cores validate their meaning. */
 export interface TimelineParams {
@@ -165,8 +165,8 @@ export class RunAnalyses {
       } catch (e) {
         throw timelineFailed('capture-checksum-mismatch', `the run's program ${prg.name} cannot be used: ${(e as Error).message}`);
       }
-      const entry = prgEntry(bytes);
-      found = entry ? await findProgramStart(evidence.capturePath, evidence.indexPath, entry, evidence.product) : undefined;
+      const range = prgLoadRange(bytes);
+      found = range ? await findProgramStart(evidence.capturePath, evidence.indexPath, range, evidence.product) : undefined;
     }
     if (this.#programStart.size >= DEBUG_INFO_CACHE_MAX) this.#programStart.delete(this.#programStart.keys().next().value as string);
     this.#programStart.set(run.run_id, found);

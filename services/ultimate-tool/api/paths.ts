@@ -25,6 +25,7 @@ export const ROUTE_PATHS = {
   cancelJob: { method: 'POST', path: '/v13/jobs/{job_id}/cancel' },
   probeUltimate: { method: 'POST', path: '/v13/probes' },
   startTestJob: { method: 'POST', path: '/v13/jobs' },
+  startSuiteJob: { method: 'POST', path: '/v13/suite-jobs' },
   openApi: { method: 'GET', path: '/v13/openapi.json' },
   prepareDebugStreamCapture: { method: 'POST', path: '/v13/captures/debug-stream/preparations' },
   prepareSourceLinkedCapture: { method: 'POST', path: '/v13/captures/source-linked/preparations' },

@@ -162,6 +162,13 @@ const DECLARED = {
     response: S.JobPayloadSchema,
     errors: [...RUN, ...PROBE_USE, 'invalid-request', 'target_unavailable', 'confirmed_count_mismatch', 'queue_full'],
   },
+  startSuiteJob: {
+    summary: 'start a suite job: every test of the project (or those named) in one job, one build, runs side by side on the vice pool',
+    body: S.SuiteJobRequestSchema,
+    status: 201,
+    response: S.JobPayloadSchema,
+    errors: [...RUN, ...PROBE_USE, 'invalid-request', 'target_unavailable', 'confirmed_count_mismatch', 'queue_full'],
+  },
   openApi: { summary: 'this document', status: 200, response: z.record(z.string(), z.unknown()), errors: COMMON },
   prepareDebugStreamCapture: {
     summary: 'prepare a debug-stream capture (consumes the probe; no device access)',

@@ -115,6 +115,28 @@ export const JobRequestSchema = z.strictObject({
 });
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
+/** A whole suite in one job (`start_suite_job`, `ultimate-tool test --all`): every test, or those named. */
+export const SuiteJobRequestSchema = z.strictObject({
+  tests: z
+    .array(TestName)
+    .min(1)
+    .max(1024)
+    .refine((t) => new Set(t).size === t.length, 'tests must not repeat')
+    .optional()
+    .describe('the tests to run, in this order; default: every test of the project'),
+  targets: z
+    .array(TargetNameSchema)
+    .min(1)
+    .max(2)
+    .refine((t) => new Set(t).size === t.length, 'targets must not repeat'),
+  repeat: Repeat.default(1),
+  strict_gate: z.boolean().default(false),
+  probe_id: ProbeId.optional(),
+  confirmed_reset_count: ConfirmedCount.optional().describe('with the ultimate target: tests × repeat (each run resets the device)'),
+  confirmed_reu_write_count: ConfirmedCount.optional(),
+});
+export type SuiteJobRequest = z.infer<typeof SuiteJobRequestSchema>;
+
 export const RunsQuerySchema = z.strictObject({
   limit: queryCount(RUNS_LIMIT_MAX, 20),
   cursor: RunsCursor.optional(),
@@ -154,7 +176,9 @@ export const JobSchema = z.object({
     phase: z.string(),
     datagrams: z.number().int().optional().describe('a capture job: debug-stream datagrams received so far'),
     max_datagrams: z.number().int().optional().describe('a capture job: the bound on datagrams'),
+    statuses: z.record(z.string(), z.number().int()).optional().describe('runs committed so far by status (passed, failed, …)'),
   }),
+  tests: z.array(z.string()).optional().describe('a suite job: the tests it runs (its `test` is "*suite*")'),
   run_ids: z.array(Uuid),
   error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).nullable(),
   cancel_requested: z.boolean().optional().describe('a cancel was asked for while the job ran: it stops at its next safe step'),
@@ -231,6 +255,12 @@ export const RunRecordSchema = z.object({
   evidence: z.array(EvidenceEntrySchema),
   crash_state: CrashStateSchema.nullable(),
   comparison: z.record(z.string(), z.unknown()).nullable(),
+  machine: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'the machine the run ran on: cia_model, video, vic_revision, reu_kb, how the target was told (applied_as: x64sc flags or configuration items), speed (max, real-time, warp or hardware)',
+    ),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

@@ -85,6 +85,20 @@ export const ProbeArgs = z.strictObject({
 /** The largest `repeat` (the service's bound; a typo cannot queue a million runs). */
 export const MAX_REPEAT = REPEAT_MAX;
 
+export const StartSuiteJobArgs = z.strictObject({
+  tests: z.array(TestName).min(1).max(1024).optional().describe('test names from get_project, in order; default: every test'),
+  targets: z
+    .array(TargetSchema)
+    .min(1)
+    .max(2)
+    .refine((t) => new Set(t).size === t.length, { message: 'targets must not repeat' }),
+  repeat: Repeat.optional().describe('runs per test and target, default 1'),
+  strict_gate: z.boolean().optional(),
+  probe_id: opaqueId('probe_id', ProbeId).optional().describe('from probe_ultimate; required for the ultimate target'),
+  confirmed_reset_count: ConfirmedCount.optional().describe('with the ultimate target: tests × repeat'),
+  confirmed_reu_write_count: ConfirmedCount.optional(),
+});
+
 export const StartTestJobArgs = z
   .strictObject({
     test: TestName.describe('a test name from get_project'),

@@ -133,6 +133,16 @@ export const TOOLS = {
     hints: DEVICE,
     input: T.StartTestJobArgs,
   },
+  start_suite_job: {
+    route: 'startSuiteJob',
+    title: 'Start a suite job',
+    description:
+      'Every test of the project (or those named) in one job: one build, then each test repeat times per ' +
+      'target, side by side on the vice pool; poll get_job (progress.statuses counts the runs by status). ' +
+      'Safety: with the ultimate target pass probe_id and confirmed_reset_count = tests × repeat.',
+    hints: DEVICE,
+    input: T.StartSuiteJobArgs,
+  },
   read_evidence: {
     route: 'readEvidence',
     title: 'Read evidence',

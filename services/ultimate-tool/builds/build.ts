@@ -90,14 +90,30 @@ function capped(): { push(b: Buffer): void; value(): Buffer } {
   };
 }
 
-/** Copies the project, runs the build, snapshots the outputs; removes the temp copy. */
-export async function runCleanBuild(projectRoot: string, manifest: Manifest, opts: { storeDir?: string } = {}): Promise<BuildResult> {
+/**
+ * Copies the project, runs the build, snapshots the outputs; removes the temp copy. A project
+ * without a build (`build: null`) is not copied: its prebuilt PRGs are read from it as they are.
+ * `artifacts` names the artifacts to snapshot (default: all of them).
+ */
+export async function runCleanBuild(
+  projectRoot: string,
+  manifest: Manifest,
+  opts: { storeDir?: string; artifacts?: ReadonlySet<string> } = {},
+): Promise<BuildResult> {
+  if (manifest.build === null) return readPrebuilt(projectRoot, manifest, opts.artifacts);
+  const build = manifest.build;
   const work = await mkdtempOwned('ultimate-build-');
   const copy = join(work, 'project');
   const root = resolve(projectRoot);
   const store = opts.storeDir ? resolve(opts.storeDir) : undefined;
-  const outputs = new Set(manifest.artifacts.flatMap((a) => [a.path, ...a.symbols.map((s) => s.path)]).map((p) => join(root, p)));
-  const command = manifest.build.command;
+  // Prebuilt artifacts are part of the project: copied like any source file.
+  const outputs = new Set(
+    manifest.artifacts
+      .filter((a) => !a.prebuilt)
+      .flatMap((a) => [a.path, ...a.symbols.map((s) => s.path)])
+      .map((p) => join(root, p)),
+  );
+  const command = build.command;
   const started = performance.now();
   try {
     const rootReal = await realpath(root);
@@ -138,7 +154,7 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
     // The build command leads its own process group: the time limit kills its children too.
     const ran = await runInProcessGroup(cmd, args, {
       cwd: copy,
-      timeoutMs: manifest.build.timeout_ms,
+      timeoutMs: build.timeout_ms,
       onStdout: (b) => out.push(b),
       onStderr: (b) => err.push(b),
     });
@@ -164,7 +180,7 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
         exitCode: outcome.code,
         signal: outcome.signal,
         timedOut: true,
-        reason: `the build did not finish within ${manifest.build.timeout_ms} ms and was killed`,
+        reason: `the build did not finish within ${build.timeout_ms} ms and was killed`,
       };
     if (outcome.code !== 0)
       return {
@@ -175,38 +191,12 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
         timedOut: false,
         reason: `the build command ${JSON.stringify(command)} exited with ${outcome.code === null ? `signal ${outcome.signal}` : `status ${outcome.code}`}`,
       };
-    const artifacts = new Map<string, BuiltArtifact>();
-    const missing: string[] = [];
-    const copyReal = await realpath(copy);
-    const escapedOutputs: string[] = [];
-    const readOut = async (p: string): Promise<BuiltFile | undefined> => {
-      const abs = join(copy, p);
-      if (relative(copy, abs).startsWith('..')) return undefined;
-      try {
-        const real = await realpath(abs);
-        if (!isInside(copyReal, real)) {
-          escapedOutputs.push(`${JSON.stringify(p)} resolves to ${real}, outside the build's copy of the project`);
-          return undefined;
-        }
-        const st = await stat(real);
-        if (!st.isFile() || st.size > 16 * 1024 * 1024) return undefined;
-        const bytes = await readFile(real);
-        return { path: p, bytes, sha256: sha256Hex(bytes) };
-      } catch {
-        return undefined;
-      }
-    };
-    for (const a of manifest.artifacts) {
-      const prg = await readOut(a.path);
-      if (!prg) missing.push(a.path);
-      const symbols: BuiltArtifact['symbols'] = [];
-      for (const s of a.symbols) {
-        const f = await readOut(s.path);
-        if (!f) missing.push(s.path);
-        else symbols.push({ ...f, format: s.format });
-      }
-      if (prg) artifacts.set(a.name, { name: a.name, prg, symbols });
-    }
+    const { artifacts, missing, escapedOutputs } = await snapshotArtifacts(
+      copy,
+      manifest,
+      opts.artifacts,
+      "the build's copy of the project",
+    );
     if (escapedOutputs.length)
       return {
         ok: false,
@@ -229,6 +219,69 @@ export async function runCleanBuild(projectRoot: string, manifest: Manifest, opt
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Reads the artifacts (PRG and symbol files) under `dir`, each only when its realpath is inside it. */
+async function snapshotArtifacts(
+  dir: string,
+  manifest: Manifest,
+  only: ReadonlySet<string> | undefined,
+  what: string,
+): Promise<{ artifacts: Map<string, BuiltArtifact>; missing: string[]; escapedOutputs: string[] }> {
+  const artifacts = new Map<string, BuiltArtifact>();
+  const missing: string[] = [];
+  const dirReal = await realpath(dir);
+  const escapedOutputs: string[] = [];
+  const readOut = async (p: string): Promise<BuiltFile | undefined> => {
+    const abs = join(dir, p);
+    if (relative(dir, abs).startsWith('..')) return undefined;
+    try {
+      const real = await realpath(abs);
+      if (!isInside(dirReal, real)) {
+        escapedOutputs.push(`${JSON.stringify(p)} resolves to ${real}, outside ${what}`);
+        return undefined;
+      }
+      const st = await stat(real);
+      if (!st.isFile() || st.size > 16 * 1024 * 1024) return undefined;
+      const bytes = await readFile(real);
+      return { path: p, bytes, sha256: sha256Hex(bytes) };
+    } catch {
+      return undefined;
+    }
+  };
+  for (const a of manifest.artifacts) {
+    if (only && !only.has(a.name)) continue;
+    const prg = await readOut(a.path);
+    if (!prg) missing.push(a.path);
+    const symbols: BuiltArtifact['symbols'] = [];
+    for (const s of a.symbols) {
+      const f = await readOut(s.path);
+      if (!f) missing.push(s.path);
+      else symbols.push({ ...f, format: s.format });
+    }
+    if (prg) artifacts.set(a.name, { name: a.name, prg, symbols });
+  }
+  return { artifacts, missing, escapedOutputs };
+}
+
+/** `build: null`: nothing runs; the prebuilt files are read from the project as they are. */
+async function readPrebuilt(projectRoot: string, manifest: Manifest, only: ReadonlySet<string> | undefined): Promise<BuildResult> {
+  const started = performance.now();
+  const base = { command: [] as string[], commandMs: 0, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) };
+  const { artifacts, missing, escapedOutputs } = await snapshotArtifacts(resolve(projectRoot), manifest, only, 'the project');
+  const fail = (reason: string): BuildResult => ({
+    ok: false,
+    ...base,
+    durationMs: performance.now() - started,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    reason,
+  });
+  if (escapedOutputs.length)
+    return fail(`prebuilt files lead out of the project, so they were not read: ${escapedOutputs.join('; ')}; ${PROJECT_PATH_RULE}`);
+  if (missing.length) return fail(`the prebuilt files ${missing.join(', ')} (named in ultimate-tool.json) are not in the project`);
+  return { ok: true, ...base, durationMs: performance.now() - started, exitCode: 0, artifacts };
 }
 
 /**

@@ -45,7 +45,8 @@ import { buildCaptureIndex } from '../timeline/capture-index.js';
 import { findProgramStart } from '../timeline/program-start-scan.js';
 import { writesInCapture } from '../timeline/register-writes.js';
 import type { StreamProduct } from '../timeline/timeline-page.js';
-import { prgEntry } from '../targets/prg-entry.js';
+import { prgLoadRange } from '../targets/program-start.js';
+import { addressHex } from '../api/address-syntax.js';
 
 /** The only test a source-linked capture runs today (the contract names it). */
 export const SOURCE_LINKED_TESTS = ['timeline-probe'] as const;
@@ -401,9 +402,16 @@ export class CaptureService {
       const runId = randomUUID();
       const ev = new EvidenceWriter(this.#store.runDir(runId));
       const started = new Date(this.ctx.now()).toISOString();
-      const { summary } = await this.#capture(h, p, device, ev, async (cap) => {
-        await cap.boundReached;
-      });
+      const { summary } = await this.#capture(
+        h,
+        p,
+        device,
+        ev,
+        async () => undefined,
+        async (cap) => {
+          await cap.boundReached;
+        },
+      );
       const verified = await this.#registerCapture(ev, summary);
       const status: RunStatus = verified.ok && summary.datagrams > 0 ? 'passed' : verified.ok ? 'failed' : 'error';
       const reason = !verified.ok
@@ -470,10 +478,20 @@ export class CaptureService {
       const outcome: { result: WaitResult } = { result: { outcome: 'timeout', last: null } };
       let progress: number[] = [];
       let runError: string | null = null as string | null;
-      const { summary } = await this.#capture(h, p, device, ev, async () => {
+      // RAM is filled (the power-on pattern every run starts from) before the stream starts: the
+      // capture holds the run from its reset on, not the DMA writes (at full speed those alone
+      // would spend a short capture's datagram limit before the program's first cycle).
+      const prepared = async () => {
         try {
-          await conn.start(prg); // the one confirmed reset (run_prg resets, loads and starts)
-          const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test, []));
+          await conn.start(prg); // RAM fill only: the one confirmed reset comes with waitDebugResult (run_prg)
+        } catch (e) {
+          runError = `the test run failed before capturing: ${(e as Error).message}`;
+        }
+      };
+      const { summary } = await this.#capture(h, p, device, ev, prepared, async () => {
+        if (runError !== null) return;
+        try {
+          const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test));
           const values = w.writes.map((x) => x.value);
           progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
           outcome.result =
@@ -530,7 +548,7 @@ export class CaptureService {
         reason = `the capture did not verify: ${verified.reason}`;
       } else if (r.outcome === 'jam') {
         status = 'crashed';
-        reason = `the CPU jammed at $${r.pc.toString(16).toUpperCase().padStart(4, '0')}`;
+        reason = `the CPU jammed at ${addressHex(r.pc)}`;
       } else if (r.outcome === 'timeout') {
         status = 'timed_out';
         reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;
@@ -614,14 +632,16 @@ export class CaptureService {
   }
 
   /**
-   * Binds the receiver, sets the stream mode, starts the stream (once), runs `during`, stops the
-   * stream (once) and finishes the capture file in the run folder.
+   * Binds the receiver, sets the stream mode, runs `beforeStream` (which must not throw), starts
+   * the stream (once), runs `during`, stops the stream (once) and finishes the capture file in the
+   * run folder.
    */
   async #capture(
     h: JobHandle,
     p: StoredPreparation,
     device: UltimateDevice,
     ev: EvidenceWriter,
+    beforeStream: () => Promise<void>,
     during: (cap: DebugStreamCapture) => Promise<void>,
   ): Promise<{ summary: CaptureSummary }> {
     const port = Number((p.view.stream_configuration as Record<string, unknown>).destination_port);
@@ -653,6 +673,7 @@ export class CaptureService {
         502,
       );
     }
+    await beforeStream();
     try {
       await device.rest.streamStart('debug', destination);
     } catch (e) {
@@ -733,14 +754,14 @@ export class CaptureService {
   /** The program's $D7FF writes in the run's verified capture, or null when the capture cannot be read back. */
   async #tracedRegisterWrites(ev: EvidenceWriter, p: StoredPreparation, prg: Uint8Array): Promise<number[] | null> {
     const index = ev.entries.find((e) => e.name === CAPTURE_INDEX_FILE);
-    const entry = prgEntry(prg);
-    if (!index || !entry) return null;
+    const range = prgLoadRange(prg);
+    if (!index || !range) return null;
     const cfg = p.view.stream_configuration as Record<string, unknown>;
     const product: StreamProduct = cfg.stream_product === 'u2plus' ? 'u2plus' : 'u64';
     const capturePath = join(ev.dir, CAPTURE_FILE);
     const indexPath = join(ev.dir, CAPTURE_INDEX_FILE);
     try {
-      const programStart = await findProgramStart(capturePath, indexPath, entry, product);
+      const programStart = await findProgramStart(capturePath, indexPath, range, product);
       return await writesInCapture(
         {
           capturePath,

@@ -5,12 +5,17 @@ import type { UltimateDeviceOptions } from '../../../engines/ultimate/index.js';
 import type { Manifest } from '../project/manifest.js';
 import type { ServiceStore } from '../store/store.js';
 import type { SymbolAnalysis } from '../analysis/symbol-analysis.js';
+import type { VicePool } from '../targets/vice-pool.js';
 
 export interface ViceTargetConfig {
   /** Emulator argv; the service appends the binary-monitor flags. */
   command: string[];
   /** How long the emulator may take to open its monitor port. */
   startTimeoutMs?: number;
+  /** Emulator instances running side by side (`--vice-instances`; default: the machine's cores). */
+  instances?: number;
+  /** Start each instance with -warp (default true; `--real-time` turns it off). */
+  warp?: boolean;
 }
 
 export interface UltimateTargetConfig {
@@ -23,6 +28,8 @@ export interface UltimateTargetConfig {
    * device always streams to 127.0.0.1.
    */
   debugStreamReceiver?: string | null;
+  /** The pace of a virtual device started by the service: 'max' (default) or 'real-time' (`--real-time`). */
+  speed?: 'max' | 'real-time';
 }
 
 export interface JobContext {
@@ -30,6 +37,8 @@ export interface JobContext {
   projectRoot: string;
   loadManifest: () => Promise<Manifest>;
   vice: ViceTargetConfig | null;
+  /** The vice target's emulator instances (built from `vice` by the service); null when vice is off. */
+  vicePool?: VicePool | null;
   ultimate: UltimateTargetConfig | null;
   symbols: SymbolAnalysis | null;
   logger: Logger;

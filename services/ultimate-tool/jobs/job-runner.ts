@@ -6,8 +6,8 @@
 //        nothing (no probe consumed, no row stored);
 //     2. precheck(): the last validation and what it consumes (a probe handle); a throw is the
 //        HTTP answer and nothing is queued;
-//     3. the job is queued: it takes its targets' leases in the fixed order vice, then ultimate
-//        (so jobs on one target never interleave and two jobs never wait for each other crosswise);
+//     3. the job is queued: it takes the ultimate target's lease (so jobs on the device never
+//        interleave); vice runs go to the pool of emulator instances, side by side, without a lease;
 //     4. admit() (optional), the first step under the leases whose failure is still the HTTP
 //        answer (a native run answers only once its latch is on disk);
 //     5. body(): the rest, in the background; its end is recorded on the job.
@@ -155,7 +155,9 @@ export class JobRunner {
       admitted = true;
       answer({ job: structuredClone(job), admitted: undefined as A });
     }
-    const targets = TARGET_ORDER.filter((t) => s.targets.includes(t));
+    // The vice target has no job lease: its pool of emulator instances (targets/vice-pool.ts) takes
+    // runs side by side, each on a fresh instance; the one device of the ultimate target is leased.
+    const targets = TARGET_ORDER.filter((t) => s.targets.includes(t) && t !== 'vice');
     const withLeases = (i: number, fn: () => Promise<void>): Promise<void> => {
       const t = targets[i];
       if (t === undefined) return fn();
@@ -207,6 +209,9 @@ export class JobRunner {
   #handle(live: LiveJob, signal: AbortSignal): JobHandle {
     const job = live.job;
     const save = () => this.ctx.store.putJob(job);
+    // The targets' runs go side by side, so they commit in any order; run_ids keeps one order all
+    // the same — by target (vice, then ultimate), each target's runs in the order they committed.
+    const rankOf = new Map<string, number>();
     return {
       job,
       signal,
@@ -221,8 +226,13 @@ export class JobRunner {
       },
       commitRun: (record) => {
         this.ctx.store.insertRun(record);
+        rankOf.set(record.run_id, Math.max(0, TARGET_ORDER.indexOf(record.target as TargetName)));
         job.run_ids.push(record.run_id);
+        job.run_ids.sort((a, b) => (rankOf.get(a) ?? 0) - (rankOf.get(b) ?? 0));
         job.progress.completed_runs++;
+        const statuses = job.progress.statuses ?? {};
+        statuses[record.status] = (statuses[record.status] ?? 0) + 1;
+        job.progress.statuses = statuses;
         save();
       },
       end: ({ ok, error }) => {

@@ -26,6 +26,8 @@ export interface RunRecordFields {
   evidence?: RunRecord['evidence'];
   crashState?: RunRecord['crash_state'];
   comparison?: RunRecord['comparison'];
+  /** The machine the run ran on (targets/machine-options.ts); absent for a run that never reached one. */
+  machine?: RunRecord['machine'] | null;
 }
 
 export function newRunRecord(f: RunRecordFields): RunRecord {
@@ -50,6 +52,7 @@ export function newRunRecord(f: RunRecordFields): RunRecord {
     evidence: f.evidence ?? [],
     crash_state: f.crashState ?? null,
     comparison: f.comparison ?? null,
+    ...(f.machine ? { machine: f.machine } : {}),
   };
 }
 
@@ -78,6 +81,8 @@ export function summarizeBuild(b: BuildResult): Record<string, unknown> {
     command_ms: Math.round(b.commandMs * 100) / 100,
     ...(b.ok ? {} : { reason: b.reason, timed_out: b.timedOut }),
     logs: ['build-stdout.txt', 'build-stderr.txt'],
-    clean_copy: true,
+    // build: null — nothing was built or copied; the prebuilt files were read from the project.
+    clean_copy: b.command.length > 0,
+    ...(b.command.length === 0 ? { prebuilt_only: true } : {}),
   };
 }

@@ -19,12 +19,32 @@ import { ServiceError } from '../http/service-error.js';
 import type { StoredProbe } from '../store/store.js';
 import type { TargetConnection } from '../targets/connection.js';
 import { UltimateConnection } from '../targets/ultimate-target.js';
-import { ViceConnection } from '../targets/vice-target.js';
+import type { ViceLease } from '../targets/vice-pool.js';
+import { type MachineRecord, fullMachine, viceMachineFlags } from '../targets/machine-options.js';
 import type { JobContext } from './job-context.js';
 import { type JobHandle, type JobRecord, type JobRunner, newJobRecord } from './job-runner.js';
 import { expectationsOf, newRunRecord, summarizeBuild } from './run-record.js';
 
 const TARGET_ORDER: TargetName[] = ['vice', 'ultimate'];
+
+/** The `test` of a job that runs several tests (a suite job: its `tests` names them). */
+export const SUITE_TEST_LABEL = '*suite*';
+
+/** What every run of a job shares: the build, the REU image, the timings, the one comparison. */
+interface RunEnv {
+  build: Extract<BuildResult, { ok: true }>;
+  buildInfo: Record<string, unknown>;
+  reuImage: Uint8Array | null;
+  jobTimings: Record<string, number>;
+  comparison: Promise<Record<string, unknown> | null> | undefined;
+}
+
+/** Awaits every promise, then throws the first failure: no work of the job outlives its body. */
+async function settleAll(work: ReadonlyArray<Promise<void> | undefined | null>): Promise<void> {
+  const results = await Promise.allSettled(work.filter((w): w is Promise<void> => !!w));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
 
 export class TestJobs {
   constructor(readonly runner: JobRunner) {}
@@ -41,29 +61,33 @@ export class TestJobs {
    * Queues the job (state queued) and answers with it; `consume` runs after the queue bound and
    * before anything is stored (it consumes the probe handle).
    */
-  async submit(req: JobRequest, test: TestSpec, probe: StoredProbe | null, jobId: string, consume?: () => void): Promise<Job> {
+  async submit(req: JobRequest, test: TestSpec | TestSpec[], probe: StoredProbe | null, jobId: string, consume?: () => void): Promise<Job> {
+    const tests = Array.isArray(test) ? test : [test];
+    const suite = Array.isArray(test);
     const job = newJobRecord(jobId, this.#iso(), {
-      test: req.test,
+      test: suite ? SUITE_TEST_LABEL : req.test,
       targets: req.targets,
       repeat: req.repeat,
       strict_gate: req.strict_gate,
       baseline_run_id: req.baseline_run_id ?? null,
-      total_runs: req.targets.length * req.repeat,
-      extra: req.compare_checkpoints ? { compare_checkpoints: true, checkpoint_comparison_id: null } : {},
+      total_runs: req.targets.length * req.repeat * tests.length,
+      extra: {
+        ...(req.compare_checkpoints ? { compare_checkpoints: true, checkpoint_comparison_id: null } : {}),
+        ...(suite ? { tests: tests.map((t) => t.name) } : {}),
+      },
     });
     const { job: answer } = await this.runner.submit({
       kind: 'test',
       job,
       targets: req.targets,
       precheck: consume,
-      body: (h) => this.#execute(h, test, probe),
+      body: (h) => this.#execute(h, tests, probe),
     });
     return answer;
   }
 
-  async #execute(h: JobHandle, test: TestSpec, probe: StoredProbe | null): Promise<void> {
+  async #execute(h: JobHandle, tests: TestSpec[], probe: StoredProbe | null): Promise<void> {
     const job = h.job;
-    const targets = TARGET_ORDER.filter((t) => job.targets.includes(t));
     const jobTimings: Record<string, number> = {};
     h.phase('starting', true);
     const manifest = await this.ctx.loadManifest();
@@ -96,51 +120,162 @@ export class TestJobs {
       h.safePoint();
 
       h.phase('build: clean candidate build');
-      const build = await runCleanBuild(this.ctx.projectRoot, manifest, { storeDir: this.ctx.store.dir });
+      const build = await runCleanBuild(this.ctx.projectRoot, manifest, {
+        storeDir: this.ctx.store.dir,
+        artifacts: new Set(tests.map((t) => t.artifact)),
+      });
       const buildInfo = summarizeBuild(build);
       if (!build.ok) {
-        for (const target of targets) await this.#recordBuildFailure(h, test, target, build, buildInfo);
+        for (const test of tests)
+          for (const target of TARGET_ORDER.filter((t) => job.targets.includes(t)))
+            await this.#recordBuildFailure(h, test, target, build, buildInfo);
         h.phase('finished: build failed');
         h.end({ ok: true, error: { code: 'build_failed', message: buildFailureMessage(build) } });
         return;
       }
-      const artifact = build.artifacts.get(test.artifact);
-      if (!artifact) throw new ServiceError('build_failed', `the build has no artifact ${test.artifact}`, 409);
+      for (const test of tests)
+        if (!build.artifacts.get(test.artifact)) throw new ServiceError('build_failed', `the build has no artifact ${test.artifact}`, 409);
       let reuImage: Uint8Array | null = null;
       if (manifest.ultimate_reu_image && job.targets.includes('ultimate'))
         reuImage = await readProjectFile(this.ctx.projectRoot, manifest.ultimate_reu_image);
 
-      let comparison: Record<string, unknown> | null | undefined;
-      for (const target of targets) {
-        h.safePoint();
-        let conn: TargetConnection | undefined;
-        try {
-          h.phase(`${target}: connecting`);
-          conn = target === 'vice' ? await this.#openVice() : this.#openUltimate(device!, probe, job.strict_gate);
-        } catch (e) {
-          // The target could not be reached: every planned run on it is an error run.
-          for (let i = 0; i < job.repeat; i++)
-            await this.#recordError(h, test, target, artifact, build, buildInfo, `${target} could not be started: ${(e as Error).message}`);
-          if (job.strict_gate) throw new ServiceError('target_unavailable', `strict_gate: ${target} failed: ${(e as Error).message}`, 503);
-          continue;
-        }
-        try {
-          for (let i = 0; i < job.repeat; i++) {
-            h.safePoint();
-            h.phase(`${target}: run ${i + 1} of ${job.repeat}`);
-            const r = await this.#runOnce(h, test, target, conn, artifact, build, buildInfo, reuImage, comparison, jobTimings);
-            comparison = r.comparison;
-            if (r.status === 'error' && job.strict_gate)
-              throw new ServiceError('target_unavailable', `strict_gate: the run failed closed on the first error: ${r.reason}`, 503);
-          }
-        } finally {
-          await conn.close().catch(() => undefined);
-        }
-      }
+      // Every run of the job, in order: each test `repeat` times.
+      const plan = tests.flatMap((t) => Array.from({ length: job.repeat }, () => t));
+      const env: RunEnv = { build, buildInfo, reuImage, jobTimings, comparison: undefined };
+      const vice = job.targets.includes('vice') ? () => this.#runVice(h, plan, env) : null;
+      const ultimate = job.targets.includes('ultimate') ? () => this.#runUltimate(h, plan, env, device!, probe) : null;
+      if (job.compare_checkpoints) {
+        // The checkpoint matrix compares the vice run (first) with the ultimate run.
+        await vice?.();
+        await ultimate?.();
+      } else await settleAll([vice?.(), ultimate?.()]);
       if (job.compare_checkpoints) await this.#storeCheckpointPair(h);
       h.phase('finished');
     } finally {
       await device?.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The vice runs, spread over the pool: as many workers as instances, each taking the next run of
+   * the plan, an instance (fresh, with the run's machine flags), the run, and giving it back.
+   */
+  async #runVice(h: JobHandle, plan: TestSpec[], env: RunEnv): Promise<void> {
+    const pool = this.ctx.vicePool;
+    let next = 0;
+    let failedClosed: Error | undefined;
+    const worker = async () => {
+      for (;;) {
+        if (failedClosed) throw failedClosed;
+        h.safePoint();
+        const runNo = ++next;
+        const test = plan[runNo - 1];
+        if (!test) return;
+        const artifact = env.build.artifacts.get(test.artifact)!;
+        let flags: { flags: string[]; notes: string[] };
+        try {
+          flags = viceMachineFlags(test.machine);
+        } catch (e) {
+          await this.#recordError(
+            h,
+            test,
+            'vice',
+            artifact,
+            env.build,
+            env.buildInfo,
+            `the machine cannot run on vice: ${(e as Error).message}`,
+          );
+          continue;
+        }
+        if (!pool) {
+          await this.#recordError(
+            h,
+            test,
+            'vice',
+            artifact,
+            env.build,
+            env.buildInfo,
+            'vice could not be started: the vice target is not configured',
+          );
+          continue;
+        }
+        let lease: ViceLease;
+        try {
+          h.phase(`vice: ${pool.busy} of ${pool.instances} instance(s) busy; starting ${test.name}`);
+          lease = await pool.acquire(flags.flags, h.signal);
+        } catch (e) {
+          h.safePoint();
+          await this.#recordError(
+            h,
+            test,
+            'vice',
+            artifact,
+            env.build,
+            env.buildInfo,
+            `vice could not be started: ${(e as Error).message}`,
+          );
+          if (h.job.strict_gate)
+            failedClosed = new ServiceError('target_unavailable', `strict_gate: vice failed: ${(e as Error).message}`, 503);
+          continue;
+        }
+        // Which run is going, as the ultimate target says it (a client polling get_job sees it).
+        h.phase(
+          `vice: run ${runNo} of ${plan.length}${plan.length > h.job.repeat ? ` (${test.name})` : ''}; ${pool.busy} of ${pool.instances} instance(s) busy`,
+        );
+        try {
+          const machine: MachineRecord = {
+            ...fullMachine(test.machine),
+            applied_as: lease.argv,
+            speed: this.ctx.vice?.warp === false ? 'real-time' : 'warp',
+            ...(flags.notes.length ? { notes: flags.notes } : {}),
+          };
+          const r = await this.#runOnce(h, test, 'vice', lease.conn, artifact, env, machine);
+          if (r.status === 'error' && h.job.strict_gate)
+            failedClosed ??= new ServiceError(
+              'target_unavailable',
+              `strict_gate: the run failed closed on the first error: ${r.reason}`,
+              503,
+            );
+        } finally {
+          await pool.release(lease).catch(() => undefined);
+        }
+      }
+    };
+    await settleAll(Array.from({ length: Math.max(1, Math.min(pool?.instances ?? 1, plan.length)) }, () => worker()));
+  }
+
+  /** The ultimate runs, one after the other on the one device (the job holds its lease). */
+  async #runUltimate(h: JobHandle, plan: TestSpec[], env: RunEnv, device: UltimateDevice, probe: StoredProbe | null): Promise<void> {
+    const job = h.job;
+    let conn: UltimateConnection;
+    try {
+      h.phase('ultimate: connecting');
+      conn = this.#openUltimate(device, probe, job.strict_gate);
+    } catch (e) {
+      // The target could not be reached: every planned run on it is an error run.
+      for (const test of plan)
+        await this.#recordError(
+          h,
+          test,
+          'ultimate',
+          env.build.artifacts.get(test.artifact)!,
+          env.build,
+          env.buildInfo,
+          `ultimate could not be started: ${(e as Error).message}`,
+        );
+      if (job.strict_gate) throw new ServiceError('target_unavailable', `strict_gate: ultimate failed: ${(e as Error).message}`, 503);
+      return;
+    }
+    try {
+      for (const [i, test] of plan.entries()) {
+        h.safePoint();
+        h.phase(`ultimate: run ${i + 1} of ${plan.length}${plan.length > job.repeat ? ` (${test.name})` : ''}`);
+        const r = await this.#runOnce(h, test, 'ultimate', conn, env.build.artifacts.get(test.artifact)!, env, null);
+        if (r.status === 'error' && job.strict_gate)
+          throw new ServiceError('target_unavailable', `strict_gate: the run failed closed on the first error: ${r.reason}`, 503);
+      }
+    } finally {
+      await conn.close().catch(() => undefined);
     }
   }
 
@@ -184,13 +319,7 @@ export class TestJobs {
     }
   }
 
-  async #openVice(): Promise<TargetConnection> {
-    const v = this.ctx.vice;
-    if (!v) throw new Error('the vice target is not configured');
-    return ViceConnection.launch({ command: v.command, startTimeoutMs: v.startTimeoutMs, emulation: true });
-  }
-
-  #openUltimate(device: UltimateDevice, probe: StoredProbe | null, strict: boolean): TargetConnection {
+  #openUltimate(device: UltimateDevice, probe: StoredProbe | null, strict: boolean): UltimateConnection {
     const identity = probe?.snapshot ?? {};
     return new UltimateConnection({
       device,
@@ -199,6 +328,12 @@ export class TestJobs {
       strictGate: strict,
       // The virtual device always streams to this machine; hardware streams when a receiver is configured.
       debugStreamReceiver: this.ctx.ultimate?.virtualDevice === true ? '127.0.0.1' : (this.ctx.ultimate?.debugStreamReceiver ?? null),
+      speed:
+        this.ctx.ultimate?.virtualDevice === true
+          ? (this.ctx.ultimate.speed ?? 'max')
+          : identity.virtual === true
+            ? 'real-time'
+            : 'hardware',
     });
   }
 
@@ -223,12 +358,10 @@ export class TestJobs {
     target: TargetName,
     conn: TargetConnection,
     artifact: BuiltArtifact,
-    build: BuildResult,
-    buildInfo: Record<string, unknown>,
-    reuImage: Uint8Array | null,
-    comparison: Record<string, unknown> | null | undefined,
-    jobTimings: Record<string, number>,
-  ): Promise<{ status: RunStatus; reason: string; comparison: Record<string, unknown> | null }> {
+    env: RunEnv,
+    viceMachine: MachineRecord | null,
+  ): Promise<{ status: RunStatus; reason: string }> {
+    const { build, buildInfo, reuImage, jobTimings } = env;
     const runId = randomUUID();
     const started = this.#iso();
     const t0 = performance.now();
@@ -241,7 +374,10 @@ export class TestJobs {
     let screenMatch: RunRecord['screen_match'] = null;
     let crashState: Record<string, unknown> | null = null;
     let phases = { load_ms: 0, execute_ms: 0, observe_ms: 0 };
+    let machine: MachineRecord | null = viceMachine;
     try {
+      // The machine first: an option the device cannot take is refused before anything is written.
+      if (conn instanceof UltimateConnection) machine = await conn.configureMachine(test.machine);
       if (reuImage && conn instanceof UltimateConnection) await conn.writeReu(reuImage);
       const out = await runTestOn(conn, test, artifact.prg.bytes, ev);
       ({ status, statusReason: reason, observations, screenMatch, crashState, timings: phases } = out);
@@ -269,9 +405,11 @@ export class TestJobs {
       supporting,
       evidence: ev.entries,
       crashState: crashState as RunRecord['crash_state'],
+      machine: machine as Record<string, unknown> | null,
     });
-    if (comparison === undefined) comparison = await this.#compare(h.job, record);
-    record.comparison = comparison;
+    // Computed once per job (after its first run), the same object in every run.
+    env.comparison ??= this.#compare(h.job, record);
+    record.comparison = await env.comparison;
     await ev.sync();
     const total = performance.now() - t0;
     const deviceMs = conn.deviceMs - deviceBefore;
@@ -287,7 +425,7 @@ export class TestJobs {
     };
     record.finished_at = this.#iso();
     h.commitRun(record);
-    return { status, reason, comparison };
+    return { status, reason };
   }
 
   async #compare(job: Job, candidate: RunRecord): Promise<Record<string, unknown> | null> {

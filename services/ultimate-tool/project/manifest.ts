@@ -9,6 +9,8 @@ import { escapeMessage, projectPathEscape } from './project-paths.js';
 
 export const MANIFEST_FILE = 'ultimate-tool.json';
 export const MANIFEST_SCHEMA_VERSION = 1;
+/** A project's artifacts and tests, at most (VICE's testbench as one project is 743 of each). */
+export const MANIFEST_LIMITS = { artifacts: 1024, tests: 1024 } as const;
 
 /** A path inside the project: relative, no `..`, no absolute paths. */
 const ProjectPath = z
@@ -30,8 +32,14 @@ export const SymbolFileSchema = z.strictObject({
 
 export const ArtifactSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case name'),
-  path: ProjectPath.describe('the PRG the build leaves (load address $0801 with a BASIC SYS stub)'),
+  path: ProjectPath.describe(
+    'the PRG the build leaves, or the prebuilt PRG in the project (any load address: a BASIC stub at $0801 starts with RUN, any other with start.sys)',
+  ),
   symbols: z.array(SymbolFileSchema).max(8).default([]),
+  prebuilt: z
+    .boolean()
+    .default(false)
+    .describe('true: the PRG (and its symbol files) are in the project as they are, not made by the build; taken as they are'),
 });
 
 /** The longest memory expectation, in bytes (a whole 1 KiB screen or colour RAM fits four times). */
@@ -116,11 +124,85 @@ export const CheckpointPointSchema = z.strictObject({
 });
 export type CheckpointPointSpec = z.infer<typeof CheckpointPointSchema>;
 
+/**
+ * The machine a test runs on (all optional; absent = the target's default C64: old 6526 CIAs, PAL,
+ * the old VIC-II, no REU). The vice target passes them as x64sc flags, the virtual Ultimate takes
+ * them per run, real hardware applies what its configuration offers and refuses the rest before
+ * any effect (targets/machine-options.ts, docs/ultimate/SERVICE.md "Machine options").
+ */
+export const REU_SIZES_KB = [128, 256, 512, 1024, 2048, 4096, 8192, 16384] as const;
+export const MachineSchema = z
+  .strictObject({
+    cia_model: z
+      .enum(['6526', '6526A', '6526-4485'])
+      .optional()
+      .describe('both CIAs: the old 6526, the new 6526A, or an old 6526 of the batch dated 4485 (VICE testbench "CIA timestamp 4485")'),
+    video: z.enum(['pal', 'ntsc', 'ntsc-old']).optional().describe('PAL 6569, NTSC 6567R8, or the first NTSC chip 6567R56A'),
+    vic_revision: z.enum(['old', 'new']).optional().describe('old (6569/6567) or new (8565/8562, as in a C64C) VIC-II'),
+    reu_kb: z
+      .number()
+      .int()
+      .refine((n) => n === 0 || (REU_SIZES_KB as readonly number[]).includes(n), {
+        message: `expected 0 (no REU) or a REU size in KiB: ${REU_SIZES_KB.join(', ')}`,
+      })
+      .optional()
+      .describe('a REU (1700/1764/1750 family) of this many KiB at $DF00; 0 = none'),
+  })
+  .refine((m) => !(m.video === 'ntsc-old' && m.vic_revision === 'new'), {
+    message: 'vic_revision "new" with video "ntsc-old": there is no new revision of the 6567R56A',
+    path: ['vic_revision'],
+  });
+export type MachineSpec = z.infer<typeof MachineSchema>;
+
+/**
+ * How the program starts (docs/ultimate/SERVICE.md, "Where a program starts"): "run" resets, loads
+ * and types RUN (any BASIC, any SYS expression); { sys } resets, loads and types SYS address, for a
+ * PRG that does not load at $0801. Either way the run's cycle 0 is the first opcode fetch inside the
+ * PRG's load range after that.
+ */
+export const StartSchema = z
+  .union([z.literal('run'), z.strictObject({ sys: AddressSchema.describe('the address typed after SYS (decimal, $ABCD or 0xABCD)') })])
+  .default('run')
+  .describe('"run": reset, load, RUN; { "sys": address }: reset, load, SYS address (a PRG not loading at $0801)');
+
+/** One range of the program's code, inclusive. */
+export const CodeRangeSchema = z
+  .strictObject({ start: AddressSchema, end: AddressSchema })
+  .refine((r) => r.start <= r.end, { message: 'expected start <= end' });
+
+/**
+ * What is a crash (issue 31): a JAM, a BRK that reaches the KERNAL's own handling, and — only when
+ * declared — an opcode fetch outside the program's code. The same on every target.
+ */
+export const CrashOptionsSchema = z
+  .strictObject({
+    jam: z.boolean().default(true).describe('a JAM opcode halting the CPU is a crash (default true)'),
+    brk: z
+      .enum(['unhandled', 'any', 'never'])
+      .default('unhandled')
+      .describe(
+        '"unhandled" (default): a BRK is a crash when it reaches the KERNAL\'s own BRK handling ($0316/$0317 still points into the KERNAL, or with the KERNAL banked out the vector at $FFFE/$FFFF was not set by the program); "any": every BRK; "never": no BRK',
+      ),
+    outside_code: z
+      .strictObject({
+        ranges: z
+          .array(CodeRangeSchema)
+          .min(1)
+          .max(16)
+          .describe("the program's code; an opcode fetch outside them (the ROMs, the zero and stack pages excepted) is a crash"),
+      })
+      .optional()
+      .describe('off unless given'),
+  })
+  .default({ jam: true, brk: 'unhandled' })
+  .describe('what ends a run as crashed');
+export type CrashOptions = z.infer<typeof CrashOptionsSchema>;
+
 export const TestSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected a short lower-case test name'),
   description: z.string().max(500).default(''),
   artifact: z.string().describe('name of an entry in "artifacts"'),
-  start: z.literal('run').default('run').describe('how the program starts: reset, load, BASIC RUN'),
+  start: StartSchema,
   observe: z
     .enum(['debug_register', 'screen'])
     .describe('debug_register: the run ends on a result written to $D7FF; screen: it ends when screen_match holds or the budget ends'),
@@ -150,8 +232,10 @@ export const TestSchema = z.strictObject({
       .int()
       .min(1)
       .optional()
-      .describe("the most CPU cycles from the program's first instruction to the write that ends the run; over it the run fails"),
+      .describe("the most CPU cycles from the program's start to the write that ends the run; once passed the run is stopped and fails"),
   }),
+  machine: MachineSchema.optional().describe('the C64 this test needs (CIA model, video, VIC-II revision, REU); absent: the default C64'),
+  crash: CrashOptionsSchema,
   crash_globals: z
     .array(z.strictObject({ name: z.string().min(1).max(64), address: AddressSchema, length: z.number().int().min(1).max(256) }))
     .max(16)
@@ -275,13 +359,16 @@ export const ManifestSchema = z
     $schema: z.string().optional(),
     manifest_schema_version: z.literal(MANIFEST_SCHEMA_VERSION),
     name: z.string().min(1).max(100),
-    build: z.strictObject({
-      command: z.array(z.string().min(1)).min(1).describe('argv, run in a clean copy of the project'),
-      timeout_ms: z.number().int().min(1000).max(3_600_000).default(120_000),
-    }),
-    artifacts: z.array(ArtifactSchema).min(1).max(64),
+    build: z
+      .strictObject({
+        command: z.array(z.string().min(1)).min(1).describe('argv, run in a clean copy of the project'),
+        timeout_ms: z.number().int().min(1000).max(3_600_000).default(120_000),
+      })
+      .nullable()
+      .describe('the build; null: nothing to build (every artifact is prebuilt)'),
+    artifacts: z.array(ArtifactSchema).min(1).max(MANIFEST_LIMITS.artifacts),
     ultimate_reu_image: ProjectPath.nullable().default(null),
-    tests: z.array(TestSchema).min(1).max(256),
+    tests: z.array(TestSchema).min(1).max(MANIFEST_LIMITS.tests),
     native_programs: z
       .array(NativeProgramSchema)
       .max(32)
@@ -292,6 +379,15 @@ export const ManifestSchema = z
     const nativeNames = new Set(m.native_programs.map((p) => p.name));
     if (nativeNames.size !== m.native_programs.length)
       ctx.addIssue({ code: 'custom', path: ['native_programs'], message: 'native program names must be unique' });
+    if (m.build === null)
+      m.artifacts.forEach((a, i) => {
+        if (!a.prebuilt)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['artifacts', i, 'prebuilt'],
+            message: 'build is null (nothing to build): every artifact must be prebuilt: true, in the project as it is',
+          });
+      });
     const names = new Set(m.artifacts.map((a) => a.name));
     if (names.size !== m.artifacts.length) ctx.addIssue({ code: 'custom', path: ['artifacts'], message: 'artifact names must be unique' });
     const testNames = new Set<string>();

@@ -1,7 +1,9 @@
-// Judging a debug-register run from what the target observed (the seam's DebugWait): the verdict,
-// the expected pass value, the exact write sequence with its cycle distances, the cycle budget.
-// Pure functions of the test and the observation, so every target is judged the same way
-// (docs/ultimate/SERVICE.md, "Judging a run").
+// THE judge (issue 35): one function, judgeRun, decides a run's status from everything the target
+// observed (the seam's DebugWait, the screen and memory read at the end state) and the test's
+// expectations — the same for every target; targets only observe. A run passes only when its
+// verdict (or, observed by the screen, its screen_match) and every expectation hold: the $D7FF
+// write sequence, the cycle budget, screen_match, memory. The status reason names the first that
+// failed; observations.judgement lists every one (docs/ultimate/SERVICE.md, "Judging a run").
 import type { RunStatus } from '../api/schemas.js';
 import { addressHex } from '../api/address.js';
 import { type TestSpec, expectedPassValue } from '../project/manifest.js';
@@ -9,13 +11,6 @@ import type { DebugWait } from '../targets/connection.js';
 
 export function hex8(n: number): string {
   return `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
-}
-
-/** The range the PRG occupies in memory (load address to its last byte); empty for a PRG without data. */
-export function codeRangesOf(prg: Uint8Array): Array<{ start: number; end: number }> {
-  if (prg.length < 3) return [];
-  const load = (prg[0] ?? 0) | ((prg[1] ?? 0) << 8);
-  return [{ start: load, end: Math.min(0xffff, load + prg.length - 3) }];
 }
 
 /** observations.debug_register_writes and how exact they are. */
@@ -43,7 +38,11 @@ export function writesObservation(w: DebugWait): Record<string, unknown> {
   };
 }
 
-export function judgeDebugWait(test: TestSpec, w: DebugWait): { status: RunStatus; reason: string } {
+export function judgeDebugWait(
+  test: TestSpec,
+  w: DebugWait,
+  range: { start: number; end: number } | null = null,
+): { status: RunStatus; reason: string } {
   if (w.outcome === 'ended') {
     const v = hex8(w.value);
     const expected = expectedPassValue(test);
@@ -68,19 +67,35 @@ export function judgeDebugWait(test: TestSpec, w: DebugWait): { status: RunStatu
       case 'brk':
         return {
           status: 'crashed',
-          reason: `BRK at ${addressHex(c.pc)}${at}, seen in the bus trace (the vector fetch at $FFFE/$FFFF with the B flag pushed)`,
+          reason: `BRK at ${addressHex(c.pc)}${at}, ${test.crash.brk === 'any' ? 'a crash by crash.brk "any"' : 'unhandled: it reached the KERNAL\'s own BRK handling (crash.brk "unhandled")'}`,
         };
       case 'jam':
         return { status: 'crashed', reason: `the CPU jammed at ${addressHex(c.pc)}${at} before reporting a result` };
       case 'outside-code':
-        return { status: 'crashed', reason: `execution left the program's code ranges at ${addressHex(c.pc)}${at}` };
+        return { status: 'crashed', reason: `an opcode fetch at ${addressHex(c.pc)}${at}, outside crash.outside_code's ranges` };
     }
   }
+  if (w.outcome === 'over_budget')
+    return {
+      status: 'failed',
+      reason: `over the budget of ${test.budget.cycles} cycles: the program had not ended by then (budget.cycles stopped it at ${w.cycle === null ? 'an unknown cycle' : `cycle ${w.cycle}`})`,
+    };
+  return { status: 'timed_out', reason: timeoutReason(test, w, range) };
+}
+
+/** What was seen when the time budget ran out: never started, never wrote $D7FF, halted, or the last write. */
+function timeoutReason(test: TestSpec, w: DebugWait & { outcome: 'timeout' }, range: { start: number; end: number } | null): string {
+  const budget = `within the ${test.budget.time_ms} ms budget`;
+  const how = test.start === 'run' ? 'after RUN' : `after SYS ${addressHex(test.start.sys)}`;
+  if (!w.started && w.writes.length === 0)
+    return range
+      ? `the program never started: no opcode fetch inside ${addressHex(range.start)}–${addressHex(range.end)} ${how} ${budget}`
+      : `the program never started ${budget}`;
+  if (w.halted)
+    return `the CPU jammed at ${addressHex(w.halted.pc)}${w.halted.cycle === null ? '' : ` at cycle ${w.halted.cycle}`} (crash.jam is false, so not a crash) before ${test.verdict ? 'a verdict value' : 'a result'} in $D7FF`;
   const last = w.writes.at(-1);
-  return {
-    status: 'timed_out',
-    reason: `no ${test.verdict ? 'verdict value' : 'result'} in $D7FF within the ${test.budget.time_ms} ms budget${last ? ` (last write ${hex8(last.value)})` : ''}`,
-  };
+  if (!last) return `the program never wrote $D7FF ${budget}`;
+  return `no ${test.verdict ? 'verdict value' : 'result'} in $D7FF ${budget} (${w.writes.length} write${w.writes.length === 1 ? '' : 's'}, the last ${hex8(last.value)})`;
 }
 
 export interface SequenceCheck {
@@ -177,6 +192,14 @@ export function judgeCycleBudget(test: TestSpec, w: DebugWait): CycleBudget | nu
   } else if (w.outcome === 'crashed' && w.crash.cycle !== null) {
     used = w.crash.cycle;
     to = 'the crash';
+  } else if (w.outcome === 'over_budget') {
+    return {
+      cycles,
+      used: null,
+      within: false,
+      measured_to: `the run was stopped at cycle ${w.cycle ?? '(unknown)'}, past the budget, before it ended`,
+      reason: `the program had not ended within ${cycles} cycles`,
+    };
   }
   if (used === null) {
     // A run that never ended used more than any budget it had: it ran until the time budget.
@@ -196,6 +219,80 @@ export function judgeCycleBudget(test: TestSpec, w: DebugWait): CycleBudget | nu
     measured_to: to,
     reason: within
       ? `${used} cycles, within the budget of ${cycles}`
-      : `${used} cycles from the first instruction to ${to}, over the budget of ${cycles}`,
+      : `${used} cycles from the program's start to ${to}, over the budget of ${cycles}`,
   };
+}
+
+/** One expectation as the judge saw it: held, failed, or could not be judged on this target (null). */
+export interface JudgedExpectation {
+  expectation: string;
+  held: boolean | null;
+  reason: string;
+}
+
+/** One memory expectation read at the end state. */
+export interface MemoryCheck {
+  address: number;
+  matched: boolean;
+  reason: string;
+}
+
+export interface RunObservationsForJudge {
+  /** The debug-register wait (observe "debug_register"); null when observed by the screen. */
+  wait: DebugWait | null;
+  /** The PRG's load range (for a timeout's reason). */
+  range: { start: number; end: number } | null;
+  /** screen_match at the end state; null without screen_match. */
+  screen: { matched: boolean; reason: string } | null;
+  memory: MemoryCheck[];
+}
+
+export interface Judgement {
+  status: RunStatus;
+  reason: string;
+  /** Every expectation, in the order judged: the first that failed gave the reason. */
+  judged: JudgedExpectation[];
+  sequence: SequenceCheck | null;
+  budget: CycleBudget | null;
+}
+
+/**
+ * THE judge: the run's end (verdict, crash, timeout, over budget), then — only a run that ended
+ * passing can still fail — each expectation in a fixed order: debug_register_writes, budget.cycles,
+ * screen_match, memory. The first that does not hold decides (failed, or error when this target
+ * cannot judge it), and names itself in the reason.
+ */
+export function judgeRun(test: TestSpec, o: RunObservationsForJudge): Judgement {
+  const judged: JudgedExpectation[] = [];
+  let status: RunStatus;
+  let reason: string;
+  let sequence: SequenceCheck | null = null;
+  let budget: CycleBudget | null = null;
+  if (o.wait) {
+    const end = judgeDebugWait(test, o.wait, o.range);
+    status = end.status;
+    reason = end.reason;
+    judged.push({ expectation: test.verdict ? 'verdict' : 'debug_register', held: end.status === 'passed', reason: end.reason });
+    sequence = judgeWriteSequence(test, o.wait);
+    budget = judgeCycleBudget(test, o.wait);
+  } else {
+    // Observed by the screen: screen_match is the run's verdict.
+    const s = o.screen ?? { matched: false, reason: 'no screen_match to observe' };
+    status = s.matched ? 'passed' : 'failed';
+    reason = s.reason;
+  }
+  const fail = (expectation: string, held: boolean | null, why: string, cannotTell = false) => {
+    judged.push({ expectation, held, reason: why });
+    if (held !== true && status === 'passed') {
+      status = cannotTell || held === null ? 'error' : 'failed';
+      reason = `${expectation}: ${why}`;
+    }
+  };
+  if (sequence) fail('expect.debug_register_writes', sequence.matched ? true : sequence.status === 'error' ? null : false, sequence.reason);
+  if (budget && o.wait?.outcome !== 'over_budget') fail('budget.cycles', budget.within, budget.reason);
+  if (o.screen) fail('expect.screen_match', o.screen.matched, o.screen.reason);
+  o.memory.forEach((m, i) => {
+    fail(`expect.memory[${i}]`, m.matched, m.reason);
+  });
+  return { status, reason, judged, sequence, budget };
 }

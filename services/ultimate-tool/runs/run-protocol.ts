@@ -5,7 +5,7 @@
 // other value ≥ $80 fails, $01-$7F are progress markers.
 import { type TestSpec, expectedPassValue } from '../project/manifest.js';
 import type { CheckpointRecorder } from '../targets/checkpoint-recorder.js';
-import { HANDOFF, type RunProtocol } from '../targets/connection.js';
+import { type CrashPolicy, HANDOFF, type RunProtocol } from '../targets/connection.js';
 
 export function harnessClassify(expected: number): RunProtocol['classify'] {
   return (v) => {
@@ -26,13 +26,24 @@ export function usesHarnessHandshake(test: TestSpec): boolean {
   return test.verdict === undefined;
 }
 
-export function runProtocolFor(
-  test: TestSpec,
-  codeRanges: ReadonlyArray<{ start: number; end: number }>,
-  checkpoints?: CheckpointRecorder,
-): RunProtocol {
+/** The test's crash options as the targets apply them (tests[].crash; defaults: JAM and unhandled BRK). */
+export function crashPolicyOf(test: TestSpec): CrashPolicy {
+  return { jam: test.crash.jam, brk: test.crash.brk, outsideCode: test.crash.outside_code?.ranges ?? [] };
+}
+
+export function runProtocolFor(test: TestSpec, checkpoints?: CheckpointRecorder): RunProtocol {
   const classify = test.verdict ? verdictClassify(test.verdict) : harnessClassify(expectedPassValue(test) ?? HANDOFF.pass);
   const exactObservation =
-    test.verdict !== undefined || test.budget.cycles !== undefined || test.expect.debug_register_writes !== undefined;
-  return { classify, codeRanges, exactObservation, ...(checkpoints ? { checkpoints } : {}) };
+    test.verdict !== undefined ||
+    test.budget.cycles !== undefined ||
+    test.expect.debug_register_writes !== undefined ||
+    test.crash.outside_code !== undefined ||
+    test.crash.brk === 'any';
+  return {
+    classify,
+    crash: crashPolicyOf(test),
+    exactObservation,
+    ...(test.budget.cycles !== undefined ? { cycleBudget: test.budget.cycles } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
+  };
 }

@@ -1,7 +1,8 @@
 // One run: start the program on a connected target, observe it the way the test says (debug
-// register or screen), read back screen, colour, memory expectations and — after a crash
-// hand-off — the crash context, and judge the status. Evidence files are written through the
-// EvidenceWriter; the caller commits the record that registers them.
+// register or screen), read the end state — screen, colour, memory expectations and, after a
+// crash, its context — at the one moment the target reports (DebugWait.endState), and hand every
+// observation to THE judge (run-judge.ts judgeRun), which alone decides the status. Evidence files
+// are written through the EvidenceWriter; the caller commits the record that registers them.
 import type { RunStatus } from '../api/schemas.js';
 import { addressHex } from '../api/address.js';
 import type { EvidenceWriter } from './evidence.js';
@@ -9,9 +10,10 @@ import type { TestSpec } from '../project/manifest.js';
 import { COLOUR_RAM, SCREEN_BYTES, SCREEN_RAM, matchScreen, renderScreenPng, screenLines } from './screen.js';
 import { CHECKPOINT_EVIDENCE_NAME } from '../analysis/checkpoint-comparison.js';
 import { CheckpointRecorder } from '../targets/checkpoint-recorder.js';
-import { type CrashState, HANDOFF, type TargetConnection } from '../targets/connection.js';
+import { type CrashState, type DebugWait, HANDOFF, type TargetConnection } from '../targets/connection.js';
+import { prgLoadRange } from '../targets/program-start.js';
 import { runProtocolFor, usesHarnessHandshake } from './run-protocol.js';
-import { codeRangesOf, hex8, judgeCycleBudget, judgeDebugWait, judgeWriteSequence, writesObservation } from './run-judge.js';
+import { type MemoryCheck, hex8, judgeRun, writesObservation } from './run-judge.js';
 
 export interface RunOutcome {
   status: RunStatus;
@@ -37,12 +39,14 @@ function firstMaskedDifference(got: Uint8Array, want: Uint8Array, mask?: Uint8Ar
 
 export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uint8Array, evidence: EvidenceWriter): Promise<RunOutcome> {
   const t0 = performance.now();
-  await conn.start(prg, test.prepare ? { fill: test.prepare.fill } : undefined);
+  const sys = test.start === 'run' ? undefined : test.start.sys;
+  await conn.start(
+    prg,
+    test.prepare || sys !== undefined ? { fill: test.prepare?.fill ?? [], ...(sys !== undefined ? { sys } : {}) } : undefined,
+  );
   const t1 = performance.now();
   const deadline = t1 + test.budget.time_ms;
-  const observations: Record<string, unknown> = { observe: test.observe };
-  let status: RunStatus;
-  let reason: string;
+  const observations: Record<string, unknown> = { observe: test.observe, ram_state: conn.ramState() };
   let screenBytes: Uint8Array | undefined;
   let harnessCrash = false;
   let traceCrash: CrashState | null = null;
@@ -50,6 +54,7 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
   let traceHandoff: 'bus-trace-v1' | 'dma-crash-hook-v1' = 'bus-trace-v1';
   let screenMatch: RunOutcome['screenMatch'] = null;
   const spec = test.expect.screen_match;
+  let wait: DebugWait | null = null;
 
   if (test.observe === 'debug_register') {
     // The checkpoint observer exists only for a test that has checkpoints.
@@ -57,12 +62,15 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
       test.memory_checkpoint_capture && test.checkpoints.length
         ? new CheckpointRecorder(test.checkpoints, usesHarnessHandshake(test))
         : undefined;
-    const w = await conn.waitDebugResult(deadline, runProtocolFor(test, codeRangesOf(prg), checkpoints));
+    const w = await conn.waitDebugResult(deadline, runProtocolFor(test, checkpoints));
+    wait = w;
     const values = w.writes.map((x) => x.value);
     observations.progress_markers =
       w.outcome === 'ended' || (w.outcome === 'crashed' && w.crash.kind === 'harness') ? values.slice(0, -1) : values;
     observations.protocol = test.verdict ? { verdict: test.verdict } : 'harness';
+    observations.crash_policy = { jam: test.crash.jam, brk: test.crash.brk, outside_code: test.crash.outside_code ?? null };
     Object.assign(observations, writesObservation(w));
+    observations.end_state = w.endState;
     if (checkpoints) {
       await evidence.add(CHECKPOINT_EVIDENCE_NAME, 'application/json', Buffer.from(`${JSON.stringify(checkpoints.capture(), null, 2)}\n`));
       observations.memory_checkpoints = {
@@ -74,9 +82,6 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
         ...(checkpoints.handshake ? {} : { handshake: false, captured_at: 'the exact write of each marker' }),
       };
     }
-    const judged = judgeDebugWait(test, w);
-    status = judged.status;
-    reason = judged.reason;
     if (w.outcome === 'ended') {
       observations.debug_register = w.value;
       observations.debug_register_hex = hex8(w.value);
@@ -90,47 +95,40 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
       if (w.crash.kind === 'jam') observations.jam_pc = w.crash.pc;
     } else {
       observations.debug_register = w.writes.at(-1)?.value ?? null;
-    }
-    // The sequence and the budget can only fail a run that would otherwise pass.
-    if (status === 'passed') {
-      const seq = judgeWriteSequence(test, w);
-      if (seq) {
-        observations.debug_register_writes_check = seq;
-        if (!seq.matched) {
-          status = seq.status;
-          reason = seq.reason;
-        }
-      }
-    }
-    const budget = judgeCycleBudget(test, w);
-    if (budget) {
-      observations.cycles = budget.used;
-      observations.cycle_budget = budget;
-      if (status === 'passed' && budget.within !== true) {
-        status = budget.within === false ? 'failed' : 'error';
-        reason = budget.reason;
-      }
+      if (w.outcome === 'timeout') observations.program_started = w.started;
+      if (w.outcome === 'timeout' && w.halted) observations.jam_pc = w.halted.pc;
     }
   } else {
     // Screen observation: poll screen RAM until the expected text shows or the budget ends.
     const text = spec?.text ?? '';
     screenBytes = await conn.pollMemory(SCREEN_RAM, SCREEN_BYTES, deadline, (b) => matchScreen(screenLines(b), text, spec?.row) !== null);
-    const found = matchScreen(screenLines(screenBytes), text, spec?.row);
-    status = found ? 'passed' : 'failed';
-    reason = found
-      ? `screen RAM shows ${JSON.stringify(text)} at row ${found.row}, column ${found.column}`
-      : `screen RAM did not show ${JSON.stringify(text)} within the ${test.budget.time_ms} ms budget`;
+    observations.end_state = {
+      cycle: null,
+      at: 'when screen RAM first showed the text (or the time budget ran out)',
+      exact: false,
+      how: 'polled screen RAM with the machine running; the rest read right after',
+    };
   }
   const t2 = performance.now();
 
-  // Observation: screen, colours, memory expectations.
+  // The end state: screen, colours, memory expectations, as the target reads them at its end moment.
   screenBytes ??= await conn.readMemory(SCREEN_RAM, SCREEN_BYTES);
   const colour = (await conn.readMemory(COLOUR_RAM, SCREEN_BYTES)).map((c) => c & 15);
   const [border = 14, background = 6] = await conn.readMemory(0xd020, 2);
   const lines = screenLines(screenBytes);
+  let screenJudged: { matched: boolean; reason: string } | null = null;
   if (spec) {
     const found = matchScreen(lines, spec.text, spec.row);
     screenMatch = { text: spec.text, row: spec.row ?? null, matched: found !== null, found_at: found };
+    const where = spec.row === undefined ? '' : ` on row ${spec.row}`;
+    screenJudged = {
+      matched: found !== null,
+      reason: found
+        ? `screen RAM shows ${JSON.stringify(spec.text)} at row ${found.row}, column ${found.column}`
+        : test.observe === 'screen'
+          ? `screen RAM did not show ${JSON.stringify(spec.text)}${where} within the ${test.budget.time_ms} ms budget`
+          : `screen RAM does not show ${JSON.stringify(spec.text)}${where} at the end of the run`,
+    };
   }
   await evidence.add('screen.txt', 'text/plain; charset=utf-8', Buffer.from(`${lines.join('\n')}\n`));
   await evidence.add(
@@ -142,6 +140,7 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
   await evidence.add('colour-ram.bin', 'application/octet-stream', colour);
 
   const memory: Array<Record<string, unknown>> = [];
+  const memoryChecks: MemoryCheck[] = [];
   for (const m of test.expect.memory) {
     const want = Buffer.from(m.bytes, 'hex');
     const got = await conn.readMemory(m.address, want.length);
@@ -158,24 +157,35 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
         ? { first_difference: { address_hex: addressHex(m.address + diff), expected: hex8(want[diff] ?? 0), actual: hex8(got[diff] ?? 0) } }
         : {}),
     });
-    if (!ok && status === 'passed') {
-      status = 'failed';
-      reason =
-        want.length <= 16
+    memoryChecks.push({
+      address: m.address,
+      matched: ok,
+      reason: ok
+        ? `memory at ${addressHex(m.address)} matched`
+        : want.length <= 16
           ? `memory at ${addressHex(m.address)} is ${hexBytes(got)}, expected ${m.bytes}${m.mask ? ` (mask ${m.mask})` : ''}`
-          : `memory at ${addressHex(m.address + (diff ?? 0))} is ${hex8(got[diff ?? 0] ?? 0)}, expected ${hex8(want[diff ?? 0] ?? 0)} (first difference of ${want.length} bytes from ${addressHex(m.address)})`;
-    }
+          : `memory at ${addressHex(m.address + (diff ?? 0))} is ${hex8(got[diff ?? 0] ?? 0)}, expected ${hex8(want[diff ?? 0] ?? 0)} (first difference of ${want.length} bytes from ${addressHex(m.address)})`,
+    });
   }
   observations.memory = memory;
   observations.screen_text = lines;
+
+  // THE judge: one decision from every observation.
+  const j = judgeRun(test, { wait, range: prgLoadRange(prg), screen: screenJudged, memory: memoryChecks });
+  observations.judgement = j.judged;
+  if (j.sequence) observations.debug_register_writes_check = j.sequence;
+  if (j.budget) {
+    observations.cycles = j.budget.used;
+    observations.cycle_budget = j.budget;
+  }
 
   let crashState: Record<string, unknown> | null = null;
   if (harnessCrash) crashState = await captureCrash(conn, test, evidence);
   else if (traceCrash) crashState = await recordTraceCrash(conn, test, traceCrash, evidence, traceHandoff);
   const t3 = performance.now();
   return {
-    status,
-    statusReason: reason,
+    status: j.status,
+    statusReason: j.reason,
     observations,
     screenMatch,
     crashState,

@@ -3,6 +3,7 @@
 // section (ld65 segment), object (module) and symbol sizes from their snapshotted map and label
 // files. `compared`, `unavailable` and `incompatible` are all results, never exceptions; a file
 // that cannot be read or parsed is an exception (readArtifact's, or SymbolFileError).
+import { type BehaviourComparison, compareBehaviour } from './behaviour-compare.js';
 import { parseSymbolFile } from './parse.js';
 import { isSymbolFormat } from './parse.js';
 import type { SegmentEntry, SymbolTable } from './symbol-table.js';
@@ -20,6 +21,8 @@ export interface ComparableRun {
   readonly timings?: object | null;
   readonly expectations?: object | null;
   readonly supporting_artifacts: readonly { readonly role: string; readonly format: string; readonly name: string }[];
+  readonly observations?: object | null;
+  readonly crash_state?: object | null;
 }
 
 /** Reads one registered supporting artifact of a run (the service checks size and checksum). */
@@ -69,6 +72,8 @@ export interface RunComparison {
   /** Only the symbols whose size or address changed, or that appear in one run only. */
   readonly symbols: readonly SymbolDifference[] | null;
   readonly unchanged_symbols: number | null;
+  /** What the two runs did, field by field (also across targets). */
+  readonly behaviour: BehaviourComparison;
 }
 
 interface RunTables {
@@ -101,19 +106,20 @@ export async function compareRuns<R extends ComparableRun>(
     context: ctx,
     outcome: { baseline: baseline.status, candidate: candidate.status, changed: baseline.status !== candidate.status },
     artifact: { baseline_sha256: baseSha, candidate_sha256: candSha, identical: baseSha !== null && baseSha === candSha },
+    // What the runs did, field by field — across targets too (a vice run against an ultimate run).
+    behaviour: compareBehaviour(baseline, candidate),
   } as const;
   const none = { sizes_from: null, sections: null, objects: null, symbols: null, unchanged_symbols: null } as const;
 
-  const mismatch = [
-    baseline.test !== candidate.test ? `tests differ (${baseline.test} vs ${candidate.test})` : null,
-    baseline.target !== candidate.target ? `targets differ (${baseline.target} vs ${candidate.target})` : null,
-  ].filter((m): m is string => m !== null);
+  const mismatch = [baseline.test !== candidate.test ? `tests differ (${baseline.test} vs ${candidate.test})` : null].filter(
+    (m): m is string => m !== null,
+  );
   if (mismatch.length > 0) {
     return {
       ...common,
       ...none,
       result: 'incompatible',
-      reason: `${mismatch.join('; ')}: only runs of one test on one target compare`,
+      reason: `${mismatch.join('; ')}: only runs of one test compare (on one target or two)`,
       timing: null,
       budget: null,
     };

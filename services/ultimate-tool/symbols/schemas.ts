@@ -59,4 +59,9 @@ export const RunComparisonSchema = z.strictObject({
     .array(z.strictObject({ ...SizeDifferenceShape, baseline_address: Address.nullable(), candidate_address: Address.nullable() }))
     .nullable(),
   unchanged_symbols: z.number().int().min(0).nullable(),
+  behaviour: z.strictObject({
+    targets: z.strictObject({ baseline: z.string(), candidate: z.string() }),
+    same: z.boolean(),
+    differences: z.array(z.strictObject({ field: z.string(), baseline: z.unknown(), candidate: z.unknown() })),
+  }),
 });

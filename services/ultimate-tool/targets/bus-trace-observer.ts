@@ -3,14 +3,16 @@
 // vector fetch at $FFFE/$FFFF after three stack pushes whose status byte has B set), a JAM (the
 // halted bus: reads of $FFFF, clock after clock), execution outside the program's code (an opcode
 // fetch recognised without SYNC: outside-code.ts), and memory reconstructed at the exact write of a
-// marker from the memory known at the start plus every CPU write since. Cycles count clocks from
-// the opcode fetch at the program's entry (prg-entry.ts), recognised by program-start.ts.
+// marker (and at the run's end) from the memory known at the start plus every CPU write since.
+// Which BRKs and JAMs are crashes is the test's crash policy (brk-policy.ts). Cycles count clocks
+// from the program's start: the first opcode fetch inside the PRG's load range after the reset
+// (program-start.ts); a crash's cycle is its faulting opcode's fetch, as on the vice target.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
 import type { UltimateFamily } from '../../../engines/ultimate/index.js';
-import { type CrashState, type DebugRegisterWrite, HANDOFF, type RunProtocol } from './connection.js';
-import type { PrgEntry } from './prg-entry.js';
+import type { CrashState, DebugRegisterWrite, RunProtocol } from './connection.js';
+import { brkIsCrash, prgCoversCpuVector } from './brk-policy.js';
 import { type Access, OutsideCodeWatch } from './outside-code.js';
-import { ProgramStartDetector } from './program-start.js';
+import { LoadRangeStartDetector, prgLoadRange } from './program-start.js';
 
 const PHI2 = 0x80000000;
 const READ = 0x01000000;
@@ -24,7 +26,11 @@ const KERNAL_PUSH_WINDOW = 40;
 export type TraceEnd =
   | { outcome: 'ended'; verdict: 'pass' | 'fail'; value: number }
   | { outcome: 'crashed'; crash: CrashState }
-  | { outcome: 'harness-crash'; cycle: number };
+  | { outcome: 'harness-crash'; cycle: number }
+  /** budget.cycles passed: the trace was stopped at this cycle (the budget + 1). */
+  | { outcome: 'over_budget'; cycle: number }
+  /** A JAM that is not a crash (crash.jam false): nothing more can happen. */
+  | { outcome: 'halted'; pc: number; cycle: number };
 
 export interface MarkerEvent {
   value: number;
@@ -46,43 +52,52 @@ export class BusTraceObserver {
   /** Memory as the CPU wrote it (RAM view), from the snapshot at the start on. */
   readonly #shadow = new Uint8Array(0x10000);
   readonly #ba: number;
-  readonly #entry: PrgEntry;
+  readonly #range: { start: number; end: number };
   readonly #prg: Uint8Array;
   readonly #protocol: RunProtocol;
   readonly #onMarker: (e: MarkerEvent) => void;
   #clock = 0;
   #startClock = 0;
-  readonly #start: ProgramStartDetector;
+  readonly #start: LoadRangeStartDetector;
+  /** The program wrote $FFFE/$FFFF since its start (or its PRG holds them): brk-policy.ts. */
+  #cpuVectorSet: boolean;
   #ffffReads = 0;
   /** The last CPU accesses: [address, data, isWrite, clock], newest last (BRK and JAM look back). */
   readonly #recent: Array<Access> = [];
   readonly #outside: OutsideCodeWatch;
-  readonly #harnessCrash: boolean;
   #pendingBrk: { state: Omit<CrashState, 'a' | 'x' | 'y'>; pushes: number[]; until: number } | null = null;
 
   constructor(o: {
     prg: Uint8Array;
-    entry: PrgEntry;
     protocol: RunProtocol;
+    /** The trace begins after the reset (tests): count from the first fetch in the load range at once. */
+    armed?: boolean;
     /** Memory before the run, at `address`. */
     snapshot: Array<{ address: number; bytes: Uint8Array }>;
     family?: UltimateFamily;
     onMarker: (e: MarkerEvent) => void;
   }) {
     this.#prg = o.prg;
-    this.#entry = o.entry;
+    const range = prgLoadRange(o.prg);
+    if (!range) throw new Error('the PRG has no load address and bytes');
+    this.#range = range;
+    this.#cpuVectorSet = prgCoversCpuVector(o.prg);
     this.#protocol = o.protocol;
     this.#onMarker = o.onMarker;
     this.#ba = BA[o.family ?? 'u64'];
-    this.#harnessCrash = o.protocol.classify(HANDOFF.crash) === 'crash';
     for (const s of o.snapshot) this.#shadow.set(s.bytes.subarray(0, 0x10000 - s.address), s.address);
-    this.#start = new ProgramStartDetector(o.entry);
-    this.#outside = new OutsideCodeWatch(o.protocol.codeRanges);
+    this.#start = new LoadRangeStartDetector(range, o.armed === true);
+    this.#outside = new OutsideCodeWatch(o.protocol.crash.outsideCode);
   }
 
   /** Cycles from the program's first instruction to now. */
   get cycle(): number {
     return this.#clock - this.#startClock;
+  }
+
+  /** Memory as it is at this point of the trace (at the run's end once it ended): RAM view below $D000. */
+  memory(address: number, length: number): Uint8Array {
+    return this.#shadow.slice(address, Math.min(0x10000, address + length));
   }
 
   /** Feeds entries in stream order; returns true once the run has ended (later entries are ignored). */
@@ -113,7 +128,8 @@ export class BusTraceObserver {
     this.#shadow[address] = data;
     this.#remember(address, data, true);
     this.#ffffReads = 0;
-    this.#start.write(address);
+    if (!this.started) this.#start.write(address, this.#clock);
+    else if (address >= 0xfffe) this.#cpuVectorSet = true;
     if (this.#pendingBrk && (address & 0xff00) === 0x0100) {
       this.#pendingBrk.pushes.push(data);
       if (this.#pendingBrk.pushes.length === 3) this.#finishBrk();
@@ -133,15 +149,15 @@ export class BusTraceObserver {
     this.#remember(address, data, false);
     if (this.#pendingBrk && this.#clock > this.#pendingBrk.until) this.#finishBrk();
     if (!this.started) {
-      if (this.#start.read(address, data)) {
-        this.#startClock = this.#clock;
+      const fetch = this.#start.read(address, this.#clock);
+      if (fetch !== null) {
+        this.#startClock = fetch;
         // The DMA load is not on the bus: the program's bytes are what the memory held when it started.
-        this.#shadow.set(this.#prg.subarray(2, 2 + (0x10000 - this.#entry.load)), this.#entry.load);
+        this.#shadow.set(this.#prg.subarray(2, 2 + (this.#range.end - this.#range.start + 1)), this.#range.start);
       }
       return;
     }
-    // Under the harness convention the program's own BRK handler reports the crash ($C0).
-    if (address === 0xffff && prev && prev[0] === 0xfffe && !prev[2] && !this.#harnessCrash) this.#vectorFetch();
+    if (address === 0xffff && prev && prev[0] === 0xfffe && !prev[2]) this.#vectorFetch((data << 8) | prev[1]);
     if (address === 0xffff) {
       if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
     } else this.#ffffReads = 0;
@@ -149,6 +165,9 @@ export class BusTraceObserver {
       const fetch = this.#outside.fetchOutside(this.#recent);
       if (fetch) this.#outsideCode(fetch);
     }
+    const budget = this.#protocol.cycleBudget;
+    if (!this.end && !this.#pendingBrk && budget !== undefined && this.cycle > budget)
+      this.end = { outcome: 'over_budget', cycle: this.cycle };
   }
 
   /** An opcode fetched outside the code: A, X, Y, P and SP are not on the bus (reported as 0). */
@@ -170,24 +189,38 @@ export class BusTraceObserver {
     };
   }
 
-  /** $FFFE then $FFFF: an IRQ or a BRK. The three writes before are the pushes PC hi, PC lo, P. */
-  #vectorFetch(): void {
+  /**
+   * $FFFE then $FFFF: an IRQ or a BRK. The three writes before are the pushes PC hi, PC lo, P; the
+   * read before them the BRK's dummy operand read, and before it the BRK's opcode fetch — the
+   * crash's cycle, as the vice target counts it.
+   */
+  #vectorFetch(vector: number): void {
     const w = this.#recent.filter((r) => r[2]).slice(-3);
     if (w.length < 3 || w.some((r) => (r[0] & 0xff00) !== 0x0100)) return;
     const [hi, lo, p] = w as [[number, number, boolean, number], [number, number, boolean, number], [number, number, boolean, number]];
     if ((p[1] & 0x10) === 0) return; // B clear: a hardware IRQ, not a crash
+    const facts = {
+      vector,
+      brkVector: (this.#shadow[0x0316] ?? 0) | ((this.#shadow[0x0317] ?? 0) << 8),
+      cpuVectorSetByProgram: this.#cpuVectorSet,
+    };
+    if (!brkIsCrash(this.#protocol.crash.brk, facts)) return;
     const pushed = (hi[1] << 8) | lo[1];
     const sp = hi[0] & 0xff;
+    const site = (pushed - 2) & 0xffff;
+    const n = this.#recent.length;
+    const op = this.#recent[n - 7];
+    const opClock = op && !op[2] && op[0] === site ? op[3] : this.#clock - 6;
     this.#pendingBrk = {
       state: {
         kind: 'brk',
-        pc: (pushed - 2) & 0xffff,
+        pc: site,
         sp,
         p: p[1],
         // The stack and zero page at the BRK, before the handler touches them.
         stack: this.#shadow.slice(0x0100, 0x0200),
         zeroPage: this.#shadow.slice(0x0000, 0x0100),
-        cycle: this.cycle,
+        cycle: opClock - this.#startClock,
       },
       pushes: [],
       until: this.#clock + KERNAL_PUSH_WINDOW,
@@ -208,11 +241,17 @@ export class BusTraceObserver {
   #jam(): void {
     // The JAM opcode is the last read before the halted bus that holds one.
     const fetch = [...this.#recent].reverse().find((r) => !r[2] && r[0] !== 0xffff && JAM_OPCODES.has(r[1]));
+    const pc = fetch ? fetch[0] : 0xffff;
+    const cycle = fetch ? fetch[3] - this.#startClock : this.cycle;
+    if (!this.#protocol.crash.jam) {
+      this.end = { outcome: 'halted', pc, cycle };
+      return;
+    }
     this.end = {
       outcome: 'crashed',
       crash: {
         kind: 'jam',
-        pc: fetch ? fetch[0] : 0xffff,
+        pc,
         a: 0,
         x: 0,
         y: 0,
@@ -220,7 +259,7 @@ export class BusTraceObserver {
         p: 0,
         stack: this.#shadow.slice(0x0100, 0x0200),
         zeroPage: this.#shadow.slice(0x0000, 0x0100),
-        cycle: fetch ? fetch[3] - this.#startClock : null,
+        cycle: fetch ? cycle : null,
       },
     };
   }

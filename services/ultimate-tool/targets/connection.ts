@@ -17,28 +17,39 @@ export const HANDOFF = {
   crash: 0xc0,
 } as const;
 
-/** One observed write to $D7FF. `cycle`: CPU cycles (φ2) from the first cycle of the program's
- *  first instruction (the opcode fetch at the entry address — the SYS target of the PRG's BASIC
- *  stub, or the load address when the PRG has no stub) to the bus cycle of this write. Meaningful
- *  only when the DebugWait's `cycleSource` is not null. */
+/** One observed write to $D7FF. `cycle`: CPU cycles (φ2) from the program's start — the first
+ *  opcode fetch inside the PRG's load range after RUN (or SYS), program-start.ts — to the bus cycle
+ *  of this write. Every cycle a target reports (writes, crashes, budgets) counts from that origin.
+ *  Meaningful only when the DebugWait's `cycleSource` is not null. */
 export interface DebugRegisterWrite {
   value: number;
   cycle: number;
+}
+
+/** What is a crash (the manifest's tests[].crash), the same on every target. */
+export interface CrashPolicy {
+  /** A JAM opcode halting the CPU is a crash; otherwise the run waits for its end as if nothing happened. */
+  jam: boolean;
+  /** 'unhandled': a BRK that reaches the KERNAL's own handling (brk-policy.ts); 'any'; 'never'. */
+  brk: 'unhandled' | 'any' | 'never';
+  /** Code ranges, inclusive; an opcode fetch outside them (ROM, zero and stack page excepted) is a crash. Empty = not checked. */
+  outsideCode: ReadonlyArray<{ start: number; end: number }>;
 }
 
 /** What ends a run, decided by the caller (manifest verdict or the harness convention). */
 export interface RunProtocol {
   /** 'pass' | 'fail' | 'crash' ends the run at that write; null = a progress/marker write. */
   classify(value: number): 'pass' | 'fail' | 'crash' | null;
-  /** The artifact's code ranges [start, end] inclusive; execution outside them is a crash. Empty = not checked. */
-  codeRanges: ReadonlyArray<{ start: number; end: number }>;
+  crash: CrashPolicy;
+  /** budget.cycles: the run stops once its clock passes this many cycles without having ended. */
+  cycleBudget?: number;
   /** Markers to capture (checkpoints[].marker), with the harness handshake on or off. */
   checkpoints?: CheckpointRecorder;
   /**
    * (Addition to the seam.) The run needs every write exactly, with cycles, and crashes without the
-   * program's cooperation (verdict, budget.cycles, debug_register_writes). A target that has a
-   * cheaper, less exact way (the Ultimate's REST polling) uses it only when this is not set; one that
-   * is always exact ignores it.
+   * program's cooperation (verdict, budget.cycles, debug_register_writes, crash options). A target
+   * that has a cheaper, less exact way (the Ultimate's REST polling) uses it only when this is not
+   * set; one that is always exact ignores it.
    */
   exactObservation?: boolean;
 }
@@ -67,7 +78,33 @@ export type DebugWait = {
   cycleSource: string | null;
   /** The crash hook the target installed by DMA for this run (ultimate without a stream), if any. */
   crashHook?: InstalledCrashHook;
-} & ({ outcome: 'ended'; verdict: 'pass' | 'fail'; value: number } | { outcome: 'crashed'; crash: CrashState } | { outcome: 'timeout' });
+  /** When the end state (memory, screen) is read: run-test.ts reads it right after the wait. */
+  endState: EndStateMoment;
+} & (
+  | { outcome: 'ended'; verdict: 'pass' | 'fail'; value: number }
+  | { outcome: 'crashed'; crash: CrashState }
+  /** budget.cycles passed without an end: the run was stopped at (or just after) `cycle`. */
+  | { outcome: 'over_budget'; cycle: number | null }
+  /**
+   * The time budget ran out. `started`: whether the program's first instruction was seen;
+   * `halted`: the CPU jammed (crash.jam false), so nothing more could happen.
+   */
+  | { outcome: 'timeout'; started: boolean; halted?: { pc: number; cycle: number | null } }
+);
+
+/**
+ * The one moment a run's end state is read (docs/ultimate/SERVICE.md, "The end state"): the cycle
+ * (on the run's clock) and why, and whether the memory read is the machine exactly at that cycle.
+ */
+export interface EndStateMoment {
+  cycle: number | null;
+  /** e.g. "the write of $00 that ended the run". */
+  at: string;
+  /** true: memory is as it was at `cycle` (VICE stopped there; the Ultimate's trace replayed to it). */
+  exact: boolean;
+  /** How it was read. */
+  how: string;
+}
 
 /** A crash hook written into the machine's RAM (targets/crash-hook.ts): what the run record declares. */
 export interface InstalledCrashHook {
@@ -93,8 +130,10 @@ export interface TargetConnection {
   readonly identity: Record<string, unknown>;
   /** Milliseconds spent waiting for the machine (device or emulator), for the phase split. */
   deviceMs: number;
-  /** Fill memory (prepare.fill), then reset, load and start the PRG. */
-  start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void>;
+  /** Fill memory (prepare.fill), then reset, load and start the PRG ("run", or SYS `start.sys`). */
+  start(prg: Uint8Array, prepare?: { fill: MemoryFill[]; sys?: number }): Promise<void>;
+  /** What was done to RAM before the run (docs/ultimate/SERVICE.md, "Every run starts from the same machine"). */
+  ramState(): RamState;
   /**
    * Observes every write to $D7FF until `protocol.classify` ends the run, a crash, or `deadline`
    * (performance.now() ms). With `protocol.checkpoints`, a marker of a planned point is captured
@@ -105,6 +144,15 @@ export interface TargetConnection {
   pollMemory(address: number, length: number, deadline: number, done: (b: Uint8Array) => boolean): Promise<Uint8Array>;
   readMemory(address: number, length: number): Promise<Uint8Array>;
   close(): Promise<void>;
+}
+
+/** The run record's observations.ram_state. */
+export interface RamState {
+  /** The pattern RAM holds before the KERNAL's reset: x64sc's power-on pattern (ram-power-on.ts). */
+  pattern: 'x64sc-power-on';
+  /** The ranges the tool filled with it (inclusive, hex), or that the emulator's own power-up filled. */
+  filled: Array<{ start: string; end: string }>;
+  how: string;
 }
 
 export function sleep(ms: number): Promise<void> {

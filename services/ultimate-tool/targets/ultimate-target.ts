@@ -14,8 +14,10 @@ import {
   type CrashState,
   type DebugRegisterWrite,
   type DebugWait,
+  type EndStateMoment,
   type InstalledCrashHook,
   type MemoryFill,
+  type RamState,
   type RunProtocol,
   type TargetConnection,
   sleep,
@@ -25,11 +27,56 @@ import { readHarnessCrash, readPages } from './harness-crash.js';
 import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
 import { DebugStreamReceiver } from './debug-stream-receiver.js';
 import { prgEntry } from './prg-entry.js';
+import type { MachineSpec } from '../project/manifest.js';
+import {
+  type MachineItem,
+  MachineOptionError,
+  type MachineRecord,
+  VIRTUAL_MACHINE_CATEGORY,
+  fullMachine,
+  itemsBody,
+  ultimateMachineItems,
+} from './machine-options.js';
+import { prgLoadRange } from './program-start.js';
+import { fillPowerOnPattern } from '../../../engines/ultimate/virtual/index.js';
+import { addressHex } from '../api/address-syntax.js';
 
 /** Two entries per clock (the VIC's half and the CPU's): clocks are counted exactly, stolen ones too. */
 export const JUDGE_STREAM_MODE = '6510 & VIC';
 /** Memory known at the start for reconstruction: all RAM below the I/O area. */
 const SNAPSHOT = { address: 0x0000, length: 0xd000 } as const;
+
+/**
+ * The RAM the tool fills with x64sc's power-on pattern before every run (both ends inclusive): all
+ * of it but the processor port ($00/$01: a DMA write there would bank the machine) and the I/O
+ * area ($D000-$DFFF: a DMA write there reaches the chips, not the RAM under them).
+ */
+export const RAM_PATTERN_RANGES: ReadonlyArray<{ start: number; end: number }> = [
+  { start: 0x0002, end: 0xcfff },
+  { start: 0xe000, end: 0xffff },
+];
+/** DMA writes of the pattern, per request. */
+const PATTERN_CHUNK = 0x1000;
+
+/** The trace's memory is the RAM below the I/O area (the snapshot's range): reads of it at the end come from there. */
+const TRACED_END = 0xd000;
+
+/** Words for the moment a traced run ended. */
+function endMomentOf(end: NonNullable<BusTraceObserver['end']>): string {
+  const h = (n: number) => `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
+  switch (end.outcome) {
+    case 'ended':
+      return `the write of ${h(end.value)} to $D7FF that ended the run`;
+    case 'crashed':
+      return `the ${end.crash.kind} crash`;
+    case 'over_budget':
+      return 'the first cycle past budget.cycles';
+    case 'halted':
+      return 'the JAM that halted the CPU';
+    default:
+      return 'the harness crash hand-off';
+  }
+}
 
 const READ_RETRIES = 2;
 const POLL_MS = 15;
@@ -61,6 +108,8 @@ export interface UltimateConnectionOptions {
   onRetry?: (what: string, error: string) => void;
   /** The IPv4 address of this machine the device streams to; null/absent: REST polling. */
   debugStreamReceiver?: string | null;
+  /** How fast the device runs, for the run record: a virtual device's pace, or 'hardware'. */
+  speed?: MachineRecord['speed'];
 }
 
 export class UltimateConnection implements TargetConnection {
@@ -77,8 +126,15 @@ export class UltimateConnection implements TargetConnection {
   #snapshot: Array<{ address: number; bytes: Uint8Array }> = [];
   /** start() left the reset/load/run to waitDebugResult (a receiver is configured). */
   #pendingStart = false;
+  /** start.sys: load, then type SYS address (a PRG not loading at $0801). */
+  #sys: number | undefined;
+  /** Memory as the trace reconstructed it at the run's end ($0000-$CFFF); null: read the machine. */
+  #endMemory: ((address: number, length: number) => Uint8Array) | null = null;
+
+  readonly #speed: MachineRecord['speed'];
 
   constructor(o: UltimateConnectionOptions) {
+    this.#speed = o.speed ?? (o.emulation ? 'real-time' : 'hardware');
     this.#receiverAddress = o.debugStreamReceiver ?? null;
     this.#device = o.device;
     this.identity = o.identity;
@@ -107,48 +163,138 @@ export class UltimateConnection implements TargetConnection {
     }
   }
 
+  /**
+   * Configures the machine of the next run, before anything else touches the device. A device
+   * that offers the virtual items (an emulation) is configured whole for every run — every option,
+   * the defaults included, and a reset that powers the C64 on again — so no earlier run's machine
+   * or RAM stays. On hardware only the options the test asks for are set, each through the
+   * firmware's own item; an option the device has no item or value for is refused (MachineOptionError,
+   * naming it) after reading its configuration and before anything is written.
+   */
+  async configureMachine(machine: MachineSpec | undefined): Promise<MachineRecord> {
+    const rest = this.#device.rest;
+    const offered = async (i: MachineItem): Promise<string[] | null> => {
+      const answer = (await this.#read(`GET /v1/configs/${i.category}/${i.item}`, () => rest.configItem(i.category, i.item))) as Record<
+        string,
+        unknown
+      >;
+      const cat = Object.entries(answer).find(([k]) => k.toLowerCase() === i.category.toLowerCase())?.[1] as
+        | Record<string, { values?: unknown }>
+        | undefined;
+      const item = cat ? Object.entries(cat).find(([k]) => k.toLowerCase() === i.item.toLowerCase())?.[1] : undefined;
+      if (!item) return null;
+      return Array.isArray(item.values) ? item.values.map(String) : [];
+    };
+    const categories = await this.#read('GET /v1/configs', () => rest.configCategories());
+    const complete = categories.some((c) => c.toLowerCase() === VIRTUAL_MACHINE_CATEGORY.toLowerCase());
+    const items = ultimateMachineItems(machine, complete);
+    const have = new Set(categories.map((c) => c.toLowerCase()));
+    for (const i of items) {
+      const option = i.option === 'reset' ? 'cia_model' : i.option;
+      const values = have.has(i.category.toLowerCase()) ? await offered(i) : null;
+      if (values === null)
+        throw new MachineOptionError(
+          option,
+          `this device's configuration has no item "${i.category}" / "${i.item}" to set ${JSON.stringify(machine?.[option] ?? i.value)} with; nothing was changed on the device`,
+        );
+      if (values.length && !values.some((v) => v.toLowerCase() === i.value.toLowerCase()))
+        throw new MachineOptionError(
+          option,
+          `this device's "${i.category}" / "${i.item}" offers ${values.map((v) => JSON.stringify(v)).join(', ')}, not ${JSON.stringify(i.value)}; nothing was changed on the device`,
+        );
+    }
+    // Set once every item is known to be offered: a refusal above has changed nothing.
+    const body = itemsBody(items);
+    if (items.length) await this.#timed(() => rest.setConfigs(body));
+    if (complete) return { ...fullMachine(machine), applied_as: body, speed: this.#speed };
+    return {
+      ...machine,
+      applied_as: body,
+      speed: this.#speed,
+      notes: ["the options the test does not name are the device's own configuration"],
+    };
+  }
+
   async writeReu(image: Uint8Array): Promise<void> {
     await this.#timed(() => this.#device.writeReu(image, 0));
   }
 
   /**
-   * Fills memory. With a debug-stream receiver the reset, load and start wait for the run's protocol
-   * (waitDebugResult): only a run that needs exact observation streams, and the stream and the
-   * memory snapshot must come before the program starts. Without one the program starts now.
+   * Puts RAM in the documented state (x64sc's power-on pattern, RAM_PATTERN_RANGES), then the
+   * test's prepare.fill. With a debug-stream receiver the reset, load and start wait for the run's
+   * protocol (waitDebugResult): only a run that needs exact observation streams, and the stream and
+   * the memory snapshot must come before the program starts. Without one the program starts now.
    */
-  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
+  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[]; sys?: number }): Promise<void> {
     await this.#timed(async () => {
-      // RAM survives the reset of run_prg, so a fill made now is there when the program starts.
+      // RAM survives the reset of run_prg, so what is written now is there when the program starts
+      // (the KERNAL's reset clears its own pages, on every target alike).
+      const pattern = new Uint8Array(0x10000);
+      fillPowerOnPattern(pattern);
+      for (const r of RAM_PATTERN_RANGES)
+        for (let a = r.start; a <= r.end; a += PATTERN_CHUNK) {
+          const end = Math.min(r.end + 1, a + PATTERN_CHUNK);
+          await this.#device.rest.writeMemory(a, pattern.subarray(a, end));
+        }
       for (const f of prepare?.fill ?? []) await this.#device.rest.writeMemory(f.address, new Uint8Array(f.length).fill(f.byte));
       this.#prg = prg;
+      this.#sys = prepare?.sys;
+      this.#endMemory = null;
       // Started by waitDebugResult (which knows the run's protocol) or by the first readMemory.
       this.#pendingStart = true;
     });
   }
 
+  ramState(): RamState {
+    return {
+      pattern: 'x64sc-power-on',
+      filled: RAM_PATTERN_RANGES.map((r) => ({ start: addressHex(r.start), end: addressHex(r.end) })),
+      how: 'written by DMA before the reset (no power cycle on the device); $00/$01 and the RAM under $D000-$DFFF are left as they were',
+    };
+  }
+
   /** `idle`: the debug register's value before the program writes it (polling waits for a change). */
   async #runPrg(idle = 0): Promise<void> {
     this.#pendingStart = false;
-    // A stale result from an earlier run must not be taken for this run's answer.
-    await this.#device.rest.setDebugRegister(idle);
-    await this.#device.runPrg({ bytes: this.#prg });
+    const rest = this.#device.rest;
+    if (idle === 0 && this.#sys === undefined) {
+      // The reset of run_prg sets the debug register to $00 — the idle value here, and on a
+      // stream every write is in the trace anyway: run_prg (reset, load, RUN) in one request.
+      await rest.setDebugRegister(0);
+      await this.#device.runPrg({ bytes: this.#prg });
+      return;
+    }
+    // Another idle value (a verdict that makes $00 a pass) or start.sys: load_prg (reset + DMA
+    // load, READY), the idle value, then RUN or SYS through the keyboard buffer. Written before the
+    // reset, the idle value would be gone ($00), and a poll that came before the program's first
+    // write would read a pass the program never gave. Written at READY, it holds until the program writes.
+    await rest.loadPrg({ bytes: this.#prg });
+    await rest.setDebugRegister(idle);
+    await this.#typeCommand(this.#sys === undefined ? 'RUN' : `SYS${this.#sys}`);
+  }
+
+  /** Types a BASIC command and RETURN through the keyboard buffer (count last, so the KERNAL never reads a half-written buffer). */
+  async #typeCommand(text: string): Promise<void> {
+    const keys = Uint8Array.from([...text].map((c) => c.charCodeAt(0)).concat(0x0d));
+    await this.#device.rest.writeMemory(CRASH_HOOK.keyboardBuffer, keys);
+    await this.#device.rest.writeMemory(CRASH_HOOK.keyboardCount, Uint8Array.of(keys.length));
   }
 
   /**
    * load_prg (reset + DMA load, the machine at READY with the KERNAL's vectors set), then the crash
-   * hook and the BRK vector by DMA, then RUN through the keyboard buffer (count last, so the KERNAL
-   * never reads a half-written buffer) — what run_prg does, with the hook in between.
+   * hook and the BRK vector by DMA, then RUN (or SYS) through the keyboard buffer — what run_prg
+   * does, with the hook in between.
    */
   async #runPrgWithHook(idle: number, signal: number): Promise<InstalledCrashHook> {
     this.#pendingStart = false;
     const rest = this.#device.rest;
-    await rest.setDebugRegister(idle);
     await rest.loadPrg({ bytes: this.#prg });
+    // After the reset, which sets the register to $00 (see #runPrg).
+    await rest.setDebugRegister(idle);
     await rest.writeMemory(CRASH_HOOK.block, new Uint8Array(CRASH_HOOK.blockBytes));
     await rest.writeMemory(CRASH_HOOK.handler, crashHookCode(signal));
     await rest.writeMemory(CRASH_HOOK.brkVector, Uint8Array.of(CRASH_HOOK.handler & 0xff, CRASH_HOOK.handler >> 8));
-    await rest.writeMemory(CRASH_HOOK.keyboardBuffer, Uint8Array.of(0x52, 0x55, 0x4e, 0x0d)); // "RUN⏎"
-    await rest.writeMemory(CRASH_HOOK.keyboardCount, Uint8Array.of(4));
+    await this.#typeCommand(this.#sys === undefined ? 'RUN' : `SYS${this.#sys}`);
     return { footprint: crashHookFootprint(signal), block: CRASH_HOOK.block, signal, vector: CRASH_HOOK.brkVector };
   }
 
@@ -202,8 +348,8 @@ export class UltimateConnection implements TargetConnection {
   }
 
   async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
-    const entry = prgEntry(this.#prg);
-    if (this.#pendingStart && this.#receiverAddress !== null && entry && protocol.exactObservation) {
+    const range = prgLoadRange(this.#prg);
+    if (this.#pendingStart && this.#receiverAddress !== null && range && protocol.exactObservation) {
       const address = this.#receiverAddress;
       try {
         const receiver = await this.#timed(async () => {
@@ -211,7 +357,7 @@ export class UltimateConnection implements TargetConnection {
           await this.#runPrg();
           return this.#receiver!;
         });
-        return await this.#timed(() => this.#waitOnStream(receiver, entry, deadline, protocol));
+        return await this.#timed(() => this.#waitOnStream(receiver, deadline, protocol));
       } finally {
         await this.#timed(() => this.#stopStream());
       }
@@ -229,7 +375,14 @@ export class UltimateConnection implements TargetConnection {
       } else await this.#timed(() => this.#runPrg(idle));
     }
     const writes: DebugRegisterWrite[] = [];
-    const base = { writes, writesExact: false, cycleSource: null, ...(hook ? { crashHook: hook } : {}) };
+    // Without a trace the end state is the machine as it is when it is read, still running.
+    const endState: EndStateMoment = {
+      cycle: null,
+      at: 'when the service read it after the run ended (the machine still running)',
+      exact: false,
+      how: 'REST readmem after the polled end; no cycle is known without a debug stream',
+    };
+    const base = { writes, writesExact: false, cycleSource: null, endState, ...(hook ? { crashHook: hook } : {}) };
     let last: number = idle;
     for (;;) {
       const v = await this.#read('GET /v1/machine:debugreg', () => this.#device.rest.debugRegister());
@@ -248,17 +401,12 @@ export class UltimateConnection implements TargetConnection {
         if (point && checkpoints) await this.#timed(() => this.#checkpointEpisode(point, checkpoints));
       }
       last = v;
-      if (performance.now() >= deadline) return { ...base, outcome: 'timeout' };
+      if (performance.now() >= deadline) return { ...base, outcome: 'timeout', started: writes.length > 0 };
       await this.#timed(() => sleep(POLL_MS));
     }
   }
 
-  async #waitOnStream(
-    receiver: DebugStreamReceiver,
-    entry: NonNullable<ReturnType<typeof prgEntry>>,
-    deadline: number,
-    protocol: RunProtocol,
-  ): Promise<DebugWait> {
+  async #waitOnStream(receiver: DebugStreamReceiver, deadline: number, protocol: RunProtocol): Promise<DebugWait> {
     // Host work a marker asks for (the harness handshake) runs in order, beside the stream.
     let hostWork: Promise<void> = Promise.resolve();
     let hostError: unknown;
@@ -282,7 +430,6 @@ export class UltimateConnection implements TargetConnection {
     };
     const observer = new BusTraceObserver({
       prg: this.#prg,
-      entry,
       protocol,
       snapshot: this.#snapshot,
       family: await this.#device.family(),
@@ -300,15 +447,34 @@ export class UltimateConnection implements TargetConnection {
     await hostWork;
     if (hostError !== undefined) throw hostError;
     const exact = receiver.losses === 0 && observer.started;
-    const base = {
-      writes: observer.writes,
-      writesExact: exact,
-      cycleSource: exact && observer.sawVicHalves ? 'debug-stream' : null,
-    };
+    const cycles = exact && observer.sawVicHalves;
     const end = observer.end;
-    if (!end) return { ...base, outcome: 'timeout' };
+    // The end state is the trace's memory at the end (the machine itself has run on since): the
+    // same moment the vice target reads, stopped at the write. Harness hand-offs are read live.
+    const traced = end !== null && end.outcome !== 'harness-crash';
+    if (traced) this.#endMemory = (a, n) => observer.memory(a, n);
+    const endState: EndStateMoment = traced
+      ? {
+          cycle: cycles ? observer.cycle : null,
+          at: endMomentOf(end),
+          exact: exact,
+          how: 'reconstructed from the debug-stream trace at that cycle ($0000-$CFFF; other addresses read from the machine afterwards)',
+        }
+      : {
+          cycle: null,
+          at: end
+            ? 'the harness crash hand-off, read from the machine afterwards'
+            : 'the time budget ran out: read from the machine afterwards',
+          exact: false,
+          how: 'REST readmem after the stream stopped',
+        };
+    const base = { writes: observer.writes, writesExact: exact, cycleSource: cycles ? 'debug-stream' : null, endState };
+    if (!end) return { ...base, outcome: 'timeout', started: observer.started };
     if (end.outcome === 'ended') return { ...base, ...end };
     if (end.outcome === 'crashed') return { ...base, outcome: 'crashed', crash: end.crash };
+    if (end.outcome === 'over_budget') return { ...base, outcome: 'over_budget', cycle: cycles ? end.cycle : null };
+    if (end.outcome === 'halted')
+      return { ...base, outcome: 'timeout', started: true, halted: { pc: end.pc, cycle: cycles ? end.cycle : null } };
     await this.#stopStream();
     return {
       ...base,
@@ -344,6 +510,7 @@ export class UltimateConnection implements TargetConnection {
   async readMemory(address: number, length: number): Promise<Uint8Array> {
     // A run observed by the screen never calls waitDebugResult: the deferred start happens here.
     if (this.#pendingStart) await this.#timed(() => this.#runPrg());
+    if (this.#endMemory && address + length <= TRACED_END) return this.#endMemory(address, length);
     return this.#read('GET /v1/machine:readmem', () => this.#device.rest.readMemory(address, length));
   }
 

@@ -11,22 +11,23 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { join } from 'node:path';
-import { ViceMonitorClient } from '../../../engines/ultimate/index.js';
-import { type ObservedWrite, ViceRunObserver } from '../../../engines/ultimate/index.js';
-import { ViceTextMonitor } from '../../../engines/ultimate/index.js';
+import { CheckpointOp, type ObservedWrite, ViceMonitorClient, ViceRunObserver, ViceTextMonitor } from '../../../engines/ultimate/index.js';
 import { CHECKPOINT_ACK_ADDRESS } from './checkpoint-recorder.js';
 import {
   type CrashState,
   type DebugRegisterWrite,
   type DebugWait,
+  type EndStateMoment,
   HANDOFF,
   type MemoryFill,
+  type RamState,
   type RunProtocol,
   type TargetConnection,
   sleep,
 } from './connection.js';
 import { readHarnessCrash } from './harness-crash.js';
-import { prgEntry } from './prg-entry.js';
+import { brkIsCrash, prgCoversCpuVector } from './brk-policy.js';
+import { prgLoadRange } from './program-start.js';
 
 export interface ViceLaunchOptions {
   /**
@@ -40,19 +41,41 @@ export interface ViceLaunchOptions {
 }
 
 /**
- * Code that is not the artifact's but runs legitimately in a C64 program's run: the BASIC and
- * KERNAL ROMs (the IRQ handler, CHROUT…; an exec checkpoint cannot tell ROM from the RAM under it)
- * and BASIC's CHRGET routine, which BASIC copies to the zero page. Execution outside the code
- * ranges means outside these too.
+ * Code that is not the artifact's but runs legitimately in a C64 program's run, the same on every
+ * target (outside-code.ts): the BASIC and KERNAL ROMs (the IRQ handler, CHROUT…; an exec checkpoint
+ * cannot tell ROM from the RAM under it) and the zero and stack pages (CHRGET lives at $0073; the
+ * Ultimate's bus trace cannot tell an opcode fetch there from a pointer read or a pull). Execution
+ * outside the declared ranges means outside these too.
  */
 export const SYSTEM_CODE_RANGES: ReadonlyArray<{ start: number; end: number }> = [
-  { start: 0x0073, end: 0x008a },
+  { start: 0x0000, end: 0x01ff },
   { start: 0xa000, end: 0xbfff },
   { start: 0xe000, end: 0xffff },
 ];
 
+/** The real KERNAL's keyboard wait (901227-03 $E5CD: LDA $C6), where BASIC sits at READY. */
+const KERNAL_WAIT_KEY = 0xe5cd;
+
 /** How the vice target's cycles are obtained (DebugWait.cycleSource). */
 export const VICE_CYCLE_SOURCE = 'vice-monitor-clock';
+
+/** Words for the moment the observer stopped the machine. */
+function endMomentOf(r: { outcome: string }, end: { verdict: string; value: number } | { crash: CrashState } | undefined): string {
+  switch (r.outcome) {
+    case 'ended':
+      return end && 'value' in end
+        ? `the write of $${end.value.toString(16).toUpperCase().padStart(2, '0')} to $D7FF that ended the run`
+        : 'the harness crash hand-off';
+    case 'crashed':
+      return 'the crash';
+    case 'over_budget':
+      return 'the first clock read past budget.cycles';
+    case 'halted':
+      return 'the JAM that halted the CPU';
+    default:
+      return 'the end of the time budget';
+  }
+}
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -68,6 +91,7 @@ export class ViceConnection implements TargetConnection {
   readonly identity: Record<string, unknown>;
   readonly #observer: ViceRunObserver;
   #fill: MemoryFill[] = [];
+  #prg: Uint8Array = new Uint8Array();
 
   private constructor(
     readonly emulation: boolean,
@@ -142,18 +166,54 @@ export class ViceConnection implements TargetConnection {
     }
   }
 
-  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[] }): Promise<void> {
+  async start(prg: Uint8Array, prepare?: { fill: MemoryFill[]; sys?: number }): Promise<void> {
     const file = join(this.tmp, 'program.prg');
     await writeFile(file, prg);
-    const entry = prgEntry(prg)?.entry;
-    if (entry === undefined) throw new Error(`the PRG of ${prg.length} bytes has no load address and code`);
+    if (prgLoadRange(prg) === null) throw new Error(`the PRG of ${prg.length} bytes has no load address and code`);
+    this.#prg = prg;
     await this.#timed(async () => {
-      // x64sc's AUTOSTART re-initialises RAM (measured: a fill made before it was gone), so the
-      // fill is made at the entry stop, before the program's first instruction.
+      // x64sc's AUTOSTART powers the machine up again, RAM pattern included (measured: a fill made
+      // before it was gone), so the fill is made at the start stop, before the program's first instruction.
       this.#fill = prepare?.fill ?? [];
-      await this.#observer.armEntry(entry);
-      await this.client.autostart(file, { run: true });
+      await this.#observer.armStart(prgLoadRange(prg)!);
+      if (prepare?.sys === undefined) await this.client.autostart(file, { run: true });
+      else await this.#loadAndSys(prg, prepare.sys);
     });
+  }
+
+  /**
+   * start.sys, as the Ultimate's load_prg does it: a hard reset (x64sc powers the RAM up again), the
+   * machine run to READY (the KERNAL's keyboard wait at $E5CD), the PRG written at its load address
+   * with BASIC's end pointers set as LOAD leaves them, then `SYS address` and RETURN in the keyboard
+   * buffer (count last). The start checkpoint armed before stays armed.
+   */
+  async #loadAndSys(prg: Uint8Array, sys: number): Promise<void> {
+    const ready = (await this.client.checkpointSet({ start: KERNAL_WAIT_KEY, op: CheckpointOp.exec, stop: true })).number;
+    try {
+      await this.client.reset(1);
+      await this.client.resume();
+      const hit = await this.text.nextBlock(performance.now() + 30_000, (b) => b.hits.some((h) => h.number === ready));
+      if (!hit) throw new Error('x64sc did not reach READY within 30 s after its reset');
+    } finally {
+      await this.client.checkpointDelete(ready).catch(() => undefined);
+    }
+    const load = (prg[0] ?? 0) | ((prg[1] ?? 0) << 8);
+    const data = prg.subarray(2, 2 + (0x10000 - load));
+    await this.client.memorySet(load, data);
+    const end = load + data.length;
+    for (const zp of [0x2d, 0x2f, 0x31, 0xae]) await this.client.memorySet(zp, Uint8Array.of(end & 0xff, (end >> 8) & 0xff));
+    const keys = Uint8Array.from([...`SYS${sys}`].map((c) => c.charCodeAt(0)).concat(0x0d));
+    await this.client.memorySet(0x0277, keys);
+    await this.client.memorySet(0x00c6, Uint8Array.of(keys.length));
+    await this.client.resume();
+  }
+
+  ramState(): RamState {
+    return {
+      pattern: 'x64sc-power-on',
+      filled: [{ start: '$0000', end: '$FFFF' }],
+      how: "x64sc's autostart powers the machine up again: all RAM holds its power-on pattern before the KERNAL's reset",
+    };
   }
 
   async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
@@ -187,13 +247,24 @@ export class ViceConnection implements TargetConnection {
       }
       return false;
     };
+    const cpuVectorInPrg = prgCoversCpuVector(this.#prg);
+    const policy = protocol.crash;
     const result = await this.#timed(() =>
       this.#observer.observe({
         watch: HANDOFF.debugRegister,
-        // Under the harness convention (no exact observation asked for) a BRK goes to the program's
-        // own handler, which hands the crash over at $0340 with $C0, and nothing else is a crash.
-        brkIsCrash: protocol.exactObservation === true,
-        codeRanges: protocol.exactObservation === true && protocol.codeRanges.length ? [...protocol.codeRanges, ...SYSTEM_CODE_RANGES] : [],
+        ...(policy.brk === 'never'
+          ? {}
+          : {
+              brkIsCrash: (f) =>
+                brkIsCrash(policy.brk, {
+                  vector: f.vector,
+                  brkVector: f.brkVector,
+                  cpuVectorSetByProgram: f.ramVectorChanged || cpuVectorInPrg,
+                }),
+            }),
+        jamIsCrash: policy.jam,
+        codeRanges: policy.outsideCode.length ? [...policy.outsideCode, ...SYSTEM_CODE_RANGES] : [],
+        ...(protocol.cycleBudget !== undefined ? { cycleBudget: protocol.cycleBudget } : {}),
         deadline,
         atEntry: async () => {
           for (const f of this.#fill) await this.client.memorySet(f.address, new Uint8Array(f.length).fill(f.byte));
@@ -201,12 +272,26 @@ export class ViceConnection implements TargetConnection {
         onWrite,
       }),
     );
-    const base = { writes, writesExact: true, cycleSource: cyclesExact ? VICE_CYCLE_SOURCE : null };
+    // The machine stands where the observer stopped it: memory read now is the end state.
+    const stopped = result.outcome !== 'timeout';
+    const endState: EndStateMoment = {
+      cycle: cyclesExact ? result.stoppedAt : null,
+      at: endMomentOf(result, end),
+      exact: stopped,
+      how: stopped
+        ? 'read through the monitor with the machine stopped there'
+        : 'read through the monitor after the time budget ran out (the machine stopped then)',
+    };
+    const base = { writes, writesExact: true, cycleSource: cyclesExact ? VICE_CYCLE_SOURCE : null, endState };
     if (result.outcome === 'crashed') {
       const c = result.crash;
       return { ...base, outcome: 'crashed', crash: { ...c, cycle: cyclesExact ? c.cycle : null } };
     }
-    if (result.outcome === 'timeout' || end === undefined) return { ...base, outcome: 'timeout' };
+    if (result.outcome === 'over_budget') return { ...base, outcome: 'over_budget', cycle: result.cycle };
+    if (result.outcome === 'halted')
+      return { ...base, outcome: 'timeout', started: true, halted: { pc: result.pc, cycle: cyclesExact ? result.cycle : null } };
+    if (result.outcome === 'timeout') return { ...base, outcome: 'timeout', started: result.started };
+    if (end === undefined) return { ...base, outcome: 'timeout', started: true };
     if ('crash' in end) return { ...base, outcome: 'crashed', crash: end.crash };
     return { ...base, outcome: 'ended', verdict: end.verdict, value: end.value };
   }
@@ -216,6 +301,9 @@ export class ViceConnection implements TargetConnection {
   }
 
   async pollMemory(address: number, length: number, deadline: number, done: (b: Uint8Array) => boolean): Promise<Uint8Array> {
+    // Observed by the screen: nothing waits for the start stop, so the start checkpoint goes (left
+    // armed it would stop every instruction inside the load range).
+    await this.#timed(() => this.#observer.finish());
     for (;;) {
       const bytes = await this.readMemory(address, length);
       if (done(bytes) || performance.now() >= deadline) return bytes;

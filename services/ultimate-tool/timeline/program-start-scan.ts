@@ -1,12 +1,15 @@
 // Where, in a run's capture, its program executed its first instruction — the boundary between the
-// rows of whatever ran before the reset (the previous program, the boot) and the rows of this one.
-// One pass over the capture from its first datagram until the start (program-start.ts decides),
-// block by block, each block re-hashed against the index as a timeline page does: a tampered
-// capture cannot move the boundary unseen. Out-of-order and malformed datagrams are skipped (their
-// place in time is unknown). The service caches the answer per run (runs are immutable).
+// rows of whatever ran before the reset (the previous program, the boot) and the rows of this one,
+// and the timeline's cycle origin. The same recognition as the judge (issue 35.4: one clock): the
+// first opcode fetch inside the PRG's load range after the reset's vector fetch
+// (LoadRangeStartDetector, targets/program-start.ts), fed the same accesses the judge's bus-trace
+// observer feeds it (CPU writes, and CPU reads with BA high). One pass over the capture from its
+// first datagram until the start, block by block, each block re-hashed against the index as a
+// timeline page does: a tampered capture cannot move the boundary unseen. Out-of-order and
+// malformed datagrams are skipped (their place in time is unknown). The service caches the answer
+// per run (runs are immutable).
 import { openEvidenceFile } from '../runs/evidence-file.js';
-import type { PrgEntry } from '../targets/prg-entry.js';
-import { ProgramStartDetector } from '../targets/program-start.js';
+import { LoadRangeStartDetector } from '../targets/program-start.js';
 import { INDEX_HEADER_BYTES, INDEX_RECORD_BYTES } from './capture-index.js';
 import {
   DATAGRAM_HEADER_BYTES,
@@ -21,10 +24,14 @@ import {
 export async function findProgramStart(
   capturePath: string,
   indexPath: string,
-  entry: PrgEntry,
+  loadRange: { start: number; end: number },
   product: StreamProduct,
 ): Promise<ProgramStartCursor | null> {
-  const detector = new ProgramStartDetector(entry);
+  const detector = new LoadRangeStartDetector(loadRange);
+  // The detector hands back the "clock" of the fetch it recognised: here, the access's place in
+  // the capture, from which the cursor is recovered.
+  const places: ProgramStartCursor[] = [];
+  let place = 0;
   const index = await openEvidenceFile(indexPath);
   const capture = await openEvidenceFile(capturePath);
   try {
@@ -46,8 +53,13 @@ export async function findProgramStart(
         for (let e = 0; e < entries; e++) {
           const word = bytes.readUInt32LE(base + e * 4);
           const d = decodeFlags(word, product);
-          if (d.access === 'write') detector.write(word & 0xffff);
-          else if (d.access === 'read' && detector.read(word & 0xffff, (word >>> 16) & 0xff)) return { ordinal: blockFirst + i, entry: e };
+          if (d.access !== 'write' && d.access !== 'read') continue;
+          places[place & 1] = { ordinal: blockFirst + i, entry: e };
+          if (d.access === 'write') detector.write(word & 0xffff, place++);
+          else {
+            const fetch = detector.read(word & 0xffff, place++);
+            if (fetch !== null) return places[fetch & 1]!;
+          }
         }
       }
     }

@@ -175,10 +175,19 @@ describe('example project on both targets', { timeout: 240_000 }, () => {
     assert.equal(vice.body.next_cursor, null);
   });
 
-  it('jobs on one target never interleave: the second waits queued for the lease', async () => {
-    const a = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'] });
-    const b = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'] });
+  it('jobs on the one device never interleave: the second waits queued for the ultimate lease', async () => {
+    const onDevice = async () =>
+      h.post('/v13/jobs', {
+        test: 'sum-passes',
+        targets: ['ultimate'],
+        probe_id: await h.probe(),
+        confirmed_reset_count: 1,
+        confirmed_reu_write_count: 0,
+      });
+    const a = await onDevice();
+    const b = await onDevice();
     assert.equal(a.status, 201);
+    assert.equal(b.status, 201);
     const bNow = await h.get(`/v13/jobs/${b.body.job.job_id}`);
     assert.equal(bNow.body.job.state, 'queued');
     const active = await h.get('/v13/jobs/active');
@@ -190,6 +199,16 @@ describe('example project on both targets', { timeout: 240_000 }, () => {
     const rb = (await h.get(`/v13/runs/${jb.run_ids[0]}`)).body.run;
     assert.ok(rb.started_at >= ra.finished_at);
     assert.equal((await h.get('/v13/jobs/active')).body.job, null);
+  });
+
+  it('vice jobs take no lease: the pool runs the second beside the first (issue 31.5)', async () => {
+    const a = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'] });
+    const b = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'] });
+    assert.equal(a.status, 201);
+    assert.equal(b.status, 201);
+    // Nothing to wait for: both are running (building, then each run on an instance of the pool).
+    for (const j of [a, b]) assert.equal((await h.get(`/v13/jobs/${j.body.job.job_id}`)).body.job.state, 'running');
+    for (const j of [a, b]) assert.equal((await h.waitJob(j.body.job.job_id)).state, 'finished');
   });
 
   it('the build runs in a clean copy: a stale artifact in the project is not used', async () => {

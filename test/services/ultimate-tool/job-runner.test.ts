@@ -20,35 +20,35 @@ async function jobCount(): Promise<number> {
 }
 
 test('queue bound, then cancel: queued outright, running at its next safe step, settled refused', { timeout: 240_000 }, async () => {
-  const running = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'], repeat: 20 });
+  // The device's jobs queue behind its lease (vice jobs do not: they share the emulator pool).
+  const ultimateJob = async (repeat = 1) =>
+    h.post('/v13/jobs', {
+      test: 'sum-passes',
+      targets: ['ultimate'],
+      repeat,
+      probe_id: await h.probe(),
+      confirmed_reset_count: repeat,
+      confirmed_reu_write_count: 0,
+    });
+  const running = await ultimateJob(20);
   assert.equal(running.status, 201, JSON.stringify(running.body));
-  const queued = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'] });
+  const queued = await ultimateJob();
   assert.equal(queued.status, 201, JSON.stringify(queued.body));
   const stored = await jobCount();
 
-  // The vice queue holds 2 jobs: a third is refused before anything is stored or consumed.
-  const full = await h.post('/v13/jobs', { test: 'sum-passes', targets: ['vice'] });
-  assert.equal(full.status, 429, JSON.stringify(full.body));
-  assert.equal(full.body.error.code, 'queue_full');
-  assert.deepEqual(full.body.error.details, { target: 'vice', limit: 2 });
+  // The ultimate queue holds 2 jobs: a third is refused before anything is stored or consumed.
   const probe = await h.probe();
-  const both = await h.post('/v13/jobs', {
+  const full = await h.post('/v13/jobs', {
     test: 'sum-passes',
     targets: ['vice', 'ultimate'],
     probe_id: probe,
     confirmed_reset_count: 1,
     confirmed_reu_write_count: 0,
   });
-  assert.equal(both.status, 429, JSON.stringify(both.body));
+  assert.equal(full.status, 429, JSON.stringify(full.body));
+  assert.equal(full.body.error.code, 'queue_full');
+  assert.deepEqual(full.body.error.details, { target: 'ultimate', limit: 2 });
   assert.equal(await jobCount(), stored, 'a refused job leaves no row');
-  const useProbe = await h.post('/v13/jobs', {
-    test: 'sum-passes',
-    targets: ['ultimate'],
-    probe_id: probe,
-    confirmed_reset_count: 1,
-    confirmed_reu_write_count: 0,
-  });
-  assert.equal(useProbe.status, 201, `the probe was not consumed by the refusal: ${JSON.stringify(useProbe.body)}`);
 
   // The queued job is cancelled outright: it never runs.
   const q = await h.post(`/v13/jobs/${queued.body.job.job_id}/cancel`, {});
@@ -90,5 +90,14 @@ test('queue bound, then cancel: queued outright, running at its next safe step, 
   assert.equal(unknown.body.error.code, 'not-found');
   const withBody = await h.post(`/v13/jobs/${jobId}/cancel`, { force: true });
   assert.equal(withBody.status, 400);
+  // The probe the refused job named was not consumed.
+  const useProbe = await h.post('/v13/jobs', {
+    test: 'sum-passes',
+    targets: ['ultimate'],
+    probe_id: probe,
+    confirmed_reset_count: 1,
+    confirmed_reu_write_count: 0,
+  });
+  assert.equal(useProbe.status, 201, `the probe was not consumed by the refusal: ${JSON.stringify(useProbe.body)}`);
   await h.waitJob(useProbe.body.job.job_id);
 });

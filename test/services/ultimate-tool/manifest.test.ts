@@ -97,7 +97,7 @@ describe('clean build', { timeout: 60_000 }, () => {
       mkdirSync(join(dir, 'build'));
       writeFileSync(join(dir, 'build', 'pass.prg'), 'stale');
       const m = await loadManifest(dir);
-      m.build.command = ['sh', '-c', 'test ! -e build/pass.prg && make --no-print-directory'];
+      m.build!.command = ['sh', '-c', 'test ! -e build/pass.prg && make --no-print-directory'];
       const r = await runCleanBuild(dir, m);
       assert.equal(r.ok, true, r.ok ? '' : r.reason);
       assert.notEqual(r.ok && r.artifacts.get('pass')!.prg.bytes.toString(), 'stale');

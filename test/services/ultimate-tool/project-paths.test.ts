@@ -129,8 +129,10 @@ describe('project paths stay inside the project (realpath, symlinks included)', 
 describe('the clean build does not follow a symlink out of the project', { timeout: 60_000 }, () => {
   const buildManifest = (command: string[]) => {
     const m = ManifestSchema.parse(structuredClone(example));
-    m.build.command = command;
-    m.artifacts = [{ name: 'pass', path: 'build/pass.prg', symbols: [{ path: 'build/pass.labels', format: 'acme-vicelabels' }] }];
+    m.build!.command = command;
+    m.artifacts = [
+      { name: 'pass', path: 'build/pass.prg', symbols: [{ path: 'build/pass.labels', format: 'acme-vicelabels' }], prebuilt: false },
+    ];
     return m;
   };
 

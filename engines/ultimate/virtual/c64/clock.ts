@@ -16,6 +16,12 @@ export interface ClockOptions {
   sliceMs?: number;
   /** Called after each slice (the streamer flushes, the monitor checks for stops). */
   afterSlice?: (executed: number) => void;
+  /**
+   * At speed 'max': the clocks of one burst before the loop yields (default 200 000). The virtual
+   * device makes it small while its debug stream runs: a receiver in the same process reads only
+   * so many datagrams per turn of the event loop, and a larger burst would overflow its socket.
+   */
+  burstClocks?: () => number;
 }
 
 export class MachineClock {
@@ -23,6 +29,7 @@ export class MachineClock {
   readonly #speed: number | 'max';
   readonly #sliceMs: number;
   readonly #afterSlice?: (executed: number) => void;
+  readonly #burstClocks?: () => number;
   readonly #holds = new Set<HoldReason>();
   #timer?: NodeJS.Timeout | NodeJS.Immediate;
   #stopped = true;
@@ -41,6 +48,7 @@ export class MachineClock {
     this.#speed = speed;
     this.#sliceMs = opts.sliceMs ?? 5;
     this.#afterSlice = opts.afterSlice;
+    this.#burstClocks = opts.burstClocks;
   }
 
   get running(): boolean {
@@ -107,7 +115,7 @@ export class MachineClock {
     this.#timer = undefined;
     if (!this.running) return;
     if (this.#speed === 'max') {
-      this.runNow(200_000);
+      this.runNow(this.#burstClocks?.() ?? 200_000);
       this.#schedule();
       return;
     }

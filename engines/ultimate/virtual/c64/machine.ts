@@ -132,8 +132,10 @@ export class C64Machine implements CpuBus {
   readonly chargen: Uint8Array = new Uint8Array(0x1000);
   /** Real ROM images were given: boot and READY are the real KERNAL's. */
   readonly realRoms: boolean;
-  readonly ciaModel: CiaModel;
-  readonly video: VideoStandard;
+  /** Set by the constructor and by `setBoard` (a board of other chips, at a reset). */
+  ciaModel!: CiaModel;
+  video!: VideoStandard;
+  vicRevision!: VicRevision;
   #reuKb = 0;
   #reu?: Rec8726;
   /** Called first thing in `reset()` (the Ultimate applies its REU settings there). */
@@ -146,11 +148,11 @@ export class C64Machine implements CpuBus {
    */
   private reuTookBus = false;
   /** When the REC gets the bus during a transfer (rec-bus-timing.ts). */
-  private readonly recBus: RecBusTiming;
+  private recBus!: RecBusTiming;
   /** Clocks per raster line, raster lines per frame, clocks per frame (PAL 63 × 312, NTSC 65 × 263). */
-  readonly cyclesPerLine: number;
-  readonly linesPerFrame: number;
-  readonly cyclesPerFrame: number;
+  cyclesPerLine!: number;
+  linesPerFrame!: number;
+  cyclesPerFrame!: number;
   onDebugRegisterWrite?: (value: number) => void;
   /**
    * Called before each instruction with its address; return true to stop `run()` before the
@@ -166,11 +168,11 @@ export class C64Machine implements CpuBus {
   private readonly port = new CpuPort();
   private readonly regions = new Uint8Array(256);
   /** The VIC-II (vic-ii.ts): registers, raster interrupt, collisions, the clocks it takes. */
-  readonly vicII: VicII;
+  vicII!: VicII;
   /** The VIC-II register file as written. */
-  readonly vic: Uint8Array;
+  vic!: Uint8Array;
   /** When the VIC takes the bus (bad lines, sprite DMA). */
-  private readonly vicTiming: VicII['timing'];
+  private vicTiming!: VicII['timing'];
   /** The 0-based clock at or after which an access must consult `vicTiming`. */
   private baCheckAt = 0;
   /** BA is low for the access being performed (a write inside the three-cycle warning). */
@@ -181,8 +183,8 @@ export class C64Machine implements CpuBus {
   /** Keyboard matrix and joysticks as the U64's input API drives them (read through CIA 1). */
   readonly inputLines: InputLines;
   /** CIA 1 drives the IRQ line (the KERNAL's 60 Hz timer); CIA 2 drives NMI. */
-  private readonly cia1: Cia6526;
-  private readonly cia2: Cia6526;
+  private cia1!: Cia6526;
+  private cia2!: Cia6526;
   /** The earliest cycle at which the VIC or a CIA timer needs attention. */
   private nextEvent = 0;
   /** CIA 2 holds the NMI line low (shown in the stream's NMI# bit). */
@@ -190,19 +192,6 @@ export class C64Machine implements CpuBus {
 
   constructor(opts: C64MachineOptions = {}) {
     this.onBusCycle = opts.onBusCycle;
-    const video = opts.video ?? 'pal';
-    if (video !== 'pal' && video !== 'ntsc' && video !== 'ntsc-old') {
-      throw new RangeError(`video must be 'pal', 'ntsc' or 'ntsc-old'; got ${JSON.stringify(video)}`);
-    }
-    this.video = video;
-    const ciaModel = opts.ciaModel ?? '6526';
-    if (!CIA_MODELS.includes(ciaModel)) {
-      throw new RangeError(`ciaModel must be one of ${CIA_MODELS.map((m) => `'${m}'`).join(', ')}; got ${JSON.stringify(ciaModel)}`);
-    }
-    this.ciaModel = ciaModel;
-    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : video === 'ntsc' ? NTSC_CYCLES_PER_LINE : NTSC_OLD_CYCLES_PER_LINE;
-    this.linesPerFrame = video === 'pal' ? PAL_LINES : video === 'ntsc' ? NTSC_LINES : NTSC_OLD_LINES;
-    this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
     this.realRoms = opts.roms !== undefined;
     if (opts.roms) {
       this.kernal = romImage(opts.roms.kernal, 0x2000, 'kernal');
@@ -214,12 +203,46 @@ export class C64Machine implements CpuBus {
       throw new RangeError(`powerOnRam must be 'zero' or 'c64'; got ${JSON.stringify(powerOnRam)}`);
     }
     if (powerOnRam === 'c64') fillPowerOnPattern(this.ram);
-    const vicRevision = opts.vicRevision ?? 'old';
+    this.cpu = new Cpu6510(this);
+    this.setReu(opts.reuKb ?? 0, opts.reuMemory);
+    this.inputLines = new InputLines(() => this.cpu.triggerNmi());
+    this.#buildBoard(opts.video ?? 'pal', opts.ciaModel ?? '6526', opts.vicRevision ?? 'old');
+    this.reset();
+  }
+
+  /**
+   * Puts in the VIC-II and CIAs of another board: the video standard, the CIA revision, the VIC-II
+   * revision (the virtual Ultimate's per-run machine options). Call it from `beforeReset` (the
+   * reset that follows starts the new chips) or before a reset; RAM, ROMs, the CPU, the REU and the
+   * input lines stay. Nothing changes when the board is the same.
+   */
+  setBoard(b: { video: VideoStandard; ciaModel: CiaModel; vicRevision: VicRevision }): void {
+    if (b.video === this.video && b.ciaModel === this.ciaModel && b.vicRevision === this.vicRevision) return;
+    this.#buildBoard(b.video, b.ciaModel, b.vicRevision);
+  }
+
+  /** RAM and colour RAM as a real board powers on (the pattern x64sc starts with); call before a reset. */
+  powerOnRam(): void {
+    fillPowerOnPattern(this.ram);
+    this.colorRam.fill(0);
+  }
+
+  #buildBoard(video: VideoStandard, ciaModel: CiaModel, vicRevision: VicRevision): void {
+    if (video !== 'pal' && video !== 'ntsc' && video !== 'ntsc-old') {
+      throw new RangeError(`video must be 'pal', 'ntsc' or 'ntsc-old'; got ${JSON.stringify(video)}`);
+    }
+    if (!CIA_MODELS.includes(ciaModel)) {
+      throw new RangeError(`ciaModel must be one of ${CIA_MODELS.map((m) => `'${m}'`).join(', ')}; got ${JSON.stringify(ciaModel)}`);
+    }
     if (vicRevision !== 'old' && vicRevision !== 'new') {
       throw new RangeError(`vicRevision must be 'old' or 'new'; got ${JSON.stringify(vicRevision)}`);
     }
-    this.cpu = new Cpu6510(this);
-    this.setReu(opts.reuKb ?? 0, opts.reuMemory);
+    this.video = video;
+    this.ciaModel = ciaModel;
+    this.vicRevision = vicRevision;
+    this.cyclesPerLine = video === 'pal' ? PAL_CYCLES_PER_LINE : video === 'ntsc' ? NTSC_CYCLES_PER_LINE : NTSC_OLD_CYCLES_PER_LINE;
+    this.linesPerFrame = video === 'pal' ? PAL_LINES : video === 'ntsc' ? NTSC_LINES : NTSC_OLD_LINES;
+    this.cyclesPerFrame = this.cyclesPerLine * this.linesPerFrame;
     this.vicII = new VicII(
       {
         ram: this.ram,
@@ -235,7 +258,6 @@ export class C64Machine implements CpuBus {
     this.vic = this.vicII.regs;
     this.vicTiming = this.vicII.timing;
     this.recBus = new RecBusTiming(this, this.vicTiming);
-    this.inputLines = new InputLines(() => this.cpu.triggerNmi());
     // The TOD clocks count the power line: 50 Hz beside a PAL machine, 60 Hz beside an NTSC one.
     const ciaOptions = {
       model: ciaModel,
@@ -255,7 +277,6 @@ export class C64Machine implements CpuBus {
       undefined,
       ciaOptions,
     );
-    this.reset();
   }
 
   /** REU size in KiB (0 = none). */

@@ -38,6 +38,23 @@ export function wildcardMatch(pattern: string, name: string): boolean {
   return re.test(name);
 }
 
+/** The firmware's "System Mode" choices (u64_config.cc): the 50 Hz family runs PAL timing, the 60 Hz family NTSC. */
+export const SYSTEM_MODES = ['PAL', 'NTSC', 'PAL-60', 'NTSC-50', 'PAL-60/L', 'NTSC-50/L'] as const;
+export const U64_CATEGORY = 'U64 Specific Settings';
+/**
+ * The virtual device's own items, which no firmware has: the emulated board's chips, and whether a
+ * reset powers the C64 on again (RAM in a real board's power-on pattern). The tool configures a
+ * virtual device with them for every run; a virtual device in its hardware role has none.
+ */
+export const VIRTUAL_MACHINE_CATEGORY = 'Virtual C64 (emulation)';
+
+export interface ConfigStoreOptions {
+  /** The Ultimate 64's own "U64 Specific Settings" (System Mode); the Ultimate-II+ has none. Default true. */
+  u64Settings?: boolean;
+  /** The "Virtual C64 (emulation)" category (default true; false: the virtual device plays hardware). */
+  virtualMachine?: boolean;
+}
+
 export class ConfigStore {
   readonly #cats = new Map<string, Map<string, ConfigItem>>([
     [
@@ -67,7 +84,19 @@ export class ConfigStore {
   /** What the flash holds per category (item → value); the defaults until something is saved. */
   readonly #flash = new Map<string, Map<string, string | number>>();
 
-  constructor() {
+  constructor(opts: ConfigStoreOptions = {}) {
+    if (opts.u64Settings !== false)
+      this.#cats.set(U64_CATEGORY, new Map<string, ConfigItem>([['System Mode', en('PAL', [...SYSTEM_MODES])]]));
+    if (opts.virtualMachine !== false)
+      this.#cats.set(
+        VIRTUAL_MACHINE_CATEGORY,
+        new Map<string, ConfigItem>([
+          ['CIA Model', en('6526', ['6526', '6526A', '6526-4485'])],
+          ['VIC-II Revision', en('Old', ['Old', 'New'])],
+          ['NTSC VIC-II', en('6567R8', ['6567R8', '6567R56A'])],
+          ['Reset', en('Keep RAM', ['Keep RAM', 'Power Cycle'])],
+        ]),
+      );
     this.markAllSaved();
   }
 

@@ -412,7 +412,9 @@ export class ViceMonitorServer {
         const len = end - start + 1;
         const out = Buffer.alloc(2 + len);
         out.writeUInt16LE(len & 0xffff, 0);
-        for (let i = 0; i < len; i++) out[2 + i] = m.peek(start + i);
+        // Bank 1 is x64sc's "ram" (the RAM under the ROMs and I/O); any other bank reads as the CPU sees.
+        const ramBank = b.readUInt16LE(6) === 1;
+        for (let i = 0; i < len; i++) out[2 + i] = ramBank ? (m.ram[start + i] ?? 0) : m.peek(start + i);
         reply(f.command, out);
         return;
       }

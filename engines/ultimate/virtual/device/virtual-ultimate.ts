@@ -10,7 +10,7 @@ import type { MachineSeam } from '../c64/machine-seam.js';
 import { MachineClock } from '../c64/clock.js';
 import { DebugStreamer, type StreamDestination } from './debug-streamer.js';
 import { VirtualFs } from './virtual-fs.js';
-import { ConfigStore, REU_PRELOAD_OFFSETS } from './config-store.js';
+import { ConfigStore, REU_PRELOAD_OFFSETS, U64_CATEGORY, VIRTUAL_MACHINE_CATEGORY } from './config-store.js';
 import { isDebugStreamMode } from '../c64/debug-stream-mode.js';
 import { u64EntryToU2Plus } from '../../debug-stream/decoder.js';
 import type { UltimateFamily } from '../../product.js';
@@ -110,6 +110,12 @@ export interface VirtualUltimateOptions {
    * Unit" and "REU Size" at boot (over `config`); without it those items decide (default: none).
    */
   reuKb?: number;
+  /**
+   * The "Virtual C64 (emulation)" configuration items (CIA model, VIC-II revision and NTSC chip,
+   * power-cycling reset), which let a client choose the emulated board per run (default true).
+   * false: the virtual device plays hardware, whose configuration has none of them.
+   */
+  virtualMachineSettings?: boolean;
   /** Real ROM images (default: the stand-in). */
   roms?: C64Roms;
   /** A folder holding VICE's ROM file names (rom-dir.ts); used when `roms` is not given. */
@@ -149,7 +155,7 @@ export class VirtualUltimate implements RestDevice {
   readonly clock: MachineClock;
   readonly streamer: DebugStreamer;
   readonly fs = new VirtualFs();
-  readonly config = new ConfigStore();
+  readonly config: ConfigStore;
   readonly drives = new Map<string, DriveState>([
     ['a', { enabled: true, type: '1541' }],
     ['b', { enabled: false, type: '1541' }],
@@ -186,6 +192,8 @@ export class VirtualUltimate implements RestDevice {
     this.#hostname = opts.hostname ?? 'virtual-u64';
     this.family = opts.product === 'u2plus' ? 'u2plus' : 'u64';
     this.firmware = opts.firmware ?? '3.15';
+    this.config = new ConfigStore({ u64Settings: this.family === 'u64', virtualMachine: opts.virtualMachineSettings !== false });
+    this.#bootBoard(opts);
     this.streamer = new DebugStreamer({
       drop: opts.dropDatagram,
       bindAddress: this.host,
@@ -212,6 +220,9 @@ export class VirtualUltimate implements RestDevice {
       speed: opts.speed ?? 1,
       sliceMs: opts.sliceMs,
       afterSlice: () => vice?.afterSlice(),
+      // Node's UDP socket takes at most 32 datagrams per turn of the event loop: a burst must not
+      // send more (4 000 clocks are ≤ 23 datagrams of "6510 & VIC"), or a receiver here loses some.
+      burstClocks: () => (streamer.active ? 4_000 : 200_000),
     });
     const password = opts.password || undefined;
     this.#http = new VirtualHttpServer({
@@ -253,7 +264,10 @@ export class VirtualUltimate implements RestDevice {
     // What start() is given counts as saved to flash: save_to_flash has nothing to write yet.
     this.config.markAllSaved();
     // The REU settings take effect at every reset of the C64 (and now, at power-on).
-    machine.beforeReset = () => this.#applyReuSettings(machine);
+    machine.beforeReset = () => {
+      this.#applyReuSettings(machine);
+      this.#applyBoardSettings(machine);
+    };
     this.#applyReuSettings(machine);
     machine.reset();
     this.#preloadReu();
@@ -393,6 +407,46 @@ export class VirtualUltimate implements RestDevice {
     const kb = this.reuSizeKb();
     if (kb === machine.reuKb && (kb === 0 || machine.reu?.ram === this.#reu)) return;
     machine.setReu(kb, kb === 0 ? undefined : this.#reuMemory());
+  }
+
+  /** The board options given at start, as the configuration items say them (so a reset keeps them). */
+  #bootBoard(opts: VirtualUltimateOptions): void {
+    const set = (cat: string, item: string, value: string) => {
+      if (this.config.item(cat, item)) this.config.set(cat, item, value);
+    };
+    if (opts.video !== undefined) {
+      set(U64_CATEGORY, 'System Mode', opts.video === 'pal' ? 'PAL' : 'NTSC');
+      set(VIRTUAL_MACHINE_CATEGORY, 'NTSC VIC-II', opts.video === 'ntsc-old' ? '6567R56A' : '6567R8');
+    }
+    if (opts.ciaModel !== undefined) set(VIRTUAL_MACHINE_CATEGORY, 'CIA Model', opts.ciaModel);
+    if (opts.vicRevision !== undefined) set(VIRTUAL_MACHINE_CATEGORY, 'VIC-II Revision', opts.vicRevision === 'new' ? 'New' : 'Old');
+  }
+
+  /**
+   * The board the settings ask for, put in at every reset: "System Mode" (the firmware's: the 50 Hz
+   * modes run PAL timing, the 60 Hz ones NTSC) and, where present, the virtual items (CIA model,
+   * VIC-II revision, the NTSC chip); "Reset: Power Cycle" powers the C64 on again (RAM in a real
+   * board's power-on pattern) instead of keeping RAM as a reset does.
+   */
+  #applyBoardSettings(machine: C64Machine): void {
+    const get = (cat: string, item: string) => {
+      const v = this.config.get(cat, item);
+      return v === undefined ? undefined : String(v);
+    };
+    const mode = get(U64_CATEGORY, 'System Mode');
+    let video = machine.video;
+    if (mode !== undefined) {
+      const fifty = mode === 'PAL' || mode.startsWith('NTSC-50');
+      video = fifty ? 'pal' : get(VIRTUAL_MACHINE_CATEGORY, 'NTSC VIC-II') === '6567R56A' ? 'ntsc-old' : 'ntsc';
+    }
+    const cia = get(VIRTUAL_MACHINE_CATEGORY, 'CIA Model');
+    const vic = get(VIRTUAL_MACHINE_CATEGORY, 'VIC-II Revision');
+    machine.setBoard({
+      video,
+      ciaModel: (cia as C64Machine['ciaModel'] | undefined) ?? machine.ciaModel,
+      vicRevision: vic === undefined ? machine.vicRevision : vic === 'New' ? 'new' : 'old',
+    });
+    if (get(VIRTUAL_MACHINE_CATEGORY, 'Reset') === 'Power Cycle') machine.powerOnRam();
   }
 
   #reuMemory(): Uint8Array {

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { faultsFor } from '../../../../engines/ultimate/virtual/device/fault-injection.js';
+import { fillPowerOnPattern } from '../../../../engines/ultimate/virtual/index.js';
+import { RAM_PATTERN_RANGES } from '../../../../services/ultimate-tool/targets/ultimate-target.js';
 import { type Harness, startHarness } from '../harness.js';
 
 let h: Harness;
@@ -88,6 +90,30 @@ function watchDevice() {
   };
   return {
     seen,
+    /**
+     * What the run wrote beyond the RAM fill (issue 35.2: every Ultimate run starts with DMA
+     * writes of x64sc's power-on pattern over RAM_PATTERN_RANGES, before the reset). The leading
+     * writes must tile those ranges exactly with the pattern, in order; the rest is returned.
+     */
+    afterRamFill(): { pauses: number; resumes: number; writes: Array<[number, string]> } {
+      const pattern = new Uint8Array(0x10000);
+      fillPowerOnPattern(pattern);
+      let i = 0;
+      for (const r of RAM_PATTERN_RANGES) {
+        let next = r.start;
+        while (next <= r.end) {
+          const w = seen.writes[i++];
+          assert.ok(w, `the RAM fill stopped at $${next.toString(16)}`);
+          const [address, hex] = w;
+          assert.equal(address, next, 'the RAM fill writes its ranges in order');
+          const bytes = Buffer.from(hex, 'hex');
+          assert.ok(address + bytes.length - 1 <= r.end, 'the RAM fill stays inside its range');
+          assert.equal(hex, Buffer.from(pattern.subarray(address, address + bytes.length)).toString('hex'));
+          next += bytes.length;
+        }
+      }
+      return { pauses: seen.pauses, resumes: seen.resumes, writes: seen.writes.slice(i) };
+    },
     restore() {
       clock.hold = hold;
       clock.release = release;
@@ -108,10 +134,9 @@ test('matrix on checkpoint-probe: both runs pass, each captured both points with
   } finally {
     watch.restore();
   }
-  const seen = watch.seen;
   // Mutation budget and one resume per pause episode: two points, two pauses, two resumes, and
-  // the only writes are the two acknowledgement bytes at $03FE.
-  assert.deepEqual(seen, {
+  // past the RAM fill every run starts with, the only writes are the two acknowledgement bytes at $03FE.
+  assert.deepEqual(watch.afterRamFill(), {
     pauses: 2,
     resumes: 2,
     writes: [
@@ -305,8 +330,9 @@ test('a failure inside a pause episode ends the Ultimate run as error, without a
     watch.restore();
   }
   assert.equal(faults.injected - injectedBefore, 1);
-  // One pause, its failed read, no acknowledgement, exactly one resume; the run did not go on.
-  assert.deepEqual(watch.seen, { pauses: 1, resumes: 1, writes: [] });
+  // One pause, its failed read, no acknowledgement, exactly one resume; the run did not go on
+  // (past the RAM fill every run starts with, nothing was written).
+  assert.deepEqual(watch.afterRamFill(), { pauses: 1, resumes: 1, writes: [] });
   const [vice, ultimate] = await Promise.all(job.run_ids.map(async (id) => (await h.get(`/v13/runs/${id}`)).body.run));
   assert.equal(vice.status, 'passed');
   assert.equal(ultimate.status, 'error');

@@ -443,9 +443,20 @@ test('jobs view: Cancel on a queued job (it never runs) and on a running one (it
   }
   await page.goto(`${stack.serviceUrl}/#/jobs`);
   await ready('jobs');
-  // A job of three 1.5 s runs, and one queued behind it on the same target.
-  const a = await api.post('/v13/jobs', { test: 'hang-times-out', targets: ['vice'], repeat: 3 });
-  const b = await api.post('/v13/jobs', { test: 'hang-times-out', targets: ['vice'], repeat: 1 });
+  // A job of three 1.5 s runs, and one queued behind it on the same target: the ultimate target,
+  // whose one device is leased per job (vice jobs take no lease since issue 31.5: the pool runs
+  // them side by side, so none would stay queued there).
+  const onDevice = async (repeat: number) =>
+    api.post('/v13/jobs', {
+      test: 'hang-times-out',
+      targets: ['ultimate'],
+      repeat,
+      probe_id: await api.probe(),
+      confirmed_reset_count: repeat,
+      confirmed_reu_write_count: 0,
+    });
+  const a = await onDevice(3);
+  const b = await onDevice(1);
   assert.equal(a.status, 201, JSON.stringify(a.body));
   assert.equal(b.status, 201, JSON.stringify(b.body));
   const ida = a.body.job.job_id as string;

@@ -26,7 +26,11 @@ const BRK_PRG = Uint8Array.from([
   0xa9, 0x44, 0xa2, 0x22, 0xa0, 0x33, 0x00, 0xea,
 ]);
 
-const protocol = () => ({ classify: verdictClassify({ pass: [0x00], fail: [0xff] }), codeRanges: [], exactObservation: true });
+const protocol = () => ({
+  classify: verdictClassify({ pass: [0x00], fail: [0xff] }),
+  crash: { jam: true, brk: 'unhandled' as const, outsideCode: [] },
+  exactObservation: true,
+});
 
 test('a BRK without a harness, no stream: crashed through the DMA-installed hook, registers and site read back', {
   timeout: 60_000,

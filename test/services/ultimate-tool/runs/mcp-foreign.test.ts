@@ -156,8 +156,11 @@ test('judged, not just recorded: a wrong cycle distance and an exceeded cycle bu
   const over = await runOnUltimate('checksum-passes');
   assert.equal(over.status, 'failed');
   assert.match(over.status_reason, /over the budget of 10/);
+  // Judged at the budget (issue 31): stopped at the first cycle past it, not after the program ended.
   assert.equal(over.observations.cycle_budget.within, false);
-  assert.ok(over.observations.cycle_budget.used > 10);
+  assert.equal(over.observations.cycle_budget.used, null);
+  assert.match(over.status_reason, /stopped it at cycle 11\b/);
+  assert.equal(over.observations.end_state.cycle, 11);
 });
 
 test('a checkpoint comparison with 0 points compared is unavailable, not matched', { timeout: 180_000 }, async () => {

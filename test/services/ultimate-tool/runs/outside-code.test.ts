@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { C64Machine } from '../../../../engines/ultimate/virtual/c64/machine.js';
-import { codeRangesOf } from '../../../../services/ultimate-tool/runs/run-judge.js';
 import { verdictClassify } from '../../../../services/ultimate-tool/runs/run-protocol.js';
 import { BusTraceObserver } from '../../../../services/ultimate-tool/targets/bus-trace-observer.js';
 import { OutsideCodeWatch } from '../../../../services/ultimate-tool/targets/outside-code.js';
-import { prgEntry } from '../../../../services/ultimate-tool/targets/prg-entry.js';
+import { prgLoadRange } from '../../../../services/ultimate-tool/targets/program-start.js';
 
 /** A PRG at $0801: `10 SYS 2061`, then `code` at $080D. */
 function prg(code: number[]): Uint8Array {
@@ -19,12 +18,14 @@ function prg(code: number[]): Uint8Array {
 
 /** Runs the PRG on the virtual machine (reset, DMA load, RUN) until the observer ends the run. */
 function judge(program: Uint8Array, poke: Array<[number, number[]]> = []) {
-  const entry = prgEntry(program);
-  assert.ok(entry);
+  const range = prgLoadRange(program);
+  assert.ok(range);
   const observer = new BusTraceObserver({
     prg: program,
-    entry,
-    protocol: { classify: verdictClassify({ pass: [0x00], fail: [0xff] }), codeRanges: codeRangesOf(program) },
+    protocol: {
+      classify: verdictClassify({ pass: [0x00], fail: [0xff] }),
+      crash: { jam: true, brk: 'unhandled', outsideCode: [range] },
+    },
     snapshot: [],
     onMarker: () => {},
   });

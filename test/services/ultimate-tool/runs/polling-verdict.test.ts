@@ -31,7 +31,11 @@ const PRG = Uint8Array.from([
 
 test('polling sees a $00 pass verdict (the register starts at a value that ends nothing)', { timeout: 60_000 }, async () => {
   const conn = new UltimateConnection({ device: rig.device, identity: {}, emulation: true, strictGate: false, debugStreamReceiver: null });
-  const protocol = { classify: verdictClassify({ pass: [0x00], fail: [0xff] }), codeRanges: [], exactObservation: true };
+  const protocol = {
+    classify: verdictClassify({ pass: [0x00], fail: [0xff] }),
+    crash: { jam: true, brk: 'unhandled' as const, outsideCode: [] },
+    exactObservation: true,
+  };
   await conn.start(PRG);
   const w = await conn.waitDebugResult(performance.now() + 20_000, protocol);
   assert.equal(w.outcome, 'ended', JSON.stringify(w));

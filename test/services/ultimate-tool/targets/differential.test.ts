@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { codeRangesOf } from '../../../../services/ultimate-tool/runs/run-judge.js';
+import { prgLoadRange } from '../../../../services/ultimate-tool/targets/program-start.js';
 import type { DebugWait, RunProtocol } from '../../../../services/ultimate-tool/targets/connection.js';
 import { ViceConnection } from '../../../../services/ultimate-tool/targets/vice-target.js';
 import { repoRoot } from '../../../helpers/bin.js';
@@ -22,7 +22,7 @@ const skip = x64sc ? false : 'x64sc (the real VICE) is not on PATH; .ci/run puts
 
 const protocol = (prg: Uint8Array): RunProtocol => ({
   classify: (v) => (v === 0x00 ? 'pass' : v === 0xff ? 'fail' : null),
-  codeRanges: codeRangesOf(prg),
+  crash: { jam: true, brk: 'unhandled', outsideCode: prgLoadRange(prg) ? [prgLoadRange(prg)!] : [] },
   // The $00/$FF verdict of these programs asks for exact observation, as run-protocol.ts decides.
   exactObservation: true,
 });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DEBUG_ENTRIES_PER_DATAGRAM } from '../../../../engines/ultimate/debug-stream/datagram.js';
-import { prgEntry } from '../../../../services/ultimate-tool/targets/prg-entry.js';
+import { prgLoadRange } from '../../../../services/ultimate-tool/targets/program-start.js';
 import type { Ca65DebugInfo } from '../../../../services/ultimate-tool/timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from '../../../../services/ultimate-tool/timeline/capture-index.js';
 import { findProgramStart } from '../../../../services/ultimate-tool/timeline/program-start-scan.js';
@@ -29,8 +29,8 @@ const PRG = Uint8Array.from([0x00, 0xc0, 0xa9, 0x01, 0x8d, 0xff, 0xd7, 0x60]);
 const clock = (address: number, data: number, kind: 'read' | 'write') => [entry(0x3fff, 0, 'vic'), entry(address, data, kind)];
 
 // Datagrams 0-3: the previous program loops at $C000 with a NOP ($EA) there — the same addresses as
-// the new program. Datagram 4: a reset (vector reads) and, at its clock 100, the new program's first
-// fetch at $C000 ($A9); from then on it keeps reading $C000-$C001 and writing $D7FF. Datagram 6 is
+// the new program. Datagram 4: a reset (the vector fetch $FFFC/$FFFD at clocks 50/51) and, at its
+// clock 100, the new program's first fetch at $C000 ($A9, then $C001: an opcode fetch); from then on it keeps reading $C000-$C001 and writing $D7FF. Datagram 6 is
 // followed by 2 lost datagrams (sequence jumps); datagram 9 arrives out of order.
 function datagrams(): Buffer[] {
   const out: Buffer[] = [];
@@ -39,7 +39,10 @@ function datagrams(): Buffer[] {
     const entries: number[] = [];
     for (let c = 0; c < CLOCKS; c++) {
       if (d < 4) entries.push(...clock(0xc000 + (c & 1), 0xea, 'read'));
-      else if (d === 4 && c < 100) entries.push(...(c === 50 ? clock(0xfffc, 0x00, 'read') : clock(0xe000 + c, 0x60, 'read')));
+      else if (d === 4 && c < 100)
+        entries.push(
+          ...(c === 50 ? clock(0xfffc, 0x00, 'read') : c === 51 ? clock(0xfffd, 0xc0, 'read') : clock(0xe000 + c, 0x60, 'read')),
+        );
       else if (c % 3 === 0) entries.push(...clock(0xd7ff, c & 0xff, 'write'));
       else entries.push(...clock(0xc000 + (c % 3) - 1, c % 3 === 1 ? 0xa9 : 0x01, 'read'));
     }
@@ -73,15 +76,16 @@ const fakeInfo = {
 
 const bus = (rows: Array<{ kind: string }>) => rows.filter((r): r is BusRow => r.kind === 'bus');
 
-test('the program start is the first fetch of its entry with its opcode: the old program at the same address does not count', async () => {
+test("the program start is the judge's: the first opcode fetch in the load range after the reset; the old program there does not count", async () => {
   const ev = await evidence('start');
-  const entryPoint = prgEntry(PRG);
-  assert.ok(entryPoint);
-  const start = await findProgramStart(ev.capturePath, ev.indexPath, entryPoint, 'u64');
+  const range = prgLoadRange(PRG);
+  assert.deepEqual(range, { start: 0xc000, end: 0xc005 });
+  const start = await findProgramStart(ev.capturePath, ev.indexPath, range!, 'u64');
   // Datagram 4, clock 100 (the first clock of the loop: c=100, 100 % 3 = 1 → read $C000 = $A9), CPU half = entry 201.
+  // The old program's fetches at $C000/$C001 in datagrams 0-3 came before the reset's vector fetch.
   assert.deepEqual(start, { ordinal: 4, entry: 201 });
-  // A program whose opcode never shows is not found.
-  assert.equal(await findProgramStart(ev.capturePath, ev.indexPath, { ...entryPoint, opcode: 0x4c }, 'u64'), null);
+  // A program loaded where nothing is fetched after the reset never started in this capture.
+  assert.equal(await findProgramStart(ev.capturePath, ev.indexPath, { start: 0x2000, end: 0x20ff }, 'u64'), null);
 });
 
 test('cycles count from the first fetch, negative before it; rows before it are marked and not resolved to the source', async () => {
@@ -147,7 +151,20 @@ test('"6510 Only" captures: one entry per CPU bus cycle, so the cycle is the ent
   const grams: Buffer[] = [];
   for (let d = 0; d < 4; d++) {
     const entries: number[] = [];
-    for (let i = 0; i < N; i++) entries.push(entry(d === 2 && i === 100 ? 0xc000 : 0xe000 + i, d === 2 && i === 100 ? 0xa9 : 0x60, 'read'));
+    for (let i = 0; i < N; i++) {
+      // Datagram 1: the reset's vector fetch; datagram 2, entry 100: the fetch of $C000, then $C001.
+      const at =
+        d === 1 && i === 10
+          ? 0xfffc
+          : d === 1 && i === 11
+            ? 0xfffd
+            : d === 2 && i === 100
+              ? 0xc000
+              : d === 2 && i === 101
+                ? 0xc001
+                : 0xe000 + i;
+      entries.push(entry(at, at === 0xc000 ? 0xa9 : 0x60, 'read'));
+    }
     grams.push(datagram(d, entries));
   }
   writeCapture(capturePath, grams);
@@ -161,9 +178,7 @@ test('"6510 Only" captures: one entry per CPU bus cycle, so the cycle is the ent
     product: 'u64',
     streamMode: '6510 Only',
   };
-  const entryPoint = prgEntry(PRG);
-  assert.ok(entryPoint);
-  const programStart = await findProgramStart(capturePath, indexPath, entryPoint, 'u64');
+  const programStart = await findProgramStart(capturePath, indexPath, prgLoadRange(PRG)!, 'u64');
   assert.deepEqual(programStart, { ordinal: 2, entry: 100 });
   const page = await readTimelinePage({ ...ev, programStart }, { limit: 3 });
   assert.equal(page.cycle_unit, 'cpu_bus_cycle');
