@@ -292,6 +292,13 @@ export class ViceRunObserver {
     policy: (f: BrkStopFacts) => boolean,
   ): Promise<ObservedCrash | null> {
     const r = await this.client.registersGet();
+    // x64sc opens the monitor for a BRK's vector fetch right at the handler, before its first
+    // instruction; for an IRQ it opens it one instruction later (the KERNAL's PHA at $FF48 has
+    // pushed A over the status, whose bit 4 then decides nothing), and a program's own read of
+    // $FFFE stops anywhere. Only a stop at the vector's target is a BRK's entry: measured on
+    // Lorenz's ldab, judged a BRK at random places (A's bit 4) without this check.
+    const cpuVector = await this.client.memoryGet(0xfffe, 0xffff);
+    if (r.PC !== ((cpuVector[0] ?? 0) | ((cpuVector[1] ?? 0) << 8))) return null;
     const pushed = await this.#pushed(r.SP, 3);
     const p = pushed[0] ?? 0;
     if ((p & 0x10) === 0) return null;
