@@ -374,7 +374,11 @@ export class ViceRunObserver {
     const code = await this.client.memoryGet(KERNAL_IRQ_ENTRY, KERNAL_BRK_DISPATCH + 2);
     if (!KERNAL_IRQ_CODE.every((b, i) => code[i] === b)) return null;
     const v316 = await this.client.memoryGet(0x0316, 0x0317);
-    const facts: BrkStopFacts = { vector: KERNAL_IRQ_ENTRY, brkVector: (v316[0] ?? 0) | ((v316[1] ?? 0) << 8), ramVectorChanged: vectorSet };
+    const facts: BrkStopFacts = {
+      vector: KERNAL_IRQ_ENTRY,
+      brkVector: (v316[0] ?? 0) | ((v316[1] ?? 0) << 8),
+      ramVectorChanged: vectorSet,
+    };
     if (!policy(facts)) return null;
     const r = await this.client.registersGet();
     // SP+1…: Y, X, A (the KERNAL's pushes), then the BRK's status and return address.

@@ -11,7 +11,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { join } from 'node:path';
-import { CheckpointOp, type ObservedWrite, ViceMonitorClient, ViceRunObserver, ViceTextMonitor, UltimateError } from '../../../engines/ultimate/index.js';
+import {
+  CheckpointOp,
+  type ObservedWrite,
+  ViceMonitorClient,
+  ViceRunObserver,
+  ViceTextMonitor,
+  UltimateError,
+} from '../../../engines/ultimate/index.js';
 import { CHECKPOINT_ACK_ADDRESS } from './checkpoint-recorder.js';
 import {
   type CrashState,
