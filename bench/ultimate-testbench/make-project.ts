@@ -51,18 +51,25 @@ export function timeBudgetMs(cycles: number): number {
 }
 
 /**
- * The test name of each program: nameOf, with a hash suffix for a program whose name another took
- * (paths that differ only in case: general/Lorenz-2.15/src/cia1pb7.prg and CIA1pb7.prg).
+ * The test name of each row: nameOf its path, with a hash suffix of the row (path and options) when
+ * another row took that name — the CSV lists some programs twice (cia1pb7.prg with cia-old and with
+ * cia-new), and some paths differ only in case (cia1pb7.prg, CIA1pb7.prg).
  */
-export function testNames(entries: readonly TestbenchEntry[]): Map<string, string> {
-  const names = new Map<string, string>();
+export function testNames(entries: readonly TestbenchEntry[]): Map<TestbenchEntry, string> {
+  const names = new Map<TestbenchEntry, string>();
   const taken = new Set<string>();
   for (const e of entries) {
     let name = nameOf(e.path);
-    if (taken.has(name)) name = `${name.slice(0, 55)}-${createHash('sha256').update(e.path).digest('hex').slice(0, 8)}`;
-    if (taken.has(name)) throw new Error(`two programs map to the test name ${name}: ${e.path}`);
+    if (taken.has(name)) {
+      const hash = createHash('sha256')
+        .update(`${e.path};${e.options.join(';')}`)
+        .digest('hex')
+        .slice(0, 8);
+      name = `${name.slice(0, 55)}-${hash}`;
+    }
+    if (taken.has(name)) throw new Error(`two rows map to the test name ${name}: ${e.path} [${e.options.join(';')}]`);
     taken.add(name);
-    names.set(e.path, name);
+    names.set(e, name);
   }
   return names;
 }
@@ -73,7 +80,7 @@ export function testbenchManifest(entries: readonly TestbenchEntry[]): Record<st
   const tests: unknown[] = [];
   const names = testNames(entries);
   for (const e of entries) {
-    const name = names.get(e.path)!;
+    const name = names.get(e)!;
     artifacts.push({ name, path: `prg/${e.path}`, prebuilt: true });
     const machine = machineOf(e.options);
     const timeout = e.options.includes('expect:timeout');

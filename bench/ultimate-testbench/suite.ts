@@ -226,19 +226,19 @@ async function main(): Promise<void> {
 
   // x64sc directly: the reference verdicts and the time to beat.
   let t0 = process.hrtime.bigint();
-  const direct = new Map<string, boolean>();
-  for (const e of entries) direct.set(e.path, runX64sc(x64sc, dir, e).passed);
+  const direct = new Map<TestbenchEntry, boolean>();
+  for (const e of entries) direct.set(e, runX64sc(x64sc, dir, e).passed);
   const x64scSeconds = seconds(t0);
   log(
     `x64sc directly: ${[...direct.values()].filter(Boolean).length}/${entries.length} passed, ${x64scSeconds.toFixed(1)} s (load ${loadText()})`,
   );
 
-  let virtualDirect: Map<string, boolean> | undefined;
+  let virtualDirect: Map<TestbenchEntry, boolean> | undefined;
   let virtualSeconds: number | undefined;
   if (targets.includes('ultimate') && !values['no-virtual-direct']) {
     const roms = loadRomDir(romDir);
     t0 = process.hrtime.bigint();
-    virtualDirect = new Map(entries.map((e) => [e.path, runTestbenchEntry(dir, e, roms).passed]));
+    virtualDirect = new Map(entries.map((e) => [e, runTestbenchEntry(dir, e, roms).passed]));
     virtualSeconds = seconds(t0);
     log(
       `virtual C64 directly (VICE's ROMs): ${[...virtualDirect.values()].filter(Boolean).length}/${entries.length} passed, ${virtualSeconds.toFixed(1)} s (load ${loadText()})`,
@@ -269,12 +269,16 @@ async function main(): Promise<void> {
       const misjudged: Array<{ path: string; status: string; reason: string }> = [];
       const alsoX64sc: string[] = [];
       for (const e of entries) {
-        const run = runs.get(names.get(e.path)!);
+        const run = runs.get(names.get(e)!);
         const outcome = run ? testbenchVerdict(e, run) : { status: 'missing', reason: 'no run of this test in the job', passed: false };
         if (outcome.passed) passed++;
-        else if (peer.get(e.path)) misjudged.push({ path: e.path, status: outcome.status, reason: outcome.reason });
-        if (!outcome.passed && target === 'ultimate' && virtualDirect && direct.get(e.path) && !virtualDirect.get(e.path))
-          alsoX64sc.push(e.path);
+        else if (peer.get(e))
+          misjudged.push({
+            path: `${e.path}${e.options.length ? ` [${e.options.join(';')}]` : ''}`,
+            status: outcome.status,
+            reason: outcome.reason,
+          });
+        if (!outcome.passed && target === 'ultimate' && virtualDirect && direct.get(e) && !virtualDirect.get(e)) alsoX64sc.push(e.path);
       }
       log(`\n## ${target} through the tool (MCP, start_suite_job)`);
       log(

@@ -67,14 +67,14 @@ describe("VICE's testbench sample through the tool (MCP, start_suite_job), both 
       const names = testNames(entries);
       const wrong: string[] = [];
       for (const e of entries) {
-        const run = runs.get(names.get(e.path)!);
+        const run = runs.get(names.get(e)!);
         assert.ok(run, `${e.path} has a run on ${target}`);
         const v = testbenchVerdict(e, run);
         if (!v.passed) wrong.push(`${e.path}: ${v.status} — ${v.reason}`);
       }
       assert.deepEqual(wrong, [], `misjudged on ${target}`);
       // The machine options reached the run: the record names the CIA the CSV row asks for.
-      const cia = runs.get(names.get('CIA/irqdelay/irqdelay-new.prg')!)!;
+      const cia = runs.get(names.get(entries.find((e) => e.path === 'CIA/irqdelay/irqdelay-new.prg')!)!)!;
       assert.equal(cia.machine?.cia_model, '6526A', JSON.stringify(cia.machine));
     });
   }
