@@ -12,9 +12,10 @@
 // - `budget.cycles` = the row's cycle limit (x64sc counts it from power-on, the tool from the
 //   program's first instruction: a budget a boot's worth more generous), `budget.time_ms` a wall-clock
 //   guard scaled to it;
-// - `expect:timeout` rows keep the same verdict; the README's rule for them (running out the limit
-//   without a write is the pass) is applied by whoever reads the runs (bench/ultimate-testbench/suite.ts),
-//   and their description says so.
+// - `expect:timeout` rows keep the same verdict with `crash.jam: false` (the cpujam programs halt on
+//   purpose); the README's rule for them (running out the limit without a write is the pass) is
+//   applied by whoever reads the runs (bench/ultimate-testbench/suite.ts: a run over budget.cycles,
+//   or halted by a JAM, without a $D7FF write), and their description says so.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -49,15 +50,37 @@ export function timeBudgetMs(cycles: number): number {
   return Math.min(600_000, Math.max(60_000, Math.ceil(cycles / 200)));
 }
 
+/**
+ * The test name of each row: nameOf its path, with a hash suffix of the row (path and options) when
+ * another row took that name — the CSV lists some programs twice (cia1pb7.prg with cia-old and with
+ * cia-new), and some paths differ only in case (cia1pb7.prg, CIA1pb7.prg).
+ */
+export function testNames(entries: readonly TestbenchEntry[]): Map<TestbenchEntry, string> {
+  const names = new Map<TestbenchEntry, string>();
+  const taken = new Set<string>();
+  for (const e of entries) {
+    let name = nameOf(e.path);
+    if (taken.has(name)) {
+      const hash = createHash('sha256')
+        .update(`${e.path};${e.options.join(';')}`)
+        .digest('hex')
+        .slice(0, 8);
+      name = `${name.slice(0, 55)}-${hash}`;
+    }
+    if (taken.has(name)) throw new Error(`two rows map to the test name ${name}: ${e.path} [${e.options.join(';')}]`);
+    taken.add(name);
+    names.set(e, name);
+  }
+  return names;
+}
+
 export function testbenchManifest(entries: readonly TestbenchEntry[]): Record<string, unknown> {
   const fail = Array.from({ length: 255 }, (_, i) => i + 1);
   const artifacts: unknown[] = [];
   const tests: unknown[] = [];
-  const seen = new Set<string>();
+  const names = testNames(entries);
   for (const e of entries) {
-    const name = nameOf(e.path);
-    if (seen.has(name)) throw new Error(`two programs map to the test name ${name}: ${e.path}`);
-    seen.add(name);
+    const name = names.get(e)!;
     artifacts.push({ name, path: `prg/${e.path}`, prebuilt: true });
     const machine = machineOf(e.options);
     const timeout = e.options.includes('expect:timeout');
@@ -72,6 +95,8 @@ export function testbenchManifest(entries: readonly TestbenchEntry[]): Record<st
       observe: 'debug_register',
       verdict: { pass: [0], fail },
       ...(machine ? { machine } : {}),
+      // The cpujam programs of the expect:timeout rows end in a JAM on purpose: halting is not a crash there.
+      ...(timeout ? { crash: { jam: false } } : {}),
       expect: {},
       budget: { time_ms: timeBudgetMs(e.cycles), cycles: e.cycles },
     });
@@ -84,6 +109,19 @@ export function testbenchManifest(entries: readonly TestbenchEntry[]): Record<st
     ultimate_reu_image: null,
     tests,
   };
+}
+
+/** Writes the project (ultimate-tool.json and the PRGs under prg/) into `out`; returns its absolute path. */
+export function writeTestbenchProject(outDir: string, dir: string, entries: readonly TestbenchEntry[]): string {
+  const out = resolve(outDir);
+  mkdirSync(out, { recursive: true });
+  for (const e of entries) {
+    const to = join(out, 'prg', e.path);
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(join(dir, 'prg', e.path), to);
+  }
+  writeFileSync(join(out, 'ultimate-tool.json'), `${JSON.stringify(testbenchManifest(entries), null, 1)}\n`);
+  return out;
 }
 
 function main(): void {
@@ -117,14 +155,7 @@ function main(): void {
     );
     entries = entries.filter((e) => wanted.has(e.path));
   }
-  const out = resolve(values.out);
-  mkdirSync(out, { recursive: true });
-  for (const e of entries) {
-    const to = join(out, 'prg', e.path);
-    mkdirSync(dirname(to), { recursive: true });
-    copyFileSync(join(dir, 'prg', e.path), to);
-  }
-  writeFileSync(join(out, 'ultimate-tool.json'), `${JSON.stringify(testbenchManifest(entries), null, 1)}\n`);
+  const out = writeTestbenchProject(values.out, dir, entries);
   console.log(`${out}: ${entries.length} tests from ${dir}`);
 }
 

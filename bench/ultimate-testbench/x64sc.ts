@@ -22,32 +22,9 @@ import {
   type TestbenchResult,
 } from './testbench.js';
 
-const { values } = parseArgs({
-  options: {
-    every: { type: 'string', default: '1' },
-    filter: { type: 'string' },
-    category: { type: 'string' },
-    x64sc: { type: 'string' },
-    dir: { type: 'string' },
-    failures: { type: 'boolean', default: false },
-  },
-});
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const x64sc = values.x64sc ?? resolve(repoRoot, '..', 'shared', 'tools', 'vice', 'x64sc');
-const dir = values.dir ?? defaultTestbenchDir();
-if (!existsSync(x64sc)) {
-  console.error(`no x64sc at ${x64sc}; give --x64sc`);
-  process.exit(2);
-}
-if (!testbenchPresent(dir)) {
-  console.error(`no testbench at ${dir}; give --dir`);
-  process.exit(2);
-}
-const every = Number(values.every);
-if (!Number.isInteger(every) || every < 1) {
-  console.error(`--every expects a positive integer; got ${values.every}`);
-  process.exit(2);
+/** The real VICE beside the repository (shared/tools/vice/x64sc), like the testbench. */
+export function defaultX64sc(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'tools', 'vice', 'x64sc');
 }
 
 /**
@@ -73,7 +50,8 @@ export function x64scFlags(options: readonly string[]): string[] {
   return flags;
 }
 
-function runOne(entry: TestbenchEntry): TestbenchResult {
+/** One program on x64sc as the README says; `expect:timeout` passes on the cycle limit (exit code 1). */
+export function runX64sc(x64sc: string, dir: string, entry: TestbenchEntry): TestbenchResult {
   const args = [
     '-default',
     '-debugcart',
@@ -98,18 +76,49 @@ function runOne(entry: TestbenchEntry): TestbenchResult {
   return { entry, passed, exitCode: timedOut ? undefined : code, cycles: 0 };
 }
 
-let entries = readTestbench(dir);
-if (values.filter) entries = entries.filter((e) => e.path.includes(values.filter!));
-if (values.category) entries = entries.filter((e) => e.category.toLowerCase() === values.category!.toLowerCase());
-entries = entries.filter((_, i) => i % every === 0);
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      every: { type: 'string', default: '1' },
+      filter: { type: 'string' },
+      category: { type: 'string' },
+      x64sc: { type: 'string' },
+      dir: { type: 'string' },
+      failures: { type: 'boolean', default: false },
+    },
+  });
 
-const t0 = process.hrtime.bigint();
-const results = entries.map(runOne);
-const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-console.log(`\n## x64sc (${x64sc}): ${entries.length} programs${every > 1 ? ` (every ${every}th)` : ''} from ${dir}\n`);
-console.log(formatTable(tally(results)));
-console.log(`\n${seconds.toFixed(1)} s wall clock`);
-if (values.failures) {
-  for (const r of results.filter((x) => !x.passed))
-    console.log(`  ${r.entry.path} [${r.entry.options.join(';')}] → ${r.exitCode ?? 'limit'}`);
+  const x64sc = values.x64sc ?? defaultX64sc();
+  const dir = values.dir ?? defaultTestbenchDir();
+  if (!existsSync(x64sc)) {
+    console.error(`no x64sc at ${x64sc}; give --x64sc`);
+    process.exit(2);
+  }
+  if (!testbenchPresent(dir)) {
+    console.error(`no testbench at ${dir}; give --dir`);
+    process.exit(2);
+  }
+  const every = Number(values.every);
+  if (!Number.isInteger(every) || every < 1) {
+    console.error(`--every expects a positive integer; got ${values.every}`);
+    process.exit(2);
+  }
+
+  let entries = readTestbench(dir);
+  if (values.filter) entries = entries.filter((e) => e.path.includes(values.filter!));
+  if (values.category) entries = entries.filter((e) => e.category.toLowerCase() === values.category!.toLowerCase());
+  entries = entries.filter((_, i) => i % every === 0);
+
+  const t0 = process.hrtime.bigint();
+  const results = entries.map((e) => runX64sc(x64sc, dir, e));
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(`\n## x64sc (${x64sc}): ${entries.length} programs${every > 1 ? ` (every ${every}th)` : ''} from ${dir}\n`);
+  console.log(formatTable(tally(results)));
+  console.log(`\n${seconds.toFixed(1)} s wall clock`);
+  if (values.failures) {
+    for (const r of results.filter((x) => !x.passed))
+      console.log(`  ${r.entry.path} [${r.entry.options.join(';')}] → ${r.exitCode ?? 'limit'}`);
+  }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) main();

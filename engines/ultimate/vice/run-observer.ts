@@ -84,6 +84,12 @@ export type ObserveResult = { writes: ObservedWrite[]; stoppedAt: number | null 
   | { outcome: 'timeout'; started: boolean }
 );
 
+/** The KERNAL's IRQ/BRK entry (every C64 KERNAL's $FFFE vector) and its BRK dispatch, JMP ($0316). */
+const KERNAL_IRQ_ENTRY = 0xff48;
+const KERNAL_BRK_DISPATCH = 0xff55;
+/** $FF48-$FF57: PHA TXA PHA TYA PHA TSX LDA $0104,X AND #$10 BEQ +3 JMP ($0316). */
+const KERNAL_IRQ_CODE = [0x48, 0x8a, 0x48, 0x98, 0x48, 0xba, 0xbd, 0x04, 0x01, 0x29, 0x10, 0xf0, 0x03, 0x6c, 0x16, 0x03];
+
 /** How often a run with a cycle budget is stopped to read the clock (wall-clock ms). */
 const BUDGET_POLL_MS = 100;
 
@@ -196,11 +202,32 @@ export class ViceRunObserver {
     await opts.atEntry?.(this.#machine());
     await this.client.checkpointDelete(startCp);
     const storeCp = (await this.client.checkpointSet({ start: opts.watch, op: CheckpointOp.store, stop: true })).number;
-    const vectorCp =
-      opts.brkIsCrash === undefined
-        ? -1
-        : (await this.client.checkpointSet({ start: 0xfffe, end: 0xffff, op: CheckpointOp.load, stop: true })).number;
-    this.#armed = vectorCp < 0 ? [storeCp] : [storeCp, vectorCp];
+    this.#armed = [storeCp];
+    // BRKs without a stop at every interrupt: a load checkpoint on $FFFE stopped x64sc at each IRQ
+    // too (measured: Lorenz ldab, 497 stops, 62 of its 66 s). With the KERNAL in, a BRK takes the
+    // KERNAL's BRK dispatch (JMP ($0316) at $FF55), which an IRQ never executes: an exec checkpoint
+    // there. With the KERNAL banked out the CPU jumps through the RAM under $FFFE: while the program
+    // has not set that vector it leads to where the power-on pattern points, and an exec checkpoint
+    // there catches the BRK (#brk checks the stop is a BRK's entry), removed once the program
+    // stores to $FFFE/$FFFF (a vector it set: a BRK through it is handled). ($01 stores cannot
+    // tell the banking cheaply: the KERNAL's IRQ writes $01 every time, for the cassette motor.)
+    let vectorCp = -1;
+    let kernalBrkCp = -1;
+    let vectorStoreCp = -1;
+    let vectorSet = false;
+    const brkIsCrash = opts.brkIsCrash;
+    if (brkIsCrash) {
+      kernalBrkCp = (await this.client.checkpointSet({ start: KERNAL_BRK_DISPATCH, op: CheckpointOp.exec, stop: true })).number;
+      this.#armed.push(kernalBrkCp);
+      // The policy decides whether a BRK through a vector the program did not set is a crash (not
+      // when the PRG itself covers $FFFE/$FFFF).
+      if (brkIsCrash({ vector: -1, brkVector: 0, ramVectorChanged: false })) {
+        const target = (ramVector0[0] ?? 0) | ((ramVector0[1] ?? 0) << 8);
+        vectorCp = (await this.client.checkpointSet({ start: target, op: CheckpointOp.exec, stop: true })).number;
+        vectorStoreCp = (await this.client.checkpointSet({ start: 0xfffe, end: 0xffff, op: CheckpointOp.store, stop: true })).number;
+        this.#armed.push(vectorCp, vectorStoreCp);
+      }
+    }
     const outside = new Set<number>();
     if (opts.codeRanges.length > 0) {
       for (const r of complementRanges(opts.codeRanges)) {
@@ -237,9 +264,18 @@ export class ViceRunObserver {
           const w = await this.#write(hit, block, c0);
           writes.push(w);
           if (await opts.onWrite(w, this.#machine())) ended = w.cycle ?? -1;
-        } else if (hit.number === vectorCp && opts.brkIsCrash) {
-          const brk = await this.#brk(hit, c0, ramVector0, opts.brkIsCrash);
+        } else if (hit.number === vectorCp && brkIsCrash) {
+          const brk = await this.#brk(hit, c0, ramVector0, brkIsCrash);
           if (brk) return { outcome: 'crashed', crash: brk, writes, stoppedAt: brk.cycle };
+        } else if (hit.number === kernalBrkCp && brkIsCrash) {
+          const brk = await this.#kernalBrk(hit, c0, vectorSet, brkIsCrash);
+          if (brk) return { outcome: 'crashed', crash: brk, writes, stoppedAt: brk.cycle };
+        } else if (hit.number === vectorStoreCp) {
+          vectorSet = true;
+          for (const n of [vectorCp, vectorStoreCp]) await this.client.checkpointDelete(n);
+          this.#armed = this.#armed.filter((n) => n !== vectorCp && n !== vectorStoreCp);
+          vectorCp = -1;
+          vectorStoreCp = -1;
         } else if (outside.has(hit.number)) {
           const r = await this.client.registersGet();
           return {
@@ -282,7 +318,7 @@ export class ViceRunObserver {
   }
 
   /**
-   * A stop after an IRQ/NMI/BRK vector fetch: a crash when the pushed status has the B flag and the
+   * A stop at the target of the RAM vector under $FFFE (the KERNAL banked out): a crash when the pushed status has the B flag and the
    * policy says so (the vector the CPU took, $0316/$0317, whether the program set the RAM vector).
    */
   async #brk(
@@ -292,6 +328,12 @@ export class ViceRunObserver {
     policy: (f: BrkStopFacts) => boolean,
   ): Promise<ObservedCrash | null> {
     const r = await this.client.registersGet();
+    // The stop is at the vector's target (the exec checkpoint there) only when the CPU took the
+    // vector: a program that runs code there with the KERNAL in is not at a BRK. (A load
+    // checkpoint on $FFFE, used before, opened x64sc's monitor one instruction late for an IRQ, so
+    // A's bit 4 was read as the B flag: Lorenz ldab was 'crashed' at random sites.)
+    const cpuVector = await this.client.memoryGet(0xfffe, 0xffff);
+    if (r.PC !== ((cpuVector[0] ?? 0) | ((cpuVector[1] ?? 0) << 8))) return null;
     const pushed = await this.#pushed(r.SP, 3);
     const p = pushed[0] ?? 0;
     if ((p & 0x10) === 0) return null;
@@ -314,6 +356,46 @@ export class ViceRunObserver {
       sp: (r.SP + 3) & 0xff,
       p,
       cycle: exact ? hit.clock - c0 - 7 : null,
+      ...(await this.#crashMemory()),
+    };
+  }
+
+  /**
+   * A stop at the KERNAL's BRK dispatch ($FF55, JMP ($0316)), reached only by a BRK (the B flag
+   * set on the stack): the KERNAL's entry has pushed A, X and Y over the BRK's status and return
+   * address. Null when the code there is not the KERNAL's (RAM banked in) or the policy says no.
+   */
+  async #kernalBrk(
+    hit: TextCheckpointHit,
+    c0: number,
+    vectorSet: boolean,
+    policy: (f: BrkStopFacts) => boolean,
+  ): Promise<ObservedCrash | null> {
+    const code = await this.client.memoryGet(KERNAL_IRQ_ENTRY, KERNAL_BRK_DISPATCH + 2);
+    if (!KERNAL_IRQ_CODE.every((b, i) => code[i] === b)) return null;
+    const v316 = await this.client.memoryGet(0x0316, 0x0317);
+    const facts: BrkStopFacts = {
+      vector: KERNAL_IRQ_ENTRY,
+      brkVector: (v316[0] ?? 0) | ((v316[1] ?? 0) << 8),
+      ramVectorChanged: vectorSet,
+    };
+    if (!policy(facts)) return null;
+    const r = await this.client.registersGet();
+    // SP+1…: Y, X, A (the KERNAL's pushes), then the BRK's status and return address.
+    const [y = 0, x = 0, a = 0, p = 0, lo = 0, hi = 0] = await this.#pushed(r.SP, 6);
+    // From the BRK's opcode fetch to the stop: BRK 7, PHA 3, TXA 2, PHA 3, TYA 2, PHA 3, TSX 2,
+    // LDA $0104,X 4 (5 across a page), AND 2, BEQ not taken 2.
+    const sinceBrk = 30 + (r.X >= 0xfc ? 1 : 0);
+    const exact = !(await this.#vicMayHaveStalled(hit.rasterLine, sinceBrk));
+    return {
+      kind: 'brk',
+      pc: (((hi << 8) | lo) - 2) & 0xffff,
+      a,
+      x,
+      y,
+      sp: (r.SP + 6) & 0xff,
+      p,
+      cycle: exact ? hit.clock - c0 - sinceBrk : null,
       ...(await this.#crashMemory()),
     };
   }

@@ -11,7 +11,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { join } from 'node:path';
-import { CheckpointOp, type ObservedWrite, ViceMonitorClient, ViceRunObserver, ViceTextMonitor } from '../../../engines/ultimate/index.js';
+import {
+  CheckpointOp,
+  type ObservedWrite,
+  ViceMonitorClient,
+  ViceRunObserver,
+  ViceTextMonitor,
+  UltimateError,
+} from '../../../engines/ultimate/index.js';
 import { CHECKPOINT_ACK_ADDRESS } from './checkpoint-recorder.js';
 import {
   type CrashState,
@@ -176,9 +183,24 @@ export class ViceConnection implements TargetConnection {
       // before it was gone), so the fill is made at the start stop, before the program's first instruction.
       this.#fill = prepare?.fill ?? [];
       await this.#observer.armStart(prgLoadRange(prg)!);
-      if (prepare?.sys === undefined) await this.client.autostart(file, { run: true });
+      if (prepare?.sys === undefined) await this.#autostart(file);
       else await this.#loadAndSys(prg, prepare.sys);
     });
+  }
+
+  /**
+   * AUTOSTART, once more after x64sc answers error $8F: measured on the testbench through a pool of
+   * two (load 15), about 1 run in 30 on a fresh instance got $8F from its first AUTOSTART and ran
+   * fine with a second one.
+   */
+  async #autostart(file: string): Promise<void> {
+    try {
+      await this.client.autostart(file, { run: true });
+    } catch (e) {
+      if (!(e instanceof UltimateError && e.code === 0x8f)) throw e;
+      await this.client.ping();
+      await this.client.autostart(file, { run: true });
+    }
   }
 
   /**

@@ -8,7 +8,7 @@ import type { VicRevision } from '../c64/vic-ii.js';
 import { loadRomDir } from '../c64/rom-dir.js';
 import type { MachineSeam } from '../c64/machine-seam.js';
 import { MachineClock } from '../c64/clock.js';
-import { DebugStreamer, type StreamDestination } from './debug-streamer.js';
+import { DebugStreamer, SEND_PER_TURN, type StreamDestination } from './debug-streamer.js';
 import { VirtualFs } from './virtual-fs.js';
 import { ConfigStore, REU_PRELOAD_OFFSETS, U64_CATEGORY, VIRTUAL_MACHINE_CATEGORY } from './config-store.js';
 import { isDebugStreamMode } from '../c64/debug-stream-mode.js';
@@ -221,8 +221,9 @@ export class VirtualUltimate implements RestDevice {
       sliceMs: opts.sliceMs,
       afterSlice: () => vice?.afterSlice(),
       // Node's UDP socket takes at most 32 datagrams per turn of the event loop: a burst must not
-      // send more (4 000 clocks are ≤ 23 datagrams of "6510 & VIC"), or a receiver here loses some.
-      burstClocks: () => (streamer.active ? 4_000 : 200_000),
+      // make more than the streamer sends a turn (4 000 clocks are ≤ 23 datagrams of "6510 & VIC"),
+      // and none while datagrams of a synchronous run (the reset's boot) still wait to be sent.
+      burstClocks: () => (streamer.active ? (streamer.backlog > SEND_PER_TURN ? 0 : 4_000) : 200_000),
     });
     const password = opts.password || undefined;
     this.#http = new VirtualHttpServer({
