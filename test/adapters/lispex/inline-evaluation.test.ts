@@ -194,6 +194,13 @@ describe('inline evaluation against a worker (real engine)', { timeout: 120_000 
     const worker = await workerHost.evaluate({ source, route: 'tree' }, { bounds });
     assert.equal(inline.kind, 'over-bound');
     assert.ok(inline.kind === 'over-bound' && worker.kind === 'over-bound');
-    assert.deepEqual(inline.excess, worker.excess);
+    // The observation's size includes its wall_ms, whose digits differ from run to run (1163 and
+    // 1164 bytes were seen for the same program): every other field of the excess is equal, and the
+    // sizes agree within the width of that number.
+    const { actual: inlineBytes, ...inlineRest } = inline.excess;
+    const { actual: workerBytes, ...workerRest } = worker.excess;
+    assert.deepEqual(inlineRest, workerRest);
+    assert.ok(Math.abs(inlineBytes - workerBytes) <= 24, `${inlineBytes} vs ${workerBytes} bytes`);
+    assert.ok(inlineBytes > bounds.maxObservationBytes);
   });
 });
