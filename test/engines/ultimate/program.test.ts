@@ -49,6 +49,8 @@ done    jmp done
       maxDatagrams: 200_000,
       maxDurationMs: 60_000,
     });
+    const streamer = rig.virtual.streamer;
+    const madeBefore = streamer.sent + streamer.backlog;
     await rig.device.rest.streamStart('debug', `127.0.0.1:${cap.address.port}`);
     await rig.device.rest.runPrg({ path: '/Temp/fill.prg' });
     await waitFor(
@@ -56,12 +58,14 @@ done    jmp done
       () => rig.device.rest.debugRegister(),
       (v) => v === 0x42,
     );
-    // Let the stream carry the last writes out (datagrams go when 360 cycles are full).
-    const seen = cap.recorded;
+    // Let the stream carry the last writes out: every datagram the device had made when the
+    // register read $42 (the reset's boot burst goes out SEND_PER_TURN a turn, so it can still be
+    // queued), and 20 more, since a datagram goes when its 360 cycles are full.
+    const made = streamer.sent + streamer.backlog - madeBefore;
     await waitFor(
       'more datagrams',
       () => cap.recorded,
-      (n) => n >= seen + 20,
+      (n) => n >= made + 20,
     );
     await rig.device.rest.streamStop('debug');
     const summary = await cap.finish();
