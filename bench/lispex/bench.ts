@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LispexEvaluator } from '../../engines/lispex/index.js';
-import { PROGRAMS, type BenchProgram } from './programs.js';
+import { BENCH_LIMITS as LIMITS, PROGRAMS, type BenchProgram } from './programs.js';
 
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1] ?? 3) || 3;
@@ -40,14 +40,6 @@ function measure(work: () => void): number {
   work();
   return performance.now() - t;
 }
-
-const LIMITS = {
-  'frontend-transition-limit': 20_000_000,
-  'token-limit': 2_000_000,
-  'normalization-step-limit': 20_000_000,
-  'machine-transition-limit': 1_000_000_000,
-  'output-byte-limit': 1_048_576,
-};
 
 type Engine = 'vm' | 'tree' | 'biwascheme' | 'guile';
 

@@ -85,3 +85,12 @@ export const PROGRAMS: readonly BenchProgram[] = [
     expected: '315680',
   },
 ];
+
+/** Limits high enough for every program (the MCP profile's, with more machine transitions). */
+export const BENCH_LIMITS = {
+  'frontend-transition-limit': 20_000_000,
+  'token-limit': 2_000_000,
+  'normalization-step-limit': 20_000_000,
+  'machine-transition-limit': 1_000_000_000,
+  'output-byte-limit': 1_048_576,
+};

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { SPEED_PROGRAMS, type BenchProgram } from './programs.js';
+import { BENCH_LIMITS as LIMITS, SPEED_PROGRAMS, type BenchProgram } from './programs.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -40,15 +40,6 @@ interface Evaluator {
   run(source: string, options: { route: 'tree'; limits: Record<string, number> }): { status: string; values: Array<{ printed: string }> };
 }
 const { LispexEvaluator } = (await import(DIST_ENGINE)) as { LispexEvaluator: new () => Evaluator };
-
-/** Limits high enough for every program (the MCP profile's, with more machine transitions). */
-const LIMITS = {
-  'frontend-transition-limit': 20_000_000,
-  'token-limit': 2_000_000,
-  'normalization-step-limit': 20_000_000,
-  'machine-transition-limit': 1_000_000_000,
-  'output-byte-limit': 1_048_576,
-};
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
