@@ -5,8 +5,11 @@
 //   - a store checkpoint on the watched address ($D7FF) stops after every write; the text monitor
 //     names the instruction and prints the clock, so the write happened at clock − C0 − 1 (the write
 //     is the last cycle of every store) and its value is the register the instruction stored;
-//   - a load checkpoint on $FFFE-$FFFF stops after every IRQ/BRK vector fetch; a pushed status with
-//     the B flag is a BRK, and the caller's policy says whether it is a crash (brk-policy.ts);
+//   - an exec checkpoint on the KERNAL's BRK dispatch ($FF55), which no IRQ reaches, and (the
+//     KERNAL banked out) one on the RAM vector's target catch a BRK; the caller's policy says
+//     whether it is a crash (brk-policy.ts);
+//   - a stop's clock is counted back to the instruction it is about over the CPU's known bus
+//     cycles, with the bad lines the VIC-II took among them (vic-stall.ts);
 //   - exec checkpoints on everything outside the code ranges catch a run-away PC;
 //   - a JAM opens the monitor on its own (binary JAM event; text `JAM at $xxxx`).
 // An engine-level piece: it knows the monitors, not the service that judges the run.
@@ -15,6 +18,7 @@ import type { ViceMonitorClient } from './client.js';
 import { CheckpointOp } from './protocol.js';
 import { storedValue } from './store-value.js';
 import type { TextCheckpointHit, TextMonitorBlock, ViceTextMonitor } from './text-monitor.js';
+import { type BusCycle, clocksBeforeStop, cycles, type StopRaster } from './vic-stall.js';
 
 export interface ObservedWrite {
   value: number;
@@ -96,12 +100,24 @@ const BUDGET_POLL_MS = 100;
 /** x64sc's monitor bank "ram" (banks: 0 cpu, 1 ram, 2 rom, 3 io, 4 cart; measured on 3.10). */
 const RAM_BANK = 1;
 
-/** PAL VIC-II: raster lines per frame, the lines where a bad line can occur. */
-const PAL_LINES = 312;
-const FIRST_DMA_LINE = 0x30;
-const LAST_DMA_LINE = 0xf7;
-/** A bad line holds the CPU at most 43 cycles (BA low 3 cycles before 40 c-accesses). */
-const MAX_STALL = 43;
+/**
+ * The CPU's bus cycles between the cycle a stop is about and the stop (vic-stall.ts counts the
+ * bad lines among them): BRK's (and an interrupt's) seven — opcode, padding, three pushes, the
+ * vector — and, at the KERNAL's BRK dispatch, those of PHA TXA PHA TYA PHA TSX LDA $0104,X (one
+ * more read across a page) AND # and BEQ not taken after it.
+ */
+const BRK_CYCLES = cycles('RRWWWRR');
+const KERNAL_BRK_CYCLES = cycles('RRWWWRR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRRR' + 'RR' + 'RR');
+const KERNAL_BRK_CYCLES_PAGE_CROSSED = cycles('RRWWWRR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRRRR' + 'RR' + 'RR');
+/** A store's write, then the interrupt VICE took before it opened the monitor. */
+const STORE_THEN_INTERRUPT = cycles('W' + 'RRWWWRR');
+/** A JAM opcode's fetch and the one read VICE does before it opens the monitor. */
+const JAM_CYCLES = cycles('RR');
+
+/** Where a checkpoint stop stood on the raster. */
+function rasterOf(hit: TextCheckpointHit): StopRaster {
+  return { line: hit.rasterLine, cycle: hit.rasterCycle };
+}
 
 /** [start, end] inclusive ranges of 0..$FFFF not covered by `ranges`. */
 export function complementRanges(ranges: ReadonlyArray<{ start: number; end: number }>): Array<{ start: number; end: number }> {
@@ -157,21 +173,13 @@ export class ViceRunObserver {
   }
 
   /**
-   * Whether the VIC-II may have held the CPU in the `cycles` before a stop at raster line `line`
-   * (then a cycle computed back from the stop's clock is not exact). Conservative: any enabled
-   * sprite, or a bad-line candidate (lines $30–$F7 whose low bits equal YSCROLL) among the lines
-   * the window touches.
+   * Clocks from the first of `pattern`'s cycles (the CPU's last before the stop) to a stop at
+   * `stop`, with the bad lines the VIC-II took counted in (vic-stall.ts); null when they cannot be
+   * known (a sprite enabled, or a stall that hides where the sequence began).
    */
-  async #vicMayHaveStalled(line: number, cycles: number): Promise<boolean> {
+  async #clocksBack(stop: StopRaster, pattern: readonly BusCycle[]): Promise<number | null> {
     const regs = await this.client.memoryGet(0xd011, 0xd015);
-    if ((regs[4] ?? 0) !== 0) return true;
-    const yscroll = (regs[0] ?? 0) & 7;
-    const span = Math.ceil((cycles + MAX_STALL) / 63) + 1;
-    for (let i = 0; i <= span; i++) {
-      const l = (line - i + PAL_LINES) % PAL_LINES;
-      if (l >= FIRST_DMA_LINE && l <= LAST_DMA_LINE && (l & 7) === yscroll) return true;
-    }
-    return false;
+    return clocksBeforeStop(stop, pattern, { yscroll: (regs[0] ?? 0) & 7, spritesEnabled: (regs[4] ?? 0) !== 0 });
   }
 
   /**
@@ -313,8 +321,8 @@ export class ViceRunObserver {
     const r = await this.client.registersGet();
     const pushed = await this.#pushed(r.SP, 3);
     const ret = (pushed[1] ?? 0) | ((pushed[2] ?? 0) << 8);
-    const exact = ret === next && !(await this.#vicMayHaveStalled(hit.rasterLine, 7));
-    return { value: sv.value, cycle: exact ? hit.clock - c0 - 8 : null, pc: hit.instructionPc };
+    const back = ret === next ? await this.#clocksBack(rasterOf(hit), STORE_THEN_INTERRUPT) : null;
+    return { value: sv.value, cycle: back === null ? null : hit.clock - c0 - back, pc: hit.instructionPc };
   }
 
   /**
@@ -346,7 +354,7 @@ export class ViceRunObserver {
     };
     if (!policy(facts)) return null;
     const ret = (pushed[1] ?? 0) | ((pushed[2] ?? 0) << 8);
-    const exact = !(await this.#vicMayHaveStalled(hit.rasterLine, 7));
+    const back = await this.#clocksBack(rasterOf(hit), BRK_CYCLES);
     return {
       kind: 'brk',
       pc: (ret - 2) & 0xffff,
@@ -355,7 +363,7 @@ export class ViceRunObserver {
       y: r.Y,
       sp: (r.SP + 3) & 0xff,
       p,
-      cycle: exact ? hit.clock - c0 - 7 : null,
+      cycle: back === null ? null : hit.clock - c0 - back,
       ...(await this.#crashMemory()),
     };
   }
@@ -385,8 +393,7 @@ export class ViceRunObserver {
     const [y = 0, x = 0, a = 0, p = 0, lo = 0, hi = 0] = await this.#pushed(r.SP, 6);
     // From the BRK's opcode fetch to the stop: BRK 7, PHA 3, TXA 2, PHA 3, TYA 2, PHA 3, TSX 2,
     // LDA $0104,X 4 (5 across a page), AND 2, BEQ not taken 2.
-    const sinceBrk = 30 + (r.X >= 0xfc ? 1 : 0);
-    const exact = !(await this.#vicMayHaveStalled(hit.rasterLine, sinceBrk));
+    const back = await this.#clocksBack(rasterOf(hit), r.X >= 0xfc ? KERNAL_BRK_CYCLES_PAGE_CROSSED : KERNAL_BRK_CYCLES);
     return {
       kind: 'brk',
       pc: (((hi << 8) | lo) - 2) & 0xffff,
@@ -395,7 +402,7 @@ export class ViceRunObserver {
       y,
       sp: (r.SP + 6) & 0xff,
       p,
-      cycle: exact ? hit.clock - c0 - sinceBrk : null,
+      cycle: back === null ? null : hit.clock - c0 - back,
       ...(await this.#crashMemory()),
     };
   }
@@ -403,9 +410,8 @@ export class ViceRunObserver {
   async #jam(block: TextMonitorBlock, c0: number): Promise<ObservedCrash> {
     const clock = await this.text.stopwatch();
     const r = await this.client.registersGet();
-    const line = r.LIN ?? 0;
     // VICE spends two cycles on a JAM opcode (fetch and one read) before it opens the monitor.
-    const exact = !(await this.#vicMayHaveStalled(line, 2));
+    const back = await this.#clocksBack({ line: r.LIN ?? 0, cycle: r.CYC ?? 0 }, JAM_CYCLES);
     return {
       kind: 'jam',
       pc: block.jamPc ?? r.PC,
@@ -414,7 +420,7 @@ export class ViceRunObserver {
       y: r.Y,
       sp: r.SP,
       p: r.FL,
-      cycle: exact ? clock - c0 - 2 : null,
+      cycle: back === null ? null : clock - c0 - back,
       ...(await this.#crashMemory()),
     };
   }

@@ -9,7 +9,7 @@ import type { Logger } from '../../../common/index.js';
 import { ViceConnection } from './vice-target.js';
 
 export interface VicePoolOptions {
-  /** The emulator's argv (default x64sc -default +sound); flags and the monitors are appended. */
+  /** The emulator's argv (default x64sc -default +sound); +autostart-delay-random, flags and the monitors are appended. */
   command: string[];
   /** Instances at most (≥ 1). */
   instances: number;
@@ -53,7 +53,14 @@ export class VicePool {
   }
 
   argv(flags: readonly string[]): string[] {
-    return [...this.#opts.command, ...(this.#opts.warp ? ['-warp'] : []), ...flags];
+    const command = this.#opts.command;
+    // x64sc delays AUTOSTART by a random number of frames by default (its AutostartDelayRandom
+    // resource is 1), so a program started at a different raster position each run: the same test
+    // then counted its cycles one run and not the next (a bad line may fall in the window VICE
+    // counts back over). A run repeated must be the same run; a command that names the resource
+    // itself keeps its choice.
+    const delay = command.some((a) => /^[-+]autostart-delay-random$/.test(a)) ? [] : ['+autostart-delay-random'];
+    return [...command, ...delay, ...(this.#opts.warp ? ['-warp'] : []), ...flags];
   }
 
   /** Waits for a free slot (or the signal), then hands out a fresh instance started with `flags`. */

@@ -25,6 +25,8 @@ uses:
   -warp                          run as fast as the host allows (default: PAL real time)
   -default, -silent, +sound, -sounddev NAME, -console
                                  accepted for x64sc compatibility; they change nothing here
+  +autostart-delay-random        accepted: AUTOSTART here never waits a random time (x64sc's
+                                 -autostart-delay-random is refused: nothing here could honour it)
   --help                         this text
 
 It exits on SIGINT/SIGTERM and when the process that started it goes away.`;
@@ -83,6 +85,7 @@ export function parseVirtualViceArgs(argv: string[]): VirtualViceOptions | 'help
       case '-default':
       case '-silent':
       case '+sound':
+      case '+autostart-delay-random':
       case '-console':
         break;
       case '-sounddev':
