@@ -9,7 +9,7 @@ import type { Logger } from '../../../common/index.js';
 import { ViceConnection } from './vice-target.js';
 
 export interface VicePoolOptions {
-  /** The emulator's argv (default x64sc -default +sound); +autostart-delay-random, flags and the monitors are appended. */
+  /** The emulator's argv (default x64sc -default +sound); +autostart-delay-random, -autostartprgmode 1, flags and the monitors are appended. */
   command: string[];
   /** Instances at most (≥ 1). */
   instances: number;
@@ -60,7 +60,13 @@ export class VicePool {
     // counts back over). A run repeated must be the same run; a command that names the resource
     // itself keeps its choice.
     const delay = command.some((a) => /^[-+]autostart-delay-random$/.test(a)) ? [] : ['+autostart-delay-random'];
-    return [...command, ...delay, ...(this.#opts.warp ? ['-warp'] : []), ...flags];
+    // x64sc's default AUTOSTART of a PRG (mode 2) writes it to ONE disk image for every instance,
+    // ~/.cache/vice/autostart-C64SC.d64: two instances of the pool starting programs at once
+    // overwrite each other's, and AUTOSTART fails with $8F ("Error creating autostart disk image",
+    // measured: 3 of 60 pairs) or starts nothing. Mode 1 injects the PRG into RAM, as VICE's own
+    // testbench runs x64sc; no file is shared.
+    const mode = command.includes('-autostartprgmode') ? [] : ['-autostartprgmode', '1'];
+    return [...command, ...delay, ...mode, ...(this.#opts.warp ? ['-warp'] : []), ...flags];
   }
 
   /** Waits for a free slot (or the signal), then hands out a fresh instance started with `flags`. */

@@ -189,17 +189,21 @@ export class ViceConnection implements TargetConnection {
   }
 
   /**
-   * AUTOSTART, once more after x64sc answers error $8F: measured on the testbench through a pool of
-   * two (load 15), about 1 run in 30 on a fresh instance got $8F from its first AUTOSTART and ran
-   * fine with a second one.
+   * AUTOSTART. x64sc answers $8F when it could not start the file; the one cause seen here was its
+   * shared autostart disk image (vice-pool.ts starts instances with -autostartprgmode 1), so the
+   * error names it rather than retrying.
    */
   async #autostart(file: string): Promise<void> {
     try {
       await this.client.autostart(file, { run: true });
     } catch (e) {
       if (!(e instanceof UltimateError && e.code === 0x8f)) throw e;
-      await this.client.ping();
-      await this.client.autostart(file, { run: true });
+      throw new UltimateError(
+        'vice',
+        `x64sc refused to AUTOSTART the PRG (monitor error $8F): its log names the cause; with -autostartprgmode 0 or 2 ` +
+          'parallel x64sc instances share one autostart disk image, so the pool starts them with -autostartprgmode 1',
+        { cause: e, code: 0x8f },
+      );
     }
   }
 

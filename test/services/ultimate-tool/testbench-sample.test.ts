@@ -61,18 +61,8 @@ describe("VICE's testbench sample through the tool (MCP, start_suite_job), both 
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  // Quarantined on the vice target (issue 31, open): in 2 of about 8 whole runs on 2026-12-06 one
-  // program of the sample was reported "never started" on the vice target within its 70 s budget
-  // while x64sc passes it directly, and no cause was found before the session ended. A flaky test
-  // would stop every landing, so the vice half runs only when asked for
-  // (ULTIMATE_SAMPLE_VICE=1); the virtual Ultimate half always runs. The judge cases and the
-  // differential test exercise the vice target with the real x64sc in CI.
-  const viceQuarantine =
-    process.env.ULTIMATE_SAMPLE_VICE === '1'
-      ? false
-      : 'quarantined (issue 31): the vice target sometimes sees no program start; ULTIMATE_SAMPLE_VICE=1 runs it';
   for (const target of ['vice', 'ultimate'] as const) {
-    test(`${target}: every program of the sample is passed`, { skip: target === 'vice' ? viceQuarantine : false }, async () => {
+    test(`${target}: every program of the sample is passed`, async () => {
       const runs = await runSuiteOn(stack!.client, target, entries.length);
       const names = testNames(entries);
       const wrong: string[] = [];

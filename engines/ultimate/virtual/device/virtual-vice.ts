@@ -27,6 +27,8 @@ uses:
                                  accepted for x64sc compatibility; they change nothing here
   +autostart-delay-random        accepted: AUTOSTART here never waits a random time (x64sc's
                                  -autostart-delay-random is refused: nothing here could honour it)
+  -autostartprgmode 1            accepted: AUTOSTART here always injects the PRG into RAM (x64sc's
+                                 mode 1); modes 0 and 2 (a virtual drive, a disk image) are refused
   --help                         this text
 
 It exits on SIGINT/SIGTERM and when the process that started it goes away.`;
@@ -91,6 +93,12 @@ export function parseVirtualViceArgs(argv: string[]): VirtualViceOptions | 'help
       case '-sounddev':
         i++;
         break;
+      case '-autostartprgmode': {
+        const v = argv[++i];
+        if (v !== '1')
+          throw new UsageError(`-autostartprgmode: only 1 (inject into RAM) is what virtual-vice does, got ${JSON.stringify(v ?? null)}`);
+        break;
+      }
       default:
         throw new UsageError(`unknown option ${JSON.stringify(a)} (virtual-vice accepts the x64sc flags listed in --help)`);
     }
