@@ -6,7 +6,7 @@
 // the same flags in the background (consecutive tests mostly share their machine), parked in its
 // monitor so it costs no CPU while it waits; a run whose flags match a spare takes it.
 import type { Logger } from '../../../common/index.js';
-import { ViceConnection } from './vice-target.js';
+import { ViceConnection, withRunDefaults } from './vice-target.js';
 
 export interface VicePoolOptions {
   /** The emulator's argv (default x64sc -default +sound); +autostart-delay-random, -autostartprgmode 1, flags and the monitors are appended. */
@@ -53,20 +53,7 @@ export class VicePool {
   }
 
   argv(flags: readonly string[]): string[] {
-    const command = this.#opts.command;
-    // x64sc delays AUTOSTART by a random number of frames by default (its AutostartDelayRandom
-    // resource is 1), so a program started at a different raster position each run: the same test
-    // then counted its cycles one run and not the next (a bad line may fall in the window VICE
-    // counts back over). A run repeated must be the same run; a command that names the resource
-    // itself keeps its choice.
-    const delay = command.some((a) => /^[-+]autostart-delay-random$/.test(a)) ? [] : ['+autostart-delay-random'];
-    // x64sc's default AUTOSTART of a PRG (mode 2) writes it to ONE disk image for every instance,
-    // ~/.cache/vice/autostart-C64SC.d64: two instances of the pool starting programs at once
-    // overwrite each other's, and AUTOSTART fails with $8F ("Error creating autostart disk image",
-    // measured: 3 of 60 pairs) or starts nothing. Mode 1 injects the PRG into RAM, as VICE's own
-    // testbench runs x64sc; no file is shared.
-    const mode = command.includes('-autostartprgmode') ? [] : ['-autostartprgmode', '1'];
-    return [...command, ...delay, ...mode, ...(this.#opts.warp ? ['-warp'] : []), ...flags];
+    return [...withRunDefaults(this.#opts.command), ...(this.#opts.warp ? ['-warp'] : []), ...flags];
   }
 
   /** Waits for a free slot (or the signal), then hands out a fresh instance started with `flags`. */

@@ -93,6 +93,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * The emulator's command with the two settings every run needs, unless the command names them:
+ * - `+autostart-delay-random`: x64sc delays AUTOSTART by a random number of frames by default
+ *   (its AutostartDelayRandom resource is 1), so a program started at a different raster position
+ *   each run and the same test counted different cycles; a run repeated must be the same run.
+ * - `-autostartprgmode 1`: x64sc's default PRG autostart (mode 2) writes the program to ONE disk
+ *   image for every instance, ~/.cache/vice/autostart-C64SC.d64, so two instances starting
+ *   programs at once overwrote each other's: AUTOSTART failed with $8F ("Error creating autostart
+ *   disk image", measured: 3 of 60 pairs) or started nothing. Mode 1 injects the PRG into RAM, as
+ *   VICE's own testbench runs x64sc; no file is shared.
+ */
+export function withRunDefaults(command: readonly string[]): string[] {
+  const out = [...command];
+  if (!command.some((a) => /^[-+]autostart-delay-random$/.test(a))) out.push('+autostart-delay-random');
+  if (!command.includes('-autostartprgmode')) out.push('-autostartprgmode', '1');
+  return out;
+}
+
 export class ViceConnection implements TargetConnection {
   deviceMs = 0;
   readonly identity: Record<string, unknown>;
@@ -115,7 +133,8 @@ export class ViceConnection implements TargetConnection {
   static async launch(opts: ViceLaunchOptions): Promise<ViceConnection> {
     const port = await freePort();
     const textPort = await freePort();
-    const [cmd, ...args] = opts.command as [string, ...string[]];
+    const command = withRunDefaults(opts.command);
+    const [cmd, ...args] = command as [string, ...string[]];
     // -jamaction 0 ("ask"): with a monitor connected, a JAM opens the monitor (x64sc 3.10's
     // default under -default does not).
     const monitors = [
@@ -151,7 +170,7 @@ export class ViceConnection implements TargetConnection {
       try {
         client = await ViceMonitorClient.connect({ host: '127.0.0.1', port, timeoutMs: 10_000 });
         const text = await ViceTextMonitor.connect({ host: '127.0.0.1', port: textPort, timeoutMs: 10_000 });
-        return new ViceConnection(opts.emulation, client, text, child, tmp, opts.command);
+        return new ViceConnection(opts.emulation, client, text, child, tmp, command);
       } catch (e) {
         client?.close();
         if (performance.now() > deadline) {
