@@ -543,7 +543,7 @@ export class CaptureService {
       if (verified.ok) {
         const traced = await this.#tracedRegisterWrites(ev, p, prg);
         if (traced) progress = mergeMarkers(traced, progress, r.outcome === 'result' ? r.value : null);
-        judged = await this.#judgeCapture(ev, p, prg, runProtocolFor(test));
+        judged = await this.#judgeCapture(ev, p, prg, runProtocolFor(test), summary.truncation !== 'none');
       }
       let status: RunStatus;
       let reason: string;
@@ -787,11 +787,17 @@ export class CaptureService {
   }
 
   /** The judge's observation read back from the run's verified capture (timeline/capture-judge.ts); null when it cannot be read. */
-  async #judgeCapture(ev: EvidenceWriter, p: StoredPreparation, prg: Uint8Array, protocol: ReturnType<typeof runProtocolFor>) {
+  async #judgeCapture(
+    ev: EvidenceWriter,
+    p: StoredPreparation,
+    prg: Uint8Array,
+    protocol: ReturnType<typeof runProtocolFor>,
+    truncated: boolean,
+  ) {
     const cfg = p.view.stream_configuration as Record<string, unknown>;
     const product: StreamProduct = cfg.stream_product === 'u2plus' ? 'u2plus' : 'u64';
     try {
-      return await judgeCapture(join(ev.dir, CAPTURE_FILE), join(ev.dir, CAPTURE_INDEX_FILE), prg, protocol, product);
+      return await judgeCapture(join(ev.dir, CAPTURE_FILE), join(ev.dir, CAPTURE_INDEX_FILE), prg, protocol, product, truncated);
     } catch {
       return null;
     }

@@ -18,8 +18,10 @@ import { DATAGRAM_HEADER_BYTES, RECORD_HEADER_BYTES, type StreamProduct, Timelin
 export interface CaptureJudgement {
   /** The program's $D7FF writes after its first instruction, in order; `cycle` meaningful only when `cycleSource` is set. */
   writes: DebugRegisterWrite[];
-  /** Every write is in the trace: the program started in it and no datagram before the run's end was lost or misplaced. */
+  /** Every write is in the trace: the program started in it, no datagram before the run's end was lost or misplaced, and no capture bound cut it before the end. */
   writesExact: boolean;
+  /** A capture bound cut the trace before the run's end: later writes are not in it (the cycles of those in it stay exact). */
+  cutBeforeEnd: boolean;
   /** 'debug-stream' when the cycles are exact φ2 clocks from the program's first instruction; null otherwise. */
   cycleSource: 'debug-stream' | null;
   /** Whether the stream showed VIC half-cycles (false: "6510 Only", stolen clocks absent). */
@@ -32,6 +34,8 @@ export async function judgeCapture(
   prg: Uint8Array,
   protocol: RunProtocol,
   product: StreamProduct,
+  /** The capture stopped at a bound (max datagrams or duration), not at the run's end. */
+  truncated: boolean,
 ): Promise<CaptureJudgement> {
   // No snapshot: the capture judge reports writes and cycles, not memory at a marker.
   const observer = new BusTraceObserver({ prg, protocol, snapshot: [], family: product, onMarker: () => undefined });
@@ -69,7 +73,8 @@ export async function judgeCapture(
   } finally {
     await Promise.all([index.close(), capture.close()]);
   }
-  const writesExact = !lost && observer.started;
-  const cycleSource = writesExact && observer.sawVicHalves ? 'debug-stream' : null;
-  return { writes: observer.writes, writesExact, cycleSource, sawVicHalves: observer.sawVicHalves };
+  const cutBeforeEnd = truncated && observer.end === null;
+  const writesExact = !lost && observer.started && !cutBeforeEnd;
+  const cycleSource = !lost && observer.started && observer.sawVicHalves ? 'debug-stream' : null;
+  return { writes: observer.writes, writesExact, cutBeforeEnd, cycleSource, sawVicHalves: observer.sawVicHalves };
 }
