@@ -493,7 +493,7 @@ export class CaptureService {
           runError = `the test run failed before capturing: ${(e as Error).message}`;
         }
       };
-      const { summary } = await this.#capture(h, p, device, ev, prepared, async () => {
+      const { summary } = await this.#capture(h, p, device, ev, prepared, async (cap) => {
         if (runError !== null) return;
         try {
           const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test));
@@ -509,7 +509,9 @@ export class CaptureService {
                 : { outcome: 'timeout', last: values.at(-1) ?? null };
         } catch (e) {
           runError = `the test run failed while capturing: ${(e as Error).message}`;
+          return;
         }
+        await streamTail(cap);
       });
       // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF) and the screen.
       // A failed read does not lose the capture: the run is recorded with status error.
@@ -543,7 +545,9 @@ export class CaptureService {
       if (verified.ok) {
         const traced = await this.#tracedRegisterWrites(ev, p, prg);
         if (traced) progress = mergeMarkers(traced, progress, r.outcome === 'result' ? r.value : null);
-        judged = await this.#judgeCapture(ev, p, prg, runProtocolFor(test), summary.truncation !== 'none');
+        // The trace was cut before the run's end when a capture bound stopped it, or when the run ended
+        // (the polled result) and the trace does not hold that end.
+        judged = await this.#judgeCapture(ev, p, prg, runProtocolFor(test), summary.truncation !== 'none' || r.outcome !== 'timeout');
       }
       let status: RunStatus;
       let reason: string;
@@ -792,12 +796,12 @@ export class CaptureService {
     p: StoredPreparation,
     prg: Uint8Array,
     protocol: ReturnType<typeof runProtocolFor>,
-    truncated: boolean,
+    endExpected: boolean,
   ) {
     const cfg = p.view.stream_configuration as Record<string, unknown>;
     const product: StreamProduct = cfg.stream_product === 'u2plus' ? 'u2plus' : 'u64';
     try {
-      return await judgeCapture(join(ev.dir, CAPTURE_FILE), join(ev.dir, CAPTURE_INDEX_FILE), prg, protocol, product, truncated);
+      return await judgeCapture(join(ev.dir, CAPTURE_FILE), join(ev.dir, CAPTURE_INDEX_FILE), prg, protocol, product, endExpected);
     } catch {
       return null;
     }
@@ -837,6 +841,26 @@ export class CaptureService {
       evidence: r.evidence.entries,
     });
   }
+}
+
+/**
+ * Datagrams the capture keeps recording after the polled result: the stream reaches the receiver
+ * behind the machine (the virtual device's send queue and this process's drain timer; a loaded
+ * machine showed the last 2-4 of timeline-probe's markers missing when the stream stopped at the
+ * poll). 2,000 datagrams are 360,000 clocks of "6510 & VIC" (~0.37 s of bus time).
+ */
+export const STREAM_TAIL_DATAGRAMS = 2000;
+/** The tail's wall-time bound: a stream that stalls does not hold the job. */
+const STREAM_TAIL_MS = 3000;
+
+async function streamTail(cap: DebugStreamCapture): Promise<void> {
+  const until = cap.recorded + STREAM_TAIL_DATAGRAMS;
+  const deadline = performance.now() + STREAM_TAIL_MS;
+  let bound = false;
+  void cap.boundReached.then(() => {
+    bound = true;
+  });
+  while (!bound && cap.recorded < until && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 }
 
 type WaitResult = { outcome: 'result'; value: number } | { outcome: 'jam'; pc: number } | { outcome: 'timeout'; last: number | null };

@@ -34,8 +34,8 @@ export async function judgeCapture(
   prg: Uint8Array,
   protocol: RunProtocol,
   product: StreamProduct,
-  /** The capture stopped at a bound (max datagrams or duration), not at the run's end. */
-  truncated: boolean,
+  /** The trace should hold the run's end: a capture bound stopped it, or the run ended (seen by polling) before the stream stopped. */
+  endExpected: boolean,
 ): Promise<CaptureJudgement> {
   // No snapshot: the capture judge reports writes and cycles, not memory at a marker.
   const observer = new BusTraceObserver({ prg, protocol, snapshot: [], family: product, onMarker: () => undefined });
@@ -73,7 +73,7 @@ export async function judgeCapture(
   } finally {
     await Promise.all([index.close(), capture.close()]);
   }
-  const cutBeforeEnd = truncated && observer.end === null;
+  const cutBeforeEnd = endExpected && observer.end === null;
   const writesExact = !lost && observer.started && !cutBeforeEnd;
   const cycleSource = !lost && observer.started && observer.sawVicHalves ? 'debug-stream' : null;
   return { writes: observer.writes, writesExact, cutBeforeEnd, cycleSource, sawVicHalves: observer.sawVicHalves };

@@ -7,13 +7,15 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Harness, startHarness } from '../harness.js';
 
-// Enough for timeline-probe's whole run (its 16 markers), still bounded: "6510 & VIC" datagrams
-// hold 180 clocks each (two entries per clock), so ~1.1 s of bus time.
-const MAX_DATAGRAMS = 6000;
+// Enough for timeline-probe's whole run (its 16 markers; ~1,500 datagrams with the reset before
+// it) and the capture's tail after the result (STREAM_TAIL_DATAGRAMS), still bounded: "6510 & VIC"
+// datagrams hold 180 clocks each (two entries per clock), so ~2.2 s of bus time.
+const MAX_DATAGRAMS = 12_000;
+const MAX_DURATION_MS = 10_000;
 let h: Harness;
 
 before(async () => {
-  h = await startHarness({ service: { captureLimits: { maxDatagrams: MAX_DATAGRAMS, maxDurationMs: 5000 } } });
+  h = await startHarness({ service: { captureLimits: { maxDatagrams: MAX_DATAGRAMS, maxDurationMs: MAX_DURATION_MS } } });
 });
 after(async () => {
   await h?.close();
@@ -53,7 +55,7 @@ test('debug-stream capture: prepare touches nothing, start records a verified ru
   // The mode every run is judged in: two entries per clock, the clocks the VIC takes included.
   assert.equal(prep.stream_configuration.debug_stream_mode, '6510 & VIC');
   assert.match(prep.stream_configuration.destination, /^127\.0\.0\.1:\d+$/);
-  assert.deepEqual(prep.limits, { max_datagrams: MAX_DATAGRAMS, max_duration_ms: 5000 });
+  assert.deepEqual(prep.limits, { max_datagrams: MAX_DATAGRAMS, max_duration_ms: MAX_DURATION_MS });
   assert.equal(h.dev.streamer?.active ?? false, false);
 
   // Counts other than one are refused BEFORE the preparation is consumed.
