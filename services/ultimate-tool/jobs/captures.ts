@@ -934,9 +934,11 @@ function writesOfCapture(j: CaptureJudgement | null): Record<string, unknown> {
     ...(j.writesExact
       ? {}
       : {
-          debug_register_writes_note: 'the capture lost datagrams after the program started, or never saw it start: writes may be missing',
+          debug_register_writes_note: j.cutBeforeEnd
+            ? 'the trace stops before the run ended (a capture bound, or the stream stopped before its end arrived): later writes are not in it'
+            : 'the capture lost datagrams after the program started, or never saw it start: writes may be missing',
         }),
-    ...(j.writesExact && !cycles ? { cycle_note: 'the stream shows no VIC half-cycles ("6510 Only"): no exact clocks' } : {}),
+    ...(!j.sawVicHalves ? { cycle_note: 'the stream shows no VIC half-cycles ("6510 Only"): no exact clocks' } : {}),
     cycle_source: j.cycleSource,
   };
 }
