@@ -3,8 +3,8 @@
 //
 // Why: a capture at the default bound is 90,000 datagrams (~130 MB; ~16 s of bus time in
 // "6510 & VIC"). A timeline page must seek straight to a datagram ordinal and must still refuse
-// tampered evidence, without reading or hashing the whole capture per page. The index holds each record's
-// file offset (records can differ in length when a datagram was malformed), its sequence
+// tampered evidence, without reading or hashing the whole capture per page. The index holds
+// each record's file offset (records can differ in length when a datagram was malformed), its sequence
 // bookkeeping, and a SHA-256 per block of 64 records, so a page re-hashes only the blocks it reads.
 // The index itself is bound to the capture's embedded digest and checked against the run record's
 // hash before use.
