@@ -139,8 +139,8 @@ function sectionRows(run: DiagnosableRun, section: DiagnosticSection): Row[] {
 }
 
 /**
- * Hashes a registered file without holding it in memory (a 30-second debug-stream capture is
- * ~120 MB); when absent, files are read whole through the EvidenceBytesReader.
+ * Hashes a registered file without holding it in memory (a debug-stream capture at the default
+ * bound of 90,000 datagrams is ~130 MB); when absent, files are read whole through the EvidenceBytesReader.
  */
 export type EvidenceHasher = (name: string) => Promise<{ sha256: string; size: number }>;
 

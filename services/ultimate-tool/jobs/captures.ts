@@ -38,10 +38,11 @@ import { SCREEN_BYTES, SCREEN_RAM, screenLines } from '../runs/screen.js';
 import { ServiceError } from '../http/service-error.js';
 import type { StoredPreparation } from '../store/store.js';
 import { HANDOFF } from '../targets/connection.js';
-import { UltimateConnection } from '../targets/ultimate-target.js';
+import { JUDGE_STREAM_MODE, UltimateConnection } from '../targets/ultimate-target.js';
 import { runProtocolFor } from '../runs/run-protocol.js';
 import { Ca65DebugInfo } from '../timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from '../timeline/capture-index.js';
+import { type CaptureJudgement, judgeCapture } from '../timeline/capture-judge.js';
 import { findProgramStart } from '../timeline/program-start-scan.js';
 import { writesInCapture } from '../timeline/register-writes.js';
 import type { StreamProduct } from '../timeline/timeline-page.js';
@@ -52,17 +53,21 @@ import { addressHex } from '../api/address-syntax.js';
 export const SOURCE_LINKED_TESTS = ['timeline-probe'] as const;
 export const CAPTURE_FILE = 'debug-stream-capture.bin';
 export const CAPTURE_INDEX_FILE = 'debug-stream-index.bin';
-/** The mode the timeline decoder reads: CPU bus cycles only. */
-export const DEBUG_STREAM_MODE = '6510 Only';
+/**
+ * The mode every run is judged in ("6510 & VIC": two entries per φ2 clock, the VIC's half first),
+ * so a capture's timeline and its judge count the clocks the VIC takes for bad lines and sprites,
+ * as every other run does (issue 35.4, one clock). "6510 Only" would leave them out.
+ */
+export const DEBUG_STREAM_MODE = JUDGE_STREAM_MODE;
 
 export interface CaptureLimits {
-  /** Bound on datagrams per capture (~2,737 per second of bus time on a U64). */
+  /** Bound on datagrams per capture (180 clocks each: ~5,474 per second of bus time on a U64). */
   maxDatagrams: number;
   /** Bound on the capture's wall time. */
   maxDurationMs: number;
 }
 
-/** 30 seconds of a U64 stream (~82,000 datagrams, ~120 MB) and a little slack. */
+/** ~16 s of bus time in "6510 & VIC" (~5,474 datagrams/s, ~130 MB); the wall-time bound is 30 s. */
 export const DEFAULT_CAPTURE_LIMITS: CaptureLimits = { maxDatagrams: 90_000, maxDurationMs: 30_000 };
 
 export interface CaptureContext {
@@ -488,7 +493,7 @@ export class CaptureService {
           runError = `the test run failed before capturing: ${(e as Error).message}`;
         }
       };
-      const { summary } = await this.#capture(h, p, device, ev, prepared, async () => {
+      const { summary } = await this.#capture(h, p, device, ev, prepared, async (cap) => {
         if (runError !== null) return;
         try {
           const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test));
@@ -504,7 +509,9 @@ export class CaptureService {
                 : { outcome: 'timeout', last: values.at(-1) ?? null };
         } catch (e) {
           runError = `the test run failed while capturing: ${(e as Error).message}`;
+          return;
         }
+        await streamTail(cap);
       });
       // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF) and the screen.
       // A failed read does not lose the capture: the run is recorded with status error.
@@ -534,9 +541,13 @@ export class CaptureService {
       // The exact markers are the capture's own $D7FF writes: REST polling beside the capture misses
       // writes that follow each other within a poll. The polled list stays only when the trace holds
       // fewer (a capture cut by its bound).
+      let judged: CaptureJudgement | null = null;
       if (verified.ok) {
         const traced = await this.#tracedRegisterWrites(ev, p, prg);
         if (traced) progress = mergeMarkers(traced, progress, r.outcome === 'result' ? r.value : null);
+        // The trace was cut before the run's end when a capture bound stopped it, or when the run ended
+        // (the polled result) and the trace does not hold that end.
+        judged = await this.#judgeCapture(ev, p, prg, runProtocolFor(test), summary.truncation !== 'none' || r.outcome !== 'timeout');
       }
       let status: RunStatus;
       let reason: string;
@@ -570,6 +581,7 @@ export class CaptureService {
           debug_register: r.outcome === 'result' ? r.value : null,
           debug_register_hex: r.outcome === 'result' ? hex8(r.value) : null,
           progress_markers: progress,
+          ...writesOfCapture(judged),
           pass_marker: marker,
           screen_text: lines,
           debug_stream: { ...captureObservation(p, summary, verified), source_linked: true, debug_info: dbg?.name ?? null },
@@ -778,6 +790,23 @@ export class CaptureService {
     }
   }
 
+  /** The judge's observation read back from the run's verified capture (timeline/capture-judge.ts); null when it cannot be read. */
+  async #judgeCapture(
+    ev: EvidenceWriter,
+    p: StoredPreparation,
+    prg: Uint8Array,
+    protocol: ReturnType<typeof runProtocolFor>,
+    endExpected: boolean,
+  ) {
+    const cfg = p.view.stream_configuration as Record<string, unknown>;
+    const product: StreamProduct = cfg.stream_product === 'u2plus' ? 'u2plus' : 'u64';
+    try {
+      return await judgeCapture(join(ev.dir, CAPTURE_FILE), join(ev.dir, CAPTURE_INDEX_FILE), prg, protocol, product, endExpected);
+    } catch {
+      return null;
+    }
+  }
+
   #record(
     h: JobHandle,
     p: StoredPreparation,
@@ -812,6 +841,26 @@ export class CaptureService {
       evidence: r.evidence.entries,
     });
   }
+}
+
+/**
+ * Datagrams the capture keeps recording after the polled result: the stream reaches the receiver
+ * behind the machine (the virtual device's send queue and this process's drain timer; a loaded
+ * machine showed the last 2-4 of timeline-probe's markers missing when the stream stopped at the
+ * poll). 2,000 datagrams are 360,000 clocks of "6510 & VIC" (~0.37 s of bus time).
+ */
+export const STREAM_TAIL_DATAGRAMS = 2000;
+/** The tail's wall-time bound: a stream that stalls does not hold the job. */
+const STREAM_TAIL_MS = 3000;
+
+async function streamTail(cap: DebugStreamCapture): Promise<void> {
+  const until = cap.recorded + STREAM_TAIL_DATAGRAMS;
+  const deadline = performance.now() + STREAM_TAIL_MS;
+  let bound = false;
+  void cap.boundReached.then(() => {
+    bound = true;
+  });
+  while (!bound && cap.recorded < until && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 }
 
 type WaitResult = { outcome: 'result'; value: number } | { outcome: 'jam'; pc: number } | { outcome: 'timeout'; last: number | null };
@@ -863,6 +912,34 @@ function captureObservation(
     truncated: s.truncation !== 'none',
     duration_ms: Math.round(s.durationMs),
     capture_sha256: s.sha256,
+  };
+}
+
+/**
+ * observations.debug_register_writes of a capture run, as every run records them (runs/run-judge.ts
+ * writesObservation): the values and cycles the judge's bus-trace observer counts in the capture.
+ */
+function writesOfCapture(j: CaptureJudgement | null): Record<string, unknown> {
+  if (!j)
+    return {
+      debug_register_writes: [],
+      debug_register_writes_exact: false,
+      debug_register_writes_note: 'the capture could not be read back: no writes observed from it',
+      cycle_source: null,
+    };
+  const cycles = j.cycleSource !== null;
+  return {
+    debug_register_writes: j.writes.map((x) => ({ value: x.value, value_hex: hex8(x.value), cycle: cycles ? x.cycle : null })),
+    debug_register_writes_exact: j.writesExact,
+    ...(j.writesExact
+      ? {}
+      : {
+          debug_register_writes_note: j.cutBeforeEnd
+            ? 'the trace stops before the run ended (a capture bound, or the stream stopped before its end arrived): later writes are not in it'
+            : 'the capture lost datagrams after the program started, or never saw it start: writes may be missing',
+        }),
+    ...(!j.sawVicHalves ? { cycle_note: 'the stream shows no VIC half-cycles ("6510 Only"): no exact clocks' } : {}),
+    cycle_source: j.cycleSource,
   };
 }
 

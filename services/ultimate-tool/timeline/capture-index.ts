@@ -1,12 +1,13 @@
 // The timeline index of one debug-stream capture, built once when the capture is registered as
 // run evidence and registered beside it (with its own SHA-256 in the immutable run record).
 //
-// Why: a 30-second capture is ~82,000 datagrams (~120 MB). A timeline page must seek straight to a
-// datagram ordinal and must still refuse tampered evidence, without reading or hashing the whole
-// capture per page. The index holds each record's file offset (records can differ in length when
-// a datagram was malformed), its sequence bookkeeping, and a SHA-256 per block of 64 records, so a
-// page re-hashes only the blocks it reads. The index itself is bound to the capture's embedded
-// digest and checked against the run record's hash before use.
+// Why: a capture at the default bound is 90,000 datagrams (~130 MB; ~16 s of bus time in
+// "6510 & VIC"). A timeline page must seek straight to a datagram ordinal and must still refuse
+// tampered evidence, without reading or hashing the whole capture per page. The index holds
+// each record's file offset (records can differ in length when a datagram was malformed), its sequence
+// bookkeeping, and a SHA-256 per block of 64 records, so a page re-hashes only the blocks it reads.
+// The index itself is bound to the capture's embedded digest and checked against the run record's
+// hash before use.
 //
 //   Header, 64 bytes:  0 8 magic "U64TLIX1" | 8 4 u32 version (1) | 12 4 u32 records
 //                      16 4 u32 records per block | 20 4 u32 datagram size | 24 32 capture SHA-256

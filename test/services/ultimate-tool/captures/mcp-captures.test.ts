@@ -2,7 +2,8 @@
 // (`ultimate-tool serve --virtual-device`, whose virtual Ultimate 64 streams the real bus cycles of
 // the example's programs over UDP to the service on loopback, and `ultimate-tool virtual-vice` as
 // the emulator), the real adapter process (`ultimate-tool-mcp`) and the official MCP SDK client;
-// then the same capture through `ultimate-tool capture …`. Captures are short (500 datagrams).
+// then the same capture through `ultimate-tool capture …`. Captures are short (1000 datagrams:
+// ~180,000 clocks in "6510 & VIC", timeline-probe's first markers).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { distBin, startUltimateStack, type UltimateStack } from '../../../helpers/ultimate-stack.js';
+
+const MAX_DATAGRAMS = 1000;
 
 const bin = distBin;
 let stack: UltimateStack;
@@ -50,7 +53,12 @@ async function probeId(): Promise<string> {
 }
 
 before(async () => {
-  stack = await startUltimateStack('ultimate-captures-e2e', ['--capture-max-datagrams', '500', '--capture-max-duration-ms', '5000']);
+  stack = await startUltimateStack('ultimate-captures-e2e', [
+    '--capture-max-datagrams',
+    String(MAX_DATAGRAMS),
+    '--capture-max-duration-ms',
+    '5000',
+  ]);
 });
 
 after(async () => {
@@ -85,9 +93,9 @@ test('debug-stream capture: prepare → review → start → a verified bus_only
   assert.equal(preparation.kind, 'debug_stream');
   assert.equal(preparation.device_touched, false);
   assert.equal(preparation.identity.virtual, true);
-  assert.equal(preparation.stream_configuration.debug_stream_mode, '6510 Only');
+  assert.equal(preparation.stream_configuration.debug_stream_mode, '6510 & VIC');
   assert.equal(preparation.stream_configuration.destination_address, '127.0.0.1');
-  assert.deepEqual(preparation.limits, { max_datagrams: 500, max_duration_ms: 5000 });
+  assert.deepEqual(preparation.limits, { max_datagrams: MAX_DATAGRAMS, max_duration_ms: 5000 });
   const id = preparation.preparation_id;
 
   // Wrong counts: refused by the service before the preparation is used, so it still starts afterwards.
@@ -105,14 +113,14 @@ test('debug-stream capture: prepare → review → start → a verified bus_only
   assert.equal(capture.run_id, run.run_id);
   assert.equal(run.run_record_schema_version, 9);
   assert.equal(run.status, 'passed', run.status_reason);
-  assert.equal(run.observations.debug_stream.datagrams, 500);
+  assert.equal(run.observations.debug_stream.datagrams, MAX_DATAGRAMS);
   assert.equal(run.observations.debug_stream.truncation, 'max-datagrams');
   busRun = run.run_id;
 
   const page = await ok('get_run_timeline', { run_id: busRun, limit: 100 });
   assert.equal(page.mode, 'bus_only');
   assert.equal(page.rows.length, 100);
-  assert.equal(page.total_datagrams, 500);
+  assert.equal(page.total_datagrams, MAX_DATAGRAMS);
   for (const r of page.rows) assert.ok(!('instruction' in r) && !('call' in r) && !('return' in r));
   const next = await ok('get_run_timeline', { run_id: busRun, limit: 5, cursor: page.next_cursor });
   assert.equal(next.rows[0].cursor, page.next_cursor);
@@ -224,6 +232,15 @@ test('source-linked capture of timeline-probe: rows resolve to ca65 source, post
   });
   const values = markers.rows.filter((r: any) => r.kind === 'bus').map((r: any) => r.data);
   assert.deepEqual(values.slice(0, 3), [1, 2, 3]);
+  // One clock: each write's cycle in the timeline is the judge's (φ2 clocks from the program's
+  // first instruction; the display is on, so bad lines are in between).
+  assert.equal(markers.cycle_unit, 'clock');
+  assert.equal(markers.cycle_origin, 'program_start');
+  assert.equal(run.observations.cycle_source, 'debug-stream');
+  assert.deepEqual(
+    markers.rows.filter((r: any) => r.kind === 'bus' && r.before_program_start === false).map((r: any) => [r.data, r.cycle]),
+    run.observations.debug_register_writes.map((w: any) => [w.value, w.cycle]),
+  );
   // An exact context keeps the rows of one symbol.
   const inProgress = await ok('get_run_timeline', { run_id: run.run_id, access: 'read', context: 'progress', limit: 2000 });
   for (const r of inProgress.rows.filter((x: any) => x.kind === 'bus')) assert.equal(r.source.symbol, 'progress');

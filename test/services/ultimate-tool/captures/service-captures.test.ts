@@ -7,12 +7,15 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Harness, startHarness } from '../harness.js';
 
-// Enough for timeline-probe's whole run (its 16 markers), still bounded.
-const MAX_DATAGRAMS = 3000;
+// Enough for timeline-probe's whole run (its 16 markers; ~1,500 datagrams with the reset before
+// it) and the capture's tail after the result (STREAM_TAIL_DATAGRAMS), still bounded: "6510 & VIC"
+// datagrams hold 180 clocks each (two entries per clock), so ~2.2 s of bus time.
+const MAX_DATAGRAMS = 12_000;
+const MAX_DURATION_MS = 10_000;
 let h: Harness;
 
 before(async () => {
-  h = await startHarness({ service: { captureLimits: { maxDatagrams: MAX_DATAGRAMS, maxDurationMs: 5000 } } });
+  h = await startHarness({ service: { captureLimits: { maxDatagrams: MAX_DATAGRAMS, maxDurationMs: MAX_DURATION_MS } } });
 });
 after(async () => {
   await h?.close();
@@ -49,9 +52,10 @@ test('debug-stream capture: prepare touches nothing, start records a verified ru
   const prep = await prepare('debug-stream');
   assert.equal(prep.state, 'prepared');
   assert.equal(prep.device_touched, false);
-  assert.equal(prep.stream_configuration.debug_stream_mode, '6510 Only');
+  // The mode every run is judged in: two entries per clock, the clocks the VIC takes included.
+  assert.equal(prep.stream_configuration.debug_stream_mode, '6510 & VIC');
   assert.match(prep.stream_configuration.destination, /^127\.0\.0\.1:\d+$/);
-  assert.deepEqual(prep.limits, { max_datagrams: MAX_DATAGRAMS, max_duration_ms: 5000 });
+  assert.deepEqual(prep.limits, { max_datagrams: MAX_DATAGRAMS, max_duration_ms: MAX_DURATION_MS });
   assert.equal(h.dev.streamer?.active ?? false, false);
 
   // Counts other than one are refused BEFORE the preparation is consumed.
@@ -173,6 +177,40 @@ test('source-linked capture of timeline-probe: rows resolve to the ca65 source, 
   assert.ok(data.length >= 3, JSON.stringify(page.body).slice(0, 400));
   // The markers count up from 1, in order, as the program wrote them.
   assert.deepEqual(data.slice(0, 3), [1, 2, 3]);
+
+  // One clock (issue 35.4): the timeline counts φ2 clocks from the program's first instruction, as
+  // the judge does — every $D7FF write of the program (the 16 markers and the verdict) at the same
+  // cycle in both. timeline-probe leaves the display on, so bad lines take clocks from the CPU.
+  assert.equal(page.body.cycle_unit, 'clock');
+  assert.equal(page.body.cycle_origin, 'program_start');
+  assert.equal(run.observations.cycle_source, 'debug-stream', JSON.stringify(run.observations));
+  assert.equal(run.observations.debug_register_writes_exact, true);
+  const programWrites = page.body.rows.filter((x: any) => x.kind === 'bus' && x.before_program_start === false);
+  assert.deepEqual(
+    programWrites.map((x: any) => [x.data, x.cycle]),
+    run.observations.debug_register_writes.map((w: any) => [w.value, w.cycle]),
+  );
+  assert.equal(programWrites.length, 17);
+  // Between the first two markers the VIC took clocks (bad lines): fewer CPU bus accesses than
+  // clocks, so a count of CPU bus cycles ("6510 Only") would put marker 2 earlier than the judge.
+  const [w1, w2] = programWrites;
+  let cpuAccesses = 0;
+  let cursor: string | null = w1.cursor;
+  let vicRows = 0;
+  scan: while (cursor !== null) {
+    const p = await h.get(`/v13/runs/${run.run_id}/timeline?limit=4096&cursor=${cursor}`);
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    for (const x of p.body.rows) {
+      if (x.cursor === w2.cursor) break scan;
+      assert.equal(x.kind, 'bus', 'no datagram lost between the two markers');
+      if (x.access === 'vic') vicRows++;
+      else cpuAccesses++;
+    }
+    cursor = p.body.next_cursor;
+  }
+  const clocks = w2.cycle - w1.cycle;
+  assert.ok(vicRows > clocks, `VIC half-cycle rows are listed (${vicRows})`);
+  assert.ok(cpuAccesses < clocks, `the VIC took clocks between the markers: ${cpuAccesses} CPU accesses in ${clocks} clocks`);
   // The program's own bytes, read by the CPU: each resolves to the line and symbol that produced it.
   const code = await h.get(`/v13/runs/${run.run_id}/timeline?limit=4096&access=read&address_from=$081F&address_to=$0825`);
   assert.equal(code.status, 200, JSON.stringify(code.body));

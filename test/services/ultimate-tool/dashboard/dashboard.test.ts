@@ -328,7 +328,7 @@ test('timeline: rows before the program started are marked; the context filter s
   const first = (await api.get(`${path}?limit=50`)).body;
   // The capture starts before the reset: its first rows are the boot's, not the program's.
   assert.equal(first.cycle_origin, 'program_start');
-  assert.equal(first.cycle_unit, 'cpu_bus_cycle', 'captures are made in "6510 Only" mode');
+  assert.equal(first.cycle_unit, 'clock', 'captures are made in "6510 & VIC" mode, the mode every run is judged in');
   assert.match(first.program_start?.cursor ?? '', /^\d+:\d+$/);
   const bus = first.rows.filter((r: { kind: string }) => r.kind === 'bus');
   assert.ok(
@@ -362,7 +362,7 @@ test('timeline: rows before the program started are marked; the context filter s
   assert.ok(rows.filter((c) => c[3] === 'read' || c[3] === 'write').every((c) => c[8] === 'before start'));
   const origin = (await page.textContent('#timeline-origin')) ?? '';
   assert.match(origin, new RegExp(`program started at ${first.program_start.cursor}`));
-  assert.match(origin, /CPU bus cycles/);
+  assert.match(origin, /^clocks from the program's first instruction/);
   assert.equal(await page.$$eval('#timeline-rows tr.before-start', (t) => t.length), bus.length);
   await page.fill('#timeline-context', file);
   await page.fill('#timeline-limit', '5');

@@ -93,9 +93,11 @@ export async function timelineView(ctx: ViewContext): Promise<void> {
   >;
   const trail = readTrail(q);
 
-  const access = el('select', { name: 'access', id: 'timeline-access' }, el('option', { value: '' }, 'any access'));
+  // Captures hold two entries per clock ("6510 & VIC"): "any" lists the VIC's half-cycles too;
+  // read and write keep only the CPU's accesses.
+  const access = el('select', { name: 'access', id: 'timeline-access' }, el('option', { value: '' }, 'any (CPU and VIC)'));
   for (const a of ['read', 'write']) {
-    const o = el('option', { value: a }, a);
+    const o = el('option', { value: a }, `CPU ${a}`);
     if (a === current.access) o.selected = true;
     access.appendChild(o);
   }
