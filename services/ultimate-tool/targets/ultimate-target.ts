@@ -26,7 +26,6 @@ import { CRASH_HOOK, crashHookCode, crashHookFootprint, crashHookSignal, prgOver
 import { readHarnessCrash, readPages } from './harness-crash.js';
 import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
 import { DebugStreamReceiver } from './debug-stream-receiver.js';
-import { prgEntry } from './prg-entry.js';
 import type { MachineSpec } from '../project/manifest.js';
 import {
   type MachineItem,

@@ -59,7 +59,11 @@ describe('the judge cases: the same verdict for the same reason on x64sc and the
     for (const run of [r.vice, r.ultimate]) {
       assert.equal(run.crash_state.kind, 'brk');
       assert.equal(run.crash_state.site.address, 0x080f);
-      assert.equal(run.crash_state.cycle, 4, `${run.target}: ${run.status_reason} (${JSON.stringify(run.observations.cycle_source ?? null)}, ${JSON.stringify(run.target_identity ?? run.identity ?? null)})`);
+      assert.equal(
+        run.crash_state.cycle,
+        4,
+        `${run.target}: ${run.status_reason} (${JSON.stringify(run.observations.cycle_source ?? null)}, ${JSON.stringify(run.target_identity ?? run.identity ?? null)})`,
+      );
       assert.equal(run.observations.cycle_budget.used, 4);
       assert.equal(run.observations.cycle_budget.within, true);
     }
