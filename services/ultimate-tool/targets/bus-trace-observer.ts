@@ -12,6 +12,7 @@ import type { UltimateFamily } from '../../../engines/ultimate/index.js';
 import type { CrashState, DebugRegisterWrite, RunProtocol } from './connection.js';
 import { brkIsCrash, prgCoversCpuVector } from './brk-policy.js';
 import { type Access, OutsideCodeWatch } from './outside-code.js';
+import { RecentAccesses } from './recent-accesses.js';
 import { LoadRangeStartDetector, prgLoadRange } from './program-start.js';
 
 const PHI2 = 0x80000000;
@@ -63,7 +64,7 @@ export class BusTraceObserver {
   #cpuVectorSet: boolean;
   #ffffReads = 0;
   /** The last CPU accesses: [address, data, isWrite, clock], newest last (BRK and JAM look back). */
-  readonly #recent: Array<Access> = [];
+  readonly #recent = new RecentAccesses(8);
   readonly #outside: OutsideCodeWatch;
   #pendingBrk: { state: Omit<CrashState, 'a' | 'x' | 'y'>; pushes: number[]; until: number } | null = null;
 
@@ -120,8 +121,7 @@ export class BusTraceObserver {
   }
 
   #remember(address: number, data: number, write: boolean): void {
-    this.#recent.push([address, data, write, this.#clock]);
-    if (this.#recent.length > 8) this.#recent.shift();
+    this.#recent.push(address, data, write, this.#clock);
   }
 
   #write(address: number, data: number): void {
@@ -145,7 +145,10 @@ export class BusTraceObserver {
   }
 
   #read(address: number, data: number): void {
-    const prev = this.#recent.at(-1);
+    // The access before this read: an IRQ/BRK vector fetch reads $FFFE, then $FFFF.
+    const prevAddress = this.#recent.newestAddress;
+    const prevData = this.#recent.newestData;
+    const prevRead = !this.#recent.newestIsWrite;
     this.#remember(address, data, false);
     if (this.#pendingBrk && this.#clock > this.#pendingBrk.until) this.#finishBrk();
     if (!this.started) {
@@ -157,12 +160,22 @@ export class BusTraceObserver {
       }
       return;
     }
-    if (address === 0xffff && prev && prev[0] === 0xfffe && !prev[2]) this.#vectorFetch((data << 8) | prev[1]);
+    if (address === 0xffff && prevAddress === 0xfffe && prevRead) this.#vectorFetch((data << 8) | prevData);
     if (address === 0xffff) {
       if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
     } else this.#ffffReads = 0;
-    if (!this.end && !this.#pendingBrk && this.#outside.active) {
-      const fetch = this.#outside.fetchOutside(this.#recent);
+    // A read pair A, A+1 both outside the code is the only thing fetchOutside can call a fetch:
+    // looked at closer (tuples made) only then.
+    if (
+      !this.end &&
+      !this.#pendingBrk &&
+      this.#outside.active &&
+      prevRead &&
+      address === ((prevAddress + 1) & 0xffff) &&
+      !this.#outside.isCode(prevAddress) &&
+      !this.#outside.isCode(address)
+    ) {
+      const fetch = this.#outside.fetchOutside(this.#recent.toArray());
       if (fetch) this.#outsideCode(fetch);
     }
     const budget = this.#protocol.cycleBudget;
@@ -195,7 +208,8 @@ export class BusTraceObserver {
    * crash's cycle, as the vice target counts it.
    */
   #vectorFetch(vector: number): void {
-    const w = this.#recent.filter((r) => r[2]).slice(-3);
+    const recent = this.#recent.toArray();
+    const w = recent.filter((r) => r[2]).slice(-3);
     if (w.length < 3 || w.some((r) => (r[0] & 0xff00) !== 0x0100)) return;
     const [hi, lo, p] = w as [[number, number, boolean, number], [number, number, boolean, number], [number, number, boolean, number]];
     if ((p[1] & 0x10) === 0) return; // B clear: a hardware IRQ, not a crash
@@ -208,8 +222,8 @@ export class BusTraceObserver {
     const pushed = (hi[1] << 8) | lo[1];
     const sp = hi[0] & 0xff;
     const site = (pushed - 2) & 0xffff;
-    const n = this.#recent.length;
-    const op = this.#recent[n - 7];
+    const n = recent.length;
+    const op = recent[n - 7];
     const opClock = op && !op[2] && op[0] === site ? op[3] : this.#clock - 6;
     this.#pendingBrk = {
       state: {
@@ -240,7 +254,10 @@ export class BusTraceObserver {
 
   #jam(): void {
     // The JAM opcode is the last read before the halted bus that holds one.
-    const fetch = [...this.#recent].reverse().find((r) => !r[2] && r[0] !== 0xffff && JAM_OPCODES.has(r[1]));
+    const fetch = this.#recent
+      .toArray()
+      .reverse()
+      .find((r) => !r[2] && r[0] !== 0xffff && JAM_OPCODES.has(r[1]));
     const pc = fetch ? fetch[0] : 0xffff;
     const cycle = fetch ? fetch[3] - this.#startClock : this.cycle;
     if (!this.#protocol.crash.jam) {

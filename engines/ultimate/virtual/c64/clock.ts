@@ -1,5 +1,6 @@
 // Runs the emulated machine in real time: slices of clocks paced against the wall clock at the
-// C64's PAL rate (985 248 Hz) times `speed`, or as fast as the host allows with speed 'max'.
+// C64's PAL rate (985 248 Hz) times `speed`, or as fast as the host allows with speed 'max' —
+// while somebody waits on the machine (`idle`); an idle 'max' machine runs at the PAL rate.
 // Pausing is reference-counted by reason (REST pause, an attached VICE monitor, power-off), so two
 // parties holding the machine never release each other's hold.
 import { performance } from 'node:perf_hooks';
@@ -22,6 +23,14 @@ export interface ClockOptions {
    * so many datagrams per turn of the event loop, and a larger burst would overflow its socket.
    */
   burstClocks?: () => number;
+  /**
+   * At speed 'max': true while nobody waits on the machine (no stream, no recent request); the
+   * clock then runs at the PAL rate instead, so an idle emulation costs a few percent of a core,
+   * not all of it (the service shares its event loop with an in-process device).
+   */
+  idle?: () => boolean;
+  /** The wall clock in ms (default performance.now; tests pass their own). */
+  now?: () => number;
 }
 
 export class MachineClock {
@@ -30,6 +39,10 @@ export class MachineClock {
   readonly #sliceMs: number;
   readonly #afterSlice?: (executed: number) => void;
   readonly #burstClocks?: () => number;
+  readonly #idle?: () => boolean;
+  readonly #now: () => number;
+  /** Whether the last tick ran unpaced ('max' and not idle). */
+  #unpaced = false;
   readonly #holds = new Set<HoldReason>();
   #timer?: NodeJS.Timeout | NodeJS.Immediate;
   #stopped = true;
@@ -49,6 +62,8 @@ export class MachineClock {
     this.#sliceMs = opts.sliceMs ?? 5;
     this.#afterSlice = opts.afterSlice;
     this.#burstClocks = opts.burstClocks;
+    this.#idle = opts.idle;
+    this.#now = opts.now ?? (() => performance.now());
   }
 
   get running(): boolean {
@@ -59,6 +74,11 @@ export class MachineClock {
   }
   get hz(): number {
     return this.#speed === 'max' ? Infinity : PAL_CLOCK_HZ * this.#speed;
+  }
+
+  /** Unpaced now: speed 'max' while somebody waits on the machine. */
+  #fast(): boolean {
+    return this.#speed === 'max' && !(this.#idle?.() ?? false);
   }
 
   start(): void {
@@ -92,7 +112,7 @@ export class MachineClock {
   }
 
   #rebase(): void {
-    this.#originMs = performance.now();
+    this.#originMs = this.#now();
     this.#executedSinceOrigin = 0;
   }
 
@@ -107,20 +127,26 @@ export class MachineClock {
   #schedule(): void {
     this.#cancel();
     if (!this.running) return;
-    if (this.#speed === 'max') this.#timer = setImmediate(() => this.#tick());
+    if (this.#fast()) this.#timer = setImmediate(() => this.#tick());
     else this.#timer = setTimeout(() => this.#tick(), this.#sliceMs);
   }
 
   #tick(): void {
     this.#timer = undefined;
     if (!this.running) return;
-    if (this.#speed === 'max') {
+    if (this.#fast()) {
+      this.#unpaced = true;
       this.runNow(this.#burstClocks?.() ?? 200_000);
       this.#schedule();
       return;
     }
-    const hz = PAL_CLOCK_HZ * this.#speed;
-    const due = Math.floor(((performance.now() - this.#originMs) / 1000) * hz);
+    // Paced from here: after an unpaced stretch, the PAL rate counts from now.
+    if (this.#unpaced) {
+      this.#unpaced = false;
+      this.#rebase();
+    }
+    const hz = PAL_CLOCK_HZ * (this.#speed === 'max' ? 1 : this.#speed);
+    const due = Math.floor(((this.#now() - this.#originMs) / 1000) * hz);
     let owed = due - this.#executedSinceOrigin;
     // After a stall (GC, a long synchronous request, a busy host) do not catch up more than 100 ms.
     const cap = Math.ceil(hz * 0.1);

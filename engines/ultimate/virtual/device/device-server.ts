@@ -15,6 +15,8 @@ export interface HttpServerOptions {
   port?: number;
   /** Largest request body accepted (default 4 MiB); larger bodies get 507 without being stored. */
   maxBodyBytes?: number;
+  /** Called on every request (the device runs unpaced while requests come). */
+  onActivity?: () => void;
 }
 
 /**
@@ -84,6 +86,7 @@ export class VirtualHttpServer {
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse, maxBody: number): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://virtual');
+    this.opts.onActivity?.();
     await watchRestRequest(this.opts.device, req.method ?? 'GET', url.pathname);
     if (takeFault(this.opts.device, req, res)) return;
     if (!url.pathname.startsWith('/v1/')) {

@@ -40,6 +40,8 @@ export interface DmaDevice {
 
 export interface DmaServerOptions {
   device: DmaDevice;
+  /** Called on every chunk a client sends (the device runs unpaced while commands come). */
+  onActivity?: () => void;
   password?: string;
   host?: string;
   port?: number;
@@ -81,6 +83,7 @@ class DmaSession {
     this.#authenticated = !opts.password;
     this.#armIdle();
     sock.on('data', (d: Buffer) => {
+      opts.onActivity?.();
       clearTimeout(this.#idleTimer);
       this.#buf = this.#buf.length ? Buffer.concat([this.#buf, d]) : d;
       // One frame is at most 65539 bytes; a client that runs far ahead of a slow command (wait,

@@ -35,6 +35,8 @@ export interface FtpServerOptions {
   controlIdleMs?: number | null;
   /** Called once per STOR after its data arrived, before the file is stored and answered (step-watch.ts). */
   beforeStore?: (path: string) => Promise<void>;
+  /** Called on every command (the device runs unpaced while commands come). */
+  onActivity?: () => void;
 }
 
 /** How long a passive data channel waits for the client to connect (the firmware's 5 s accept timeout). */
@@ -176,6 +178,7 @@ class FtpSession {
     const cmd = (sp < 0 ? line : line.slice(0, sp)).toUpperCase();
     const arg = sp < 0 ? '' : line.slice(sp + 1);
     if (!cmd) return;
+    this.opts.onActivity();
     if (!this.#loggedIn && !BEFORE_LOGIN.has(cmd)) return this.reply('530 Not logged in.');
     const fs = this.opts.fs;
     const path = () => fs.resolve(this.#cwd, arg || '.');
@@ -422,6 +425,7 @@ export class VirtualFtpServer {
       badPasswordDelayMs: opts.badPasswordDelayMs ?? 1000,
       controlIdleMs: opts.controlIdleMs === undefined ? 300_000 : opts.controlIdleMs,
       beforeStore: opts.beforeStore ?? (async () => undefined),
+      onActivity: opts.onActivity ?? (() => undefined),
     };
     this.#server = net.createServer((sock) => {
       if (this.#sessions.size >= resolved.maxSessions) {

@@ -98,6 +98,11 @@ export class ViceMonitorServer {
     return this.#stopped;
   }
 
+  /** A monitor client is connected (it waits on the machine: a checkpoint, a JAM). */
+  get connected(): boolean {
+    return this.#sessions.size > 0 || this.#textSessions.size > 0;
+  }
+
   /** `port` lets the device listen again on the same port after its native state (docs/ultimate/NATIVE.md). */
   async listen(port = this.opts.port): Promise<number> {
     this.port = await listenLoopback(this.#server, port, this.opts.host);

@@ -2,6 +2,7 @@
 // REST (HTTP), FTP, the DMA port, the UDP debug stream and a VICE binary monitor — all bound to
 // loopback on configurable ports (0 = ephemeral, reported back). Its /v1/info says plainly that it
 // is virtual; it never pretends to be hardware.
+import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { type C64Roms, type CiaModel, C64Machine, type VideoStandard } from '../c64/machine.js';
 import type { VicRevision } from '../c64/vic-ii.js';
@@ -133,6 +134,8 @@ export interface VirtualPorts {
 }
 
 const REU_BYTES = 16 * 1024 * 1024;
+/** How long after a request the machine runs unpaced at speed 'max' (a client polls within it). */
+const IDLE_AFTER_MS = 1000;
 const REU_CATEGORY = 'C64 and Cartridge Settings';
 /** The "REU Size" choices and their sizes in KiB. */
 const REU_SIZE_LABELS = new Map<string, number>([
@@ -172,6 +175,8 @@ export class VirtualUltimate implements RestDevice {
   readonly #ftp: VirtualFtpServer;
   readonly #dma: VirtualDmaServer;
   readonly #vice?: ViceMonitorServer;
+  /** When a request last came in (REST, FTP, DMA): the clock runs unpaced for IDLE_AFTER_MS after it. */
+  #lastActivity = performance.now();
   readonly host: string;
   /** The device family played (from `product`). */
   readonly family: UltimateFamily;
@@ -182,6 +187,11 @@ export class VirtualUltimate implements RestDevice {
   readonly #native?: Elite2NativeMode;
   readonly #bench?: BenchPort;
   readonly #runUpdateAnswer: 'reply' | 'none';
+  /** A request came in (REST, FTP, DMA): somebody waits on the machine (see IDLE_AFTER_MS). */
+  noteActivity(): void {
+    this.#lastActivity = performance.now();
+  }
+
   /** Present on an Elite II only: the REST trigger's handler (rest-routes.ts, runners:run_update). */
   readonly runUpdateFile?: (path: string) => Answer;
 
@@ -224,6 +234,10 @@ export class VirtualUltimate implements RestDevice {
       // make more than the streamer sends a turn (4 000 clocks are ≤ 23 datagrams of "6510 & VIC"),
       // and none while datagrams of a synchronous run (the reset's boot) still wait to be sent.
       burstClocks: () => (streamer.active ? (streamer.backlog > SEND_PER_TURN ? 0 : 4_000) : 200_000),
+      // Full speed serves whoever waits on the machine: the stream's receiver, a monitor client, a
+      // request in the last second. Nobody waiting, it runs at the PAL rate: an idle device in the
+      // service's process used to take a whole core away from the service judging the runs.
+      idle: () => !streamer.active && !vice?.connected && performance.now() - this.#lastActivity > IDLE_AFTER_MS,
     });
     const password = opts.password || undefined;
     this.#http = new VirtualHttpServer({
@@ -231,6 +245,7 @@ export class VirtualUltimate implements RestDevice {
       password,
       host: this.host,
       port: opts.httpPort ?? 0,
+      onActivity: () => this.noteActivity(),
       maxBodyBytes: opts.maxBodyBytes,
     });
     this.#ftp = new VirtualFtpServer({
@@ -242,9 +257,11 @@ export class VirtualUltimate implements RestDevice {
       badPasswordDelayMs: opts.dmaAuthThrottleMs,
       controlIdleMs: opts.ftpControlIdleMs !== undefined ? opts.ftpControlIdleMs : this.firmware === '3.15' ? 300_000 : null,
       beforeStore: () => stepsFor(this).pass('ftp-stor'),
+      onActivity: () => this.noteActivity(),
     });
     this.#dma = new VirtualDmaServer({
       device: this.#dmaDevice(),
+      onActivity: () => this.noteActivity(),
       password,
       host: this.host,
       port: opts.dmaPort ?? 0,
