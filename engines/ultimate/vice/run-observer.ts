@@ -107,8 +107,9 @@ const RAM_BANK = 1;
  * more read across a page) AND # and BEQ not taken after it.
  */
 const BRK_CYCLES = cycles('RRWWWRR');
-const KERNAL_BRK_CYCLES = cycles('RRWWWRR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRRR' + 'RR' + 'RR');
-const KERNAL_BRK_CYCLES_PAGE_CROSSED = cycles('RRWWWRR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRW' + 'RR' + 'RRRRR' + 'RR' + 'RR');
+const kernalBrkCycles = (ldaReads: string) => [...BRK_CYCLES, ...cycles(`RRW RR RRW RR RRW RR ${ldaReads} RR RR`.replaceAll(' ', ''))];
+const KERNAL_BRK_CYCLES = kernalBrkCycles('RRRR');
+const KERNAL_BRK_CYCLES_PAGE_CROSSED = kernalBrkCycles('RRRRR');
 /** A store's write, then the interrupt VICE took before it opened the monitor. */
 const STORE_THEN_INTERRUPT = cycles('W' + 'RRWWWRR');
 /** A JAM opcode's fetch and the one read VICE does before it opens the monitor. */

@@ -39,6 +39,7 @@ import { ServiceError } from '../http/service-error.js';
 import type { StoredPreparation } from '../store/store.js';
 import { HANDOFF } from '../targets/connection.js';
 import { JUDGE_STREAM_MODE, UltimateConnection } from '../targets/ultimate-target.js';
+import { hex8, writesObservation } from '../runs/run-judge.js';
 import { runProtocolFor } from '../runs/run-protocol.js';
 import { Ca65DebugInfo } from '../timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from '../timeline/capture-index.js';
@@ -883,10 +884,6 @@ function checkCounts(body: StartBody & { confirmed_reset_count?: number }, withR
     );
 }
 
-function hex8(n: number): string {
-  return `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
-}
-
 function captureObservation(
   p: StoredPreparation,
   s: CaptureSummary,
@@ -921,25 +918,16 @@ function captureObservation(
  */
 function writesOfCapture(j: CaptureJudgement | null): Record<string, unknown> {
   if (!j)
-    return {
-      debug_register_writes: [],
-      debug_register_writes_exact: false,
-      debug_register_writes_note: 'the capture could not be read back: no writes observed from it',
-      cycle_source: null,
-    };
-  const cycles = j.cycleSource !== null;
+    return writesObservation(
+      { writes: [], writesExact: false, cycleSource: null },
+      'the capture could not be read back: no writes observed from it',
+    );
+  const note = j.cutBeforeEnd
+    ? 'the trace stops before the run ended (a capture bound, or the stream stopped before its end arrived): later writes are not in it'
+    : 'the capture lost datagrams after the program started, or never saw it start: writes may be missing';
   return {
-    debug_register_writes: j.writes.map((x) => ({ value: x.value, value_hex: hex8(x.value), cycle: cycles ? x.cycle : null })),
-    debug_register_writes_exact: j.writesExact,
-    ...(j.writesExact
-      ? {}
-      : {
-          debug_register_writes_note: j.cutBeforeEnd
-            ? 'the trace stops before the run ended (a capture bound, or the stream stopped before its end arrived): later writes are not in it'
-            : 'the capture lost datagrams after the program started, or never saw it start: writes may be missing',
-        }),
+    ...writesObservation(j, note),
     ...(!j.sawVicHalves ? { cycle_note: 'the stream shows no VIC half-cycles ("6510 Only"): no exact clocks' } : {}),
-    cycle_source: j.cycleSource,
   };
 }
 

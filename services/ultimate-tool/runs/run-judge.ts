@@ -13,15 +13,19 @@ export function hex8(n: number): string {
   return `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
 }
 
-/** observations.debug_register_writes and how exact they are. */
-export function writesObservation(w: DebugWait): Record<string, unknown> {
+/**
+ * observations.debug_register_writes and how exact they are; `inexactNote` says why when they are
+ * not (a live run: polling; a capture run says what its trace lacks).
+ */
+export function writesObservation(
+  w: Pick<DebugWait, 'writes' | 'writesExact' | 'cycleSource' | 'crashHook'>,
+  inexactNote = 'observed by polling the debug register: writes between two polls may have been missed',
+): Record<string, unknown> {
   const cycles = w.cycleSource !== null;
   return {
     debug_register_writes: w.writes.map((x) => ({ value: x.value, value_hex: hex8(x.value), cycle: cycles ? x.cycle : null })),
     debug_register_writes_exact: w.writesExact,
-    ...(w.writesExact
-      ? {}
-      : { debug_register_writes_note: 'observed by polling the debug register: writes between two polls may have been missed' }),
+    ...(w.writesExact ? {} : { debug_register_writes_note: inexactNote }),
     cycle_source: w.cycleSource,
     ...(w.crashHook
       ? {

@@ -164,17 +164,8 @@ export class BusTraceObserver {
     if (address === 0xffff) {
       if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
     } else this.#ffffReads = 0;
-    // A read pair A, A+1 both outside the code is the only thing fetchOutside can call a fetch:
-    // looked at closer (tuples made) only then.
-    if (
-      !this.end &&
-      !this.#pendingBrk &&
-      this.#outside.active &&
-      prevRead &&
-      address === ((prevAddress + 1) & 0xffff) &&
-      !this.#outside.isCode(prevAddress) &&
-      !this.#outside.isCode(address)
-    ) {
+    // Looked at closer (tuples made) only when the cheap test holds.
+    if (!this.end && !this.#pendingBrk && this.#outside.active && this.#outside.isReadPairOutside(prevAddress, prevRead, address, true)) {
       const fetch = this.#outside.fetchOutside(this.#recent.toArray());
       if (fetch) this.#outsideCode(fetch);
     }

@@ -38,6 +38,14 @@ export class OutsideCodeWatch {
   }
 
   /**
+   * The cheap part of fetchOutside, on scalars: reads of A then A+1, both outside the code. A
+   * caller on a hot path asks this first and builds the access list only when it holds.
+   */
+  isReadPairOutside(prevAddress: number, prevRead: boolean, address: number, read: boolean): boolean {
+    return prevRead && read && address === ((prevAddress + 1) & 0xffff) && !this.isCode(prevAddress) && !this.isCode(address);
+  }
+
+  /**
    * Called after each CPU read with the latest accesses (newest last, the read itself included):
    * the opcode fetch outside the code it completes, or null.
    */
@@ -45,8 +53,7 @@ export class OutsideCodeWatch {
     const n = recent.length;
     const cur = recent[n - 1];
     const prev = recent[n - 2];
-    if (!cur || !prev || cur[2] || prev[2] || cur[0] !== ((prev[0] + 1) & 0xffff)) return null;
-    if (this.isCode(prev[0]) || this.isCode(cur[0])) return null;
+    if (!cur || !prev || !this.isReadPairOutside(prev[0], !prev[2], cur[0], !cur[2])) return null;
     // JMP ($xxxx): opcode $6C, operand lo, operand hi, then the pointer's two bytes (prev, cur).
     const [op, lo, hi] = [recent[n - 5], recent[n - 4], recent[n - 3]];
     if (op && lo && hi && !op[2] && op[1] === JMP_INDIRECT && ((hi[1] << 8) | lo[1]) === prev[0]) return null;
