@@ -46,6 +46,7 @@ export {
 export { ViceMonitorClient, type ViceClientOptions, type ViceEvent, type Registers } from './vice/client.js';
 export { ViceCommand, ViceError, ViceRegister, CheckpointOp, type CheckpointInfo } from './vice/protocol.js';
 export { ViceRunObserver, type ObservedWrite } from './vice/run-observer.js';
+export { ioVisible, portLines } from './io-visible.js';
 export { ViceTextMonitor } from './vice/text-monitor.js';
 // The Elite II's native flow as the Ultimate Tool service drives it (riscv-apps/: .UE2, ELF, the
 // RISC-V toolchain, Run Update).

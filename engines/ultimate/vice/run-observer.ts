@@ -16,6 +16,7 @@
 import { UltimateError } from '../errors.js';
 import type { ViceMonitorClient } from './client.js';
 import { CheckpointOp } from './protocol.js';
+import { ioVisible } from '../io-visible.js';
 import { storedValue } from './store-value.js';
 import type { TextCheckpointHit, TextMonitorBlock, ViceTextMonitor } from './text-monitor.js';
 import { type BusCycle, clocksBeforeStop, cycles, type StopRaster } from './vic-stall.js';
@@ -270,6 +271,9 @@ export class ViceRunObserver {
       let ended: number | null = null;
       for (const hit of [...block.hits].sort((p, q) => order(p) - order(q))) {
         if (hit.number === storeCp) {
+          // The checkpoint fires on any store to the address; with I/O banked out the store went to
+          // the RAM underneath, which neither the debug cartridge nor the Ultimate's register sees.
+          if (!(await this.#ioVisible())) continue;
           const w = await this.#write(hit, block, c0);
           writes.push(w);
           if (await opts.onWrite(w, this.#machine())) ended = w.cycle ?? -1;
@@ -308,6 +312,12 @@ export class ViceRunObserver {
       if (ended !== null) return { outcome: 'ended', writes, stoppedAt: ended < 0 ? null : ended };
       await this.client.resume();
     }
+  }
+
+  /** Whether the CPU sees I/O at $D000–$DFFF now: `$01` as read through the monitor (inputs pulled high). */
+  async #ioVisible(): Promise<boolean> {
+    const port = await this.client.memoryGet(0x0001, 0x0001);
+    return ioVisible(port[0] ?? 0x37);
   }
 
   async #write(hit: TextCheckpointHit, block: TextMonitorBlock, c0: number): Promise<ObservedWrite> {

@@ -8,7 +8,7 @@
 // from the program's start: the first opcode fetch inside the PRG's load range after the reset
 // (program-start.ts); a crash's cycle is its faulting opcode's fetch, as on the vice target.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
-import type { UltimateFamily } from '../../../engines/ultimate/index.js';
+import { type UltimateFamily, ioVisible, portLines } from '../../../engines/ultimate/index.js';
 import type { CrashState, DebugRegisterWrite, RunProtocol } from './connection.js';
 import { brkIsCrash, prgCoversCpuVector } from './brk-policy.js';
 import { type Access, OutsideCodeWatch } from './outside-code.js';
@@ -17,6 +17,9 @@ import { LoadRangeStartDetector, prgLoadRange } from './program-start.js';
 
 const PHI2 = 0x80000000;
 const READ = 0x01000000;
+/** GAME# (bit 30) and EXROM# (bit 29), on the U64 and the U2+ alike: Ultimax is GAME# low, EXROM# high. */
+const ULTIMAX_MASK = 0x60000000;
+const ULTIMAX = 0x20000000;
 const BA: Record<UltimateFamily, number> = { u64: 0x10000000, u2plus: 0x08000000 };
 const JAM_OPCODES = new Set([0x02, 0x12, 0x22, 0x32, 0x42, 0x52, 0x62, 0x72, 0x92, 0xb2, 0xd2, 0xf2]);
 /** Reads of $FFFF in a row that no instruction makes (an IRQ/BRK vector fetch reads it once). */
@@ -67,6 +70,12 @@ export class BusTraceObserver {
   readonly #recent = new RecentAccesses(8);
   readonly #outside: OutsideCodeWatch;
   #pendingBrk: { state: Omit<CrashState, 'a' | 'x' | 'y'>; pushes: number[]; until: number } | null = null;
+  /**
+   * The 6510 port as the program set it ($00 direction, $01 data; the stream shows the CPU's writes
+   * to both). The KERNAL's reset leaves $2F/$37, so a trace that begins after it starts there.
+   */
+  #portDirection = 0x2f;
+  #portData = 0x37;
 
   constructor(o: {
     prg: Uint8Array;
@@ -116,7 +125,7 @@ export class BusTraceObserver {
     if (!this.sawVicHalves) this.#clock++; // "6510 Only": one entry per CPU clock, stolen clocks missing
     const address = e & 0xffff;
     const data = (e >>> 16) & 0xff;
-    if ((e & READ) === 0) this.#write(address, data);
+    if ((e & READ) === 0) this.#write(address, data, e);
     else if ((e & this.#ba) !== 0) this.#read(address, data);
   }
 
@@ -124,8 +133,12 @@ export class BusTraceObserver {
     this.#recent.push(address, data, write, this.#clock);
   }
 
-  #write(address: number, data: number): void {
+  #write(address: number, data: number, entry: number): void {
     this.#shadow[address] = data;
+    if (address < 2) {
+      if (address === 0) this.#portDirection = data;
+      else this.#portData = data;
+    }
     this.#remember(address, data, true);
     this.#ffffReads = 0;
     if (!this.started) this.#start.write(address, this.#clock);
@@ -136,6 +149,8 @@ export class BusTraceObserver {
       return;
     }
     if (address !== 0xd7ff || !this.started) return;
+    // With I/O banked out the write goes to the RAM under $D7FF: not the debug register.
+    if (!ioVisible(portLines(this.#portDirection, this.#portData), (entry & ULTIMAX_MASK) === ULTIMAX)) return;
     const cycle = this.cycle;
     this.writes.push({ value: data, cycle });
     const verdict = this.#protocol.classify(data);

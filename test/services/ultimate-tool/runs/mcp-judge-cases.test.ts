@@ -2,8 +2,8 @@
 // (the official SDK client, the real adapter, the real service) on the vice target with the REAL
 // x64sc and on the virtual Ultimate 64 — the same verdict, for the same reason, on both: code
 // copied to $C000, a SYS expression stub, a BRK the program handles, a JAM, an unhandled BRK at the
-// same cycle. The end-state cases are in mcp-judge-state.test.ts (one file would outlast the
-// runner's per-file timeout on a loaded machine).
+// same cycle, a store to $D7FF with I/O banked out. The end-state cases are in
+// mcp-judge-state.test.ts (one file would outlast the runner's per-file timeout on a loaded machine).
 // Needs x64sc on PATH (.ci/run puts ../shared/tools/vice there); skipped, with that reason, without.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -81,5 +81,17 @@ describe('the judge cases: the same verdict for the same reason on x64sc and the
     );
     const never = await both('brk-never', 'timed_out');
     assert.match(never.vice.status_reason, /never wrote \$D7FF/);
+  });
+
+  it('a store to $D7FF with I/O banked out is RAM, not the debug register: only the $00 after it counts', async () => {
+    // VICE's VICII/vspbug/vsp_bug fills all 64 KiB with $01 = $34 and wrote $5A there: both targets
+    // took it for a failing verdict (a store checkpoint and the bus trace see every store to $D7FF).
+    const r = await both('io-banked-out', 'passed');
+    for (const run of [r.vice, r.ultimate])
+      assert.deepEqual(
+        run.observations.debug_register_writes.map((w: { value: number }) => w.value),
+        [0],
+        `${run.target}: ${JSON.stringify(run.observations.debug_register_writes)}`,
+      );
   });
 });
