@@ -27,3 +27,4 @@ export { faultsFor, FaultInjector, type FaultSpec } from './device/fault-injecti
 export { stepsFor, StepWatch, type StepHold, type WatchedStep } from './device/step-watch.js';
 // The C64's power-on RAM pattern: the service writes it before a run on every target (one RAM state).
 export { fillPowerOnPattern } from './c64/ram-power-on.js';
+export { dramPowerOnPattern } from './c64/rec8726.js';

@@ -153,6 +153,12 @@ export interface RamState {
   /** The ranges the tool filled with it (inclusive, hex), or that the emulator's own power-up filled. */
   filled: Array<{ start: string; end: string }>;
   how: string;
+  /**
+   * The REU's memory when the run's machine has one (`machine.reu_kb`): the 17xx DRAM power-on
+   * pattern over its whole size, so no earlier run's REU bytes (nor the Ultimate's own REU memory,
+   * which a reset keeps) can reach the program.
+   */
+  reu?: { pattern: '17xx-power-on'; size_kb: number; how: string };
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -37,7 +37,7 @@ import {
   ultimateMachineItems,
 } from './machine-options.js';
 import { prgLoadRange } from './program-start.js';
-import { fillPowerOnPattern } from '../../../engines/ultimate/virtual/index.js';
+import { dramPowerOnPattern, fillPowerOnPattern } from '../../../engines/ultimate/virtual/index.js';
 import { addressHex } from '../api/address-syntax.js';
 
 /** Two entries per clock (the VIC's half and the CPU's): clocks are counted exactly, stolen ones too. */
@@ -127,6 +127,8 @@ export class UltimateConnection implements TargetConnection {
   #pendingStart = false;
   /** start.sys: load, then type SYS address (a PRG not loading at $0801). */
   #sys: number | undefined;
+  /** The REU size the last configureMachine asked for (0: none, or not named on hardware). */
+  #reuKb = 0;
   /** Memory as the trace reconstructed it at the run's end ($0000-$CFFF); null: read the machine. */
   #endMemory: ((address: number, length: number) => Uint8Array) | null = null;
 
@@ -205,6 +207,13 @@ export class UltimateConnection implements TargetConnection {
     // Set once every item is known to be offered: a refusal above has changed nothing.
     const body = itemsBody(items);
     if (items.length) await this.#timed(() => rest.setConfigs(body));
+    // The REU's memory is the Ultimate's own and outlives every reset: it gets the 17xx power-on
+    // pattern x64sc gives a fresh REU, over the size the run asks for (a test's REU image after it).
+    this.#reuKb = machine?.reu_kb ?? 0;
+    if (this.#reuKb > 0) {
+      const pattern = dramPowerOnPattern(this.#reuKb * 1024);
+      await this.#timed(() => this.#device.writeReu(pattern, 0));
+    }
     if (complete) return { ...fullMachine(machine), applied_as: body, speed: this.#speed };
     return {
       ...machine,
@@ -249,6 +258,15 @@ export class UltimateConnection implements TargetConnection {
       pattern: 'x64sc-power-on',
       filled: RAM_PATTERN_RANGES.map((r) => ({ start: addressHex(r.start), end: addressHex(r.end) })),
       how: 'written by DMA before the reset (no power cycle on the device); $00/$01 and the RAM under $D000-$DFFF are left as they were',
+      ...(this.#reuKb > 0
+        ? {
+            reu: {
+              pattern: '17xx-power-on' as const,
+              size_kb: this.#reuKb,
+              how: 'written through the DMA port (REU write, FF07) before the run: the device keeps its REU memory across resets',
+            },
+          }
+        : {}),
     };
   }
 

@@ -111,12 +111,22 @@ export function withRunDefaults(command: readonly string[]): string[] {
   return out;
 }
 
+/** The REU size of an x64sc command line: `-reu` with `-reusize KB` (VICE's default size, 512 KiB, without it); 0 without `-reu`. */
+export function reuKbOf(command: readonly string[]): number {
+  if (!command.includes('-reu')) return 0;
+  const i = command.indexOf('-reusize');
+  const kb = i >= 0 ? Number(command[i + 1]) : 512;
+  return Number.isInteger(kb) && kb > 0 ? kb : 512;
+}
+
 export class ViceConnection implements TargetConnection {
   deviceMs = 0;
   readonly identity: Record<string, unknown>;
   readonly #observer: ViceRunObserver;
   #fill: MemoryFill[] = [];
   #prg: Uint8Array = new Uint8Array();
+  /** The REU the instance was started with (`-reu -reusize KB`), 0 without one. */
+  readonly #reuKb: number;
 
   private constructor(
     readonly emulation: boolean,
@@ -127,6 +137,7 @@ export class ViceConnection implements TargetConnection {
     command: string[],
   ) {
     this.identity = { emulator: command[0] ?? '', command, protocol: 'VICE binary monitor API 2 + text monitor' };
+    this.#reuKb = reuKbOf(command);
     this.#observer = new ViceRunObserver(client, text);
   }
 
@@ -258,6 +269,15 @@ export class ViceConnection implements TargetConnection {
       pattern: 'x64sc-power-on',
       filled: [{ start: '$0000', end: '$FFFF' }],
       how: "x64sc's autostart powers the machine up again: all RAM holds its power-on pattern before the KERNAL's reset",
+      ...(this.#reuKb > 0
+        ? {
+            reu: {
+              pattern: '17xx-power-on' as const,
+              size_kb: this.#reuKb,
+              how: 'every run has a fresh x64sc instance, whose REU powers up with the pattern',
+            },
+          }
+        : {}),
     };
   }
 

@@ -1,7 +1,7 @@
 // Issues 31 and 35 end to end, the end-state half of the judge cases (see mcp-judge-cases.test.ts):
 // on the REAL x64sc and on the virtual Ultimate 64 through MCP with the official SDK client — a BRK
-// with SP wrapping, a verdict beside a wrong screen, stale RAM, a result stored after the verdict,
-// a PRG started with start.sys, a program that never starts.
+// with SP wrapping, a verdict beside a wrong screen, stale RAM, stale REU memory, a result stored
+// after the verdict, a PRG started with start.sys, a program that never starts.
 // Needs x64sc on PATH (.ci/run puts ../shared/tools/vice there); skipped, with that reason, without.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -38,6 +38,18 @@ describe('the judge cases, end state: the same verdict for the same reason on x6
     for (const run of [r.vice, r.ultimate]) {
       assert.equal(run.observations.memory[0].actual, 'ffff', "x64sc's power-on pattern at $C100");
       assert.equal(run.observations.ram_state.pattern, 'x64sc-power-on');
+    }
+  });
+
+  it('bytes an earlier run stashed in the REU are gone: the REU starts from the 17xx power-on pattern on both', async () => {
+    await both('reu-write', 'passed');
+    const r = await both('reu-stale', 'passed');
+    for (const run of [r.vice, r.ultimate]) {
+      assert.equal(run.observations.memory[0].actual, 'ff0000ff', `${run.target}: the pattern at REU $000000`);
+      assert.deepEqual(
+        { pattern: run.observations.ram_state.reu?.pattern, size_kb: run.observations.ram_state.reu?.size_kb },
+        { pattern: '17xx-power-on', size_kb: 256 },
+      );
     }
   });
 
