@@ -305,9 +305,23 @@ export class C64Machine implements CpuBus {
         : new Rec8726(
             kb,
             {
-              dmaCycle: (isRead, lastByte) => this.recBus.cycle(isRead, lastByte === true),
-              dmaRead: (addr) => this.dmaRead(addr),
-              dmaWrite: (addr, value) => this.dmaWrite(addr, value),
+              dmaCycle: (isRead, lastByte) => {
+                const from = this.cpu.cycles;
+                this.recBus.cycle(isRead, lastByte === true);
+                const cb = this.onBusCycle;
+                if (cb !== undefined) this.emitDmaClocks(cb, from, this.cpu.cycles - 1);
+              },
+              dmaRead: (addr) => {
+                const v = this.dmaRead(addr);
+                const cb = this.onBusCycle;
+                if (cb !== undefined) this.emitDmaAccess(cb, addr, v, true);
+                return v;
+              },
+              dmaWrite: (addr, value) => {
+                this.dmaWrite(addr, value);
+                const cb = this.onBusCycle;
+                if (cb !== undefined) this.emitDmaAccess(cb, addr, value, false);
+              },
               setIrq: (active) => {
                 this.cpu.setIrqSource(IRQ_SOURCE_EXTERNAL, active, this.cpu.cycles);
               },
@@ -463,6 +477,38 @@ export class C64Machine implements CpuBus {
         cb((PHI2 | lines | READ | (this.ram[a]! << 16) | a) >>> 0);
       }
     }
+  }
+
+  /**
+   * Stream entries for an REU transfer's clocks up to its next access at clock `access`: the REC
+   * has halted the CPU and drives the bus itself, so the trace shows its accesses in the CPU's half
+   * (emitDmaAccess). It waits only while the VIC holds BA low, and those clocks show BA low in the
+   * VIC's half. Every clock gets its VIC half, so a "6510 & VIC" trace counts the transfer's clocks
+   * as the machine does (the VIC's phase-2 fetches in a stolen clock are not shown here).
+   */
+  private emitDmaClocks(cb: (entry: number) => void, from: number, access: number): void {
+    if (this.emit === EMIT_CPU) return;
+    for (let c = from; c < access; c++) this.emitVicHalf(cb, c, true);
+    this.emitVicHalf(cb, access, false);
+  }
+
+  /** The REC's access in the clock emitDmaClocks ended with: its address, data and R/W on the bus. */
+  private emitDmaAccess(cb: (entry: number) => void, addr: number, value: number, isRead: boolean): void {
+    if ((this.emit & EMIT_CPU) === 0) return;
+    const region = this.regions[addr >>> 8];
+    const rom = isRead && addr > 1 && (region === REGION_BASIC || region === REGION_KERNAL || region === REGION_CHAR);
+    cb(
+      (PHI2 |
+        STATIC_LINES |
+        BA_HIGH |
+        (this.cpu.irqLines === 0 ? IRQ_HIGH : 0) |
+        (this.nmiLow ? 0 : NMI_HIGH) |
+        (rom ? 0 : ROM_HIGH) |
+        (isRead ? READ : 0) |
+        (value << 16) |
+        addr) >>>
+        0,
+    );
   }
 
   /** The VIC's own half of clock `c` (PHI2 low): shown in the "VIC" stream modes. */
