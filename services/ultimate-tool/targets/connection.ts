@@ -156,9 +156,10 @@ export interface RamState {
   /**
    * The REU's memory when the run's machine has one (`machine.reu_kb`): the 17xx DRAM power-on
    * pattern over its whole size, so no earlier run's REU bytes (nor the Ultimate's own REU memory,
-   * which a reset keeps) can reach the program.
+   * which a reset keeps) can reach the program — or, on Ultimate hardware, `as-left`: the contract
+   * allows REU writes there only for a declared REU image, with its confirmed count.
    */
-  reu?: { pattern: '17xx-power-on'; size_kb: number; how: string };
+  reu?: { pattern: '17xx-power-on' | 'as-left'; size_kb: number; how: string };
 }
 
 export function sleep(ms: number): Promise<void> {

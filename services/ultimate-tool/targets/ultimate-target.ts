@@ -207,10 +207,12 @@ export class UltimateConnection implements TargetConnection {
     // Set once every item is known to be offered: a refusal above has changed nothing.
     const body = itemsBody(items);
     if (items.length) await this.#timed(() => rest.setConfigs(body));
-    // The REU's memory is the Ultimate's own and outlives every reset: it gets the 17xx power-on
-    // pattern x64sc gives a fresh REU, over the size the run asks for (a test's REU image after it).
+    // The REU's memory is the Ultimate's own and outlives every reset: on the emulation it gets the
+    // 17xx power-on pattern x64sc gives a fresh REU, over the size the run asks for (a test's REU
+    // image after it). Not on hardware: the contract lets the tool write a device's REU only for a
+    // declared REU image, with its confirmed count; there the record says the REU was left as it was.
     this.#reuKb = machine?.reu_kb ?? 0;
-    if (this.#reuKb > 0) {
+    if (this.#reuKb > 0 && this.emulation) {
       const pattern = dramPowerOnPattern(this.#reuKb * 1024);
       await this.#timed(() => this.#device.writeReu(pattern, 0));
     }
@@ -260,11 +262,17 @@ export class UltimateConnection implements TargetConnection {
       how: 'written by DMA before the reset (no power cycle on the device); $00/$01 and the RAM under $D000-$DFFF are left as they were',
       ...(this.#reuKb > 0
         ? {
-            reu: {
-              pattern: '17xx-power-on' as const,
-              size_kb: this.#reuKb,
-              how: 'written through the DMA port (REU write, FF07) before the run: the device keeps its REU memory across resets',
-            },
+            reu: this.emulation
+              ? {
+                  pattern: '17xx-power-on' as const,
+                  size_kb: this.#reuKb,
+                  how: 'written through the DMA port (REU write, FF07) before the run: the device keeps its REU memory across resets',
+                }
+              : {
+                  pattern: 'as-left' as const,
+                  size_kb: this.#reuKb,
+                  how: 'not written: on hardware the tool writes the REU only for a declared REU image, with confirmed_reu_write_count; it holds what earlier runs left',
+                },
           }
         : {}),
     };
