@@ -1,6 +1,8 @@
 // The dashboard's only way to data: requests to the service's public /v13 JSON API — the same
 // routes the MCP adapter calls. Same origin, so no CORS and no credentials are involved. Every
-// request is a GET except one: cancelling a job (cancelJob below).
+// request is a GET except three, each behind a button: cancelling a job (cancelJob below), and
+// starting a suite job (a probe first when it includes the Ultimate: postRoute). They take the
+// same checks as from any client: the device's confirmations are the user's ticked box, counted.
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -55,6 +57,18 @@ export async function cancelJob<T>(jobId: string): Promise<T> {
     method: CANCEL_JOB.method,
     headers: { accept: 'application/json', 'content-type': 'application/json' },
     body: '{}',
+  });
+  return answer<T>(r, path);
+}
+
+/** POST one route of the route table with a JSON body (the service refuses any other content type). */
+export async function postRoute<T>(name: RouteName, body: unknown, params: Record<string, string> = {}): Promise<T> {
+  const route = ROUTE_PATHS[name];
+  const path = fillPath(route.path, params);
+  const r = await fetch(path, {
+    method: route.method,
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   return answer<T>(r, path);
 }

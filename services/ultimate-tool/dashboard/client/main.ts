@@ -12,6 +12,7 @@ import { jobsView } from './views/jobs-view.js';
 import { nativeIntentView, nativeView } from './views/native-view.js';
 import { runView } from './views/run-view.js';
 import { runsView } from './views/runs-view.js';
+import { suiteView } from './views/suite-view.js';
 import { timelineView } from './views/timeline-view.js';
 
 const VIEWS: Record<string, View> = {
@@ -21,6 +22,7 @@ const VIEWS: Record<string, View> = {
   checkpoints: checkpointsView,
   checkpoint: checkpointView,
   jobs: jobsView,
+  suite: suiteView,
   native: (ctx) => (ctx.route.args.length ? nativeIntentView(ctx) : nativeView(ctx)),
 };
 

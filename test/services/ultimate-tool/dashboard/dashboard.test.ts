@@ -494,3 +494,49 @@ test('the dashboard used only its own files and the public /v13 API, and broke n
   assert.ok(requested.some((p) => p === '/v13/runs'));
   assert.deepEqual(consoleErrors, []);
 });
+
+test('suite view: three tests started from the dashboard on vice and the Ultimate (only once its reset count is ticked), followed to the end', {
+  timeout: 150_000,
+}, async () => {
+  await page.goto(`${stack.serviceUrl}/#/suite`);
+  await ready('suite');
+  const keep = ['sum-passes', 'arithmetic-fails', 'hang-times-out'];
+  const listed = await page.$$eval('input.suite-test', (els) => els.map((e) => (e as HTMLInputElement).value));
+  const project = (await api.get('/v13/project')).body.project;
+  assert.deepEqual(
+    listed,
+    project.tests.map((t: { name: string }) => t.name),
+    "every test of the project, in the manifest's order",
+  );
+  for (const name of listed) if (!keep.includes(name)) await page.uncheck(`input.suite-test[value="${name}"]`);
+  await page.check('input.suite-target[value="vice"]');
+  assert.equal(await page.isDisabled('#suite-start'), false, 'vice alone needs no confirmation');
+  await page.check('input.suite-target[value="ultimate"]');
+  assert.equal(await page.isDisabled('#suite-start'), true, 'with the Ultimate the button waits for the confirmation');
+  assert.match((await page.textContent('#suite-confirm-text')) ?? '', /^I confirm 3 resets of the Ultimate \(one per run\)\.$/);
+  await page.check('#suite-confirm');
+  assert.equal(await page.textContent('#suite-start'), 'Run 3 tests on vice and ultimate');
+  await page.click('#suite-start');
+  await page.waitForFunction(() => /^#\/suite\/[0-9a-f-]{36}$/.test(location.hash), undefined, { timeout: 30_000 });
+  const jobId = (await page.evaluate(() => location.hash)).split('/')[2]!;
+  await page.waitForSelector('#suite-state:text("finished")', { timeout: 120_000 });
+  const job = (await api.get(`/v13/jobs/${jobId}`)).body.job;
+  assert.equal(job.test, '*suite*');
+  assert.deepEqual(job.tests, keep);
+  assert.deepEqual(job.targets, ['vice', 'ultimate']);
+  assert.equal(job.run_ids.length, 6);
+  // The page shows every run with the status the API holds, and the job's counts.
+  const shownRows = await cellsOf('#suite-table');
+  assert.equal(shownRows.length, 6);
+  for (const id of job.run_ids) {
+    const run = (await api.get(`/v13/runs/${id}`)).body.run;
+    const row = shownRows.find((r) => r[4] === id.slice(0, 8));
+    assert.ok(row, `a row for run ${id}`);
+    assert.deepEqual(row.slice(0, 4), [run.test, run.target, run.status, run.status_reason]);
+  }
+  assert.equal(await page.textContent('#suite-progress'), '6/6 runs');
+  const counts = Object.entries(job.progress.statuses as Record<string, number>).map(([s, n]) => `${n} ${s}`);
+  assert.equal(await page.textContent('#suite-counts'), counts.join(' · '));
+  assert.equal(await page.$('#suite-cancel'), null, 'a settled job has no Cancel button');
+  await shot('suite-finished');
+});
