@@ -218,6 +218,12 @@ export const TestSchema = z.strictObject({
       .describe('the exact ordered sequence of $D7FF writes of the run, optionally with the CPU cycles between them'),
     screen_match: ScreenMatchSpecSchema.optional(),
     memory: z.array(MemoryExpectationSchema).max(32).default([]),
+    timeout: z
+      .literal(true)
+      .optional()
+      .describe(
+        "the program must NOT end the run: it passes when it runs out its budget (budget.cycles, else budget.time_ms) without writing a value that ends the run, or halts in a JAM that crash.jam says is no crash (VICE's testbench rows marked expect:timeout)",
+      ),
   }),
   verdict: VerdictSchema.optional().describe(
     'the $D7FF values that end the run as passed or failed; without it the harness convention ($80 pass, $81-$BF fail, $C0 crash)',
@@ -299,6 +305,10 @@ function checkProtocol(t: z.infer<typeof TestSchema>, path: Array<string | numbe
     );
   if (t.expect.debug_register_writes && t.observe !== 'debug_register')
     issue(['expect', 'debug_register_writes'], 'debug_register_writes needs observe "debug_register"');
+  if (t.expect.timeout && t.observe !== 'debug_register')
+    issue(['expect', 'timeout'], 'expect.timeout needs observe "debug_register" (a screen run always ends at its budget)');
+  if (t.expect.timeout && t.expect.debug_register !== undefined)
+    issue(['expect', 'timeout'], 'expect.timeout and expect.debug_register contradict each other: the run must not end with a value');
   t.prepare?.fill.forEach((f, j) => {
     if (f.address + f.length > 0x10000)
       issue(

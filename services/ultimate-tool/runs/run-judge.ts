@@ -47,6 +47,10 @@ export function judgeDebugWait(
   w: DebugWait,
   range: { start: number; end: number } | null = null,
 ): { status: RunStatus; reason: string } {
+  if (test.expect.timeout) {
+    const expected = expectedTimeout(test, w, range);
+    if (expected) return expected;
+  }
   if (w.outcome === 'ended') {
     const v = hex8(w.value);
     const expected = expectedPassValue(test);
@@ -85,6 +89,41 @@ export function judgeDebugWait(
       reason: `over the budget of ${test.budget.cycles} cycles: the program had not ended by then (budget.cycles stopped it at ${w.cycle === null ? 'an unknown cycle' : `cycle ${w.cycle}`})`,
     };
   return { status: 'timed_out', reason: timeoutReason(test, w, range) };
+}
+
+/**
+ * A test with expect.timeout: the program must not end the run. It passes when the run ran out its
+ * budget (budget.cycles stopped it; without a cycle budget, budget.time_ms ran out with the program
+ * started) or halted in a JAM crash.jam calls no crash; it fails when the program ended the run
+ * with a value. A crash and a program that never started are judged as without it (null).
+ */
+function expectedTimeout(
+  test: TestSpec,
+  w: DebugWait,
+  range: { start: number; end: number } | null,
+): { status: RunStatus; reason: string } | null {
+  if (w.outcome === 'ended')
+    return {
+      status: 'failed',
+      reason: `the program reported ${hex8(w.value)}, but expect.timeout says it must run out its budget without ending the run`,
+    };
+  if (w.outcome === 'over_budget')
+    return {
+      status: 'passed',
+      reason: `the program ran out its budget of ${test.budget.cycles} cycles without ending the run, as expect.timeout asks`,
+    };
+  if (w.outcome === 'timeout' && (w.started || w.writes.length > 0)) {
+    const seen = timeoutReason(test, w, range);
+    // With a cycle budget that budget is the one to run out: the wall clock stopping the run first
+    // says nothing about the cycles the program would have gone on for (unless it halted).
+    if (test.budget.cycles !== undefined && !w.halted)
+      return {
+        status: 'timed_out',
+        reason: `${seen}: the time budget ran out before budget.cycles (${test.budget.cycles}), so expect.timeout cannot be judged`,
+      };
+    return { status: 'passed', reason: `${seen}, as expect.timeout asks` };
+  }
+  return null;
 }
 
 /** What was seen when the time budget ran out: never started, never wrote $D7FF, halted, or the last write. */
@@ -293,7 +332,8 @@ export function judgeRun(test: TestSpec, o: RunObservationsForJudge): Judgement 
     }
   };
   if (sequence) fail('expect.debug_register_writes', sequence.matched ? true : sequence.status === 'error' ? null : false, sequence.reason);
-  if (budget && o.wait?.outcome !== 'over_budget') fail('budget.cycles', budget.within, budget.reason);
+  // With expect.timeout the cycle budget is the limit to run out, judged above, not one to end within.
+  if (budget && o.wait?.outcome !== 'over_budget' && !test.expect.timeout) fail('budget.cycles', budget.within, budget.reason);
   if (o.screen) fail('expect.screen_match', o.screen.matched, o.screen.reason);
   o.memory.forEach((m, i) => {
     fail(`expect.memory[${i}]`, m.matched, m.reason);
