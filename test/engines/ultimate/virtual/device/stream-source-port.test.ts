@@ -5,9 +5,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { join } from 'node:path';
-import { startRig, waitFor } from './helpers.js';
-import { DebugStreamCapture, DEBUG_DATAGRAM_BYTES } from '../../../engines/ultimate/index.js';
-import { DEBUG_STREAM_SOURCE_PORT } from '../../../engines/ultimate/virtual/device/debug-streamer.js';
+import { startRig, waitFor } from '../../helpers.js';
+import { DebugStreamCapture, DEBUG_DATAGRAM_BYTES } from '../../../../../engines/ultimate/index.js';
+import { DEBUG_STREAM_SOURCE_PORT } from '../../../../../engines/ultimate/virtual/device/debug-streamer.js';
 
 async function bindUdp(port: number): Promise<dgram.Socket> {
   const s = dgram.createSocket('udp4');

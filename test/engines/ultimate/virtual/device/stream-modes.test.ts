@@ -4,8 +4,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startRig, type Rig } from './helpers.js';
-import { datagramEntries, decodeEntry, readCaptureFile } from '../../../engines/ultimate/index.js';
+import { startRig, type Rig } from '../../helpers.js';
+import { datagramEntries, decodeEntry, readCaptureFile } from '../../../../../engines/ultimate/index.js';
 
 async function captureEntries(rig: Rig, name: string, datagrams = 60): Promise<number[]> {
   const summary = await rig.device.captureDebugStream({

@@ -4,8 +4,8 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startRig, waitFor } from './helpers.js';
-import { VirtualDmaServer, type DmaDevice } from '../../../engines/ultimate/virtual/device/dma-server.js';
+import { startRig, waitFor } from '../../helpers.js';
+import { VirtualDmaServer, type DmaDevice } from '../../../../../engines/ultimate/virtual/device/dma-server.js';
 
 /** A device that records what the DMA server asks of it. */
 function recordingDevice(): DmaDevice & { log: string[]; writes: Array<{ address: number; bytes: number[] }> } {

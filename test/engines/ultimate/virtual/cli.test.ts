@@ -4,8 +4,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { binCommand } from '../../helpers/bin.js';
-import { UltimateDevice } from '../../../engines/ultimate/index.js';
+import { binCommand } from '../../../helpers/bin.js';
+import { UltimateDevice } from '../../../../engines/ultimate/index.js';
 
 describe('ultimate-tool virtual-device', () => {
   test('--help prints usage and exits 0', () => {

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, test } from 'node:test';
-import { PortInUseError, VirtualUltimate } from '../../../engines/ultimate/virtual/index.js';
-import { canBind, freePorts, occupyPort } from '../../helpers/ports.js';
+import { PortInUseError, VirtualUltimate } from '../../../../../engines/ultimate/virtual/index.js';
+import { canBind, freePorts, occupyPort } from '../../../../helpers/ports.js';
 
 async function expectPortInUse(start: Promise<VirtualUltimate>, role: string, port: number): Promise<void> {
   await assert.rejects(start, (e: unknown) => {

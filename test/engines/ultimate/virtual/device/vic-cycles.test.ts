@@ -5,7 +5,7 @@
 // longer, as on a real PAL C64.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACME_STUB, assemble, startRig, waitFor, type Rig } from './helpers.js';
+import { ACME_STUB, assemble, startRig, waitFor, type Rig } from '../../helpers.js';
 
 function measuringProgram(d011: number): string {
   return `${ACME_STUB}

@@ -3,10 +3,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { waitFor } from './helpers.js';
-import { VirtualFtpServer } from '../../../engines/ultimate/virtual/device/ftp-server.js';
-import { VirtualFs } from '../../../engines/ultimate/virtual/device/virtual-fs.js';
-import { UltimateFtp } from '../../../engines/ultimate/index.js';
+import { waitFor } from '../../helpers.js';
+import { VirtualFtpServer } from '../../../../../engines/ultimate/virtual/device/ftp-server.js';
+import { VirtualFs } from '../../../../../engines/ultimate/virtual/device/virtual-fs.js';
+import { UltimateFtp } from '../../../../../engines/ultimate/index.js';
 
 interface Raw {
   send(line: string): Promise<string>;

@@ -3,7 +3,7 @@
 // the state snapshot, and the effect on the C64 — keys and joysticks read through CIA 1's ports.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRig, waitFor, type Rig } from './helpers.js';
+import { startRig, waitFor, type Rig } from '../../helpers.js';
 
 interface Reply {
   status: number;

@@ -3,8 +3,8 @@
 // and the settings "RAM Expansion Unit" / "REU Size" decide whether the REC is there and its size.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualUltimate } from '../../../engines/ultimate/virtual/index.js';
-import type { C64Machine } from '../../../engines/ultimate/virtual/c64/machine.js';
+import { VirtualUltimate } from '../../../../../engines/ultimate/virtual/index.js';
+import type { C64Machine } from '../../../../../engines/ultimate/virtual/c64/machine.js';
 
 const CAT = 'C64 and Cartridge Settings';
 

@@ -9,8 +9,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { listenLoopback } from '../../../common/loopback.js';
-import { ViceMonitorClient, UltimateError, type ViceEvent } from '../../../engines/ultimate/index.js';
+import { listenLoopback } from '../../../../common/loopback.js';
+import { ViceMonitorClient, UltimateError, type ViceEvent } from '../../../../engines/ultimate/index.js';
 
 const u32 = (n: number) => [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff];
 const EVENT = [0xff, 0xff, 0xff, 0xff];

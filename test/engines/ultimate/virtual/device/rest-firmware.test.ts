@@ -3,8 +3,8 @@
 // answered as the firmware answers it, over real HTTP.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRig, type Rig } from './helpers.js';
-import { UltimateError } from '../../../engines/ultimate/index.js';
+import { startRig, type Rig } from '../../helpers.js';
+import { UltimateError } from '../../../../../engines/ultimate/index.js';
 
 /** A raw request: status and parsed JSON (or null for a bare answer). */
 async function call(rig: Rig, method: string, path: string): Promise<{ status: number; json: Record<string, unknown> | null }> {

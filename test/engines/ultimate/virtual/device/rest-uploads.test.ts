@@ -3,7 +3,7 @@
 // these was a bare 404 on the virtual device before.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRig, type Rig } from './helpers.js';
+import { startRig, type Rig } from '../../helpers.js';
 
 interface Reply {
   status: number;

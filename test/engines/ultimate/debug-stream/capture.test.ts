@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startRig, type Rig } from './helpers.js';
+import { startRig, type Rig } from '../helpers.js';
 import {
   DebugStreamCapture,
   SequenceTracker,
@@ -16,7 +16,7 @@ import {
   DEBUG_DATAGRAM_BYTES,
   DEBUG_ENTRIES_PER_DATAGRAM,
   datagramEntries,
-} from '../../../engines/ultimate/index.js';
+} from '../../../../engines/ultimate/index.js';
 
 const DROP_PERIOD = 7;
 
