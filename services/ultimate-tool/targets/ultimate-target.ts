@@ -26,6 +26,7 @@ import { CRASH_HOOK, crashHookCode, crashHookFootprint, crashHookSignal, prgOver
 import { readHarnessCrash, readPages } from './harness-crash.js';
 import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
 import { DebugStreamReceiver } from './debug-stream-receiver.js';
+import { waitOfTraceEnd } from './trace-end.js';
 import type { MachineSpec } from '../project/manifest.js';
 import {
   type MachineItem,
@@ -468,18 +469,10 @@ export class UltimateConnection implements TargetConnection {
           how: 'REST readmem after the stream stopped',
         };
     const base = { writes: observer.writes, writesExact: exact, cycleSource: cycles ? 'debug-stream' : null, endState };
-    if (!end) return { ...base, outcome: 'timeout', started: observer.started };
-    if (end.outcome === 'ended') return { ...base, ...end };
-    if (end.outcome === 'crashed') return { ...base, outcome: 'crashed', crash: end.crash };
-    if (end.outcome === 'over_budget') return { ...base, outcome: 'over_budget', cycle: cycles ? end.cycle : null };
-    if (end.outcome === 'halted')
-      return { ...base, outcome: 'timeout', started: true, halted: { pc: end.pc, cycle: cycles ? end.cycle : null } };
-    await this.#stopStream();
-    return {
-      ...base,
-      outcome: 'crashed',
-      crash: await readHarnessCrash((a, n) => this.readMemory(a, n), base.cycleSource ? end.cycle : null),
-    };
+    return waitOfTraceEnd(base, end, observer.started, cycles, async (cycle) => {
+      await this.#stopStream();
+      return readHarnessCrash((a, n) => this.readMemory(a, n), cycle);
+    });
   }
 
   /**
