@@ -34,12 +34,15 @@ import { type JobHandle, type JobRecord, type JobRunner, newJobRecord } from './
 import { expectationsOf, newRunRecord } from './run-record.js';
 import { type Manifest, expectedPassValue } from '../project/manifest.js';
 import { PROBE_TTL_MS, checkProbe, identityOf, sameIdentity } from '../safety/probes.js';
-import { SCREEN_BYTES, SCREEN_RAM, screenLines } from '../runs/screen.js';
+import { type EndStateReading, readEndState } from '../runs/end-state.js';
+import { recordCrashState } from '../runs/crash-state.js';
 import { ServiceError } from '../http/service-error.js';
 import type { StoredPreparation } from '../store/store.js';
-import { HANDOFF } from '../targets/connection.js';
+import { type CrashState, type DebugWait, type EndStateMoment, HANDOFF, type InstalledCrashHook } from '../targets/connection.js';
+import { readHarnessCrash } from '../targets/harness-crash.js';
+import { waitOfTraceEnd } from '../targets/trace-end.js';
 import { JUDGE_STREAM_MODE, UltimateConnection } from '../targets/ultimate-target.js';
-import { hex8, writesObservation } from '../runs/run-judge.js';
+import { type JudgedExpectation, hex8, judgeRun, judgementObservations, writesObservation } from '../runs/run-judge.js';
 import { runProtocolFor } from '../runs/run-protocol.js';
 import { Ca65DebugInfo } from '../timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from '../timeline/capture-index.js';
@@ -48,7 +51,6 @@ import { findProgramStart } from '../timeline/program-start-scan.js';
 import { writesInCapture } from '../timeline/register-writes.js';
 import type { StreamProduct } from '../timeline/timeline-page.js';
 import { prgLoadRange } from '../targets/program-start.js';
-import { addressHex } from '../api/address-syntax.js';
 
 /** The only test a source-linked capture runs today (the contract names it). */
 export const SOURCE_LINKED_TESTS = ['timeline-probe'] as const;
@@ -481,8 +483,7 @@ export class CaptureService {
         emulation: p.snapshot.virtual === true,
         strictGate: p.strict_gate,
       });
-      const outcome: { result: WaitResult } = { result: { outcome: 'timeout', last: null } };
-      let progress: number[] = [];
+      let polled: DebugWait | null = null;
       let runError: string | null = null as string | null;
       // RAM is filled (the power-on pattern every run starts from) before the stream starts: the
       // capture holds the run from its reset on, not the DMA writes (at full speed those alone
@@ -494,34 +495,28 @@ export class CaptureService {
           runError = `the test run failed before capturing: ${(e as Error).message}`;
         }
       };
+      const protocol = runProtocolFor(test);
       const { summary } = await this.#capture(h, p, device, ev, prepared, async (cap) => {
         if (runError !== null) return;
         try {
-          const w = await conn.waitDebugResult(performance.now() + test.budget.time_ms, runProtocolFor(test));
-          const values = w.writes.map((x) => x.value);
-          progress = w.outcome === 'timeout' ? values : values.slice(0, -1);
-          outcome.result =
-            w.outcome === 'ended'
-              ? { outcome: 'result', value: w.value }
-              : w.outcome === 'crashed'
-                ? w.crash.kind === 'harness'
-                  ? { outcome: 'result', value: HANDOFF.crash }
-                  : { outcome: 'jam', pc: w.crash.pc }
-                : { outcome: 'timeout', last: values.at(-1) ?? null };
+          polled = await conn.waitDebugResult(performance.now() + test.budget.time_ms, protocol);
         } catch (e) {
           runError = `the test run failed while capturing: ${(e as Error).message}`;
           return;
         }
         await streamTail(cap);
       });
-      // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF) and the screen.
+      const p0 = polled as DebugWait | null;
+      const polledValue =
+        p0?.outcome === 'ended' ? p0.value : p0?.outcome === 'crashed' && p0.crash.kind === 'harness' ? HANDOFF.crash : null;
+      // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF), then the end state
+      // (screen, memory expectations) read exactly as an ordinary run reads it (runs/end-state.ts).
       // A failed read does not lose the capture: the run is recorded with status error.
       let mirror = -1;
-      let lines: string[] = [];
+      let end: EndStateReading | null = null;
       try {
         mirror = (await conn.readMemory(HANDOFF.resultMirror, 1))[0] ?? 0;
-        lines = screenLines(await conn.readMemory(SCREEN_RAM, SCREEN_BYTES));
-        await ev.add('screen.txt', 'text/plain; charset=utf-8', Buffer.from(`${lines.join('\n')}\n`));
+        end = await readEndState(conn, test, ev);
       } catch (e) {
         runError ??= `the post-stop evidence could not be read: ${(e as Error).message}`;
       }
@@ -534,43 +529,58 @@ export class CaptureService {
         expected,
         expected_hex: hex8(expected),
         matched: mirror === expected,
-        debug_register: outcome.result.outcome === 'result' ? outcome.result.value : null,
+        debug_register: polledValue,
       };
       await ev.add('pass-marker.json', 'application/json', Buffer.from(`${JSON.stringify(marker, null, 2)}\n`));
       const verified = await this.#registerCapture(ev, summary);
-      const r = outcome.result;
       // The exact markers are the capture's own $D7FF writes: REST polling beside the capture misses
       // writes that follow each other within a poll. The polled list stays only when the trace holds
       // fewer (a capture cut by its bound).
+      const polledValues = p0?.writes.map((x) => x.value) ?? [];
+      let progress = p0 === null || p0.outcome === 'timeout' ? polledValues : polledValues.slice(0, -1);
       let judged: CaptureJudgement | null = null;
       if (verified.ok) {
         const traced = await this.#tracedRegisterWrites(ev, p, prg);
-        if (traced) progress = mergeMarkers(traced, progress, r.outcome === 'result' ? r.value : null);
+        if (traced) progress = mergeMarkers(traced, progress, polledValue);
         // The trace was cut before the run's end when a capture bound stopped it, or when the run ended
         // (the polled result) and the trace does not hold that end.
-        judged = await this.#judgeCapture(ev, p, prg, runProtocolFor(test), summary.truncation !== 'none' || r.outcome !== 'timeout');
+        judged = await this.#judgeCapture(ev, p, prg, protocol, summary.truncation !== 'none' || (p0 !== null && p0.outcome !== 'timeout'));
       }
+      // THE judge (runs/run-judge.ts), as for every run: the run's end and writes from the capture's
+      // own trace (the polled result where the trace holds no end), the end state, and the pass marker.
+      let wait: DebugWait | null = null;
+      let crashState: Record<string, unknown> | null = null;
+      if (p0 !== null && runError === null) {
+        try {
+          wait = await captureWait(judged, p0, (cycle) => readHarnessCrash((a, n) => conn.readMemory(a, n), cycle));
+          crashState = await recordCrashState(conn, test, wait, ev);
+        } catch (e) {
+          runError = `the post-stop evidence could not be read: ${(e as Error).message}`;
+        }
+      }
+      const j = wait
+        ? judgeRun(test, {
+            wait,
+            range: prgLoadRange(prg),
+            screen: end?.screen ?? null,
+            memory: end?.memoryChecks ?? [],
+            extra: [passMarkerCheck(marker)],
+          })
+        : null;
       let status: RunStatus;
       let reason: string;
-      if (runError !== null) {
+      if (runError !== null || j === null) {
         status = 'error';
-        reason = runError;
+        reason = runError ?? 'the test run gave no observation';
       } else if (!verified.ok) {
         status = 'error';
         reason = `the capture did not verify: ${verified.reason}`;
-      } else if (r.outcome === 'jam') {
-        status = 'crashed';
-        reason = `the CPU jammed at ${addressHex(r.pc)}`;
-      } else if (r.outcome === 'timeout') {
-        status = 'timed_out';
-        reason = `no result in $D7FF within the ${test.budget.time_ms} ms budget`;
-      } else if (r.value === expected && marker.matched) {
-        status = 'passed';
-        reason = `the program reported ${hex8(r.value)} and the post-stop pass marker matches; the capture verified (${summary.datagrams} datagrams, truncation ${summary.truncation})`;
       } else {
-        status = 'failed';
-        reason = `the program reported ${hex8(r.value)}, pass marker ${marker.value_hex}; expected ${hex8(expected)}`;
+        status = j.status;
+        reason = j.reason;
       }
+      const finalValue =
+        wait?.outcome === 'ended' ? wait.value : wait?.outcome === 'crashed' && wait.crash.kind === 'harness' ? HANDOFF.crash : polledValue;
       const dbg = supporting.find((s) => s.role === 'dbg');
       const record = this.#record(h, p, runId, started, {
         test: test.name,
@@ -579,14 +589,19 @@ export class CaptureService {
         expectations: expectationsOf(test),
         observations: {
           observe: test.observe,
-          debug_register: r.outcome === 'result' ? r.value : null,
-          debug_register_hex: r.outcome === 'result' ? hex8(r.value) : null,
+          debug_register: finalValue,
+          debug_register_hex: finalValue === null ? null : hex8(finalValue),
           progress_markers: progress,
-          ...writesOfCapture(judged),
+          ...writesOfCapture(judged, p0?.crashHook),
           pass_marker: marker,
-          screen_text: lines,
+          screen_text: end?.lines ?? [],
           debug_stream: { ...captureObservation(p, summary, verified), source_linked: true, debug_info: dbg?.name ?? null },
+          memory: end?.memory ?? [],
+          end_state: CAPTURE_END_STATE,
+          ...(j ? judgementObservations(j) : {}),
         },
+        screenMatch: end?.screenMatch ?? null,
+        crashState: crashState as RunRecord['crash_state'],
         supporting,
         evidence: ev,
         candidate: {
@@ -822,6 +837,8 @@ export class CaptureService {
       supporting: SupportingArtifact[];
       evidence: EvidenceWriter;
       candidate: RunRecord['candidate'];
+      screenMatch?: RunRecord['screen_match'];
+      crashState?: RunRecord['crash_state'];
     },
   ): RunRecord {
     return newRunRecord({
@@ -840,6 +857,8 @@ export class CaptureService {
       statusReason: r.reason,
       supporting: r.supporting,
       evidence: r.evidence.entries,
+      screenMatch: r.screenMatch ?? null,
+      crashState: r.crashState ?? null,
     });
   }
 }
@@ -864,7 +883,73 @@ async function streamTail(cap: DebugStreamCapture): Promise<void> {
   while (!bound && cap.recorded < until && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
 }
 
-type WaitResult = { outcome: 'result'; value: number } | { outcome: 'jam'; pc: number } | { outcome: 'timeout'; last: number | null };
+/** When a capture run's end state (memory, screen, the pass marker) is read. */
+export const CAPTURE_END_STATE: EndStateMoment = {
+  cycle: null,
+  at: 'after the debug stream stopped (the machine still running)',
+  exact: false,
+  how: 'REST readmem after the stream stopped: the pass marker, the screen, then the memory expectations',
+};
+
+/**
+ * The judge's observation of a capture run. The capture's own trace is the exact observation: when
+ * it holds the run's end (a verdict, a crash, budget.cycles passed, a halt) the run is judged from
+ * it, writes and cycles included, as a run watched live on the stream. When it holds none — the
+ * time budget ran out with the whole run in the trace, its exact writes stand with the timeout;
+ * a capture bound (or the stream's stop) cut it before the end, the polled end stands, with the
+ * trace's writes and the polled ones after them, and no cycles (the end's cycle is not in the trace).
+ */
+export async function captureWait(
+  judged: CaptureJudgement | null,
+  polled: DebugWait,
+  harnessCrash: (cycle: number | null) => Promise<CrashState>,
+): Promise<DebugWait> {
+  const common = { endState: CAPTURE_END_STATE };
+  // A crash the trace saw is the trace's (bus-trace-v1), even when the polling installed the DMA crash hook.
+  if (judged?.end)
+    return waitOfTraceEnd(
+      { ...common, writes: judged.writes, writesExact: judged.writesExact, cycleSource: judged.cycleSource },
+      judged.end,
+      judged.started,
+      judged.cycleSource !== null,
+      harnessCrash,
+    );
+  if (judged && !judged.cutBeforeEnd && polled.outcome === 'timeout')
+    return {
+      ...common,
+      writes: judged.writes,
+      writesExact: judged.writesExact,
+      cycleSource: judged.cycleSource,
+      outcome: 'timeout',
+      started: judged.started || polled.started,
+    };
+  const values = mergeMarkers(
+    judged?.writes.map((w) => w.value) ?? [],
+    polled.writes.map((w) => w.value),
+    null,
+  );
+  return { ...polled, ...common, writes: values.map((value) => ({ value, cycle: 0 })), writesExact: false, cycleSource: null };
+}
+
+/** The post-stop pass marker as a judged check: a capture run passes only when it holds too. */
+export function passMarkerCheck(m: {
+  value: number | null;
+  value_hex: string | null;
+  expected_hex: string;
+  matched: boolean;
+}): JudgedExpectation {
+  const what = "$03FF (the harness's RAM mirror of $D7FF) read after the stream stopped";
+  return {
+    expectation: 'pass_marker',
+    held: m.value === null ? null : m.matched,
+    reason:
+      m.value === null
+        ? `${what} could not be read`
+        : m.matched
+          ? `${what} is ${m.value_hex}, as expected`
+          : `${what} is ${m.value_hex}, expected ${m.expected_hex}`,
+  };
+}
 
 function checkCounts(body: StartBody & { confirmed_reset_count?: number }, withReset: boolean): void {
   const wrong: string[] = [];
@@ -916,17 +1001,18 @@ function captureObservation(
  * observations.debug_register_writes of a capture run, as every run records them (runs/run-judge.ts
  * writesObservation): the values and cycles the judge's bus-trace observer counts in the capture.
  */
-function writesOfCapture(j: CaptureJudgement | null): Record<string, unknown> {
+function writesOfCapture(j: CaptureJudgement | null, crashHook?: InstalledCrashHook): Record<string, unknown> {
+  const hook = crashHook ? { crashHook } : {};
   if (!j)
     return writesObservation(
-      { writes: [], writesExact: false, cycleSource: null },
+      { writes: [], writesExact: false, cycleSource: null, ...hook },
       'the capture could not be read back: no writes observed from it',
     );
   const note = j.cutBeforeEnd
     ? 'the trace stops before the run ended (a capture bound, or the stream stopped before its end arrived): later writes are not in it'
     : 'the capture lost datagrams after the program started, or never saw it start: writes may be missing';
   return {
-    ...writesObservation(j, note),
+    ...writesObservation({ ...j, ...hook }, note),
     ...(!j.sawVicHalves ? { cycle_note: 'the stream shows no VIC half-cycles ("6510 Only"): no exact clocks' } : {}),
   };
 }

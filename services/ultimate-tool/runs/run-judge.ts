@@ -288,6 +288,11 @@ export interface RunObservationsForJudge {
   /** screen_match at the end state; null without screen_match. */
   screen: { matched: boolean; reason: string } | null;
   memory: MemoryCheck[];
+  /**
+   * Checks of the run's own kind, judged last (a capture run's post-stop pass marker): each fails
+   * the run as an expectation does. `held: null` makes it an error (cannot be judged).
+   */
+  extra?: JudgedExpectation[];
 }
 
 export interface Judgement {
@@ -302,7 +307,7 @@ export interface Judgement {
 /**
  * THE judge: the run's end (verdict, crash, timeout, over budget), then — only a run that ended
  * passing can still fail — each expectation in a fixed order: debug_register_writes, budget.cycles,
- * screen_match, memory. The first that does not hold decides (failed, or error when this target
+ * screen_match, memory, then the run's own extra checks (a capture run's pass marker). The first that does not hold decides (failed, or error when this target
  * cannot judge it), and names itself in the reason.
  */
 export function judgeRun(test: TestSpec, o: RunObservationsForJudge): Judgement {
@@ -338,5 +343,15 @@ export function judgeRun(test: TestSpec, o: RunObservationsForJudge): Judgement 
   o.memory.forEach((m, i) => {
     fail(`expect.memory[${i}]`, m.matched, m.reason);
   });
+  for (const x of o.extra ?? []) fail(x.expectation, x.held, x.reason);
   return { status, reason, judged, sequence, budget };
+}
+
+/** What every judged run records of its judgement (observations.judgement and the checks' details). */
+export function judgementObservations(j: Judgement): Record<string, unknown> {
+  return {
+    judgement: j.judged,
+    ...(j.sequence ? { debug_register_writes_check: j.sequence } : {}),
+    ...(j.budget ? { cycles: j.budget.used, cycle_budget: j.budget } : {}),
+  };
 }

@@ -46,10 +46,12 @@ export interface RunProtocol {
   /** Markers to capture (checkpoints[].marker), with the harness handshake on or off. */
   checkpoints?: CheckpointRecorder;
   /**
-   * (Addition to the seam.) The run needs every write exactly, with cycles, and crashes without the
-   * program's cooperation (verdict, budget.cycles, debug_register_writes, crash options). A target
-   * that has a cheaper, less exact way (the Ultimate's REST polling) uses it only when this is not
-   * set; one that is always exact ignores it.
+   * (Addition to the seam.) The run needs every write exactly, with cycles, crashes without the
+   * program's cooperation, and its end state at the ending write (verdict, budget.cycles,
+   * debug_register_writes, crash options). The Ultimate observes every run from its debug stream
+   * when it has one, and this decides whether the memory is reconstructed from the trace (a
+   * snapshot read before the start); without a stream it decides the DMA crash hook. A target that
+   * is always exact ignores it.
    */
   exactObservation?: boolean;
 }

@@ -26,6 +26,7 @@ import { CRASH_HOOK, crashHookCode, crashHookFootprint, crashHookSignal, prgOver
 import { readHarnessCrash, readPages } from './harness-crash.js';
 import { BusTraceObserver, type MarkerEvent } from './bus-trace-observer.js';
 import { DebugStreamReceiver } from './debug-stream-receiver.js';
+import { waitOfTraceEnd } from './trace-end.js';
 import type { MachineSpec } from '../project/manifest.js';
 import {
   type MachineItem,
@@ -348,8 +349,9 @@ export class UltimateConnection implements TargetConnection {
   /**
    * Receiver first, then the stream, then the snapshot: a write between the stream's start and the
    * snapshot is both in the snapshot and replayed from the trace, which leaves the same memory.
+   * `snapshot` false: the run needs no memory from the trace (see waitDebugResult), none is read.
    */
-  async #startStream(address: string): Promise<void> {
+  async #startStream(address: string, snapshot: boolean): Promise<void> {
     const rest = this.#device.rest;
     this.#receiver = await DebugStreamReceiver.open(address);
     try {
@@ -357,7 +359,7 @@ export class UltimateConnection implements TargetConnection {
       if (!this.emulation && (await this.#device.family()) === 'u64') await rest.streamStop('video');
       await rest.streamStart('debug', `${address}:${this.#receiver.port}`);
       this.#streaming = true;
-      this.#snapshot = [{ address: SNAPSHOT.address, bytes: await rest.readMemory(SNAPSHOT.address, SNAPSHOT.length) }];
+      this.#snapshot = snapshot ? [{ address: SNAPSHOT.address, bytes: await rest.readMemory(SNAPSHOT.address, SNAPSHOT.length) }] : [];
     } catch (e) {
       await this.#stopStream();
       throw e;
@@ -374,15 +376,22 @@ export class UltimateConnection implements TargetConnection {
 
   async waitDebugResult(deadline: number, protocol: RunProtocol): Promise<DebugWait> {
     const range = prgLoadRange(this.#prg);
-    if (this.#pendingStart && this.#receiverAddress !== null && range && protocol.exactObservation) {
+    // With a receiver every run is observed from the stream: every $D7FF write, with its cycle —
+    // polling misses markers written within one poll. Memory is reconstructed from the trace only
+    // for a run that needs it (exact observation: the end state at the ending write; markers
+    // captured at their exact write, without the handshake). A harness-convention run keeps its
+    // end state read from the machine after the end and its checkpoints read in pause episodes, as
+    // when polled, so it needs no snapshot of the memory before the run.
+    if (this.#pendingStart && this.#receiverAddress !== null && range) {
       const address = this.#receiverAddress;
+      const traceMemory = protocol.exactObservation === true || (protocol.checkpoints !== undefined && !protocol.checkpoints.handshake);
       try {
         const receiver = await this.#timed(async () => {
-          await this.#startStream(address);
+          await this.#startStream(address, traceMemory);
           await this.#runPrg();
           return this.#receiver!;
         });
-        return await this.#timed(() => this.#waitOnStream(receiver, deadline, protocol));
+        return await this.#timed(() => this.#waitOnStream(receiver, deadline, protocol, traceMemory));
       } finally {
         await this.#timed(() => this.#stopStream());
       }
@@ -431,10 +440,12 @@ export class UltimateConnection implements TargetConnection {
     }
   }
 
-  async #waitOnStream(receiver: DebugStreamReceiver, deadline: number, protocol: RunProtocol): Promise<DebugWait> {
+  async #waitOnStream(receiver: DebugStreamReceiver, deadline: number, protocol: RunProtocol, traceMemory: boolean): Promise<DebugWait> {
     // Host work a marker asks for (the harness handshake) runs in order, beside the stream.
     let hostWork: Promise<void> = Promise.resolve();
     let hostError: unknown;
+    // A failed pause episode ends the wait at once: the program spins unacknowledged, nothing more comes.
+    let stopWaiting: () => void = () => undefined;
     const onMarker = (m: MarkerEvent) => {
       const cp = protocol.checkpoints;
       const point = cp?.pointFor(m.value);
@@ -451,6 +462,7 @@ export class UltimateConnection implements TargetConnection {
         .then(() => this.#checkpointEpisode(point, cp))
         .catch((e: unknown) => {
           hostError ??= e;
+          stopWaiting();
         });
     };
     const observer = new BusTraceObserver({
@@ -462,6 +474,10 @@ export class UltimateConnection implements TargetConnection {
     });
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
+      stopWaiting = () => {
+        clearTimeout(timer);
+        resolve();
+      };
       receiver.drainTo((entries) => {
         if (observer.feed(entries)) {
           clearTimeout(timer);
@@ -475,37 +491,37 @@ export class UltimateConnection implements TargetConnection {
     const cycles = exact && observer.sawVicHalves;
     const end = observer.end;
     // The end state is the trace's memory at the end (the machine itself has run on since): the
-    // same moment the vice target reads, stopped at the write. Harness hand-offs are read live.
+    // same moment the vice target reads, stopped at the write. Harness hand-offs are read live, and
+    // so is the end state of a run that needs no memory from the trace (no snapshot was read).
     const traced = end !== null && end.outcome !== 'harness-crash';
-    if (traced) this.#endMemory = (a, n) => observer.memory(a, n);
-    const endState: EndStateMoment = traced
+    if (traced && traceMemory) this.#endMemory = (a, n) => observer.memory(a, n);
+    const endState: EndStateMoment = !traced
       ? {
-          cycle: cycles ? observer.cycle : null,
-          at: endMomentOf(end),
-          exact: exact,
-          how: 'reconstructed from the debug-stream trace at that cycle ($0000-$CFFF; other addresses read from the machine afterwards)',
-        }
-      : {
           cycle: null,
           at: end
             ? 'the harness crash hand-off, read from the machine afterwards'
             : 'the time budget ran out: read from the machine afterwards',
           exact: false,
           how: 'REST readmem after the stream stopped',
-        };
+        }
+      : !traceMemory
+        ? {
+            cycle: null,
+            at: `after ${endMomentOf(end)} (the machine still running)`,
+            exact: false,
+            how: 'REST readmem after the stream stopped, as a polled run reads it (the harness convention: the program settles in its loop after its result)',
+          }
+        : {
+            cycle: cycles ? observer.cycle : null,
+            at: endMomentOf(end),
+            exact: exact,
+            how: 'reconstructed from the debug-stream trace at that cycle ($0000-$CFFF; other addresses read from the machine afterwards)',
+          };
     const base = { writes: observer.writes, writesExact: exact, cycleSource: cycles ? 'debug-stream' : null, endState };
-    if (!end) return { ...base, outcome: 'timeout', started: observer.started };
-    if (end.outcome === 'ended') return { ...base, ...end };
-    if (end.outcome === 'crashed') return { ...base, outcome: 'crashed', crash: end.crash };
-    if (end.outcome === 'over_budget') return { ...base, outcome: 'over_budget', cycle: cycles ? end.cycle : null };
-    if (end.outcome === 'halted')
-      return { ...base, outcome: 'timeout', started: true, halted: { pc: end.pc, cycle: cycles ? end.cycle : null } };
-    await this.#stopStream();
-    return {
-      ...base,
-      outcome: 'crashed',
-      crash: await readHarnessCrash((a, n) => this.readMemory(a, n), base.cycleSource ? end.cycle : null),
-    };
+    return waitOfTraceEnd(base, end, observer.started, cycles, async (cycle) => {
+      await this.#stopStream();
+      return readHarnessCrash((a, n) => this.readMemory(a, n), cycle);
+    });
   }
 
   /**

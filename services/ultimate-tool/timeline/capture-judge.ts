@@ -1,4 +1,5 @@
-// The judge's observation of a capture run, read back from the run's own verified capture: the
+// The judge's observation of a capture run, read back from the run's own verified capture — its
+// writes and how the run ended in it (jobs/captures.ts captureWait hands that to run-judge.ts): the
 // same BusTraceObserver that watches a verdict run's live stream (targets/bus-trace-observer.ts)
 // is fed the capture's entries in stream order, so a capture run's $D7FF writes carry cycles
 // counted exactly as every other run's (issue 35.4, one clock: φ2 clocks from the program's first
@@ -9,7 +10,7 @@
 // VIC takes are in it) and no datagram was lost, malformed or out of order before the run ended
 // (a missing datagram is 180 clocks nobody saw; losses before the program's start cost nothing). Blocks are re-hashed against the index as a
 // timeline page does, so a tampered capture is refused, not judged.
-import { BusTraceObserver } from '../targets/bus-trace-observer.js';
+import { BusTraceObserver, type TraceEnd } from '../targets/bus-trace-observer.js';
 import type { DebugRegisterWrite, RunProtocol } from '../targets/connection.js';
 import { capturedDatagrams } from './capture-datagrams.js';
 import type { StreamProduct } from './timeline-page.js';
@@ -25,6 +26,10 @@ export interface CaptureJudgement {
   cycleSource: 'debug-stream' | null;
   /** Whether the stream showed VIC half-cycles (false: "6510 Only", stolen clocks absent). */
   sawVicHalves: boolean;
+  /** The program's first instruction is in the trace. */
+  started: boolean;
+  /** How the run ended in the trace (a verdict, a crash, budget.cycles passed, a halt); null: the trace holds no end. */
+  end: TraceEnd | null;
 }
 
 export async function judgeCapture(
@@ -54,5 +59,13 @@ export async function judgeCapture(
   const cutBeforeEnd = endExpected && observer.end === null;
   const writesExact = !lost && observer.started && !cutBeforeEnd;
   const cycleSource = !lost && observer.started && observer.sawVicHalves ? 'debug-stream' : null;
-  return { writes: observer.writes, writesExact, cutBeforeEnd, cycleSource, sawVicHalves: observer.sawVicHalves };
+  return {
+    writes: observer.writes,
+    writesExact,
+    cutBeforeEnd,
+    cycleSource,
+    sawVicHalves: observer.sawVicHalves,
+    started: observer.started,
+    end: observer.end,
+  };
 }

@@ -114,7 +114,9 @@ describe('physical-device safety (no REU image declared)', { timeout: 180_000 },
   it('one injected device fault: the ordinary gate retries the read and passes; strict_gate fails closed', async () => {
     const faults = faultsFor(h.dev);
     const ordinary = await h.probe(false);
-    faults.failNext({ method: 'GET', path: '/v1/machine:debugreg' });
+    // A read the run makes on every path: the end state (screen RAM) after the end. The register is
+    // not polled where the device streams (the virtual one always does), so the fault is not put there.
+    faults.failNext({ method: 'GET', path: '/v1/machine:readmem' });
     const r1 = await job({ probe_id: ordinary, confirmed_reset_count: 1, confirmed_reu_write_count: 0 });
     const j1 = await h.waitJob(r1.body.job.job_id);
     assert.equal(faults.injected, 1);
@@ -123,7 +125,7 @@ describe('physical-device safety (no REU image declared)', { timeout: 180_000 },
 
     const strict = await h.probe(true);
     const before = counts(h);
-    faults.failNext({ method: 'GET', path: '/v1/machine:debugreg' });
+    faults.failNext({ method: 'GET', path: '/v1/machine:readmem' });
     const r2 = await job({ probe_id: strict, strict_gate: true, repeat: 2, confirmed_reset_count: 2, confirmed_reu_write_count: 0 });
     assert.equal(r2.status, 201);
     const j2 = await h.waitJob(r2.body.job.job_id);
