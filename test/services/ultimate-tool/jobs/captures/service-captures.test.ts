@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type Harness, startHarness } from '../harness.js';
+import { type Harness, startHarness } from '../../harness.js';
 
 // Enough for timeline-probe's whole run (its 16 markers; ~1,500 datagrams with the reset before
 // it) and the capture's tail after the result (STREAM_TAIL_DATAGRAMS), still bounded: "6510 & VIC"

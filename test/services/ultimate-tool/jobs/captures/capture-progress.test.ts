@@ -5,8 +5,8 @@
 // test/adapters/topup/progress.test.ts); the preparation is made through the SDK client.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { openRawAdapterWire } from '../../../helpers/raw-adapter-wire.js';
-import { startUltimateStack, type UltimateStack } from '../../../helpers/ultimate-stack.js';
+import { openRawAdapterWire } from '../../../../helpers/raw-adapter-wire.js';
+import { startUltimateStack, type UltimateStack } from '../../../../helpers/ultimate-stack.js';
 
 let stack: UltimateStack;
 

@@ -5,11 +5,11 @@
 // marker that does not match fails the run, naming the marker.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CAPTURE_END_STATE, captureWait, passMarkerCheck } from '../../../../services/ultimate-tool/jobs/captures.js';
-import { TestSchema } from '../../../../services/ultimate-tool/project/manifest.js';
-import { judgeRun } from '../../../../services/ultimate-tool/runs/run-judge.js';
-import type { CrashState, DebugWait } from '../../../../services/ultimate-tool/targets/connection.js';
-import type { CaptureJudgement } from '../../../../services/ultimate-tool/timeline/capture-judge.js';
+import { CAPTURE_END_STATE, captureWait, passMarkerCheck } from '../../../../../services/ultimate-tool/jobs/captures.js';
+import { TestSchema } from '../../../../../services/ultimate-tool/project/manifest.js';
+import { judgeRun } from '../../../../../services/ultimate-tool/runs/run-judge.js';
+import type { CrashState, DebugWait } from '../../../../../services/ultimate-tool/targets/connection.js';
+import type { CaptureJudgement } from '../../../../../services/ultimate-tool/timeline/capture-judge.js';
 
 const TEST = TestSchema.parse({
   name: 't',

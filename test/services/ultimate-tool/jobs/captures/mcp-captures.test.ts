@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { distBin, startUltimateStack, type UltimateStack } from '../../../helpers/ultimate-stack.js';
+import { distBin, startUltimateStack, type UltimateStack } from '../../../../helpers/ultimate-stack.js';
 
 const MAX_DATAGRAMS = 1000;
 

@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { CHECKPOINT_LIMITS, ManifestError, loadManifest } from '../../../../services/ultimate-tool/project/manifest.js';
-import { exampleProject } from '../harness.js';
+import { CHECKPOINT_LIMITS, ManifestError, loadManifest } from '../../../../../services/ultimate-tool/project/manifest.js';
+import { exampleProject } from '../../harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ultimate-checkpoint-manifest-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

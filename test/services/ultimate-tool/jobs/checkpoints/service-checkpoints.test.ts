@@ -7,10 +7,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { faultsFor } from '../../../../engines/ultimate/virtual/device/fault-injection.js';
-import { fillPowerOnPattern } from '../../../../engines/ultimate/virtual/index.js';
-import { RAM_PATTERN_RANGES } from '../../../../services/ultimate-tool/targets/ultimate-target.js';
-import { type Harness, startHarness } from '../harness.js';
+import { faultsFor } from '../../../../../engines/ultimate/virtual/device/fault-injection.js';
+import { fillPowerOnPattern } from '../../../../../engines/ultimate/virtual/index.js';
+import { RAM_PATTERN_RANGES } from '../../../../../services/ultimate-tool/targets/ultimate-target.js';
+import { type Harness, startHarness } from '../../harness.js';
 
 let h: Harness;
 const dbFile = () => join(h.store, 'service.sqlite3');

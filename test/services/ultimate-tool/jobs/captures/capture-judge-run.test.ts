@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Harness, startHarness } from '../harness.js';
+import { type Harness, startHarness } from '../../harness.js';
 
 // timeline-probe whole (~1,500 datagrams with the reset) and the capture's tail after the result.
 const MAX_DATAGRAMS = 12_000;

@@ -8,11 +8,11 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { closeServer, listenLoopback } from '../../../../common/index.js';
-import { UltimateToolService } from '../../../../services/ultimate-tool/index.js';
-import { VirtualUltimate } from '../../../../engines/ultimate/virtual/index.js';
-import { faultsFor } from '../../../../engines/ultimate/virtual/device/fault-injection.js';
-import { exampleProject } from '../harness.js';
+import { closeServer, listenLoopback } from '../../../../../common/index.js';
+import { UltimateToolService } from '../../../../../services/ultimate-tool/index.js';
+import { VirtualUltimate } from '../../../../../engines/ultimate/virtual/index.js';
+import { faultsFor } from '../../../../../engines/ultimate/virtual/device/fault-injection.js';
+import { exampleProject } from '../../harness.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ultimate-captures-ambiguous-'));
 let dev: VirtualUltimate;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
-import { startUltimateStack, type UltimateStack } from '../../../helpers/ultimate-stack.js';
+import { startUltimateStack, type UltimateStack } from '../../../../helpers/ultimate-stack.js';
 
 let stack: UltimateStack;
 let client: Client;
