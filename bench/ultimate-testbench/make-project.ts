@@ -12,10 +12,9 @@
 // - `budget.cycles` = the row's cycle limit (x64sc counts it from power-on, the tool from the
 //   program's first instruction: a budget a boot's worth more generous), `budget.time_ms` a wall-clock
 //   guard scaled to it;
-// - `expect:timeout` rows keep the same verdict with `crash.jam: false` (the cpujam programs halt on
-//   purpose); the README's rule for them (running out the limit without a write is the pass) is
-//   applied by whoever reads the runs (bench/ultimate-testbench/suite.ts: a run over budget.cycles,
-//   or halted by a JAM, without a $D7FF write), and their description says so.
+// - `expect:timeout` rows get `expect.timeout: true` — the README's rule, running out the cycle limit
+//   without a write is the pass, judged by the tool's judge — and `crash.jam: false` (the cpujam
+//   programs halt on purpose: a halt runs out the limit too).
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -87,7 +86,7 @@ export function testbenchManifest(entries: readonly TestbenchEntry[]): Record<st
     tests.push({
       name,
       description:
-        `${e.path}${e.options.length ? ` [${e.options.join(';')}]` : ''}${timeout ? ' — expect:timeout: running out the cycle limit without a write is the pass' : ''}`.slice(
+        `${e.path}${e.options.length ? ` [${e.options.join(';')}]` : ''}${timeout ? ' — expect:timeout: running out the cycle limit without a write is the pass (expect.timeout)' : ''}`.slice(
           0,
           500,
         ),
@@ -97,7 +96,7 @@ export function testbenchManifest(entries: readonly TestbenchEntry[]): Record<st
       ...(machine ? { machine } : {}),
       // The cpujam programs of the expect:timeout rows end in a JAM on purpose: halting is not a crash there.
       ...(timeout ? { crash: { jam: false } } : {}),
-      expect: {},
+      expect: timeout ? { timeout: true } : {},
       budget: { time_ms: timeBudgetMs(e.cycles), cycles: e.cycles },
     });
   }
