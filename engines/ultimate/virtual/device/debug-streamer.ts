@@ -42,9 +42,6 @@ const LITTLE_ENDIAN_HOST = endianness() === 'LE';
  */
 export const SEND_PER_TURN = 24;
 
-/** Datagrams per allocated slab (92 KiB). */
-const SLAB_DATAGRAMS = 64;
-
 /** Parses `host[:port]` as the REST `ip` parameter does; the default port is the debug stream's 11002. */
 export function parseDestination(s: string, defaultPort = 11002): StreamDestination | undefined {
   const m = /^([0-9.]+)(?::(\d{1,5}))?$/.exec(s.trim());
@@ -60,9 +57,6 @@ export class DebugStreamer {
   #entries = new Uint32Array(DEBUG_ENTRIES_PER_DATAGRAM);
   /** The entries' bytes, for the copy into a datagram (made once, not per datagram). */
   readonly #entryBytes = new Uint8Array(this.#entries.buffer, 0, DEBUG_ENTRIES_PER_DATAGRAM * 4);
-  /** Datagrams are cut from slabs of SLAB_DATAGRAMS: one allocation per 64 datagrams instead of one per 5 (Node's pool). */
-  #slab: Buffer | null = null;
-  #slabNext = 0;
   #fill = 0;
   #sequence = 0;
   #ordinal = 0;
@@ -223,13 +217,7 @@ export class DebugStreamer {
     const dest = this.#dest;
     const socket = this.#socket;
     if (!dest || !socket) return;
-    if (this.#slab === null || this.#slabNext === SLAB_DATAGRAMS) {
-      // A slab lives on while any datagram cut from it waits to be sent; each one is cut once.
-      this.#slab = Buffer.allocUnsafeSlow(SLAB_DATAGRAMS * DEBUG_DATAGRAM_BYTES);
-      this.#slabNext = 0;
-    }
-    const at = this.#slabNext++ * DEBUG_DATAGRAM_BYTES;
-    const buf = this.#slab.subarray(at, at + DEBUG_DATAGRAM_BYTES);
+    const buf = Buffer.allocUnsafe(DEBUG_DATAGRAM_BYTES);
     buf[0] = seq & 0xff;
     buf[1] = seq >> 8;
     buf[2] = 0;
