@@ -174,6 +174,20 @@ export async function runSuiteOn(
   return runs;
 }
 
+/** The run records' own phase timings (record.timings), averaged: where a run's wall time goes. */
+export function phaseMeans(runs: Array<Record<string, any>>): string | null {
+  const sums = new Map<string, number>();
+  let n = 0;
+  for (const run of runs) {
+    const t = run.timings as Record<string, unknown> | undefined;
+    if (!t) continue;
+    n++;
+    for (const [k, v] of Object.entries(t)) if (typeof v === 'number' && k.endsWith('_ms')) sums.set(k, (sums.get(k) ?? 0) + v);
+  }
+  if (n === 0) return null;
+  return [...sums].map(([k, v]) => `${k.replace(/_ms$/, '')} ${(v / n).toFixed(0)}`).join(', ');
+}
+
 function seconds(t0: bigint): number {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
@@ -284,6 +298,8 @@ async function main(): Promise<void> {
       log(
         `passed ${passed}/${entries.length}; wall ${wall.toFixed(1)} s = ${(wall / x64scSeconds).toFixed(2)}× x64sc directly (load ${loadText()})`,
       );
+      const phases = phaseMeans([...runs.values()]);
+      if (phases) log(`per run, mean ms: ${phases}`);
       log(`misjudged (${peerName} passes, the tool does not): ${misjudged.length}`);
       for (const m of misjudged) log(`  ${m.path}: ${m.status} — ${m.reason}`);
       if (alsoX64sc.length) log(`x64sc passes, the virtual C64 directly fails too (an emulation gap, not the tool's): ${alsoX64sc.length}`);

@@ -129,8 +129,16 @@ export class BusTraceObserver {
     else if ((e & this.#ba) !== 0) this.#read(address, data);
   }
 
+  /** The newest access, kept beside #recent: the hot path looks back one access at every read. */
+  #prevAddress = -1;
+  #prevData = 0;
+  #prevWrite = false;
+
   #remember(address: number, data: number, write: boolean): void {
     this.#recent.push(address, data, write, this.#clock);
+    this.#prevAddress = address;
+    this.#prevData = data;
+    this.#prevWrite = write;
   }
 
   #write(address: number, data: number, entry: number): void {
@@ -161,9 +169,9 @@ export class BusTraceObserver {
 
   #read(address: number, data: number): void {
     // The access before this read: an IRQ/BRK vector fetch reads $FFFE, then $FFFF.
-    const prevAddress = this.#recent.newestAddress;
-    const prevData = this.#recent.newestData;
-    const prevRead = !this.#recent.newestIsWrite;
+    const prevAddress = this.#prevAddress;
+    const prevData = this.#prevData;
+    const prevRead = !this.#prevWrite;
     this.#remember(address, data, false);
     if (this.#pendingBrk && this.#clock > this.#pendingBrk.until) this.#finishBrk();
     if (!this.started) {

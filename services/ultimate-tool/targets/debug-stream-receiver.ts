@@ -48,7 +48,8 @@ export class DebugStreamReceiver {
     this.#next = (seq + 1) & 0xffff;
     this.datagrams++;
     if (this.#sink) this.#sink(datagramEntries(msg));
-    else this.#held.push(new Uint8Array(msg));
+    // Node gives every datagram its own buffer: kept as it is, not copied.
+    else this.#held.push(msg);
   }
 
   /** From now on entries go to `sink`; the datagrams held so far first. */

@@ -151,6 +151,17 @@ export class Cia6526 {
     });
   }
 
+  /**
+   * Port A's pins as a read of register 0 at `now` gives them (the timers do not drive port A),
+   * without the read's switch and its object: the VIC asks for its bank at every half-cycle it
+   * streams. The chip is clocked up to `now` as a read would (its interrupt line follows).
+   */
+  portAPins(now: number): number {
+    this.advance(now);
+    const a = (this.pra | ~this.ddra) & 0xff;
+    return this.pins ? this.pins(a, (this.prb | ~this.ddrb) & 0xff).a : a;
+  }
+
   #portPins(): { a: number; b: number } {
     const a = (this.pra | ~this.ddra) & 0xff;
     let b = (this.prb | ~this.ddrb) & 0xff;

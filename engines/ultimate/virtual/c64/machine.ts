@@ -659,7 +659,8 @@ export class C64Machine implements CpuBus {
   }
 
   private vicBank(): number {
-    return (~this.cia2.read(0x00, this.cpu.cycles, false) & 3) << 14;
+    // CIA 2's PA0/PA1, inverted (portAPins: a register read without its cost).
+    return (~this.cia2.portAPins(this.cpu.cycles) & 3) << 14;
   }
 
   /** The CPU is inside a BRK/IRQ entry: an NMI due by now may take over its vector. */

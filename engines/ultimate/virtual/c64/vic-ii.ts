@@ -363,15 +363,38 @@ export class VicII {
   // --- what the VIC puts on the bus ----------------------------------------------------------------
 
   /**
+   * busAddress's last clock and its place: the clock in its line and the line in its frame. The
+   * debug stream asks clock after clock, and `%` of a clock count past 2^31 (a double) is slow.
+   */
+  #placeClock = Number.NaN;
+  #placeK = 0;
+  #placeLine = 0;
+
+  #place(c: number): void {
+    if (c === this.#placeClock) return;
+    if (c === this.#placeClock + 1) {
+      if (++this.#placeK === this.cyclesPerLine) {
+        this.#placeK = 0;
+        if (++this.#placeLine === this.linesPerFrame) this.#placeLine = 0;
+      }
+    } else {
+      this.#placeK = c % this.cyclesPerLine;
+      this.#placeLine = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
+    }
+    this.#placeClock = c;
+  }
+
+  /**
    * Where the VIC reads in clock `c` — approximate: the video matrix cell (c-access) in its stolen
    * halves, the sprite pointers in the sprite slots, otherwise the idle address $3FFF of its bank.
    */
   busAddress(c: number, stolenHalf: boolean): number {
     const bank = this.host.vicBank();
     const matrix = bank | ((this.regs[0x18]! >> 4) << 10);
-    const k = c % this.cyclesPerLine;
+    this.#place(c);
+    const k = this.#placeK;
     if (stolenHalf && k >= 14 && k <= 53) {
-      const line = Math.floor((c % this.cyclesPerFrame) / this.cyclesPerLine);
+      const line = this.#placeLine;
       const row = Math.max(0, Math.min(24, (line - 0x30) >> 3));
       return matrix + row * 40 + (k - 14);
     }

@@ -55,6 +55,8 @@ export class DebugStreamer {
   #socket?: dgram.Socket;
   #dest?: StreamDestination;
   #entries = new Uint32Array(DEBUG_ENTRIES_PER_DATAGRAM);
+  /** The entries' bytes, for the copy into a datagram (made once, not per datagram). */
+  readonly #entryBytes = new Uint8Array(this.#entries.buffer, 0, DEBUG_ENTRIES_PER_DATAGRAM * 4);
   #fill = 0;
   #sequence = 0;
   #ordinal = 0;
@@ -74,7 +76,9 @@ export class DebugStreamer {
    * than a receiver's socket holds; they go out SEND_PER_TURN a turn instead of all at once, and
    * the clock waits while they do (`backlog`).
    */
-  readonly #queue: Array<{ buf: Buffer; dest: StreamDestination }> = [];
+  #queue: Array<{ buf: Buffer; dest: StreamDestination }> = [];
+  /** The first unsent datagram of #queue (sent ones are dropped from the array in batches, not one splice a turn). */
+  #head = 0;
   #pump?: NodeJS.Immediate;
   sendErrors = 0;
 
@@ -179,12 +183,13 @@ export class DebugStreamer {
 
   /** Datagrams waiting to be sent (the machine's clock holds back while there are many). */
   get backlog(): number {
-    return this.#queue.length;
+    return this.#queue.length - this.#head;
   }
 
   async close(): Promise<void> {
     this.stop();
-    this.#queue.length = 0;
+    this.#queue = [];
+    this.#head = 0;
     if (this.#pump) clearImmediate(this.#pump);
     this.#pump = undefined;
     await this.#opening?.catch(() => undefined);
@@ -213,10 +218,12 @@ export class DebugStreamer {
     const socket = this.#socket;
     if (!dest || !socket) return;
     const buf = Buffer.allocUnsafe(DEBUG_DATAGRAM_BYTES);
-    buf.writeUInt16LE(seq, 0);
-    buf.writeUInt16LE(0, 2);
+    buf[0] = seq & 0xff;
+    buf[1] = seq >> 8;
+    buf[2] = 0;
+    buf[3] = 0;
     if (LITTLE_ENDIAN_HOST) {
-      buf.set(new Uint8Array(this.#entries.buffer, 0, DEBUG_ENTRIES_PER_DATAGRAM * 4), DEBUG_HEADER_BYTES);
+      buf.set(this.#entryBytes, DEBUG_HEADER_BYTES);
     } else {
       for (let i = 0; i < DEBUG_ENTRIES_PER_DATAGRAM; i++) buf.writeUInt32LE(this.#entries[i]!, DEBUG_HEADER_BYTES + 4 * i);
     }
@@ -227,16 +234,30 @@ export class DebugStreamer {
   #send(): void {
     this.#pump = undefined;
     const socket = this.#socket;
+    const queue = this.#queue;
     if (!socket) {
-      this.#queue.length = 0;
+      this.#queue = [];
+      this.#head = 0;
       return;
     }
     // No per-datagram callback (one closure less per send at ~27k/s); send errors arrive as the
     // socket's 'error' events, counted in sendErrors.
-    for (const { buf, dest } of this.#queue.splice(0, SEND_PER_TURN)) {
+    const end = Math.min(queue.length, this.#head + SEND_PER_TURN);
+    for (let i = this.#head; i < end; i++) {
+      const { buf, dest } = queue[i]!;
       socket.send(buf, dest.port, dest.host);
       this.sent++;
     }
-    if (this.#queue.length) this.#pump = setImmediate(() => this.#send());
+    this.#head = end;
+    if (end === queue.length) {
+      queue.length = 0;
+      this.#head = 0;
+    } else {
+      if (end >= 4096) {
+        queue.splice(0, end);
+        this.#head = 0;
+      }
+      this.#pump = setImmediate(() => this.#send());
+    }
   }
 }

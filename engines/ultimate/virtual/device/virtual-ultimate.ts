@@ -134,6 +134,8 @@ export interface VirtualPorts {
 }
 
 const REU_BYTES = 16 * 1024 * 1024;
+/** Clocks of one unpaced burst while no debug stream runs (well under 1 ms of host time). */
+const UNSTREAMED_BURST_CLOCKS = 20_000;
 /** How long after a request the machine runs unpaced at speed 'max' (a client polls within it). */
 const IDLE_AFTER_MS = 1000;
 const REU_CATEGORY = 'C64 and Cartridge Settings';
@@ -233,7 +235,11 @@ export class VirtualUltimate implements RestDevice {
       // Node's UDP socket takes at most 32 datagrams per turn of the event loop: a burst must not
       // make more than the streamer sends a turn (4 000 clocks are ≤ 23 datagrams of "6510 & VIC"),
       // and none while datagrams of a synchronous run (the reset's boot) still wait to be sent.
-      burstClocks: () => (streamer.active ? (streamer.backlog > SEND_PER_TURN ? 0 : 4_000) : 200_000),
+      // Without a stream the bursts stay short too: the service's REST requests to this device are
+      // served between bursts on the same event loop, and a request takes several turns (client
+      // write, server parse, answer, client parse), each waiting out one burst. 200 000 clocks a
+      // burst (3-30 ms of host time) made a run's ~30 requests cost ~1 s of waiting.
+      burstClocks: () => (streamer.active ? (streamer.backlog > SEND_PER_TURN ? 0 : 4_000) : UNSTREAMED_BURST_CLOCKS),
       // Full speed serves whoever waits on the machine: the stream's receiver, a monitor client, a
       // request in the last second. Nobody waiting, it runs at the PAL rate: an idle device in the
       // service's process used to take a whole core away from the service judging the runs.
