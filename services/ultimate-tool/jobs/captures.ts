@@ -42,7 +42,7 @@ import { type CrashState, type DebugWait, type EndStateMoment, HANDOFF, type Ins
 import { readHarnessCrash } from '../targets/harness-crash.js';
 import { waitOfTraceEnd } from '../targets/trace-end.js';
 import { JUDGE_STREAM_MODE, UltimateConnection } from '../targets/ultimate-target.js';
-import { type JudgedExpectation, hex8, judgeRun, judgementObservations, writesObservation } from '../runs/run-judge.js';
+import { type JudgedExpectation, endingValue, hex8, judgeRun, judgementObservations, writesObservation } from '../runs/run-judge.js';
 import { runProtocolFor } from '../runs/run-protocol.js';
 import { Ca65DebugInfo } from '../timeline/ca65-debug-info.js';
 import { buildCaptureIndex } from '../timeline/capture-index.js';
@@ -507,8 +507,7 @@ export class CaptureService {
         await streamTail(cap);
       });
       const p0 = polled as DebugWait | null;
-      const polledValue =
-        p0?.outcome === 'ended' ? p0.value : p0?.outcome === 'crashed' && p0.crash.kind === 'harness' ? HANDOFF.crash : null;
+      const polledValue = endingValue(p0);
       // Post-stop evidence: the pass marker (the harness's RAM mirror of $D7FF), then the end state
       // (screen, memory expectations) read exactly as an ordinary run reads it (runs/end-state.ts).
       // A failed read does not lose the capture: the run is recorded with status error.
@@ -579,8 +578,7 @@ export class CaptureService {
         status = j.status;
         reason = j.reason;
       }
-      const finalValue =
-        wait?.outcome === 'ended' ? wait.value : wait?.outcome === 'crashed' && wait.crash.kind === 'harness' ? HANDOFF.crash : polledValue;
+      const finalValue = endingValue(wait) ?? polledValue;
       const dbg = supporting.find((s) => s.role === 'dbg');
       const record = this.#record(h, p, runId, started, {
         test: test.name,

@@ -7,10 +7,20 @@
 import type { RunStatus } from '../api/schemas.js';
 import { addressHex } from '../api/address.js';
 import { type TestSpec, expectedPassValue } from '../project/manifest.js';
-import type { DebugWait } from '../targets/connection.js';
+import { type DebugWait, HANDOFF } from '../targets/connection.js';
 
 export function hex8(n: number): string {
   return `$${n.toString(16).toUpperCase().padStart(2, '0')}`;
+}
+
+/**
+ * The $D7FF value that ended a run: its verdict or result value, or the harness's crash value for
+ * a crash hand-off; null when the run ended otherwise (a crash the tool saw, a timeout, the budget).
+ */
+export function endingValue(w: DebugWait | null): number | null {
+  if (w?.outcome === 'ended') return w.value;
+  if (w?.outcome === 'crashed' && w.crash.kind === 'harness') return HANDOFF.crash;
+  return null;
 }
 
 /**

@@ -11,10 +11,10 @@ import { type ScreenMatchRecord, readEndState } from './end-state.js';
 import { recordCrashState } from './crash-state.js';
 import { CHECKPOINT_EVIDENCE_NAME } from '../analysis/checkpoint-comparison.js';
 import { CheckpointRecorder } from '../targets/checkpoint-recorder.js';
-import { type DebugWait, HANDOFF, type TargetConnection } from '../targets/connection.js';
+import type { DebugWait, TargetConnection } from '../targets/connection.js';
 import { prgLoadRange } from '../targets/program-start.js';
 import { runProtocolFor, usesHarnessHandshake } from './run-protocol.js';
-import { hex8, judgeRun, judgementObservations, writesObservation } from './run-judge.js';
+import { endingValue, hex8, judgeRun, judgementObservations, writesObservation } from './run-judge.js';
 
 export interface RunOutcome {
   status: RunStatus;
@@ -48,8 +48,7 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
     const w = await conn.waitDebugResult(deadline, runProtocolFor(test, checkpoints));
     wait = w;
     const values = w.writes.map((x) => x.value);
-    observations.progress_markers =
-      w.outcome === 'ended' || (w.outcome === 'crashed' && w.crash.kind === 'harness') ? values.slice(0, -1) : values;
+    observations.progress_markers = endingValue(w) !== null ? values.slice(0, -1) : values;
     observations.protocol = test.verdict ? { verdict: test.verdict } : 'harness';
     observations.crash_policy = { jam: test.crash.jam, brk: test.crash.brk, outside_code: test.crash.outside_code ?? null };
     Object.assign(observations, writesObservation(w));
@@ -65,12 +64,10 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
         ...(checkpoints.handshake ? {} : { handshake: false, captured_at: 'the exact write of each marker' }),
       };
     }
-    if (w.outcome === 'ended') {
-      observations.debug_register = w.value;
-      observations.debug_register_hex = hex8(w.value);
-    } else if (w.outcome === 'crashed' && w.crash.kind === 'harness') {
-      observations.debug_register = HANDOFF.crash;
-      observations.debug_register_hex = hex8(HANDOFF.crash);
+    const ending = endingValue(w);
+    if (ending !== null) {
+      observations.debug_register = ending;
+      observations.debug_register_hex = hex8(ending);
     } else if (w.outcome === 'crashed') {
       if (w.crash.kind === 'jam') observations.jam_pc = w.crash.pc;
     } else {

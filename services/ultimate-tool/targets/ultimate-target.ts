@@ -261,22 +261,21 @@ export class UltimateConnection implements TargetConnection {
       pattern: 'x64sc-power-on',
       filled: RAM_PATTERN_RANGES.map((r) => ({ start: addressHex(r.start), end: addressHex(r.end) })),
       how: 'written by DMA before the reset (no power cycle on the device); $00/$01 and the RAM under $D000-$DFFF are left as they were',
-      ...(this.#reuKb > 0
-        ? {
-            reu: this.emulation
-              ? {
-                  pattern: '17xx-power-on' as const,
-                  size_kb: this.#reuKb,
-                  how: 'written through the DMA port (REU write, FF07) before the run: the device keeps its REU memory across resets',
-                }
-              : {
-                  pattern: 'as-left' as const,
-                  size_kb: this.#reuKb,
-                  how: 'not written: on hardware the tool writes the REU only for a declared REU image, with confirmed_reu_write_count; it holds what earlier runs left',
-                },
-          }
-        : {}),
+      ...(this.#reuKb > 0 ? { reu: { size_kb: this.#reuKb, ...this.#reuFill() } } : {}),
     };
+  }
+
+  /** What configureMachine did to the REU's memory (written only on the emulation). */
+  #reuFill(): { pattern: '17xx-power-on' | 'as-left'; how: string } {
+    return this.emulation
+      ? {
+          pattern: '17xx-power-on',
+          how: 'written through the DMA port (REU write, FF07) before the run: the device keeps its REU memory across resets',
+        }
+      : {
+          pattern: 'as-left',
+          how: 'not written: on hardware the tool writes the REU only for a declared REU image, with confirmed_reu_write_count; it holds what earlier runs left',
+        };
   }
 
   /** `idle`: the debug register's value before the program writes it (polling waits for a change). */

@@ -48,17 +48,9 @@ export function getRoute<T>(name: RouteName, params: Record<string, string> = {}
   return getJson<T>(fillPath(ROUTE_PATHS[name].path, params), query);
 }
 
-/** The cancel route of a job: POST with an empty JSON body (the service refuses any other content type). */
-const CANCEL_JOB = ROUTE_PATHS.cancelJob;
-
-export async function cancelJob<T>(jobId: string): Promise<T> {
-  const path = fillPath(CANCEL_JOB.path, { job_id: jobId });
-  const r = await fetch(path, {
-    method: CANCEL_JOB.method,
-    headers: { accept: 'application/json', 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return answer<T>(r, path);
+/** Cancel a job: its cancel route with an empty JSON body. */
+export function cancelJob<T>(jobId: string): Promise<T> {
+  return postRoute<T>('cancelJob', {}, { job_id: jobId });
 }
 
 /** POST one route of the route table with a JSON body (the service refuses any other content type). */
