@@ -240,6 +240,13 @@ export class UltimateConnection implements TargetConnection {
     await this.#timed(async () => {
       // RAM survives the reset of run_prg, so what is written now is there when the program starts
       // (the KERNAL's reset clears its own pages, on every target alike).
+      // Paused first: the machine still runs the previous program, and the pattern overwrites its
+      // code and stack while it runs; between the fill and the reset it would execute what the
+      // pattern left and could write anywhere (a virtual device on its own core runs millions of
+      // clocks in that time: $7F appeared at $C100). A paused machine stays paused through the
+      // DMA writes and runs again at run_prg's or load_prg's reset (the firmware's dma_load starts
+      // the boot cartridge), so nothing runs between the fill and the program.
+      await this.#device.rest.pause();
       const pattern = new Uint8Array(0x10000);
       fillPowerOnPattern(pattern);
       for (const r of RAM_PATTERN_RANGES)

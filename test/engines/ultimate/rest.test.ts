@@ -413,6 +413,19 @@ describe('REST client against the virtual device', () => {
     await r.resume();
     assert.equal(rig.virtual.clock.running, true);
   });
+
+  test("a paused machine stays paused through memory writes and runs again at run_prg, as the firmware's dma_load starts the boot cartridge", async () => {
+    const r = rig.device.rest;
+    await r.pause();
+    await r.writeMemory(0xc100, Uint8Array.of(0xab, 0xcd));
+    assert.deepEqual(rig.virtual.clock.holds, ['rest-pause'], 'a DMA write leaves a stopped machine stopped');
+    // A PRG at $C000 (JMP $C000): what it does does not matter, only that the machine runs again.
+    await rig.device.runPrg({ bytes: Uint8Array.of(0x00, 0xc0, 0x4c, 0x00, 0xc0) });
+    assert.equal(rig.virtual.clock.running, true, 'run_prg lifted the pause');
+    await r.pause();
+    await r.loadPrg({ bytes: Uint8Array.of(0x00, 0xc0, 0x4c, 0x00, 0xc0) });
+    assert.equal(rig.virtual.clock.running, true, 'load_prg lifted it too');
+  });
 });
 
 describe('password, timeouts and refused connections', () => {

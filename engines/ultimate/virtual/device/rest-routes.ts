@@ -41,6 +41,8 @@ export interface RestDevice {
   reset(): void;
   reboot(): void;
   powerOff(): void;
+  /** A PRG through the boot cartridge: reset, load, then RUN or READY; the machine runs afterwards (VirtualUltimate.bootLoad). */
+  bootLoad(bytes: Uint8Array, then: 'run' | 'none'): void;
   startDebugStream(dest: { host: string; port: number }): Promise<void>;
   stopDebugStream(): void;
   /** Elite II only (docs/ultimate/NATIVE.md): Run Update on a stored .UE2 file; see engines/ultimate/riscv-apps/run-update-trigger.ts. */
@@ -287,8 +289,7 @@ const CALLS: Call[] = [
     // 200 for any file it could open, cutting a PRG at $FFFF and loading nothing from one shorter
     // than 3 bytes (c64_subsys.cc `load_file_dma`, whose result is discarded).
     const start = (d: RestDevice, bytes: Uint8Array): Answer => {
-      d.machine.bootLoad(bytes, command === 'run_prg' ? 'run' : 'none');
-      d.clock.release('power-off');
+      d.bootLoad(bytes, command === 'run_prg' ? 'run' : 'none');
       return ok();
     };
     return [

@@ -396,6 +396,18 @@ export class VirtualUltimate implements RestDevice {
     this.reset();
   }
 
+  /**
+   * A PRG through the boot cartridge (REST runners, DMA FF01/FF02/FF09), as the firmware's
+   * `dma_load` does it: the cartridge's start resets the C64 and lets it run — a machine paused
+   * over REST included (c64_subsys.cc: stop unless stopped, then start_cartridge). A client can so
+   * pause, fill RAM and start a program without the old program running in between.
+   */
+  bootLoad(bytes: Uint8Array, then: Parameters<MachineSeam['bootLoad']>[1]): void {
+    this.machine.bootLoad(bytes, then);
+    this.clock.release('power-off');
+    this.clock.release('rest-pause');
+  }
+
   powerOff(): void {
     this.stopDebugStream();
     this.clock.hold('power-off');
@@ -507,10 +519,7 @@ export class VirtualUltimate implements RestDevice {
   #dmaDevice(): DmaDevice {
     const dev = this;
     return {
-      loadPrg(bytes, then) {
-        dev.machine.bootLoad(bytes, then);
-        dev.clock.release('power-off');
-      },
+      loadPrg: (bytes, then) => dev.bootLoad(bytes, then),
       writeMemory: (a, b) => dev.machine.writeMem(a, b),
       // FF03: the firmware copies the bytes to $0277 and sets $C6 to their count, whatever the
       // count (beyond 10 it overwrites what follows the buffer, as on hardware).
