@@ -14,6 +14,8 @@ const candidates: Record<string, string> = {
   'engines/lispex/worker': 'engines/lispex/worker.ts',
   'engines/ultimate/index': 'engines/ultimate/index.ts',
   'engines/ultimate/virtual/index': 'engines/ultimate/virtual/index.ts',
+  // The virtual Ultimate's own thread (found by walking up from its host, as the Lispex worker).
+  'engines/ultimate/virtual/device-thread': 'engines/ultimate/virtual/device-thread.ts',
   // The Ultimate Tool service; package.json's old subpath ./engines/ultimate/service points at this same build.
   'services/ultimate-tool/index': 'services/ultimate-tool/index.ts',
   'adapters/topup/index': 'adapters/topup/index.ts',
@@ -32,7 +34,11 @@ const entry = Object.fromEntries(Object.entries(candidates).filter(([, file]) =>
 export default defineConfig({
   entry,
   format: ['esm', 'cjs'],
-  dts: { entry: Object.fromEntries(Object.entries(entry).filter(([k]) => !k.startsWith('bin/') && !k.endsWith('/worker'))) },
+  dts: {
+    entry: Object.fromEntries(
+      Object.entries(entry).filter(([k]) => !k.startsWith('bin/') && !k.endsWith('/worker') && !k.endsWith('/device-thread')),
+    ),
+  },
   sourcemap: true,
   // dist/products holds the Rust products built by scripts/build-products.mjs: keep them.
   clean: ['!products/**'],

@@ -43,6 +43,7 @@ export {
   datagramSequence,
   datagramEntries,
 } from './debug-stream/datagram.js';
+export { StreamCredit, StreamPacer } from './debug-stream/stream-credit.js';
 export { ViceMonitorClient, type ViceClientOptions, type ViceEvent, type Registers } from './vice/client.js';
 export { ViceCommand, ViceError, ViceRegister, CheckpointOp, type CheckpointInfo } from './vice/protocol.js';
 export { ViceRunObserver, type ObservedWrite } from './vice/run-observer.js';

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { UsageError, createLogger, type Logger, type LogLevel } from '../../common/index.js';
-import { VirtualUltimate } from '../../engines/ultimate/virtual/index.js';
+import { VirtualUltimateThread } from '../../engines/ultimate/virtual/index.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS } from './jobs/captures.js';
 import type { UltimateTargetConfig } from './jobs/job-context.js';
 import { DEFAULT_PORT, DEFAULT_VICE_COMMAND, UltimateToolService } from './service.js';
@@ -26,7 +26,7 @@ The project service (HTTP API schema 13 on 127.0.0.1 only) and its web dashboard
   --project DIR        the C64 project with ultimate-tool.json (default: the current folder)
   --port N             TCP port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
   --store DIR          runs, jobs and evidence (default DIR/.ultimate-tool)
-  --virtual-device     start a virtual Ultimate 64 (an EMULATION) in this process as the ultimate target
+  --virtual-device     start a virtual Ultimate 64 (an EMULATION, on its own thread) as the ultimate target
   --virtual-device-ports rest=N,ftp=N,ftp-data=LOW-HIGH,dma=N,vice=N,bench=N
                        pin the virtual device's ports (1..65535; any subset, a key left out gets any free
                        port): REST, FTP control, FTP passive data (a range), DMA, its VICE binary monitor,
@@ -239,7 +239,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
     return 0;
   }
   const logger: Logger = createLogger('ultimate-tool serve', env.logLevel ?? 'warn');
-  let virtual: VirtualUltimate | undefined;
+  let virtual: VirtualUltimateThread | undefined;
   let ultimate: UltimateTargetConfig | null = null;
   let service: UltimateToolService;
   let serviceStarting = false;
@@ -249,19 +249,23 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
       const pins = args.virtualDevicePorts ?? {};
       // Every port is bound before anything runs: the machine's clock starts only once the
       // service listens too, and a port that cannot be bound closes what was bound before it.
-      virtual = await VirtualUltimate.start({
-        password: env.password,
-        // An emulation runs as fast as it can unless asked for a real C64's pace (the records say which).
-        speed: args.realTime ? 1 : 'max',
-        autoStart: false,
-        ...(args.romDir !== undefined ? { romDir: resolve(args.romDir) } : {}),
-        httpPort: pins.rest ?? 0,
-        ftpPort: pins.ftp ?? 0,
-        dmaPort: pins.dma ?? 0,
-        vicePort: pins.vice ?? 0,
-        ...(pins.ftpData ? { ftpPassivePorts: pins.ftpData } : {}),
-        ...(elite2 ? { product: 'u64-elite2' as const, benchPort: pins.bench ?? 0 } : {}),
-      });
+      // The device runs on its own thread (emulating and streaming on a second core) and paces
+      // its stream to the service's receivers (virtual-ultimate-thread.ts).
+      virtual = await VirtualUltimateThread.start(
+        {
+          password: env.password,
+          // An emulation runs as fast as it can unless asked for a real C64's pace (the records say which).
+          speed: args.realTime ? 1 : 'max',
+          ...(args.romDir !== undefined ? { romDir: resolve(args.romDir) } : {}),
+          httpPort: pins.rest ?? 0,
+          ftpPort: pins.ftp ?? 0,
+          dmaPort: pins.dma ?? 0,
+          vicePort: pins.vice ?? 0,
+          ...(pins.ftpData ? { ftpPassivePorts: pins.ftpData } : {}),
+          ...(elite2 ? { product: 'u64-elite2' as const, benchPort: pins.bench ?? 0 } : {}),
+        },
+        (reason) => logger.error(`${reason}; the ultimate target is unavailable until the service restarts`),
+      );
       if (elite2 && !args.benchUrl) args.benchUrl = `http://127.0.0.1:${virtual.ports.bench}`;
       ultimate = {
         device: {
@@ -272,6 +276,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
         },
         virtualDevice: true,
         speed: args.realTime ? 'real-time' : 'max',
+        streamCredit: virtual.streamCredit,
       };
     } else if (env.host) {
       ultimate = { device: { ...deviceAddress(env.host), password: env.password }, virtualDevice: false };
@@ -293,7 +298,7 @@ export async function runServeCli(argv: string[], env: ServeEnv): Promise<number
     process.stderr.write(`ultimate-tool serve: cannot start: ${startFailure(e, args, serviceStarting)}\n`);
     return 1;
   }
-  virtual?.clock.start();
+  await virtual?.startClock();
   const p = virtual?.ports;
   const virtualDevicePorts = p
     ? {

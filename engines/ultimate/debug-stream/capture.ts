@@ -12,6 +12,7 @@ import DgramAsPromised from 'dgram-as-promised';
 import type { SocketAsPromised } from 'dgram-as-promised';
 import { UltimateError } from '../errors.js';
 import { DEBUG_DATAGRAM_BYTES, datagramSequence } from './datagram.js';
+import type { StreamCredit } from './stream-credit.js';
 import {
   CAPTURE_VERSION,
   RECORD_HEADER_BYTES,
@@ -42,6 +43,11 @@ export interface CaptureOptions {
   recvBufferBytes?: number;
   /** How often the queue is drained to disk (default 10 ms). */
   drainIntervalMs?: number;
+  /**
+   * The device runs on another thread of this process and paces its stream to what this capture
+   * has taken (stream-credit.ts). Absent for hardware and separately started devices.
+   */
+  credit?: StreamCredit;
 }
 
 export interface CaptureSummary extends CaptureStats {
@@ -54,8 +60,8 @@ export interface CaptureSummary extends CaptureStats {
 
 const MAX_DURATION_MS = 3_600_000;
 
-type ResolvedOptions = Required<Omit<CaptureOptions, 'multicastGroup' | 'multicastInterface'>> &
-  Pick<CaptureOptions, 'multicastGroup' | 'multicastInterface'>;
+type ResolvedOptions = Required<Omit<CaptureOptions, 'multicastGroup' | 'multicastInterface' | 'credit'>> &
+  Pick<CaptureOptions, 'multicastGroup' | 'multicastInterface' | 'credit'>;
 
 export class DebugStreamCapture {
   readonly #opts: ResolvedOptions;
@@ -110,11 +116,14 @@ export class DebugStreamCapture {
     // The receive path: append and nothing else.
     const queue = () => this.#queue;
     const times = () => this.#times;
+    const credit = opts.credit;
     this.#onMessage = (msg: Buffer) => {
       queue().push(msg);
       times().push(performance.now());
+      if (msg.length === DEBUG_DATAGRAM_BYTES) credit?.took();
     };
     socket.socket.on('message', this.#onMessage);
+    credit?.attach(address.port, recvBufferBytes);
     this.#write(
       encodeHeader({
         version: CAPTURE_VERSION,
@@ -148,6 +157,7 @@ export class DebugStreamCapture {
       maxDurationMs,
       recvBufferBytes: options.recvBufferBytes ?? 16 * 1024 * 1024,
       drainIntervalMs: options.drainIntervalMs ?? 10,
+      credit: options.credit,
     };
     const socket = DgramAsPromised.createSocket({ type: 'udp4', reuseAddr: !!opts.multicastGroup });
     let fh: FileHandle | undefined;
@@ -275,6 +285,7 @@ export class DebugStreamCapture {
     clearTimeout(this.#durationTimer);
     clearInterval(this.#drainTimer);
     this.#socket.socket.off('message', this.#onMessage);
+    this.#opts.credit?.detach(this.address.port);
     await this.#socket.close().catch(() => undefined);
     this.#drain();
     const stats: CaptureStats = {

@@ -13,6 +13,11 @@ export {
   VirtualUltimate,
   type VirtualUltimateOptions,
 } from './device/virtual-ultimate.js';
+export {
+  type DeviceThreadStats,
+  type VirtualThreadOptions,
+  VirtualUltimateThread,
+} from './device/virtual-ultimate-thread.js';
 export { MachineClock, PAL_CLOCK_HZ } from './c64/clock.js';
 export { DebugStreamer, parseDestination } from './device/debug-streamer.js';
 export { VirtualFs, ROOTS } from './device/virtual-fs.js';

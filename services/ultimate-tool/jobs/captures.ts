@@ -680,6 +680,7 @@ export class CaptureService {
         port,
         maxDatagrams: this.ctx.limits.maxDatagrams,
         maxDurationMs: this.ctx.limits.maxDurationMs,
+        credit: this.ctx.jobs.ctx.ultimate?.streamCredit,
       });
     } catch (e) {
       throw new ServiceError(

@@ -1,7 +1,7 @@
 // What every kind of job needs from the service around it: the store, the project, the configured
 // targets, the label/map analysis, the log and the clock. One object, built once by the service.
 import type { Logger } from '../../../common/index.js';
-import type { UltimateDeviceOptions } from '../../../engines/ultimate/index.js';
+import type { StreamCredit, UltimateDeviceOptions } from '../../../engines/ultimate/index.js';
 import type { Manifest } from '../project/manifest.js';
 import type { ServiceStore } from '../store/store.js';
 import type { SymbolAnalysis } from '../analysis/symbol-analysis.js';
@@ -30,6 +30,11 @@ export interface UltimateTargetConfig {
   debugStreamReceiver?: string | null;
   /** The pace of a virtual device started by the service: 'max' (default) or 'real-time' (`--real-time`). */
   speed?: 'max' | 'real-time';
+  /**
+   * The virtual device started by the service runs on its own thread and paces its debug stream to
+   * this process's receivers through this credit (stream-credit.ts). Absent for hardware.
+   */
+  streamCredit?: StreamCredit;
 }
 
 export interface JobContext {

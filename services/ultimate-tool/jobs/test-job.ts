@@ -328,6 +328,7 @@ export class TestJobs {
       strictGate: strict,
       // The virtual device always streams to this machine; hardware streams when a receiver is configured.
       debugStreamReceiver: this.ctx.ultimate?.virtualDevice === true ? '127.0.0.1' : (this.ctx.ultimate?.debugStreamReceiver ?? null),
+      streamCredit: this.ctx.ultimate?.streamCredit,
       speed:
         this.ctx.ultimate?.virtualDevice === true
           ? (this.ctx.ultimate.speed ?? 'max')

@@ -4,7 +4,7 @@
 // datagrams are kept (the stream starts before the run's protocol is known). In memory only; a
 // recorded capture file is the captures feature (captures.ts).
 import dgram from 'node:dgram';
-import { DEBUG_DATAGRAM_BYTES, datagramEntries, datagramSequence } from '../../../engines/ultimate/index.js';
+import { DEBUG_DATAGRAM_BYTES, datagramEntries, datagramSequence, type StreamCredit } from '../../../engines/ultimate/index.js';
 
 export class DebugStreamReceiver {
   readonly #socket: dgram.Socket;
@@ -15,12 +15,20 @@ export class DebugStreamReceiver {
   losses = 0;
   datagrams = 0;
 
-  private constructor(socket: dgram.Socket) {
+  readonly #credit?: StreamCredit;
+
+  private constructor(socket: dgram.Socket, credit?: StreamCredit) {
     this.#socket = socket;
+    this.#credit = credit;
     socket.on('message', (msg) => this.#take(msg));
+    credit?.attach(this.port, socket.getRecvBufferSize());
   }
 
-  static async open(bindAddress: string): Promise<DebugStreamReceiver> {
+  /**
+   * `credit`: the device runs on another thread of this process and paces its stream to what this
+   * receiver has taken (stream-credit.ts); absent for hardware and for separately started devices.
+   */
+  static async open(bindAddress: string, credit?: StreamCredit): Promise<DebugStreamReceiver> {
     const socket = dgram.createSocket({ type: 'udp4', recvBufferSize: 8 * 1024 * 1024 });
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
@@ -30,7 +38,7 @@ export class DebugStreamReceiver {
       });
     });
     socket.on('error', () => undefined);
-    return new DebugStreamReceiver(socket);
+    return new DebugStreamReceiver(socket, credit);
   }
 
   get port(): number {
@@ -47,6 +55,7 @@ export class DebugStreamReceiver {
     if (this.#next !== null && seq !== this.#next) this.losses++;
     this.#next = (seq + 1) & 0xffff;
     this.datagrams++;
+    this.#credit?.took();
     if (this.#sink) this.#sink(datagramEntries(msg));
     // Node gives every datagram its own buffer: kept as it is, not copied.
     else this.#held.push(msg);
@@ -59,6 +68,7 @@ export class DebugStreamReceiver {
   }
 
   close(): void {
+    this.#credit?.detach(this.port);
     this.#sink = null;
     this.#socket.close();
   }

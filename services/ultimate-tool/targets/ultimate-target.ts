@@ -6,7 +6,7 @@
 // Mutations (debug-register clear, REU image write, run_prg) are never retried: a repeated reset
 // would exceed the confirmed count. Reads (debug register, memory) are retried up to twice on a
 // transport or 5xx failure — unless strict_gate is on, which fails closed on the first error.
-import type { UltimateDevice } from '../../../engines/ultimate/index.js';
+import type { StreamCredit, UltimateDevice } from '../../../engines/ultimate/index.js';
 import { UltimateError } from '../../../engines/ultimate/index.js';
 import type { CheckpointPointSpec } from '../project/manifest.js';
 import { CHECKPOINT_ACK_ADDRESS, type CheckpointRecorder } from './checkpoint-recorder.js';
@@ -110,6 +110,8 @@ export interface UltimateConnectionOptions {
   debugStreamReceiver?: string | null;
   /** How fast the device runs, for the run record: a virtual device's pace, or 'hardware'. */
   speed?: MachineRecord['speed'];
+  /** A virtual device on another thread paces its stream to this connection's receiver (stream-credit.ts). */
+  streamCredit?: StreamCredit;
 }
 
 export class UltimateConnection implements TargetConnection {
@@ -120,6 +122,7 @@ export class UltimateConnection implements TargetConnection {
   readonly #strict: boolean;
   readonly #onRetry?: (what: string, error: string) => void;
   readonly #receiverAddress: string | null;
+  readonly #streamCredit?: StreamCredit;
   #receiver: DebugStreamReceiver | null = null;
   #streaming = false;
   #prg: Uint8Array = new Uint8Array();
@@ -138,6 +141,7 @@ export class UltimateConnection implements TargetConnection {
   constructor(o: UltimateConnectionOptions) {
     this.#speed = o.speed ?? (o.emulation ? 'real-time' : 'hardware');
     this.#receiverAddress = o.debugStreamReceiver ?? null;
+    this.#streamCredit = o.streamCredit;
     this.#device = o.device;
     this.identity = o.identity;
     this.emulation = o.emulation;
@@ -359,7 +363,7 @@ export class UltimateConnection implements TargetConnection {
    */
   async #startStream(address: string, snapshot: boolean): Promise<void> {
     const rest = this.#device.rest;
-    this.#receiver = await DebugStreamReceiver.open(address);
+    this.#receiver = await DebugStreamReceiver.open(address, this.#streamCredit);
     try {
       await rest.setConfigItem('Data Streams', 'Debug Stream Mode', JUDGE_STREAM_MODE);
       if (!this.emulation && (await this.#device.family()) === 'u64') await rest.streamStop('video');

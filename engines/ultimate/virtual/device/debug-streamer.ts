@@ -7,6 +7,7 @@ import dgram from 'node:dgram';
 import { isIPv4 } from 'node:net';
 import { endianness } from 'node:os';
 import { DEBUG_DATAGRAM_BYTES, DEBUG_ENTRIES_PER_DATAGRAM, DEBUG_HEADER_BYTES } from '../../debug-stream/datagram.js';
+import type { StreamCredit, StreamPacer } from '../../debug-stream/stream-credit.js';
 
 export interface DebugStreamerOptions {
   /** Decides per datagram (by sequence and ordinal since start) whether to drop it on purpose. */
@@ -24,6 +25,12 @@ export interface DebugStreamerOptions {
    * explicitly must be free; 0 always takes an ephemeral one.
    */
   sourcePort?: number;
+  /**
+   * Flow control with a receiver on another thread of this process (stream-credit.ts): the sends
+   * hold back while that receiver is a window behind. Never with a receiver on the sender's own
+   * thread: it could not take anything while the sender waits.
+   */
+  credit?: StreamCredit;
 }
 
 /** The firmware's debug-stream source port. */
@@ -64,6 +71,7 @@ export class DebugStreamer {
   readonly #bindAddress: string;
   readonly #probes: number;
   readonly #sourcePort: number | undefined;
+  readonly #pacer?: StreamPacer;
   /** The bound source port once a stream has been started (6510 unless configured or taken). */
   boundSourcePort?: number;
   /** Read on the hot path: true while a destination is set. */
@@ -95,6 +103,12 @@ export class DebugStreamer {
       throw new RangeError(`sourcePort must be 0..65535; got ${sp}`);
     }
     this.#sourcePort = sp;
+    this.#pacer = opts.credit?.pacer();
+  }
+
+  /** How often, and how long in all, the sends waited for a paced receiver (0 without `credit`). */
+  get paceWaits(): { waits: number; waitedMs: number } {
+    return { waits: this.#pacer?.waits ?? 0, waitedMs: this.#pacer?.waitedMs ?? 0 };
   }
 
   get destination(): StreamDestination | undefined {
@@ -245,6 +259,7 @@ export class DebugStreamer {
     const end = Math.min(queue.length, this.#head + SEND_PER_TURN);
     for (let i = this.#head; i < end; i++) {
       const { buf, dest } = queue[i]!;
+      this.#pacer?.beforeSend(dest.port);
       socket.send(buf, dest.port, dest.host);
       this.sent++;
     }

@@ -10,6 +10,7 @@ import { loadRomDir } from '../c64/rom-dir.js';
 import type { MachineSeam } from '../c64/machine-seam.js';
 import { MachineClock } from '../c64/clock.js';
 import { DebugStreamer, SEND_PER_TURN, type StreamDestination } from './debug-streamer.js';
+import type { StreamCredit } from '../../debug-stream/stream-credit.js';
 import { VirtualFs } from './virtual-fs.js';
 import { ConfigStore, REU_PRELOAD_OFFSETS, U64_CATEGORY, VIRTUAL_MACHINE_CATEGORY } from './config-store.js';
 import { isDebugStreamMode } from '../c64/debug-stream-mode.js';
@@ -96,6 +97,11 @@ export interface VirtualUltimateOptions {
   streamProbes?: number;
   /** The debug stream's UDP source port: default 6510 (the firmware's) when free, else ephemeral; 0 = ephemeral. */
   streamSourcePort?: number;
+  /**
+   * Flow control with a stream receiver on another thread (the device on its own thread,
+   * device-thread.ts): sends hold back while that receiver is a window behind. Default: none.
+   */
+  streamCredit?: StreamCredit;
   /** Files on the device's storage at boot (path → bytes), e.g. an REU preload image. */
   files?: Record<string, Uint8Array>;
   /** Configuration at boot ({category: {item: value}}), as saved to flash; read by the REU preload. */
@@ -211,6 +217,7 @@ export class VirtualUltimate implements RestDevice {
       bindAddress: this.host,
       probes: opts.streamProbes,
       sourcePort: opts.streamSourcePort,
+      credit: opts.streamCredit,
     });
     const streamer = this.streamer;
     let vice: ViceMonitorServer | undefined;
