@@ -134,11 +134,12 @@ test('matrix on checkpoint-probe: both runs pass, each captured both points with
   } finally {
     watch.restore();
   }
-  // Mutation budget and one resume per pause episode: two points, two pauses, two resumes, and
-  // past the RAM fill every run starts with, the only writes are the two acknowledgement bytes at $03FE.
+  // Mutation budget and one resume per pause episode: two points, two pauses, two resumes — plus
+  // the pause the RAM fill is written in, which load_prg's boot cartridge lifts — and past the RAM
+  // fill every run starts with, the only writes are the two acknowledgement bytes at $03FE.
   assert.deepEqual(watch.afterRamFill(), {
-    pauses: 2,
-    resumes: 2,
+    pauses: 3,
+    resumes: 3,
     writes: [
       [0x03fe, '01'],
       [0x03fe, '02'],
@@ -330,9 +331,9 @@ test('a failure inside a pause episode ends the Ultimate run as error, without a
     watch.restore();
   }
   assert.equal(faults.injected - injectedBefore, 1);
-  // One pause, its failed read, no acknowledgement, exactly one resume; the run did not go on
-  // (past the RAM fill every run starts with, nothing was written).
-  assert.deepEqual(watch.afterRamFill(), { pauses: 1, resumes: 1, writes: [] });
+  // One pause, its failed read, no acknowledgement, exactly one resume (beside the RAM fill's pause,
+  // lifted by load_prg); the run did not go on (past the RAM fill every run starts with, nothing was written).
+  assert.deepEqual(watch.afterRamFill(), { pauses: 2, resumes: 2, writes: [] });
   const [vice, ultimate] = await Promise.all(job.run_ids.map(async (id) => (await h.get(`/v13/runs/${id}`)).body.run));
   assert.equal(vice.status, 'passed');
   assert.equal(ultimate.status, 'error');
