@@ -48,6 +48,7 @@ export { ViceMonitorClient, type ViceClientOptions, type ViceEvent, type Registe
 export { ViceCommand, ViceError, ViceRegister, CheckpointOp, type CheckpointInfo } from './vice/protocol.js';
 export { ViceRunObserver, type ObservedWrite } from './vice/run-observer.js';
 export { ioVisible, portLines } from './io-visible.js';
+export { CHRGOT_LOAD, CHRGOT_OPERAND_HIGH, firstStatementAddress } from './basic-start.js';
 export { ViceTextMonitor } from './vice/text-monitor.js';
 // The Elite II's native flow as the Ultimate Tool service drives it (riscv-apps/: .UE2, ELF, the
 // RISC-V toolchain, Run Update).

@@ -1,7 +1,9 @@
 // Observes one program run on VICE through its monitors, without the program's cooperation
 // (docs/ultimate/VICE.md says what was measured on x64sc 3.10 and why each step is exact):
 //   - an exec checkpoint on the PRG's load range gives the clock C0 of the program's first
-//     instruction there (the program's start, whatever BASIC or SYS got there);
+//     instruction there (the program's start, whatever BASIC or SYS got there); a load checkpoint
+//     on the first statement byte gives BASIC's start (basic-start.ts), the start of a program that
+//     writes the watched address (or runs out its budget) before any instruction in its range;
 //   - a store checkpoint on the watched address ($D7FF) stops after every write; the text monitor
 //     names the instruction and prints the clock, so the write happened at clock − C0 − 1 (the write
 //     is the last cycle of every store) and its value is the register the instruction stored;
@@ -16,6 +18,7 @@
 import { UltimateError } from '../errors.js';
 import type { ViceMonitorClient } from './client.js';
 import { CheckpointOp } from './protocol.js';
+import { CHRGOT_LOAD, firstStatementAddress } from '../basic-start.js';
 import { ioVisible } from '../io-visible.js';
 import { storedValue } from './store-value.js';
 import type { TextCheckpointHit, TextMonitorBlock, ViceTextMonitor } from './text-monitor.js';
@@ -81,13 +84,24 @@ export interface ObserveOptions {
   onWrite(write: ObservedWrite, machine: StoppedMachine): Promise<boolean>;
 }
 
-export type ObserveResult = { writes: ObservedWrite[]; stoppedAt: number | null } & (
+/** How a run ended, and the writes seen. */
+export type ObserveOutcome = { writes: ObservedWrite[]; stoppedAt: number | null } & (
   | { outcome: 'ended' }
   | { outcome: 'crashed'; crash: ObservedCrash }
   | { outcome: 'over_budget'; cycle: number }
   | { outcome: 'halted'; pc: number; cycle: number | null }
   | { outcome: 'timeout'; started: boolean }
 );
+
+export type ObserveResult = ObserveOutcome & {
+  /**
+   * How the program's start was found: its first instruction in the load range, or BASIC's start
+   * (a program that wrote the watched address or ran out its budget before any); null: never started.
+   */
+  start: 'load-range-fetch' | 'basic' | null;
+  /** false when the start's clock is not exact (an interrupt the VIC may have stretched came with BASIC's read): no cycle is. */
+  startExact: boolean;
+};
 
 /** The KERNAL's IRQ/BRK entry (every C64 KERNAL's $FFFE vector) and its BRK dispatch, JMP ($0316). */
 const KERNAL_IRQ_ENTRY = 0xff48;
@@ -113,6 +127,8 @@ const KERNAL_BRK_CYCLES = kernalBrkCycles('RRRR');
 const KERNAL_BRK_CYCLES_PAGE_CROSSED = kernalBrkCycles('RRRRR');
 /** A store's write, then the interrupt VICE took before it opened the monitor. */
 const STORE_THEN_INTERRUPT = cycles('W' + 'RRWWWRR');
+/** CHRGOT's read of program text (an LDA's last cycle), then the interrupt VICE took before it opened the monitor. */
+const READ_THEN_INTERRUPT = cycles('R' + 'RRWWWRR');
 /** A JAM opcode's fetch and the one read VICE does before it opens the monitor. */
 const JAM_CYCLES = cycles('RR');
 
@@ -136,6 +152,8 @@ export function complementRanges(ranges: ReadonlyArray<{ start: number; end: num
 
 export class ViceRunObserver {
   #startCheckpoint: number | null = null;
+  /** The load checkpoint on the first statement byte: BASIC's start. */
+  #basicCheckpoint: number | null = null;
   #armed: number[] = [];
 
   constructor(
@@ -155,12 +173,18 @@ export class ViceRunObserver {
     this.#startCheckpoint = (
       await this.client.checkpointSet({ start: range.start, end: range.end, op: CheckpointOp.exec, stop: true })
     ).number;
+    // BASIC's start: the KERNAL's RAM test at the reset reads the byte too (three stops, told
+    // apart by the instruction), nothing else does until BASIC runs the program.
+    const firstStatement = firstStatementAddress(range);
+    if (firstStatement !== null)
+      this.#basicCheckpoint = (await this.client.checkpointSet({ start: firstStatement, op: CheckpointOp.load, stop: true })).number;
   }
 
   async #disarm(): Promise<void> {
-    const all = [...this.#armed, ...(this.#startCheckpoint === null ? [] : [this.#startCheckpoint])];
+    const all = [...this.#armed, ...[this.#startCheckpoint, this.#basicCheckpoint].filter((n): n is number => n !== null)];
     this.#armed = [];
     this.#startCheckpoint = null;
+    this.#basicCheckpoint = null;
     for (const n of all) await this.client.checkpointDelete(n).catch(() => undefined);
   }
 
@@ -201,18 +225,43 @@ export class ViceRunObserver {
   async observe(opts: ObserveOptions): Promise<ObserveResult> {
     const writes: ObservedWrite[] = [];
     const startCp = this.#startCheckpoint;
+    const basicCp = this.#basicCheckpoint;
     if (startCp === null) throw new UltimateError('bad-input', 'ViceRunObserver.observe before armStart');
-    const entry = await this.text.nextBlock(opts.deadline, (b) => b.hits.some((h) => h.number === startCp));
-    if (!entry) return { outcome: 'timeout', started: false, writes, stoppedAt: null };
+    // Until the program's first instruction in its load range, or BASIC's start (whichever first).
+    let entry: TextMonitorBlock;
+    let basicHit: TextCheckpointHit | undefined;
+    for (;;) {
+      const block = await this.text.nextBlock(opts.deadline, (b) => b.hits.some((h) => h.number === startCp || h.number === basicCp));
+      if (!block) return { outcome: 'timeout', started: false, writes, stoppedAt: null, start: null, startExact: true };
+      entry = block;
+      if (block.hits.some((h) => h.number === startCp)) break;
+      basicHit = block.hits.find((h) => h.number === basicCp && h.instructionPc === CHRGOT_LOAD);
+      if (basicHit) break;
+      await this.client.resume(); // the KERNAL's RAM test at the reset
+    }
     this.#startCheckpoint = null;
-    this.#armed = [startCp];
-    const c0 = entry.hits.find((h) => h.number === startCp)!.clock;
+    this.#basicCheckpoint = null;
+    this.#armed = basicCp === null ? [startCp] : [startCp, basicCp];
+    if (basicCp !== null) {
+      await this.client.checkpointDelete(basicCp);
+      this.#armed = [startCp];
+    }
+    // Started by BASIC: the program's machine code (a SYS stub's) may still come, and with it the
+    // start; until then the start is BASIC's, settled once the program writes the watched address.
+    let provisional = basicHit !== undefined;
+    let c0: number;
+    let startExact = true;
+    if (basicHit) {
+      const at = await this.#basicReadClock(basicHit, entry);
+      startExact = at !== null;
+      c0 = at ?? basicHit.clock - 1;
+    } else c0 = entry.hits.find((h) => h.number === startCp)!.clock;
+    let startKind: 'load-range-fetch' | 'basic' = basicHit ? 'basic' : 'load-range-fetch';
     // The CPU vector as the program found it (RAM under the KERNAL): a BRK policy compares with it.
     const ramVector0 = await this.client.memoryGet(0xfffe, 0xffff, { bank: RAM_BANK });
     await opts.atEntry?.(this.#machine());
-    await this.client.checkpointDelete(startCp);
     const storeCp = (await this.client.checkpointSet({ start: opts.watch, op: CheckpointOp.store, stop: true })).number;
-    this.#armed = [storeCp];
+    this.#armed.push(storeCp);
     // BRKs without a stop at every interrupt: a load checkpoint on $FFFE stopped x64sc at each IRQ
     // too (measured: Lorenz ldab, 497 stops, 62 of its 66 s). With the KERNAL in, a BRK takes the
     // KERNAL's BRK dispatch (JMP ($0316) at $FF55), which an IRQ never executes: an exec checkpoint
@@ -226,63 +275,97 @@ export class ViceRunObserver {
     let vectorStoreCp = -1;
     let vectorSet = false;
     const brkIsCrash = opts.brkIsCrash;
-    if (brkIsCrash) {
-      kernalBrkCp = (await this.client.checkpointSet({ start: KERNAL_BRK_DISPATCH, op: CheckpointOp.exec, stop: true })).number;
-      this.#armed.push(kernalBrkCp);
-      // The policy decides whether a BRK through a vector the program did not set is a crash (not
-      // when the PRG itself covers $FFFE/$FFFF).
-      if (brkIsCrash({ vector: -1, brkVector: 0, ramVectorChanged: false })) {
-        const target = (ramVector0[0] ?? 0) | ((ramVector0[1] ?? 0) << 8);
-        vectorCp = (await this.client.checkpointSet({ start: target, op: CheckpointOp.exec, stop: true })).number;
-        vectorStoreCp = (await this.client.checkpointSet({ start: 0xfffe, end: 0xffff, op: CheckpointOp.store, stop: true })).number;
-        this.#armed.push(vectorCp, vectorStoreCp);
-      }
-    }
     const outside = new Set<number>();
-    if (opts.codeRanges.length > 0) {
-      for (const r of complementRanges(opts.codeRanges)) {
-        const n = (await this.client.checkpointSet({ start: r.start, end: r.end, op: CheckpointOp.exec, stop: true })).number;
-        outside.add(n);
-        this.#armed.push(n);
+    /**
+     * Armed once the start is settled. outside_code is about the program's machine code, so not for
+     * a program BASIC runs (BASIC executes CHRGET at $0073).
+     */
+    const armCrashChecks = async (machineCode: boolean): Promise<void> => {
+      await this.client.checkpointDelete(startCp);
+      this.#armed = this.#armed.filter((n) => n !== startCp);
+      if (brkIsCrash) {
+        kernalBrkCp = (await this.client.checkpointSet({ start: KERNAL_BRK_DISPATCH, op: CheckpointOp.exec, stop: true })).number;
+        this.#armed.push(kernalBrkCp);
+        // The policy decides whether a BRK through a vector the program did not set is a crash (not
+        // when the PRG itself covers $FFFE/$FFFF).
+        if (brkIsCrash({ vector: -1, brkVector: 0, ramVectorChanged: false })) {
+          const target = (ramVector0[0] ?? 0) | ((ramVector0[1] ?? 0) << 8);
+          vectorCp = (await this.client.checkpointSet({ start: target, op: CheckpointOp.exec, stop: true })).number;
+          vectorStoreCp = (await this.client.checkpointSet({ start: 0xfffe, end: 0xffff, op: CheckpointOp.store, stop: true })).number;
+          this.#armed.push(vectorCp, vectorStoreCp);
+        }
       }
-    }
+      if (machineCode && opts.codeRanges.length > 0) {
+        for (const r of complementRanges(opts.codeRanges)) {
+          const n = (await this.client.checkpointSet({ start: r.start, end: r.end, op: CheckpointOp.exec, stop: true })).number;
+          outside.add(n);
+          this.#armed.push(n);
+        }
+      }
+    };
+    if (!provisional) await armCrashChecks(true);
     await this.client.resume();
-
+    const result = (r: ObserveOutcome): ObserveResult => ({ ...r, start: startKind, startExact });
     for (;;) {
       const wait = opts.cycleBudget === undefined ? opts.deadline : Math.min(opts.deadline, performance.now() + BUDGET_POLL_MS);
       const block = await this.text.nextBlock(wait, (b) => b.hits.length > 0 || b.jamPc !== null);
       if (!block) {
-        if (performance.now() >= opts.deadline) return { outcome: 'timeout', started: true, writes, stoppedAt: null };
+        const timedOut = performance.now() >= opts.deadline;
+        // Only BASIC's start seen: no budget runs yet (a SYS stub's BASIC takes cycles the budget
+        // is not about), unless the time ran out, which settles the start on BASIC's.
+        if (!timedOut && provisional) continue;
+        if (timedOut && (!provisional || opts.cycleBudget === undefined)) return result({ outcome: 'timeout', started: true, writes, stoppedAt: null });
         // Stop the machine (any binary command does) and read its clock.
         await this.client.ping();
         const used = (await this.text.stopwatch()) - c0;
-        if (opts.cycleBudget !== undefined && used > opts.cycleBudget)
-          return { outcome: 'over_budget', cycle: used, writes, stoppedAt: used };
+        if (opts.cycleBudget !== undefined && used > opts.cycleBudget) {
+          provisional = false;
+          return result({ outcome: 'over_budget', cycle: used, writes, stoppedAt: used });
+        }
+        if (timedOut) return result({ outcome: 'timeout', started: true, writes, stoppedAt: null });
         await this.client.resume();
         continue;
       }
       if (block.jamPc !== null) {
         const jam = await this.#jam(block, c0);
-        if (opts.jamIsCrash === false) return { outcome: 'halted', pc: jam.pc, cycle: jam.cycle, writes, stoppedAt: jam.cycle };
-        return { outcome: 'crashed', crash: jam, writes, stoppedAt: jam.cycle };
+        if (opts.jamIsCrash === false) return result({ outcome: 'halted', pc: jam.pc, cycle: jam.cycle, writes, stoppedAt: jam.cycle });
+        return result({ outcome: 'crashed', crash: jam, writes, stoppedAt: jam.cycle });
       }
-      // A write and an interrupt can open the monitor together: the write first.
-      const order = (h: TextCheckpointHit) => (h.number === storeCp ? 0 : 1);
+      // The program's first instruction first, then a write (a write and an interrupt can open the
+      // monitor together).
+      const order = (h: TextCheckpointHit): number => (h.number === startCp ? -1 : h.number === storeCp ? 0 : 1);
       let ended: number | null = null;
-      for (const hit of [...block.hits].sort((p, q) => order(p) - order(q))) {
-        if (hit.number === storeCp) {
+      for (const hit of [...block.hits].sort((p: TextCheckpointHit, q: TextCheckpointHit) => order(p) - order(q))) {
+        if (hit.number === startCp) {
+          if (!provisional) continue;
+          // BASIC reached the program's machine code: its first instruction is the start.
+          provisional = false;
+          startKind = 'load-range-fetch';
+          c0 = hit.clock;
+          startExact = true;
+          await armCrashChecks(true);
+        } else if (hit.number === storeCp) {
           // The checkpoint fires on any store to the address; with I/O banked out the store went to
           // the RAM underneath, which neither the debug cartridge nor the Ultimate's register sees.
           if (!(await this.#ioVisible())) continue;
+          const settled = provisional;
+          if (provisional) {
+            // BASIC wrote it, no machine code ran: BASIC's start is the program's.
+            provisional = false;
+            await armCrashChecks(false);
+          }
           const w = await this.#write(hit, block, c0);
+          // Settled later than the budget: over budget there (the trace observer judges the same).
+          if (settled && opts.cycleBudget !== undefined && w.cycle !== null && w.cycle > opts.cycleBudget)
+            return result({ outcome: 'over_budget', cycle: w.cycle, writes, stoppedAt: w.cycle });
           writes.push(w);
           if (await opts.onWrite(w, this.#machine())) ended = w.cycle ?? -1;
         } else if (hit.number === vectorCp && brkIsCrash) {
           const brk = await this.#brk(hit, c0, ramVector0, brkIsCrash);
-          if (brk) return { outcome: 'crashed', crash: brk, writes, stoppedAt: brk.cycle };
+          if (brk) return result({ outcome: 'crashed', crash: brk, writes, stoppedAt: brk.cycle });
         } else if (hit.number === kernalBrkCp && brkIsCrash) {
           const brk = await this.#kernalBrk(hit, c0, vectorSet, brkIsCrash);
-          if (brk) return { outcome: 'crashed', crash: brk, writes, stoppedAt: brk.cycle };
+          if (brk) return result({ outcome: 'crashed', crash: brk, writes, stoppedAt: brk.cycle });
         } else if (hit.number === vectorStoreCp) {
           vectorSet = true;
           for (const n of [vectorCp, vectorStoreCp]) await this.client.checkpointDelete(n);
@@ -291,7 +374,7 @@ export class ViceRunObserver {
           vectorStoreCp = -1;
         } else if (outside.has(hit.number)) {
           const r = await this.client.registersGet();
-          return {
+          return result({
             outcome: 'crashed',
             crash: {
               kind: 'outside-code',
@@ -306,12 +389,27 @@ export class ViceRunObserver {
             },
             writes,
             stoppedAt: hit.clock - c0,
-          };
+          });
         }
       }
-      if (ended !== null) return { outcome: 'ended', writes, stoppedAt: ended < 0 ? null : ended };
+      if (ended !== null) return result({ outcome: 'ended', writes, stoppedAt: ended < 0 ? null : ended });
       await this.client.resume();
     }
+  }
+
+  /**
+   * The clock of CHRGOT's read of the first statement byte: the LDA's last cycle, the cycle before
+   * the stop (the monitor opens after the instruction, at $007C), or further back when VICE took an
+   * interrupt before opening it (as #write counts a store's); null when that cannot be known.
+   */
+  async #basicReadClock(hit: TextCheckpointHit, block: TextMonitorBlock): Promise<number | null> {
+    const next = (CHRGOT_LOAD + 3) & 0xffff;
+    if (block.pc === next) return hit.clock - 1;
+    const r = await this.client.registersGet();
+    const pushed = await this.#pushed(r.SP, 3);
+    const ret = (pushed[1] ?? 0) | ((pushed[2] ?? 0) << 8);
+    const back = ret === next ? await this.#clocksBack(rasterOf(hit), READ_THEN_INTERRUPT) : null;
+    return back === null ? null : hit.clock - back;
   }
 
   /** Whether the CPU sees I/O at $D000–$DFFF now: `$01` as read through the monitor (inputs pulled high). */

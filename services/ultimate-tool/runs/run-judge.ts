@@ -142,7 +142,7 @@ function timeoutReason(test: TestSpec, w: DebugWait & { outcome: 'timeout' }, ra
   const how = test.start === 'run' ? 'after RUN' : `after SYS ${addressHex(test.start.sys)}`;
   if (!w.started && w.writes.length === 0)
     return range
-      ? `the program never started: no opcode fetch inside ${addressHex(range.start)}–${addressHex(range.end)} ${how} ${budget}`
+      ? `the program never started: no opcode fetch inside ${addressHex(range.start)}–${addressHex(range.end)} ${how}${test.start === 'run' ? ', and BASIC began no line there' : ''} ${budget}`
       : `the program never started ${budget}`;
   if (w.halted)
     return `the CPU jammed at ${addressHex(w.halted.pc)}${w.halted.cycle === null ? '' : ` at cycle ${w.halted.cycle}`} (crash.jam is false, so not a crash) before ${test.verdict ? 'a verdict value' : 'a result'} in $D7FF`;

@@ -53,6 +53,8 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
     observations.crash_policy = { jam: test.crash.jam, brk: test.crash.brk, outside_code: test.crash.outside_code ?? null };
     Object.assign(observations, writesObservation(w));
     observations.end_state = w.endState;
+    // Where every cycle of the run counts from (docs/ultimate/SERVICE.md, "Where a program starts").
+    if (w.programStart) observations.program_start = w.programStart === 'basic' ? 'basic-first-statement' : 'first-opcode-fetch-in-load-range';
     if (checkpoints) {
       await evidence.add(CHECKPOINT_EVIDENCE_NAME, 'application/json', Buffer.from(`${JSON.stringify(checkpoints.capture(), null, 2)}\n`));
       observations.memory_checkpoints = {

@@ -5,15 +5,17 @@
 // fetch recognised without SYNC: outside-code.ts), and memory reconstructed at the exact write of a
 // marker (and at the run's end) from the memory known at the start plus every CPU write since.
 // Which BRKs and JAMs are crashes is the test's crash policy (brk-policy.ts). Cycles count clocks
-// from the program's start: the first opcode fetch inside the PRG's load range after the reset
-// (program-start.ts); a crash's cycle is its faulting opcode's fetch, as on the vice target.
+// from the program's start: the first opcode fetch inside the PRG's load range after the reset, or
+// where BASIC began the first line of a program that writes $D7FF (or runs out its cycle budget)
+// before any such fetch (program-start.ts); a crash's cycle is its faulting opcode's fetch, as on
+// the vice target.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
 import { type UltimateFamily, ioVisible, portLines } from '../../../engines/ultimate/index.js';
 import type { CrashState, DebugRegisterWrite, RunProtocol } from './connection.js';
 import { brkIsCrash, prgCoversCpuVector } from './brk-policy.js';
 import { type Access, OutsideCodeWatch } from './outside-code.js';
 import { RecentAccesses } from './recent-accesses.js';
-import { LoadRangeStartDetector, prgLoadRange } from './program-start.js';
+import { ProgramStartDetector, prgLoadRange } from './program-start.js';
 
 const PHI2 = 0x80000000;
 const READ = 0x01000000;
@@ -47,9 +49,17 @@ export class BusTraceObserver {
   readonly writes: DebugRegisterWrite[] = [];
   /** The end of the run, once seen. */
   end: TraceEnd | null = null;
-  /** true once the program's first instruction was seen; before it no write belongs to the run. */
+  /** true once the program's start is known; before it no write belongs to the run. */
   get started(): boolean {
     return this.#start.started;
+  }
+  /** The program runs: its start is known, or BASIC began it (a start the observer may settle on). */
+  get running(): boolean {
+    return this.#start.started || this.#start.basicStart !== null;
+  }
+  /** How the start was found: its first opcode fetch in the load range, or BASIC's start. */
+  get startKind(): 'load-range-fetch' | 'basic' | null {
+    return this.#start.kind;
   }
   /** false when the stream never showed a VIC half-cycle (not "6510 & VIC" mode): no exact clocks. */
   sawVicHalves = false;
@@ -62,7 +72,7 @@ export class BusTraceObserver {
   readonly #onMarker: (e: MarkerEvent) => void;
   #clock = 0;
   #startClock = 0;
-  readonly #start: LoadRangeStartDetector;
+  readonly #start: ProgramStartDetector;
   /** The program wrote $FFFE/$FFFF since its start (or its PRG holds them): brk-policy.ts. */
   #cpuVectorSet: boolean;
   #ffffReads = 0;
@@ -96,7 +106,7 @@ export class BusTraceObserver {
     this.#onMarker = o.onMarker;
     this.#ba = BA[o.family ?? 'u64'];
     for (const s of o.snapshot) this.#shadow.set(s.bytes.subarray(0, 0x10000 - s.address), s.address);
-    this.#start = new LoadRangeStartDetector(range, o.armed === true);
+    this.#start = new ProgramStartDetector(range, o.armed === true);
     this.#outside = new OutsideCodeWatch(o.protocol.crash.outsideCode);
   }
 
@@ -149,8 +159,15 @@ export class BusTraceObserver {
     }
     this.#remember(address, data, true);
     this.#ffffReads = 0;
-    if (!this.started) this.#start.write(address, this.#clock);
-    else if (address >= 0xfffe) this.#cpuVectorSet = true;
+    if (!this.started) {
+      this.#start.write(address, this.#clock);
+      // BASIC wrote the register before any machine code ran: the program is a BASIC program, and
+      // its start is where BASIC began it.
+      if (address === 0xd7ff && this.#start.basicStart !== null && this.#ioVisibleAt(entry)) {
+        this.#begin(this.#start.settleOnBasic()!);
+        if (this.#overBudgetAtSettle()) return;
+      }
+    } else if (address >= 0xfffe) this.#cpuVectorSet = true;
     if (this.#pendingBrk && (address & 0xff00) === 0x0100) {
       this.#pendingBrk.pushes.push(data);
       if (this.#pendingBrk.pushes.length === 3) this.#finishBrk();
@@ -158,13 +175,62 @@ export class BusTraceObserver {
     }
     if (address !== 0xd7ff || !this.started) return;
     // With I/O banked out the write goes to the RAM under $D7FF: not the debug register.
-    if (!ioVisible(portLines(this.#portDirection, this.#portData), (entry & ULTIMAX_MASK) === ULTIMAX)) return;
+    if (!this.#ioVisibleAt(entry)) return;
     const cycle = this.cycle;
     this.writes.push({ value: data, cycle });
     const verdict = this.#protocol.classify(data);
     if (verdict === 'crash') this.end = { outcome: 'harness-crash', cycle };
     else if (verdict) this.end = { outcome: 'ended', verdict, value: data };
     else this.#onMarker({ value: data, cycle, memory: (a, n) => this.#shadow.slice(a, Math.min(0x10000, a + n)) });
+  }
+
+  /** Whether the CPU sees I/O at $D000–$DFFF at this access (the port as followed, or Ultimax). */
+  #ioVisibleAt(entry: number): boolean {
+    return ioVisible(portLines(this.#portDirection, this.#portData), (entry & ULTIMAX_MASK) === ULTIMAX);
+  }
+
+  /** The program's start is at `clock`. */
+  #begin(clock: number): void {
+    this.#startClock = clock;
+    // outside_code is about the program's machine code: a BASIC program runs CHRGET at $0073.
+    this.#checkOutside = this.#outside.active && this.#start.kind === 'load-range-fetch';
+    this.#loadProgram();
+  }
+
+  #checkOutside = false;
+
+  #programLoaded = false;
+
+  /**
+   * The DMA load is not on the bus: the program's bytes are what the memory held when it started,
+   * or when BASIC began it if that came first (BASIC's writes after it are the program's).
+   */
+  #loadProgram(): void {
+    if (this.#programLoaded) return;
+    this.#programLoaded = true;
+    this.#shadow.set(this.#prg.subarray(2, 2 + (this.#range.end - this.#range.start + 1)), this.#range.start);
+  }
+
+  /**
+   * The run ended (the time budget ran out) with only BASIC's start seen: it is the start, so a
+   * BASIC program that never wrote $D7FF is one that ran, not one that never started.
+   */
+  settle(): void {
+    const basic = this.#start.settleOnBasic();
+    if (basic === null) return;
+    this.#begin(basic);
+    this.#overBudgetAtSettle();
+  }
+
+  /**
+   * The budget runs from the start once it is known; settled on BASIC's start later than the
+   * budget, the run is over budget where it was settled (the vice target judges the same).
+   */
+  #overBudgetAtSettle(): boolean {
+    const budget = this.#protocol.cycleBudget;
+    if (budget === undefined || this.cycle <= budget) return false;
+    this.end = { outcome: 'over_budget', cycle: this.cycle };
+    return true;
   }
 
   #read(address: number, data: number): void {
@@ -177,10 +243,12 @@ export class BusTraceObserver {
     if (!this.started) {
       const fetch = this.#start.read(address, this.#clock);
       if (fetch !== null) {
-        this.#startClock = fetch;
-        // The DMA load is not on the bus: the program's bytes are what the memory held when it started.
-        this.#shadow.set(this.#prg.subarray(2, 2 + (this.#range.end - this.#range.start + 1)), this.#range.start);
+        this.#begin(fetch);
+        return;
       }
+      // BASIC began the program: its memory from here on is the program's. (No budget runs yet: a
+      // SYS stub's BASIC takes cycles the budget is not about.)
+      if (this.#start.basicStart !== null) this.#loadProgram();
       return;
     }
     if (address === 0xffff && prevAddress === 0xfffe && prevRead) this.#vectorFetch((data << 8) | prevData);
@@ -188,7 +256,7 @@ export class BusTraceObserver {
       if (++this.#ffffReads >= JAM_READS && !this.#pendingBrk) this.#jam();
     } else this.#ffffReads = 0;
     // Looked at closer (tuples made) only when the cheap test holds.
-    if (!this.end && !this.#pendingBrk && this.#outside.active && this.#outside.isReadPairOutside(prevAddress, prevRead, address, true)) {
+    if (!this.end && !this.#pendingBrk && this.#checkOutside && this.#outside.isReadPairOutside(prevAddress, prevRead, address, true)) {
       const fetch = this.#outside.fetchOutside(this.#recent.toArray());
       if (fetch) this.#outsideCode(fetch);
     }

@@ -72,6 +72,9 @@ export interface CrashState {
   cycle: number | null;
 }
 
+/** How a program's start was found (targets/program-start.ts). */
+export type ProgramStartKind = 'load-range-fetch' | 'basic';
+
 export type DebugWait = {
   writes: DebugRegisterWrite[];
   /** false when writes may have been missed (hardware without a stream: REST polling). */
@@ -82,6 +85,12 @@ export type DebugWait = {
   crashHook?: InstalledCrashHook;
   /** When the end state (memory, screen) is read: run-test.ts reads it right after the wait. */
   endState: EndStateMoment;
+  /**
+   * Where the program's start (every cycle's origin) was found: its first opcode fetch inside the
+   * load range, or BASIC's start (program-start.ts); absent when it never started or the target
+   * cannot tell (REST polling).
+   */
+  programStart?: ProgramStartKind;
 } & (
   | { outcome: 'ended'; verdict: 'pass' | 'fail'; value: number }
   | { outcome: 'crashed'; crash: CrashState }

@@ -1,8 +1,10 @@
-// Recognising, in a bus trace, the opcode fetch of the program's first instruction: the first
-// opcode fetch inside the PRG's load range after the reset. Shared by the judge
+// Recognising, in a bus trace, the program's start: the first opcode fetch inside the PRG's load
+// range after the reset, or, for a program BASIC runs without machine code, where BASIC began its
+// first line. Shared by the judge
 // (bus-trace-observer.ts: cycles count from this fetch) and the timeline
 // (timeline/program-start-scan.ts: rows before it belong to whatever ran before the reset, and its
 // cycles count from it too), so both count from one origin (issue 35.4).
+import { CHRGOT_OPERAND_HIGH, firstStatementAddress } from '../../../engines/ultimate/index.js';
 
 /**
  * The judge's program start (issue 31): the first opcode fetch inside the PRG's load range after
@@ -12,10 +14,24 @@
  * outside the zero and stack pages). Armed by the reset's vector fetch ($FFFC then $FFFD): before
  * it, the previous run's program may still be running in the same range. The vice target finds
  * the same instruction with an exec checkpoint on the range (vice-target.ts).
+ *
+ * A program BASIC runs without machine code never makes such a fetch. Its start is where BASIC
+ * began its first line (engines/ultimate/basic-start.ts): CHRGOT's read of the first statement
+ * byte, seen here as a read of that byte right after a read of $007B. That start is a candidate
+ * (`basicStart`): a program with a SYS stub passes it too, on the way to its machine code. The
+ * owner settles on it (`settleOnBasic`) when the program shows it is running without reaching its
+ * machine code — it writes the watched register, runs out its cycle budget, or the run ends —
+ * exactly as the vice target does (run-observer.ts).
  */
-export class LoadRangeStartDetector {
+export class ProgramStartDetector {
+  /** The start is known: the machine-code fetch, or BASIC's start settled on. */
   started = false;
+  /** How the start was found, once `started`. */
+  kind: 'load-range-fetch' | 'basic' | null = null;
+  /** The clock of CHRGOT's read of the first statement byte, once seen (a candidate until settled). */
+  basicStart: number | null = null;
   #armed: boolean;
+  readonly #firstStatement: number;
   // The previous access, as scalars: this runs for every CPU access of the boot (millions), where an
   // object per access was a tenth of a testbench run's time in allocation and GC.
   #prevAddress = -1;
@@ -28,6 +44,7 @@ export class LoadRangeStartDetector {
     armed = false,
   ) {
     this.#armed = armed;
+    this.#firstStatement = firstStatementAddress(range) ?? -1;
   }
 
   write(address: number, clock: number): void {
@@ -49,9 +66,22 @@ export class LoadRangeStartDetector {
       if (prevAddress === 0xfffc && address === 0xfffd) this.#armed = true;
       return null;
     }
+    if (address === this.#firstStatement && prevAddress === CHRGOT_OPERAND_HIGH && this.basicStart === null) {
+      this.basicStart = clock;
+      return null;
+    }
     if (address !== ((prevAddress + 1) & 0xffff) || prevAddress < this.range.start || prevAddress > this.range.end) return null;
     this.started = true;
+    this.kind = 'load-range-fetch';
     return prevClock;
+  }
+
+  /** Settles on BASIC's start, when one was seen and no start is known yet; its clock, else null. */
+  settleOnBasic(): number | null {
+    if (this.started || this.basicStart === null) return null;
+    this.started = true;
+    this.kind = 'basic';
+    return this.basicStart;
   }
 }
 

@@ -497,6 +497,8 @@ export class UltimateConnection implements TargetConnection {
     });
     await hostWork;
     if (hostError !== undefined) throw hostError;
+    // The time ran out: a program BASIC ran (and never wrote $D7FF) did start, at BASIC's start.
+    if (!observer.end) observer.settle();
     const exact = receiver.losses === 0 && observer.started;
     const cycles = exact && observer.sawVicHalves;
     const end = observer.end;
@@ -527,7 +529,13 @@ export class UltimateConnection implements TargetConnection {
             exact: exact,
             how: 'reconstructed from the debug-stream trace at that cycle ($0000-$CFFF; other addresses read from the machine afterwards)',
           };
-    const base = { writes: observer.writes, writesExact: exact, cycleSource: cycles ? 'debug-stream' : null, endState };
+    const base = {
+      writes: observer.writes,
+      writesExact: exact,
+      cycleSource: cycles ? 'debug-stream' : null,
+      endState,
+      ...(observer.startKind ? { programStart: observer.startKind } : {}),
+    };
     return waitOfTraceEnd(base, end, observer.started, cycles, async (cycle) => {
       await this.#stopStream();
       return readHarnessCrash((a, n) => this.readMemory(a, n), cycle);

@@ -337,6 +337,7 @@ export class ViceConnection implements TargetConnection {
         onWrite,
       }),
     );
+    if (!result.startExact) cyclesExact = false;
     // The machine stands where the observer stopped it: memory read now is the end state.
     const stopped = result.outcome !== 'timeout';
     const endState: EndStateMoment = {
@@ -347,7 +348,13 @@ export class ViceConnection implements TargetConnection {
         ? 'read through the monitor with the machine stopped there'
         : 'read through the monitor after the time budget ran out (the machine stopped then)',
     };
-    const base = { writes, writesExact: true, cycleSource: cyclesExact ? VICE_CYCLE_SOURCE : null, endState };
+    const base = {
+      writes,
+      writesExact: true,
+      cycleSource: cyclesExact ? VICE_CYCLE_SOURCE : null,
+      endState,
+      ...(result.start ? { programStart: result.start } : {}),
+    };
     if (result.outcome === 'crashed') {
       const c = result.crash;
       return { ...base, outcome: 'crashed', crash: { ...c, cycle: cyclesExact ? c.cycle : null } };

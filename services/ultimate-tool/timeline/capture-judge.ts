@@ -47,15 +47,17 @@ export async function judgeCapture(
   for await (const d of capturedDatagrams(capturePath, indexPath)) {
     // A gap before this datagram, or a datagram that cannot be placed in time: once the program
     // runs, its clocks (and maybe a write) are missing. Before its start only the boot is lost.
-    if ((d.marks & 0x7fffffff) !== 0 && observer.started) lost = true;
+    if ((d.marks & 0x7fffffff) !== 0 && observer.running) lost = true;
     if (!d.placed) {
-      if (observer.started) lost = true;
+      if (observer.running) lost = true;
       continue;
     }
     const entries = new Uint32Array(d.entryCount);
     for (let e = 0; e < d.entryCount; e++) entries[e] = d.entry(e);
     if (observer.feed(entries)) break;
   }
+  // The trace holds no end: a program BASIC ran (and never wrote $D7FF) started at BASIC's start.
+  if (!observer.end) observer.settle();
   const cutBeforeEnd = endExpected && observer.end === null;
   const writesExact = !lost && observer.started && !cutBeforeEnd;
   const cycleSource = !lost && observer.started && observer.sawVicHalves ? 'debug-stream' : null;

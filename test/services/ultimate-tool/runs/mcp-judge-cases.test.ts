@@ -1,7 +1,7 @@
 // Issues 31 and 35 end to end: the small programs of test/fixtures/c64-judge, each run through MCP
 // (the official SDK client, the real adapter, the real service) on the vice target with the REAL
 // x64sc and on the virtual Ultimate 64 — the same verdict, for the same reason, on both: code
-// copied to $C000, a SYS expression stub, a BRK the program handles, a JAM, an unhandled BRK at the
+// copied to $C000, a SYS expression stub, a program BASIC runs, a BRK the program handles, a JAM, an unhandled BRK at the
 // same cycle, a store to $D7FF with I/O banked out. The end-state cases are in
 // mcp-judge-state.test.ts (one file would outlast the runner's per-file timeout on a loaded machine).
 // Needs x64sc on PATH (.ci/run puts ../shared/tools/vice there); skipped, with that reason, without.
@@ -34,6 +34,22 @@ describe('the judge cases: the same verdict for the same reason on x64sc and the
     const r = await both('sys-expression', 'passed');
     assert.equal(r.vice.observations.debug_register_writes[0].cycle, r.ultimate.observations.debug_register_writes[0].cycle);
     assert.equal(r.vice.observations.debug_register_writes[0].cycle, 5, 'LDA # (2) + STA abs, the write in its 4th cycle');
+    for (const run of [r.vice, r.ultimate]) assert.equal(run.observations.program_start, 'first-opcode-fetch-in-load-range', run.target);
+  });
+
+  it('a program BASIC runs without machine code starts where BASIC begins its first line: 10 POKE 55295,0 passes', async () => {
+    const r = await both('basic-poke', 'passed');
+    for (const run of [r.vice, r.ultimate]) {
+      assert.equal(run.observations.program_start, 'basic-first-statement', run.target);
+      // POKE parses its two numbers in floating point: thousands of cycles after the first statement byte.
+      const cycle = run.observations.debug_register_writes[0].cycle;
+      assert.ok(cycle > 1000 && cycle < 20_000, `${run.target}: cycle ${cycle}`);
+    }
+    const silent = await both('basic-never-writes', 'timed_out');
+    for (const run of [silent.vice, silent.ultimate]) {
+      assert.equal(run.observations.program_started, true, run.target);
+      assert.match(run.status_reason, /^the program never wrote \$D7FF within the 3000 ms budget/, run.target);
+    }
   });
 
   it('a BRK the program handles itself is the program\'s business; crash.brk "any" makes it a crash', async () => {
