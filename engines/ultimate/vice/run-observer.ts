@@ -241,11 +241,8 @@ export class ViceRunObserver {
     }
     this.#startCheckpoint = null;
     this.#basicCheckpoint = null;
-    this.#armed = basicCp === null ? [startCp] : [startCp, basicCp];
-    if (basicCp !== null) {
-      await this.client.checkpointDelete(basicCp);
-      this.#armed = [startCp];
-    }
+    this.#armed = [startCp];
+    if (basicCp !== null) await this.client.checkpointDelete(basicCp);
     // Started by BASIC: the program's machine code (a SYS stub's) may still come, and with it the
     // start; until then the start is BASIC's, settled once the program writes the watched address.
     let provisional = basicHit !== undefined;
@@ -318,10 +315,8 @@ export class ViceRunObserver {
         // Stop the machine (any binary command does) and read its clock.
         await this.client.ping();
         const used = (await this.text.stopwatch()) - c0;
-        if (opts.cycleBudget !== undefined && used > opts.cycleBudget) {
-          provisional = false;
+        if (opts.cycleBudget !== undefined && used > opts.cycleBudget)
           return result({ outcome: 'over_budget', cycle: used, writes, stoppedAt: used });
-        }
         if (timedOut) return result({ outcome: 'timeout', started: true, writes, stoppedAt: null });
         await this.client.resume();
         continue;

@@ -191,3 +191,45 @@ test('"6510 Only" captures: one entry per CPU bus cycle, so the cycle is the ent
   assert.equal(wrong.cycle_origin, null);
   assert.ok(bus(wrong.rows).every((r) => r.cycle === null));
 });
+
+test("a program BASIC runs: the timeline's start is BASIC's read of the first statement byte, as the judge settles it", async () => {
+  // `10 POKE 55295,0` at $0801 (first statement byte $0805). One datagram of clocks: the reset's
+  // vector fetch at clocks 10/11, the KERNAL's RAM test reading $0805 after $00C2 at 20/21 (not
+  // BASIC), CHRGOT reading $007B then $0805 at 40/41 (BASIC's start), ROM reads, then at clock 90
+  // the POKE's write of $D7FF, with no opcode fetch inside $0801-$080F anywhere.
+  const basicPrg = Uint8Array.from([0x01, 0x08, 0x0e, 0x08, 0x0a, 0x00, 0x97, ...Buffer.from('55295,0'), 0, 0, 0]);
+  const range = prgLoadRange(basicPrg)!;
+  const at: Record<number, [number, 'read' | 'write']> = {
+    10: [0xfffc, 'read'],
+    11: [0xfffd, 'read'],
+    20: [0x00c2, 'read'],
+    21: [0x0805, 'read'],
+    40: [0x007b, 'read'],
+    41: [0x0805, 'read'],
+    90: [0xd7ff, 'write'],
+  };
+  const capture = (name: string, withWrite: boolean) => {
+    const entries: number[] = [];
+    for (let c = 0; c < CLOCKS; c++) {
+      const [address, kind] = at[c] && (withWrite || c !== 90) ? at[c]! : [0xa000 + 2 * c, 'read' as const];
+      entries.push(...clock(address, 0, kind));
+    }
+    const capturePath = join(dir, `${name}.u64cap`);
+    writeCapture(capturePath, [datagram(1, entries)]);
+    return capturePath;
+  };
+  for (const withWrite of [true, false]) {
+    const capturePath = capture(`basic-${withWrite}`, withWrite);
+    const { index } = await buildCaptureIndex(capturePath);
+    const indexPath = join(dir, `basic-${withWrite}.tlix`);
+    writeFileSync(indexPath, index);
+    // Clock 41's CPU half is entry 83. Without the write the capture ends with only BASIC's start
+    // seen: the program ran (the judge settles there at the run's end), so that is the start too.
+    assert.deepEqual(await findProgramStart(capturePath, indexPath, range, 'u64'), { ordinal: 0, entry: 83 }, `write: ${withWrite}`);
+  }
+  // The same capture with a machine-code PRG at $C000: neither start.
+  const other = capture('basic-other', true);
+  const { index } = await buildCaptureIndex(other);
+  writeFileSync(join(dir, 'basic-other.tlix'), index);
+  assert.equal(await findProgramStart(other, join(dir, 'basic-other.tlix'), { start: 0xc000, end: 0xc0ff }, 'u64'), null);
+});
