@@ -311,7 +311,8 @@ export class ViceRunObserver {
         // Only BASIC's start seen: no budget runs yet (a SYS stub's BASIC takes cycles the budget
         // is not about), unless the time ran out, which settles the start on BASIC's.
         if (!timedOut && provisional) continue;
-        if (timedOut && (!provisional || opts.cycleBudget === undefined)) return result({ outcome: 'timeout', started: true, writes, stoppedAt: null });
+        if (timedOut && (!provisional || opts.cycleBudget === undefined))
+          return result({ outcome: 'timeout', started: true, writes, stoppedAt: null });
         // Stop the machine (any binary command does) and read its clock.
         await this.client.ping();
         const used = (await this.text.stopwatch()) - c0;

@@ -54,7 +54,8 @@ export async function runTestOn(conn: TargetConnection, test: TestSpec, prg: Uin
     Object.assign(observations, writesObservation(w));
     observations.end_state = w.endState;
     // Where every cycle of the run counts from (docs/ultimate/SERVICE.md, "Where a program starts").
-    if (w.programStart) observations.program_start = w.programStart === 'basic' ? 'basic-first-statement' : 'first-opcode-fetch-in-load-range';
+    if (w.programStart)
+      observations.program_start = w.programStart === 'basic' ? 'basic-first-statement' : 'first-opcode-fetch-in-load-range';
     if (checkpoints) {
       await evidence.add(CHECKPOINT_EVIDENCE_NAME, 'application/json', Buffer.from(`${JSON.stringify(checkpoints.capture(), null, 2)}\n`));
       observations.memory_checkpoints = {
