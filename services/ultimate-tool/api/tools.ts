@@ -198,8 +198,9 @@ export const TOOLS = {
     route: 'getRunTimeline',
     title: 'Get a run timeline',
     description:
-      "One page of a run's captured 6510 bus trace (accesses, gap and uncertainty rows; source_linked runs " +
-      'resolve rows to source). Page with cursor = next_cursor.',
+      "One page of a run's captured 6510 bus trace: CPU reads and writes, VIC half-cycles and cycles the CPU " +
+      "did not drive (access 'vic'), gap and uncertainty rows; source_linked runs resolve rows to source. " +
+      'Cycles count from the program start. Page with cursor = next_cursor.',
     hints: READ,
     input: T.GetRunTimelineArgs,
   },
