@@ -10,3 +10,4 @@ export { UsageError, EXIT_USAGE } from './usage-error.js';
 export { createLogger, logLevelFromEnv, silentLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export { EngineError, isEngineError } from './engine-error.js';
 export { runInProcessGroup, killProcessGroup, type ProcessGroupOptions, type ProcessGroupOutcome } from './process-group.js';
+export { dieWithParent } from './die-with-parent.js';

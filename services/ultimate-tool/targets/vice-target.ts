@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { dieWithParent } from '../../../common/index.js';
 import { mkdtempOwned } from '../jobs/owned-temp.js';
 import { join } from 'node:path';
 import {
@@ -158,7 +159,10 @@ export class ViceConnection implements TargetConnection {
       '-remotemonitoraddress',
       `ip4://127.0.0.1:${textPort}`,
     ];
-    const child = spawn(cmd, [...args, ...monitors], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Killed with the service, however the service ends (common/die-with-parent.ts): a pool of
+    // x64sc outlived a `serve` killed with SIGKILL (die-with-parent.test.ts).
+    const [exe, ...argv] = dieWithParent([cmd, ...args, ...monitors]);
+    const child = spawn(exe, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (b: Buffer) => {
       if (stderr.length < 4096) stderr += b.toString('utf8');
