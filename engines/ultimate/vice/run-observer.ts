@@ -3,7 +3,7 @@
 //   - an exec checkpoint on the PRG's load range gives the clock C0 of the program's first
 //     instruction there (the program's start, whatever BASIC or SYS got there); a load checkpoint
 //     on the first statement byte gives BASIC's start (basic-start.ts), the start of a program that
-//     writes the watched address (or runs out its budget) before any instruction in its range;
+//     writes the watched address before any instruction in its range (or whose time runs out first);
 //   - a store checkpoint on the watched address ($D7FF) stops after every write; the text monitor
 //     names the instruction and prints the clock, so the write happened at clock − C0 − 1 (the write
 //     is the last cycle of every store) and its value is the register the instruction stored;
@@ -96,7 +96,7 @@ export type ObserveOutcome = { writes: ObservedWrite[]; stoppedAt: number | null
 export type ObserveResult = ObserveOutcome & {
   /**
    * How the program's start was found: its first instruction in the load range, or BASIC's start
-   * (a program that wrote the watched address or ran out its budget before any); null: never started.
+   * (a program that wrote the watched address, or whose time ran out, before any); null: never started.
    */
   start: 'load-range-fetch' | 'basic' | null;
   /** false when the start's clock is not exact (an interrupt the VIC may have stretched came with BASIC's read): no cycle is. */

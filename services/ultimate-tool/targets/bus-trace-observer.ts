@@ -6,8 +6,8 @@
 // marker (and at the run's end) from the memory known at the start plus every CPU write since.
 // Which BRKs and JAMs are crashes is the test's crash policy (brk-policy.ts). Cycles count clocks
 // from the program's start: the first opcode fetch inside the PRG's load range after the reset, or
-// where BASIC began the first line of a program that writes $D7FF (or runs out its cycle budget)
-// before any such fetch (program-start.ts); a crash's cycle is its faulting opcode's fetch, as on
+// where BASIC began the first line of a program that writes $D7FF before any such fetch (or whose
+// run ends without one: settle()) (program-start.ts); a crash's cycle is its faulting opcode's fetch, as on
 // the vice target.
 // Pure: fed entries by the receiver (or a C64Machine directly in tests).
 import { type UltimateFamily, ioVisible, portLines } from '../../../engines/ultimate/index.js';
