@@ -243,9 +243,9 @@ export class ViceRunObserver {
     this.#basicCheckpoint = null;
     this.#armed = [startCp];
     if (basicCp !== null) await this.client.checkpointDelete(basicCp);
-    // Started by BASIC: the program's machine code (a SYS stub's) may still come, and with it the
-    // start; until then the start is BASIC's, settled once the program writes the watched address.
-    let provisional = basicHit !== undefined;
+    // Started by BASIC, the start is a candidate: the program's machine code (a SYS stub's) may
+    // still come, and with it the start; it is BASIC's once the program writes the watched address.
+    let start: 'basic-candidate' | 'basic' | 'load-range-fetch' = basicHit ? 'basic-candidate' : 'load-range-fetch';
     let c0: number;
     let startExact = true;
     if (basicHit) {
@@ -253,7 +253,6 @@ export class ViceRunObserver {
       startExact = at !== null;
       c0 = at ?? basicHit.clock - 1;
     } else c0 = entry.hits.find((h) => h.number === startCp)!.clock;
-    let startKind: 'load-range-fetch' | 'basic' = basicHit ? 'basic' : 'load-range-fetch';
     // The CPU vector as the program found it (RAM under the KERNAL): a BRK policy compares with it.
     const ramVector0 = await this.client.memoryGet(0xfffe, 0xffff, { bank: RAM_BANK });
     await opts.atEntry?.(this.#machine());
@@ -300,9 +299,9 @@ export class ViceRunObserver {
         }
       }
     };
-    if (!provisional) await armCrashChecks(true);
+    if (start === 'load-range-fetch') await armCrashChecks(true);
     await this.client.resume();
-    const result = (r: ObserveOutcome): ObserveResult => ({ ...r, start: startKind, startExact });
+    const result = (r: ObserveOutcome): ObserveResult => ({ ...r, start: start === 'load-range-fetch' ? start : 'basic', startExact });
     for (;;) {
       const wait = opts.cycleBudget === undefined ? opts.deadline : Math.min(opts.deadline, performance.now() + BUDGET_POLL_MS);
       const block = await this.text.nextBlock(wait, (b) => b.hits.length > 0 || b.jamPc !== null);
@@ -310,8 +309,9 @@ export class ViceRunObserver {
         const timedOut = performance.now() >= opts.deadline;
         // Only BASIC's start seen: no budget runs yet (a SYS stub's BASIC takes cycles the budget
         // is not about), unless the time ran out, which settles the start on BASIC's.
-        if (!timedOut && provisional) continue;
-        if (timedOut && (!provisional || opts.cycleBudget === undefined))
+        const candidate = start === 'basic-candidate';
+        if (!timedOut && candidate) continue;
+        if (timedOut && (!candidate || opts.cycleBudget === undefined))
           return result({ outcome: 'timeout', started: true, writes, stoppedAt: null });
         // Stop the machine (any binary command does) and read its clock.
         await this.client.ping();
@@ -333,10 +333,9 @@ export class ViceRunObserver {
       let ended: number | null = null;
       for (const hit of [...block.hits].sort((p: TextCheckpointHit, q: TextCheckpointHit) => order(p) - order(q))) {
         if (hit.number === startCp) {
-          if (!provisional) continue;
+          if (start !== 'basic-candidate') continue;
           // BASIC reached the program's machine code: its first instruction is the start.
-          provisional = false;
-          startKind = 'load-range-fetch';
+          start = 'load-range-fetch';
           c0 = hit.clock;
           startExact = true;
           await armCrashChecks(true);
@@ -344,10 +343,10 @@ export class ViceRunObserver {
           // The checkpoint fires on any store to the address; with I/O banked out the store went to
           // the RAM underneath, which neither the debug cartridge nor the Ultimate's register sees.
           if (!(await this.#ioVisible())) continue;
-          const settled = provisional;
-          if (provisional) {
+          const settled = start === 'basic-candidate';
+          if (settled) {
             // BASIC wrote it, no machine code ran: BASIC's start is the program's.
-            provisional = false;
+            start = 'basic';
             await armCrashChecks(false);
           }
           const w = await this.#write(hit, block, c0);

@@ -24,10 +24,12 @@ import { CHRGOT_OPERAND_HIGH, firstStatementAddress } from '../../../engines/ult
  * exactly as the vice target does (run-observer.ts).
  */
 export class ProgramStartDetector {
-  /** The start is known: the machine-code fetch, or BASIC's start settled on. */
-  started = false;
-  /** How the start was found, once `started`. */
+  /** How the start was found; null until it is known. */
   kind: 'load-range-fetch' | 'basic' | null = null;
+  /** The start is known: the machine-code fetch, or BASIC's start settled on. */
+  get started(): boolean {
+    return this.kind !== null;
+  }
   /** The clock of CHRGOT's read of the first statement byte, once seen (a candidate until settled). */
   basicStart: number | null = null;
   #armed: boolean;
@@ -71,7 +73,6 @@ export class ProgramStartDetector {
       return null;
     }
     if (address !== ((prevAddress + 1) & 0xffff) || prevAddress < this.range.start || prevAddress > this.range.end) return null;
-    this.started = true;
     this.kind = 'load-range-fetch';
     return prevClock;
   }
@@ -79,7 +80,6 @@ export class ProgramStartDetector {
   /** Settles on BASIC's start, when one was seen and no start is known yet; its clock, else null. */
   settleOnBasic(): number | null {
     if (this.started || this.basicStart === null) return null;
-    this.started = true;
     this.kind = 'basic';
     return this.basicStart;
   }
