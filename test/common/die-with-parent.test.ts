@@ -7,31 +7,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '../helpers/bin.js';
+import { processAlive as alive, processGoneWithin as gone } from '../helpers/processes.js';
 
 const fixture = join(repoRoot, 'test', 'common', 'fixtures', 'spawn-children.ts');
 const x64sc = (process.env.PATH ?? '').split(delimiter).find((d) => d && existsSync(join(d, 'x64sc')));
 const linux = process.platform === 'linux' && existsSync('/usr/bin/setpriv');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Waits until `pid` is gone, checking every 20 ms; false when it is still there at the deadline. */
-async function gone(pid: number, withinMs: number): Promise<boolean> {
-  const deadline = performance.now() + withinMs;
-  while (alive(pid)) {
-    if (performance.now() > deadline) return false;
-    await sleep(20);
-  }
-  return true;
-}
 
 /** Starts the fixture parent and reads the pids it prints. */
 async function parent(mode: string[]): Promise<{ child: ChildProcess; pids: Record<string, number> }> {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CommandNotFound, runCommand } from '../../../engines/ocaml/run-command.js';
+import { processGoneWithin } from '../../helpers/processes.js';
 
 /** Live (not zombie) processes whose working directory is `dir` or below it. */
 function processesIn(dir: string): string[] {
@@ -25,28 +26,12 @@ function processesIn(dir: string): string[] {
   return found;
 }
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A SIGKILL sent to the group is delivered at once, but the kernel ends each process a moment
  * later: the shell's exit can be seen first. A child the kill reached is gone within milliseconds;
  * one it missed (sleep 60) stays for a minute — so wait up to 2 s for it to go.
  */
-async function goneSoon(pid: number): Promise<boolean> {
-  const deadline = Date.now() + 2_000;
-  while (alive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return true;
-}
+const goneSoon = (pid: number) => processGoneWithin(pid, 2_000);
 
 test('a command over its time limit is killed with the children it started', { timeout: 30_000 }, async () => {
   const r = await runCommand('sh', ['-c', 'sleep 60 & echo $!; wait'], { timeoutMs: 500 });

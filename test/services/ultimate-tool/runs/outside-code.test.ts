@@ -5,7 +5,7 @@
 // KERNAL's IRQ run (JMP ($0314)) is not a crash and passes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { C64Machine } from '../../../../engines/ultimate/virtual/c64/machine.js';
+import { feedVirtualC64 } from '../../../helpers/c64-trace.js';
 import { verdictClassify } from '../../../../services/ultimate-tool/runs/run-protocol.js';
 import { BusTraceObserver } from '../../../../services/ultimate-tool/targets/bus-trace-observer.js';
 import { OutsideCodeWatch } from '../../../../services/ultimate-tool/targets/outside-code.js';
@@ -29,16 +29,11 @@ function judge(program: Uint8Array, poke: Array<[number, number[]]> = []) {
     snapshot: [],
     onMarker: () => {},
   });
-  const batch: number[] = [];
-  const machine = new C64Machine({ onBusCycle: (e) => batch.push(e) });
-  machine.debugStreamMode = '6510 & VIC';
-  machine.bootLoad(program, 'run');
-  for (const [address, bytes] of poke) for (const [i, b] of bytes.entries()) machine.poke(address + i, b);
-  for (let frame = 0; frame < 400 && !observer.end; frame++) {
-    machine.run(20_000);
-    observer.feed(Uint32Array.from(batch));
-    batch.length = 0;
-  }
+  feedVirtualC64(observer, program, {
+    afterLoad: (machine) => {
+      for (const [address, bytes] of poke) for (const [i, b] of bytes.entries()) machine.poke(address + i, b);
+    },
+  });
   assert.ok(observer.end, 'the run ended within 8 M cycles');
   return observer;
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ioVisible, portLines } from '../../../../engines/ultimate/index.js';
-import { C64Machine } from '../../../../engines/ultimate/virtual/c64/machine.js';
+import { feedVirtualC64 } from '../../../helpers/c64-trace.js';
 import { verdictClassify } from '../../../../services/ultimate-tool/runs/run-protocol.js';
 import { BusTraceObserver } from '../../../../services/ultimate-tool/targets/bus-trace-observer.js';
 
@@ -42,15 +42,7 @@ test('$5A stored to $D7FF with $01 = $34 is no write of the register; the $00 af
     0x08,
   ]);
   const observer = observerFor(program);
-  const batch: number[] = [];
-  const machine = new C64Machine({ onBusCycle: (e) => batch.push(e) });
-  machine.debugStreamMode = '6510 & VIC';
-  machine.bootLoad(program, 'run');
-  for (let frame = 0; frame < 400 && !observer.end; frame++) {
-    machine.run(20_000);
-    observer.feed(Uint32Array.from(batch));
-    batch.length = 0;
-  }
+  const machine = feedVirtualC64(observer, program);
   assert.equal(observer.end?.outcome, 'ended', JSON.stringify(observer.end));
   assert.ok(observer.end?.outcome === 'ended');
   assert.equal(observer.end.verdict, 'pass');

@@ -6,7 +6,7 @@
 // writes $D7FF has started all the same; budget.cycles runs once the start is settled.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { C64Machine } from '../../../../engines/ultimate/virtual/c64/machine.js';
+import { feedVirtualC64 } from '../../../helpers/c64-trace.js';
 import { verdictClassify } from '../../../../services/ultimate-tool/runs/run-protocol.js';
 import { BusTraceObserver } from '../../../../services/ultimate-tool/targets/bus-trace-observer.js';
 import { ProgramStartDetector } from '../../../../services/ultimate-tool/targets/program-start.js';
@@ -34,15 +34,7 @@ function run(program: Uint8Array, frames: number, cycleBudget?: number): BusTrac
     snapshot: [],
     onMarker: () => {},
   });
-  const batch: number[] = [];
-  const machine = new C64Machine({ onBusCycle: (e) => batch.push(e) });
-  machine.debugStreamMode = '6510 & VIC';
-  machine.bootLoad(program, 'run');
-  for (let frame = 0; frame < frames && !observer.end; frame++) {
-    machine.run(20_000);
-    observer.feed(Uint32Array.from(batch));
-    batch.length = 0;
-  }
+  feedVirtualC64(observer, program, { frames });
   return observer;
 }
 
